@@ -1,0 +1,35 @@
+// Input specifications: what the user says about the model's inputs (`--input NAME:DIMS:DTYPE`,
+// or the shapes and dtypes of `--data` files).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/tensor_type.h"
+#include "support/status.h"
+
+namespace inferno::frontend {
+
+/// One graph input as the user specified it. Specs are positional (graph input order); a
+/// non-empty name must match the model's name for that input.
+struct InputSpec {
+  std::string name;  ///< empty when the spec came from a --data file
+  ir::TensorType type;
+};
+
+/// Parses "x:1x512:f32". DIMS is 'x'-separated non-negative integers; "scalar" (or an empty
+/// DIMS field) means rank 0. DTYPE is an IR dtype name. Errors are invalid-input Statuses.
+Expected<InputSpec> parse_input_spec(std::string_view text);
+
+/// What a frontend needs besides the model file.
+struct LoadOptions {
+  std::vector<InputSpec> inputs;  ///< empty: take shapes from the model where it has them
+};
+
+/// Matches `specs` against the model's input names (`model_names`, in order): the counts must be
+/// equal and every named spec must match. TorchScript's ".N" suffixes are ignored on both sides.
+Status check_input_specs(const std::vector<InputSpec>& specs, const std::vector<std::string>& model_names);
+
+}  // namespace inferno::frontend

@@ -1,0 +1,98 @@
+// The IR graph: values (typed SSA names), nodes (one generic node type for every op) and the
+// graph's inputs, outputs and constants.
+//
+// Nodes are stored in topological order; a pass that rewrites the graph keeps that order (the
+// verifier checks it). Values are addressed by ValueId, an index that stays valid for the life of
+// the graph, so node storage can be rebuilt freely without dangling references.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/op.h"
+#include "ir/tensor_type.h"
+#include "support/source_location.h"
+
+namespace inferno::ir {
+
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+/// What defines a value.
+enum class ValueKind : uint8_t { kInput, kConstant, kNodeOutput };
+
+struct Value {
+  std::string name;  ///< unique within the graph; printed as %name
+  TensorType type;
+  ValueKind kind = ValueKind::kNodeOutput;
+  /// Constant data; null for non-constants, and for constants whose data was elided in the text
+  /// form (such a graph can be printed and verified but not evaluated or compiled).
+  std::shared_ptr<const Tensor> constant;
+};
+
+/// One operation. The same struct serves every op: what differs is the OpKind, the number of
+/// inputs and outputs, and the attributes.
+struct Node {
+  OpKind op;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  Attributes attrs;
+  SourceLocation loc;  ///< where the model's Python source created it, if known
+};
+
+class Graph {
+ public:
+  /// Adds a graph input named after `name_hint` (made unique and printable).
+  ValueId add_input(std::string_view name_hint, TensorType type);
+  /// Adds a constant (weights, buffers, folded values). `data` may be null only for an elided
+  /// constant read from text.
+  ValueId add_constant(std::string_view name_hint, TensorType type, std::shared_ptr<const Tensor> data);
+  ValueId add_constant(std::string_view name_hint, Tensor data);
+  /// Creates a fresh value defined by a node the caller is about to append.
+  ValueId add_node_output(std::string_view name_hint, TensorType type);
+  /// Appends a node at the end of the topological order. Types are not checked here: use
+  /// ir::build_node (ir/builder.h), which runs the shape rules.
+  Node& append_node(Node node);
+
+  void set_outputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
+
+  const Value& value(ValueId id) const;
+  Value& mutable_value(ValueId id);
+  const TensorType& type(ValueId id) const { return value(id).type; }
+  const std::string& name(ValueId id) const { return value(id).name; }
+  int32_t num_values() const { return static_cast<int32_t>(values_.size()); }
+
+  const std::vector<ValueId>& inputs() const { return inputs_; }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  const std::vector<ValueId>& constants() const { return constants_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  /// For passes that rewrite node order or contents; they keep nodes topologically sorted.
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+
+  /// Name of the node: the name of its first output.
+  const std::string& node_name(const Node& node) const;
+  /// Finds a value by name; kNoValue if absent.
+  ValueId find_value(std::string_view name) const;
+
+ private:
+  ValueId add_value(std::string_view name_hint, TensorType type, ValueKind kind);
+  std::string unique_name(std::string_view hint);
+
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> inputs_;
+  std::vector<ValueId> outputs_;
+  std::vector<ValueId> constants_;
+  std::set<std::string, std::less<>> used_names_;
+};
+
+/// Turns any string into a valid value name: [A-Za-z0-9_.] kept, everything else '_'; an empty
+/// string becomes "v". Model-provided names pass through this before they reach the IR.
+std::string sanitize_value_name(std::string_view name);
+
+}  // namespace inferno::ir

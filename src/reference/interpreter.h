@@ -1,0 +1,24 @@
+// The reference interpreter: evaluates any IR graph on the CPU. It is the numeric oracle for
+// CI (no GPU there) and the engine behind constant folding. Simple and obviously correct beats
+// fast here: tensors keep their IR dtype in memory (f16/bf16 round on every store, as on the
+// GPU), elementwise math runs in double, and reductions and GEMMs accumulate in double.
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace inferno::reference {
+
+/// Runs `graph` on `inputs` (one per graph input, in order, each exactly of the input's type) and
+/// returns one tensor per graph output. Errors: wrong input count/type (invalid input), an elided
+/// constant (invalid input: no data to evaluate).
+Expected<std::vector<ir::Tensor>> evaluate(const ir::Graph& graph, const std::vector<ir::Tensor>& inputs);
+
+/// Evaluates one node on host tensors (one per node input), returning one tensor per output,
+/// typed as the node's outputs in `graph`.
+Expected<std::vector<ir::Tensor>> evaluate_node(const ir::Graph& graph, const ir::Node& node,
+                                                const std::vector<const ir::Tensor*>& inputs);
+
+}  // namespace inferno::reference

@@ -1,0 +1,59 @@
+#include "support/test_support.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "support/catch.h"
+
+namespace inferno::test {
+
+std::string fixture_path(const std::string& relative) { return std::string(INFERNO_FIXTURES_DIR) + "/" + relative; }
+std::string golden_path(const std::string& relative) { return std::string(INFERNO_GOLDEN_DIR) + "/" + relative; }
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  INFO("reading " << path);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed) {
+  ir::Tensor t = ir::Tensor::zeros(type);
+  uint64_t state = seed * 6364136223846793005ull + 1442695040888963407ull;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double unit = static_cast<double>(state >> 11) / static_cast<double>(1ull << 53);
+    t.set(i, ir::is_floating(type.dtype) ? unit * 4.0 - 2.0 : std::floor(unit * 8.0) - 4.0);
+  }
+  return t;
+}
+
+std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol) {
+  if (actual.type != expected.type) {
+    return "type " + actual.type.to_string() + " != expected " + expected.type.to_string();
+  }
+  int64_t mismatches = 0, worst = -1;
+  double worst_excess = 0;
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    const double a = actual.get(i), e = expected.get(i);
+    const double allowed = atol + rtol * std::fabs(e);
+    const double diff = std::fabs(a - e);
+    if (!(diff <= allowed) && !(std::isnan(a) && std::isnan(e))) {
+      ++mismatches;
+      if (worst < 0 || diff - allowed > worst_excess) {
+        worst = i;
+        worst_excess = diff - allowed;
+      }
+    }
+  }
+  if (mismatches == 0) return {};
+  std::ostringstream out;
+  out << mismatches << " of " << actual.numel() << " elements differ; worst at flat index " << worst
+      << ": got " << actual.get(worst) << ", expected " << expected.get(worst);
+  return out.str();
+}
+
+}  // namespace inferno::test

@@ -1,0 +1,25 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/tensor_type.h"
+
+namespace inferno::test {
+
+/// test/fixtures/<relative>.
+std::string fixture_path(const std::string& relative);
+/// test/golden/<relative>.
+std::string golden_path(const std::string& relative);
+/// Whole file as a string; fails the current test if it cannot be read.
+std::string read_text_file(const std::string& path);
+
+/// A tensor of `type` with deterministic pseudo-random values in [-2, 2) (never all zeros).
+ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed);
+
+/// Max |a-b| <= atol + rtol*|b| elementwise (torch.testing.assert_close's rule); on failure the
+/// returned string says where and by how much, else it is empty.
+std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol);
+
+}  // namespace inferno::test

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs infernoc's build and test dependencies from Debian's packages.
+# Idempotent and quiet: packages already present are skipped, and apt is not touched at all when
+# nothing is missing. The CUDA toolkit is expected at /usr/local/cuda (or $CUDA_HOME); it is not a
+# Debian package here, so this script only checks for it.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libtorch-dev          # TorchScript frontend (LibTorch 1.13, CPU) and the .pt2 zip reader
+  libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
+  catch2                # Catch2 2.x; the GPU machine has 3.x, both are supported
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install packages" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+if [[ ! -x "$cuda_home/bin/nvcc" ]]; then
+  echo "install-deps: note: no nvcc at $cuda_home/bin/nvcc; the CUDA backend needs the CUDA toolkit" >&2
+fi
