@@ -60,6 +60,20 @@ class Graph {
   Node& append_node(Node node);
 
   void set_outputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
+  /// Drops the constants for which `pred(id)` is true (their data is released; their ids stay
+  /// allocated but are no longer part of the graph). Callers make sure nothing uses them.
+  template <typename Pred>
+  void remove_constants_if(Pred pred) {
+    std::vector<ValueId> kept;
+    for (ValueId id : constants_) {
+      if (pred(id)) {
+        values_[id].constant.reset();
+      } else {
+        kept.push_back(id);
+      }
+    }
+    constants_ = std::move(kept);
+  }
 
   const Value& value(ValueId id) const;
   Value& mutable_value(ValueId id);

@@ -1,1 +1,23 @@
-// placeholder: being written
+// The registry of every pass, by name. Adding a pass: its own header/source in this folder, a row
+// here, and (if it belongs in the default pipeline) a line in pipeline.cpp.
+#include <algorithm>
+
+#include "passes/dce.h"
+#include "passes/pass.h"
+
+namespace inferno::passes {
+
+const std::vector<PassInfo>& registered_passes() {
+  static const std::vector<PassInfo> passes = {
+      {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
+  };
+  return passes;
+}
+
+const PassInfo* find_pass(std::string_view name) {
+  const auto& passes = registered_passes();
+  auto it = std::find_if(passes.begin(), passes.end(), [&](const PassInfo& p) { return p.name == name; });
+  return it == passes.end() ? nullptr : &*it;
+}
+
+}  // namespace inferno::passes

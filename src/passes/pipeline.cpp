@@ -1,1 +1,48 @@
-// placeholder
+#include "passes/pipeline.h"
+
+#include "ir/verifier.h"
+
+namespace inferno::passes {
+
+// The default pipeline, top to bottom. The optimizer (canonicalization, folding, fusion, memory
+// planning) grows here; each entry is a name from pass_registry.cpp.
+const std::vector<std::string_view>& default_pipeline() {
+  static const std::vector<std::string_view> pipeline = {
+      "dce",
+  };
+  return pipeline;
+}
+
+Status check_pass_names(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (find_pass(name) != nullptr) continue;
+    std::string known;
+    for (const PassInfo& p : registered_passes()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+    return invalid_input("unknown pass '" + name + "' (known passes: " + known + ")");
+  }
+  return Status::ok();
+}
+
+Status run_passes(ir::Graph& graph, const std::vector<std::string>& names, const PipelineOptions& options) {
+  INFERNO_RETURN_IF_ERROR(check_pass_names(names));
+  for (const std::string& name : names) {
+    const PassInfo* pass = find_pass(name);
+    Status status = pass->run(graph, options.pass_options);
+    if (!status) return status;
+    if (options.verify_each) {
+      Status verified = ir::verify(graph);
+      if (!verified) {
+        return internal_error("the graph does not verify after pass '" + name + "': " + verified.to_string());
+      }
+    }
+    if (options.after_pass) options.after_pass(name, graph);
+  }
+  return Status::ok();
+}
+
+Status run_default_pipeline(ir::Graph& graph, const PipelineOptions& options) {
+  std::vector<std::string> names(default_pipeline().begin(), default_pipeline().end());
+  return run_passes(graph, names, options);
+}
+
+}  // namespace inferno::passes

@@ -1,0 +1,74 @@
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include "support/version.h"
+
+namespace inferno::cli {
+
+ParsedCommandLine parse_command_line(int argc, char** argv) {
+  CLI::App app{"infernoc: compile a PyTorch model (torch.export .pt2 or TorchScript .pt) for NVIDIA GPUs",
+               "infernoc"};
+  app.set_version_flag("--version", std::string("infernoc ") + kInfernoVersion);
+  app.footer(
+      "Exit codes: 0 ok, 1 internal error, 2 unsupported op or feature, 3 invalid model, input or\n"
+      "command line, 4 toolchain or environment, 5 I/O error.\n"
+      "Environment: INFERNO_DEBUG=1 prints the IR after every pass to stderr.");
+
+  CliOptions o;
+  std::string emit = "so";
+  std::string passes;
+  bool o0 = false, verbose = false, quiet = false;
+  app.add_option("model", o.model, "the model: a torch.export archive (.pt2) or a TorchScript file (.pt)")
+      ->required();
+  app.add_option("--input", o.input_specs,
+                 "an input's shape and dtype, NAME:DIMS:DTYPE (e.g. x:1x512:f32); one per model input, in order")
+      ->take_all();
+  app.add_option("--emit", emit, "what to write: so (a CUDA shared library), ir (IR text) or dot (Graphviz)")
+      ->check(CLI::IsMember({"so", "ir", "dot"}));
+  app.add_option("-o,--output", o.output, "the output file (text emits go to stdout without it)");
+  app.add_flag("--full-constants", o.full_constants, "with --emit ir: print the data of every constant");
+  app.add_flag("--reference", o.reference,
+               "run the optimized graph on the CPU reference interpreter (needs --data and --save-outputs)");
+  app.add_option("--data", o.data_files, "an input as a NumPy .npy file; one per model input, in order")->take_all();
+  app.add_option("--save-outputs", o.save_outputs_dir, "with --reference: write out0.npy, out1.npy, ... here");
+  app.add_option("--passes", passes, "run exactly these passes, comma separated, instead of the default pipeline");
+  app.add_flag("-O0", o0, "run no optimization passes");
+  app.add_flag("--print-after-all", o.print_after_all, "print the IR after every pass to stderr");
+  app.add_flag("-v,--verbose", verbose, "log more detail to stderr");
+  app.add_flag("-q,--quiet", quiet, "log only errors");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return {std::nullopt, code == 0 ? 0 : static_cast<int>(ErrorCode::kInvalidInput)};
+  }
+
+  o.emit = emit == "ir" ? Emit::kIr : emit == "dot" ? Emit::kDot : Emit::kSharedObject;
+  o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
+  if (o0) {
+    o.passes = std::vector<std::string>{};
+  } else if (app.count("--passes") > 0) {
+    std::vector<std::string> names;
+    size_t start = 0;
+    while (start <= passes.size()) {
+      const size_t comma = std::min(passes.find(',', start), passes.size());
+      if (comma > start) names.push_back(passes.substr(start, comma - start));
+      start = comma + 1;
+    }
+    o.passes = std::move(names);
+  }
+
+  auto usage_error = [&](const std::string& message) {
+    std::fprintf(stderr, "infernoc: error: %s\n", message.c_str());
+    return ParsedCommandLine{std::nullopt, static_cast<int>(ErrorCode::kInvalidInput)};
+  };
+  if (o.reference && o.data_files.empty()) return usage_error("--reference needs --data for every model input");
+  if (o.reference && o.save_outputs_dir.empty()) return usage_error("--reference needs --save-outputs DIR");
+  if (!o.reference && !o.save_outputs_dir.empty()) return usage_error("--save-outputs is only used with --reference");
+  if (o0 && app.count("--passes") > 0) return usage_error("-O0 and --passes exclude each other");
+  return {std::move(o), 0};
+}
+
+}  // namespace inferno::cli

@@ -1,0 +1,38 @@
+// The infernoc command line: what the user asked for, parsed and validated.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/status.h"
+
+namespace inferno::cli {
+
+enum class Emit { kSharedObject, kIr, kDot };
+enum class Verbosity { kQuiet, kNormal, kVerbose };
+
+struct CliOptions {
+  std::string model;
+  std::vector<std::string> input_specs;  ///< --input NAME:DIMS:DTYPE, in graph input order
+  Emit emit = Emit::kSharedObject;
+  std::string output;                    ///< -o; empty: stdout for text emits
+  bool full_constants = false;           ///< --full-constants: print every constant's data
+  bool reference = false;                ///< --reference: run on the reference interpreter
+  std::vector<std::string> data_files;   ///< --data, in graph input order
+  std::string save_outputs_dir;          ///< --save-outputs
+  std::optional<std::vector<std::string>> passes;  ///< --passes=a,b; -O0 gives an empty list
+  bool print_after_all = false;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+/// The result of parsing argv: options to run, or an exit code to return at once (after --help
+/// or --version, which print their text; or a usage error, already printed to stderr).
+struct ParsedCommandLine {
+  std::optional<CliOptions> options;
+  int exit_code = 0;
+};
+
+ParsedCommandLine parse_command_line(int argc, char** argv);
+
+}  // namespace inferno::cli

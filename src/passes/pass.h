@@ -1,0 +1,29 @@
+// What a pass is: a free function over the graph, registered by name (passes/pass_registry.cpp)
+// so that `infernoc --passes=a,b` and tests can run any sub-pipeline.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace inferno::passes {
+
+/// Options every pass receives. Grows with the optimizer (precision, target arch, ...).
+struct PassOptions {};
+
+using PassFn = Status (*)(ir::Graph&, const PassOptions&);
+
+struct PassInfo {
+  std::string_view name;     ///< the name used by --passes
+  std::string_view summary;  ///< one line for --help and docs
+  PassFn run;
+};
+
+/// Every registered pass, in a stable order.
+const std::vector<PassInfo>& registered_passes();
+/// The pass called `name`, or null.
+const PassInfo* find_pass(std::string_view name);
+
+}  // namespace inferno::passes
