@@ -1,0 +1,370 @@
+// The ATen table: AtenCall -> IR for every supported op (types, node ops, attributes), argument
+// binding (positional, keyword, defaults, errors) and the unsupported-op message.
+#include <string>
+
+#include "frontend/aten_table.h"
+#include "ir/verifier.h"
+#include "support/catch.h"
+#include "support/test_support.h"
+
+namespace inferno::frontend {
+namespace {
+
+using ir::DType;
+using ir::OpKind;
+using ir::ValueId;
+using Kw = std::vector<std::pair<std::string, AtenArg>>;
+
+// A graph with some inputs, and a shorthand to lower calls into it.
+struct G {
+  ir::Graph g;
+  ValueId in(ir::Shape shape, DType dtype = DType::kF32) {
+    return g.add_input("in" + std::to_string(g.inputs().size()), {dtype, std::move(shape)});
+  }
+  Expected<std::vector<ValueId>> lower(std::string op, std::vector<AtenArg> pos, Kw kw = {}, std::string overload = "") {
+    AtenCall call{std::move(op), std::move(overload), std::move(pos), std::move(kw), "node", {"model.py", 7}};
+    return lower_aten_call(g, call);
+  }
+  // Lowers a call that must succeed with one output; returns it.
+  ValueId one(std::string op, std::vector<AtenArg> pos, Kw kw = {}, std::string overload = "") {
+    auto out = lower(op, std::move(pos), std::move(kw), std::move(overload));
+    INFO(op << ": " << (out ? std::string() : out.status().to_string()));
+    REQUIRE(out.has_value());
+    REQUIRE(out->size() == 1);
+    return out->front();
+  }
+  std::string type(ValueId v) const { return g.type(v).to_string(); }
+  // Op of the node defining `v`.
+  OpKind op_of(ValueId v) const {
+    for (const ir::Node& n : g.nodes()) {
+      for (ValueId o : n.outputs) {
+        if (o == v) return n.op;
+      }
+    }
+    FAIL("value is not a node output");
+    return OpKind::kAdd;
+  }
+  const ir::Node& node_of(ValueId v) const {
+    for (const ir::Node& n : g.nodes()) {
+      if (n.outputs.front() == v) return n;
+    }
+    FAIL("value is not a node output");
+    return g.nodes().front();
+  }
+  void verify() {
+    g.set_outputs({});
+    const Status s = ir::verify(g);
+    INFO(s.to_string());
+    CHECK(s.is_ok());
+  }
+};
+
+AtenArg ints(std::vector<int64_t> v) { return AtenArg{std::move(v)}; }
+AtenArg i64(int64_t v) { return AtenArg{v}; }
+
+}  // namespace
+
+TEST_CASE("aten gemms", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 16}), w = t.in({32, 16}), b = t.in({32});
+  ValueId y = t.one("aten::linear", {x, w, b});
+  CHECK(t.type(y) == "f32[4,32]");
+  CHECK(t.op_of(y) == OpKind::kLinear);
+  CHECK(t.node_of(y).inputs.size() == 3);
+  y = t.one("aten::linear", {x, w});
+  CHECK(t.node_of(y).inputs.size() == 2);
+  y = t.one("aten::linear", {x, w}, {{"bias", NoneArg{}}});
+  CHECK(t.node_of(y).inputs.size() == 2);
+  y = t.one("aten::linear", {x}, {{"weight", w}, {"bias", b}});
+  CHECK(t.node_of(y).inputs.size() == 3);
+
+  const ValueId m2 = t.in({16, 32}), bias = t.in({32});
+  y = t.one("aten::addmm", {bias, x, m2});
+  CHECK(t.type(y) == "f32[4,32]");
+  CHECK(t.node_of(y).attrs.get_float("alpha") == 1.0);
+  CHECK(t.node_of(y).attrs.get_float("beta") == 1.0);
+  y = t.one("aten::addmm", {bias, x, m2}, {{"beta", 0.5}, {"alpha", i64(2)}});
+  CHECK(t.node_of(y).attrs.get_float("alpha") == 2.0);
+  CHECK(t.node_of(y).attrs.get_float("beta") == 0.5);
+
+  CHECK(t.type(t.one("aten::mm", {x, m2})) == "f32[4,32]");
+  const ValueId a3 = t.in({2, 4, 8}), b3 = t.in({2, 8, 6}), c3 = t.in({3, 8, 6});
+  y = t.one("aten::bmm", {a3, b3});
+  CHECK(t.type(y) == "f32[2,4,6]");
+  CHECK(t.op_of(y) == OpKind::kMatMul);
+  CHECK(t.type(t.one("aten::matmul", {a3, t.in({8, 5})})) == "f32[2,4,5]");
+  CHECK(t.type(t.one("aten::matmul", {t.in({8}), t.in({8})})) == "f32[]");
+
+  auto bad = t.lower("aten::mm", {a3, m2});
+  REQUIRE(!bad);
+  CHECK(bad.status().code() == ErrorCode::kInvalidInput);
+  CHECK(bad.status().message().find("aten::mm") != std::string::npos);
+  CHECK(bad.status().node() == "node");
+  bad = t.lower("aten::bmm", {a3, c3});
+  REQUIRE(!bad);
+  CHECK(bad.status().message().find("batch") != std::string::npos);
+  bad = t.lower("aten::matmul", {x, x});  // inner dims 16 vs 4
+  REQUIRE(!bad);
+  CHECK(bad.status().code() == ErrorCode::kInvalidInput);
+  CHECK(bad.status().location().line == 7);
+  t.verify();
+}
+
+TEST_CASE("aten layout ops", "[frontend][aten]") {
+  G t;
+  const ValueId v = t.in({5}), m = t.in({4, 6}), x = t.in({2, 3, 4});
+  CHECK(t.one("aten::t", {v}) == v);
+  ValueId y = t.one("aten::t", {m});
+  CHECK(t.type(y) == "f32[6,4]");
+  CHECK(t.op_of(y) == OpKind::kTranspose);
+  CHECK(t.lower("aten::t", {x}).status().code() == ErrorCode::kInvalidInput);
+
+  y = t.one("aten::transpose", {x, i64(-1), i64(0)}, {}, "int");
+  CHECK(t.type(y) == "f32[4,3,2]");
+  CHECK(t.node_of(y).attrs.get_int("dim0") == 0);
+  CHECK(t.node_of(y).attrs.get_int("dim1") == 2);
+  CHECK(t.one("aten::transpose", {x, i64(1), i64(-2)}) == x);
+  CHECK(t.lower("aten::transpose", {x, i64(3), i64(0)}).status().code() == ErrorCode::kInvalidInput);
+
+  y = t.one("aten::permute", {x, ints({-1, 0, 1})});
+  CHECK(t.type(y) == "f32[4,2,3]");
+  CHECK(t.node_of(y).attrs.get_ints("dims") == ir::IntList{2, 0, 1});
+  CHECK(t.one("aten::permute", {x, ints({0, 1, 2})}) == x);
+  CHECK(!t.lower("aten::permute", {x, ints({0, 0, 1})}));
+
+  y = t.one("aten::view", {x, ints({6, -1})});
+  CHECK(t.type(y) == "f32[6,4]");
+  CHECK(t.op_of(y) == OpKind::kReshape);
+  CHECK(t.type(t.one("aten::reshape", {x}, {{"shape", ints({-1})}})) == "f32[24]");
+  CHECK(t.type(t.one("aten::_unsafe_view", {x, ints({4, 6})})) == "f32[4,6]");
+  CHECK(t.type(t.one("aten::view_copy", {x, ints({2, 12})})) == "f32[2,12]");
+  CHECK(t.one("aten::view", {x, ints({2, 3, 4})}) == x);
+  CHECK(t.one("aten::view", {x, ints({2, -1, 4})}) == x);
+  for (auto bad : {ints({-1, -1}), ints({5, -1}), ints({7}), ints({-2, 12}), ints({0, -1})}) {
+    auto out = t.lower("aten::view", {x, bad});
+    REQUIRE(!out);
+    CHECK(out.status().code() == ErrorCode::kInvalidInput);
+  }
+  CHECK(t.lower("aten::view", {x, DType::kF16}, {}, "dtype").status().code() == ErrorCode::kUnsupported);
+
+  CHECK(t.type(t.one("aten::flatten", {x})) == "f32[24]");
+  CHECK(t.type(t.one("aten::flatten", {x, i64(1)})) == "f32[2,12]");
+  CHECK(t.type(t.one("aten::flatten", {x}, {{"start_dim", i64(0)}, {"end_dim", i64(-2)}})) == "f32[6,4]");
+  CHECK(t.type(t.one("aten::flatten", {t.in({})})) == "f32[1]");
+  CHECK(!t.lower("aten::flatten", {x, i64(2), i64(1)}));
+
+  CHECK(t.type(t.one("aten::unsqueeze", {x, i64(-1)})) == "f32[2,3,4,1]");
+  CHECK(t.type(t.one("aten::unsqueeze", {x, i64(0)})) == "f32[1,2,3,4]");
+  CHECK(!t.lower("aten::unsqueeze", {x, i64(4)}));
+
+  const ValueId s = t.in({1, 3, 1});
+  CHECK(t.type(t.one("aten::squeeze", {s})) == "f32[3]");
+  CHECK(t.type(t.one("aten::squeeze", {s, i64(-1)}, {}, "dim")) == "f32[1,3]");
+  CHECK(t.type(t.one("aten::squeeze", {s, ints({0, 2})}, {}, "dims")) == "f32[3]");
+  CHECK(t.one("aten::squeeze", {s, i64(1)}) == s);  // size 3: a no-op
+
+  const ValueId e = t.in({1, 20});
+  y = t.one("aten::expand", {e, ints({2, 20})});
+  CHECK(t.type(y) == "f32[2,20]");
+  CHECK(t.op_of(y) == OpKind::kExpand);
+  CHECK(t.type(t.one("aten::expand", {e, ints({3, 4, -1})})) == "f32[3,4,20]");
+  CHECK(t.one("aten::expand", {e, ints({-1, -1})}) == e);
+  CHECK(!t.lower("aten::expand", {e, ints({-1, 1, 20})}));
+  CHECK(!t.lower("aten::expand", {e, ints({2, 21})}));
+  t.verify();
+}
+
+TEST_CASE("aten identities and dropout", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8});
+  for (const char* op : {"aten::contiguous", "aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy"}) {
+    CHECK(t.one(op, {x}) == x);
+  }
+  CHECK(t.one("aten::clone", {x}, {{"memory_format", NoneArg{}}}) == x);
+  CHECK(t.one("aten::dropout", {x, 0.1, false}) == x);
+  CHECK(t.one("aten::feature_dropout", {x, 0.1, false}) == x);
+  CHECK(t.one("aten::dropout_", {x, i64(0), false}) == x);
+  auto train = t.lower("aten::dropout", {x, 0.1, true});
+  REQUIRE(!train);
+  CHECK(train.status().code() == ErrorCode::kUnsupported);
+  CHECK(train.status().message().find("dropout in training mode") != std::string::npos);
+  auto nd = t.lower("aten::native_dropout", {x, 0.5, false});
+  REQUIRE(nd);
+  REQUIRE(nd->size() == 2);
+  CHECK((*nd)[0] == x);
+  CHECK(t.type((*nd)[1]) == "bool[4,8]");
+  CHECK(t.lower("aten::native_dropout", {x, 0.5, NoneArg{}}).status().code() == ErrorCode::kUnsupported);
+  t.verify();
+}
+
+TEST_CASE("aten unary ops", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}, DType::kF16);
+  const std::pair<const char*, OpKind> ops[] = {{"aten::relu", OpKind::kRelu},   {"aten::silu", OpKind::kSilu},
+                                                {"aten::sigmoid", OpKind::kSigmoid}, {"aten::tanh", OpKind::kTanh},
+                                                {"aten::exp", OpKind::kExp},     {"aten::abs", OpKind::kAbs},
+                                                {"aten::neg", OpKind::kNeg},     {"aten::relu_", OpKind::kRelu}};
+  for (const auto& [name, kind] : ops) {
+    const ValueId y = t.one(name, {x});
+    CHECK(t.op_of(y) == kind);
+    CHECK(t.type(y) == "f16[4,8]");
+  }
+  ValueId y = t.one("aten::gelu", {x});
+  CHECK(t.node_of(y).attrs.get_string("approximate") == "none");
+  y = t.one("aten::gelu", {x}, {{"approximate", std::string("tanh")}});
+  CHECK(t.node_of(y).attrs.get_string("approximate") == "tanh");
+  CHECK(t.lower("aten::gelu", {x}, {{"approximate", std::string("erf")}}).status().code() == ErrorCode::kInvalidInput);
+  // sigmoid of an integer tensor computes in f32, as PyTorch does.
+  CHECK(t.type(t.one("aten::sigmoid", {t.in({3}, DType::kI64)})) == "f32[3]");
+  CHECK(t.type(t.one("aten::relu", {t.in({3}, DType::kI64)})) == "i64[3]");
+  t.verify();
+}
+
+TEST_CASE("aten binary ops and scalar promotion", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}), y = t.in({8}), h = t.in({4, 8}, DType::kF16), n = t.in({4}, DType::kI64);
+  ValueId r = t.one("aten::add", {x, y}, {}, "Tensor");
+  CHECK(t.type(r) == "f32[4,8]");
+  CHECK(t.op_of(r) == OpKind::kAdd);
+  // A float scalar takes a floating tensor's dtype.
+  r = t.one("aten::add", {h, 1.5}, {}, "Scalar");
+  CHECK(t.type(r) == "f16[4,8]");
+  CHECK(t.g.type(t.node_of(r).inputs[1]).to_string() == "f16[]");
+  CHECK(t.g.value(t.node_of(r).inputs[1]).constant->get(0) == 1.5);
+  // An int scalar keeps an int tensor's dtype; a float scalar makes it f32.
+  CHECK(t.type(t.one("aten::mul", {n, i64(3)})) == "i64[4]");
+  CHECK(t.type(t.one("aten::mul", {n, 0.5})) == "f32[4]");
+  CHECK(t.type(t.one("aten::div", {n, i64(2)})) == "f32[4]");
+  CHECK(t.type(t.one("aten::add", {h, x})) == "f32[4,8]");
+
+  // alpha: x + 2*y as Mul then Add; folded into a scalar operand.
+  r = t.one("aten::add", {x, y}, {{"alpha", i64(2)}});
+  CHECK(t.op_of(r) == OpKind::kAdd);
+  CHECK(t.op_of(t.node_of(r).inputs[1]) == OpKind::kMul);
+  r = t.one("aten::sub", {x, i64(3), 0.5});
+  CHECK(t.op_of(r) == OpKind::kSub);
+  CHECK(t.g.value(t.node_of(r).inputs[1]).constant->get(0) == 1.5);
+  // rsub(x, 1.0) = 1.0 - x.
+  r = t.one("aten::rsub", {x, 1.0}, {}, "Scalar");
+  CHECK(t.op_of(r) == OpKind::kSub);
+  CHECK(t.g.value(t.node_of(r).inputs[0]).kind == ir::ValueKind::kConstant);
+  CHECK(t.node_of(r).inputs[1] == x);
+  r = t.one("aten::rsub", {x, y}, {{"alpha", 2.0}});
+  CHECK(t.node_of(r).inputs[0] == y);
+  CHECK(t.op_of(t.node_of(r).inputs[1]) == OpKind::kMul);
+
+  CHECK(t.type(t.one("aten::div", {x, y}, {{"rounding_mode", NoneArg{}}})) == "f32[4,8]");
+  auto floor = t.lower("aten::div", {x, y}, {{"rounding_mode", std::string("floor")}}, "Tensor_mode");
+  REQUIRE(!floor);
+  CHECK(floor.status().code() == ErrorCode::kUnsupported);
+  CHECK(floor.status().message().find("floor") != std::string::npos);
+  CHECK(t.lower("aten::add", {x, t.in({3})}).status().code() == ErrorCode::kInvalidInput);
+  CHECK(t.type(t.one("aten::mul_", {x, 2.0})) == "f32[4,8]");
+  t.verify();
+}
+
+TEST_CASE("aten reductions and softmax", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({2, 3, 4});
+  ValueId r = t.one("aten::sum", {x}, {}, "default");
+  CHECK(t.type(r) == "f32[]");
+  CHECK(t.node_of(r).attrs.get_ints("dims").empty());
+  r = t.one("aten::sum", {x, ints({-1, 0, 2})}, {}, "dim_IntList");
+  CHECK(t.type(r) == "f32[3]");
+  CHECK(t.node_of(r).attrs.get_ints("dims") == ir::IntList{0, 2});
+  r = t.one("aten::sum", {x, ints({1})}, {{"keepdim", true}});
+  CHECK(t.type(r) == "f32[2,1,4]");
+  CHECK(t.type(t.one("aten::sum", {x, NoneArg{}})) == "f32[]");
+  CHECK(t.type(t.one("aten::sum", {x, ints({})})) == "f32[]");
+  // TorchScript's sum(self, *, dtype) arrives positionally with an empty overload name.
+  r = t.one("aten::sum", {x, DType::kF64});
+  CHECK(t.type(r) == "f64[]");
+  CHECK(t.op_of(t.node_of(r).inputs[0]) == OpKind::kCast);
+  CHECK(t.type(t.one("aten::sum", {t.in({3}, DType::kBool)})) == "i64[]");
+  r = t.one("aten::mean", {x, ints({1}), true}, {}, "dim");
+  CHECK(t.type(r) == "f32[2,1,4]");
+  CHECK(t.op_of(r) == OpKind::kMean);
+  CHECK(t.type(t.one("aten::mean", {x}, {}, "default")) == "f32[]");
+  CHECK(t.type(t.one("aten::mean", {x, i64(-1)}, {{"dtype", DType::kF16}})) == "f16[2,3]");
+  CHECK(!t.lower("aten::sum", {x, ints({3})}));
+
+  r = t.one("aten::softmax", {x, i64(-1)}, {}, "int");
+  CHECK(t.op_of(r) == OpKind::kSoftmax);
+  CHECK(t.node_of(r).attrs.get_int("dim") == 2);
+  r = t.one("aten::_softmax", {x, i64(1), false});
+  CHECK(t.node_of(r).attrs.get_int("dim") == 1);
+  CHECK(t.lower("aten::_softmax", {x, i64(1), true}).status().code() == ErrorCode::kUnsupported);
+  r = t.one("aten::log_softmax", {x, i64(0), DType::kF64});
+  CHECK(t.op_of(r) == OpKind::kLogSoftmax);
+  CHECK(t.type(r) == "f64[2,3,4]");
+  CHECK(t.op_of(t.one("aten::_log_softmax", {x, i64(-2), false})) == OpKind::kLogSoftmax);
+  t.verify();
+}
+
+TEST_CASE("aten dtype conversions", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4}), n = t.in({4}, DType::kI64);
+  ValueId r = t.one("aten::to", {x, DType::kF16}, {}, "dtype");
+  CHECK(t.type(r) == "f16[4]");
+  CHECK(t.op_of(r) == OpKind::kCast);
+  CHECK(t.one("aten::to", {x, DType::kF32}, {}, "dtype") == x);
+  CHECK(t.one("aten::to", {x, std::string("cuda"), DType::kF32, false, false}, {}, "device") == x);
+  CHECK(t.one("aten::to", {x}, {{"device", std::string("cuda")}}, "dtype_layout") == x);
+  CHECK(t.type(t.one("aten::to", {x, n}, {}, "other")) == "i64[4]");
+  CHECK(t.one("aten::to", {x, NoneArg{}, NoneArg{}, false, false}, {}, "prim_Device") == x);
+  // TorchScript dtype constants are c10::ScalarType numbers: 5 is half.
+  CHECK(t.type(t.one("aten::to", {x, i64(5), false, false, NoneArg{}}, {}, "dtype")) == "f16[4]");
+  auto u8 = t.lower("aten::to", {x, i64(0)}, {}, "dtype");
+  REQUIRE(!u8);
+  CHECK(u8.status().code() == ErrorCode::kUnsupported);
+  CHECK(u8.status().message().find("uint8") != std::string::npos);
+  CHECK(t.type(t.one("aten::_to_copy", {x}, {{"dtype", DType::kBF16}, {"device", std::string("cpu")}})) == "bf16[4]");
+  CHECK(t.one("aten::_to_copy", {x}, {{"layout", NoneArg{}}}) == x);
+  CHECK(t.type(t.one("aten::type_as", {n, x})) == "f32[4]");
+  t.verify();
+}
+
+TEST_CASE("aten argument binding errors", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 16}), w = t.in({8, 16});
+  auto check_error = [&](Expected<std::vector<ValueId>> out, const std::string& needle) {
+    REQUIRE(!out);
+    INFO(out.status().to_string());
+    CHECK(out.status().code() == ErrorCode::kInvalidInput);
+    CHECK(out.status().message().find("aten::linear") != std::string::npos);
+    CHECK(out.status().message().find(needle) != std::string::npos);
+    CHECK(out.status().node() == "node");
+    CHECK(out.status().location().to_string() == "model.py:7");
+  };
+  check_error(t.lower("aten::linear", {x, w, NoneArg{}, x}), "at most 3");
+  check_error(t.lower("aten::linear", {x, w}, {{"bais", NoneArg{}}}), "unknown keyword argument 'bais'");
+  check_error(t.lower("aten::linear", {x, w}, {{"weight", w}}), "'weight' given twice");
+  check_error(t.lower("aten::linear", {x}), "missing required argument 'weight'");
+  check_error(t.lower("aten::linear", {x, i64(3)}), "argument 'weight' must be a tensor, got int");
+  check_error(t.lower("aten::linear", {x, w, 1.0}), "'bias' must be a tensor or None, got float");
+}
+
+TEST_CASE("aten unsupported ops", "[frontend][aten]") {
+  CHECK(is_supported_aten_op("aten::linear"));
+  CHECK(is_supported_aten_op("aten::relu_"));
+  CHECK(is_supported_aten_op("aten::_softmax"));
+  CHECK_FALSE(is_supported_aten_op("aten::cumsum"));
+  CHECK_FALSE(is_supported_aten_op("aten::linea"));
+  CHECK_FALSE(is_supported_aten_op("linear"));
+
+  const Status s = unsupported_ops_error({unsupported("aten::cumsum", "cumsum", {"model.py", 12}),
+                                          unsupported("aten::topk", "topk", {"model.py", 13})});
+  CHECK(s.code() == ErrorCode::kUnsupported);
+  CHECK(s.message() ==
+        "model uses 2 unsupported ops:\n  aten::cumsum (node 'cumsum' at model.py:12)\n  aten::topk (node 'topk' at "
+        "model.py:13)");
+  CHECK(s.to_string() == s.message());
+
+  G t;
+  auto out = t.lower("aten::cumsum", {t.in({4}), i64(0)});
+  REQUIRE(!out);
+  CHECK(out.status().code() == ErrorCode::kUnsupported);
+  CHECK(out.status().message() == "model uses 1 unsupported op:\n  aten::cumsum (node 'node' at model.py:7)");
+}
+
+}  // namespace inferno::frontend
