@@ -1,0 +1,77 @@
+// Internal to the reference interpreter: the per-family kernels that evaluate_node dispatches to,
+// and the small index and integer helpers they share. Every kernel receives its output type
+// (already checked by the shape rules) and returns a fresh tensor of exactly that type.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/op.h"
+#include "ir/tensor_type.h"
+
+namespace inferno::reference::detail {
+
+using ir::Shape;
+using ir::Tensor;
+using ir::TensorType;
+
+/// Maps a flat row-major index over `shape` to an offset into a source tensor, through one
+/// stride per dim. A stride of 0 repeats the source along that dim (broadcasting); permuted
+/// strides transpose. The one index helper behind layout ops, broadcasting and reductions.
+struct StridedIndex {
+  Shape shape;
+  std::vector<int64_t> strides;  ///< in elements of the source, one per dim of `shape`
+
+  int64_t operator()(int64_t flat) const {
+    int64_t offset = 0;
+    for (size_t d = shape.size(); d-- > 0;) {
+      offset += (flat % shape[d]) * strides[d];
+      flat /= shape[d];
+    }
+    return offset;
+  }
+};
+
+/// Reads a tensor of shape `from` as if broadcast to `to` (NumPy rules; the shape rules have
+/// already checked that `from` broadcasts to `to`).
+StridedIndex broadcast_index(const Shape& from, const Shape& to);
+
+/// Exact integer access for i64, i32 and bool tensors (Tensor::get goes through double, which
+/// is not exact beyond 2^53). store_int wraps to i32 as two's complement, as PyTorch does, and
+/// stores bool as v != 0.
+int64_t load_int(const Tensor& t, int64_t i);
+void store_int(Tensor& t, int64_t i, int64_t v);
+/// Truncates toward zero into an integer dtype; NaN gives 0 and out-of-range values saturate
+/// (CUDA's conversion rules; PyTorch leaves those cases undefined).
+int64_t float_to_int(double v, ir::DType dtype);
+/// Stores a double result into any dtype: rounds for floating dtypes (Tensor::set), converts with
+/// float_to_int for integers, and stores v != 0 for bool. Kernels store through this.
+void store(Tensor& t, int64_t i, double v);
+
+// gemm.cpp
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, const TensorType& out);
+Tensor matmul(const Tensor& a, const Tensor& b, const TensorType& out);
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha, double beta,
+             const TensorType& out);
+
+// layout.cpp (exact for every dtype: elements are copied as bytes)
+Tensor reshape(const Tensor& x, const TensorType& out);
+Tensor permute(const Tensor& x, const ir::IntList& dims, const TensorType& out);
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, const TensorType& out);
+Tensor expand(const Tensor& x, const TensorType& out);
+
+// elementwise.cpp
+/// relu, gelu, silu, sigmoid, tanh, exp, abs, neg, cast.
+Tensor unary(ir::OpKind op, const ir::Attributes& attrs, const Tensor& x, const TensorType& out);
+/// add, sub, mul, div with broadcasting.
+Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const TensorType& out);
+
+// reduction.cpp
+/// sum (mean = false) or mean over sorted, unique `dims` (empty = all); keepdim is implied by
+/// `out`'s shape.
+Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const TensorType& out);
+/// softmax or log_softmax along `dim`.
+Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out);
+
+}  // namespace inferno::reference::detail
