@@ -41,7 +41,7 @@ std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, 
     const double a = actual.get(i), e = expected.get(i);
     const double allowed = atol + rtol * std::fabs(e);
     const double diff = std::fabs(a - e);
-    if (!(diff <= allowed) && !(std::isnan(a) && std::isnan(e))) {
+    if (a != e && !(diff <= allowed) && !(std::isnan(a) && std::isnan(e))) {  // a == e: equal infinities
       ++mismatches;
       if (worst < 0 || diff - allowed > worst_excess) {
         worst = i;
