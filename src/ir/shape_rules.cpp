@@ -126,7 +126,10 @@ Expected<std::vector<TensorType>> layout_rule(OpKind op, const TensorType& x, co
       for (int64_t d : shape) {
         if (d < 0) return bad(op, "target shape " + shape_to_string(shape) + " has a negative dim");
       }
-      if (shape_numel(shape) != x.numel()) {
+      int64_t numel = 1;
+      bool overflow = false;  // an untrusted shape attribute may overflow int64
+      for (int64_t d : shape) overflow |= __builtin_mul_overflow(numel, d, &numel);
+      if (overflow || numel != x.numel()) {
         return bad(op, "cannot reshape " + x.to_string() + " to " + shape_to_string(shape));
       }
       return one({x.dtype, shape});
@@ -156,6 +159,7 @@ Expected<std::vector<TensorType>> layout_rule(OpKind op, const TensorType& x, co
       if (static_cast<int64_t>(shape.size()) < x.rank()) {
         return bad(op, "cannot expand " + x.to_string() + " to fewer dims " + shape_to_string(shape));
       }
+      if (!checked_numel(shape)) return bad(op, "target shape " + shape_to_string(shape) + " is invalid or too large");
       const size_t lead = shape.size() - x.shape.size();
       for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] < 0) return bad(op, "target shape " + shape_to_string(shape) + " has a negative dim");
@@ -265,6 +269,9 @@ Expected<std::vector<TensorType>> infer_output_types(OpKind op, const std::vecto
     return bad(op, "takes " + std::to_string(op_min_inputs(op)) +
                        (op_min_inputs(op) == op_max_inputs(op) ? "" : " to " + std::to_string(op_max_inputs(op))) +
                        " inputs, got " + std::to_string(n));
+  }
+  for (const TensorType& t : inputs) {
+    if (!checked_numel(t.shape)) return bad(op, "input shape " + t.to_string() + " is invalid or too large");
   }
   INFERNO_RETURN_IF_ERROR(require_attr_types(op, attrs));
   if (op_has_trait(op, kGemm)) return gemm_rule(op, inputs, attrs);

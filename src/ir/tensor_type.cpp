@@ -1,6 +1,8 @@
 #include "ir/tensor_type.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "support/check.h"
 #include "support/half.h"
@@ -10,6 +12,16 @@ namespace inferno::ir {
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::optional<int64_t> checked_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d != 0 && n > kMaxTensorElements / d) return std::nullopt;
+    n *= d;
+  }
   return n;
 }
 
@@ -50,6 +62,16 @@ T load(const std::vector<std::byte>& data, int64_t i) {
   std::memcpy(&v, data.data() + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
   return v;
 }
+/// double -> integer as a saturating conversion (NaN -> 0): a plain cast is undefined outside
+/// the target's range.
+template <typename T>
+T saturate_to(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
 template <typename T>
 void store(std::vector<std::byte>& data, int64_t i, T v) {
   std::memcpy(data.data() + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
@@ -77,8 +99,8 @@ void Tensor::set(int64_t i, double v) {
     case DType::kF16: store<uint16_t>(data, i, float_to_half_bits(static_cast<float>(v))); return;
     case DType::kBF16: store<uint16_t>(data, i, float_to_bf16_bits(static_cast<float>(v))); return;
     case DType::kF64: store<double>(data, i, v); return;
-    case DType::kI64: store<int64_t>(data, i, static_cast<int64_t>(v)); return;
-    case DType::kI32: store<int32_t>(data, i, static_cast<int32_t>(v)); return;
+    case DType::kI64: store<int64_t>(data, i, saturate_to<int64_t>(v)); return;
+    case DType::kI32: store<int32_t>(data, i, saturate_to<int32_t>(v)); return;
     case DType::kBool: store<uint8_t>(data, i, v != 0.0 ? 1 : 0); return;
   }
 }

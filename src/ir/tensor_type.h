@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,14 @@ struct TensorType {
   bool operator==(const TensorType&) const = default;
 };
 
-/// Element count of a shape (1 for rank 0).
+/// Element count of a shape (1 for rank 0). The shape must be valid (see checked_numel).
 int64_t shape_numel(const Shape& shape);
+/// Largest element count and byte size infernoc accepts for one tensor (2^48), far above any
+/// real model and far below where int64 arithmetic on sizes could overflow.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 48;
+/// Element count of a shape from untrusted input: nullopt when a dim is negative or the count
+/// exceeds kMaxTensorElements (checked before any multiplication can overflow).
+std::optional<int64_t> checked_numel(const Shape& shape);
 /// "[4,16]"
 std::string shape_to_string(const Shape& shape);
 /// Row-major strides, in elements.

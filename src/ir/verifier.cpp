@@ -14,6 +14,11 @@ Status verify(const Graph& graph) {
   for (ValueId v = 0; v < graph.num_values(); ++v) {
     if (!names.insert(graph.name(v)).second) return invalid_input("duplicate value name %" + graph.name(v));
   }
+  for (ValueId v = 0; v < graph.num_values(); ++v) {
+    if (!checked_numel(graph.type(v).shape)) {
+      return invalid_input("%" + graph.name(v) + " has an invalid or too large shape " + graph.type(v).to_string());
+    }
+  }
   for (ValueId v : graph.inputs()) {
     if (graph.value(v).kind != ValueKind::kInput) return invalid_input("graph input %" + graph.name(v) + " is not an input value");
     defined[v] = true;
