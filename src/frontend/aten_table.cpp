@@ -142,18 +142,22 @@ Builder unary(OpKind op) {
   };
 }
 
+// add/sub/mul/div. Either operand may be a Python number (decompositions emit
+// `sub.Tensor(1.0, x)`), typed against the tensor operand.
 Builder binary(OpKind op) {
   return [op](Ctx& c) -> Outputs {
-    const ValueId x = c.a.tensor("self");
+    const AtenArg &self = c.a.get("self"), &other = c.a.get("other");
     if (c.a.has("rounding_mode") && !c.a.is_none("rounding_mode")) {
       return c.unsupported_arg("rounding_mode '" + c.a.get_string("rounding_mode") + "' is not supported");
     }
-    const DType peer = c.type(x).dtype;
-    if (c.a.has("alpha")) {
-      INFERNO_ASSIGN_OR_RETURN(ValueId y, scaled(c, c.a.get("other"), peer, "other"));
-      return one(c.build(op, {x, y}));
-    }
-    return one(c.build(op, {x, operand(c, c.a.get("other"), peer, "other")}));
+    const ValueId* tensor = std::get_if<ValueId>(&self);
+    if (!tensor) tensor = std::get_if<ValueId>(&other);
+    if (!tensor) return c.invalid("needs a tensor operand, got two numbers");
+    const DType peer = c.type(*tensor).dtype;
+    const ValueId x = operand(c, self, peer, "self");
+    INFERNO_ASSIGN_OR_RETURN(ValueId y, c.a.has("alpha") ? scaled(c, other, peer, "other")
+                                                         : Expected<ValueId>(operand(c, other, peer, "other")));
+    return one(c.build(op, {x, y}));
   };
 }
 
@@ -361,7 +365,7 @@ struct OpEntry {
 std::vector<OpEntry> make_table() {
   const Schema self_only = {arg("self", T)};
   const Schema drop = {arg("input", T), arg("p", Float), arg("train", Bool)};
-  const Schema binary_alpha = {arg("self", T), arg("other", TorNum), arg("alpha", Num, int64_t{1})};
+  const Schema binary_alpha = {arg("self", TorNum), arg("other", TorNum), arg("alpha", Num, int64_t{1})};
   const Schema reduce_dims = {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false), opt("dtype", DTy)};
   const Schema reduce_all = {arg("self", T), opt("dtype", DTy)};
   const Schema copy_flags = {arg("non_blocking", Any, false), arg("copy", Any, false), opt("memory_format", Any)};
@@ -414,9 +418,9 @@ std::vector<OpEntry> make_table() {
       // binary elementwise
       {"aten::add", "", binary_alpha, binary(OpKind::kAdd)},
       {"aten::sub", "", binary_alpha, binary(OpKind::kSub)},
-      {"aten::rsub", "", binary_alpha, rsub},
-      {"aten::mul", "", {arg("self", T), arg("other", TorNum)}, binary(OpKind::kMul)},
-      {"aten::div", "", {arg("self", T), arg("other", TorNum), opt("rounding_mode", Str)}, binary(OpKind::kDiv)},
+      {"aten::rsub", "", {arg("self", T), arg("other", TorNum), arg("alpha", Num, int64_t{1})}, rsub},
+      {"aten::mul", "", {arg("self", TorNum), arg("other", TorNum)}, binary(OpKind::kMul)},
+      {"aten::div", "", {arg("self", TorNum), arg("other", TorNum), opt("rounding_mode", Str)}, binary(OpKind::kDiv)},
       // reductions
       {"aten::sum", "default", reduce_all, reduce(OpKind::kSum)},
       {"aten::sum", "", reduce_dims, reduce(OpKind::kSum)},

@@ -1,1 +1,519 @@
-// placeholder: being written
+// The torch.export (.pt2) frontend. How it reads an archive (format: docs/pt2-format.md):
+//   1. header records: archive_format = pt2, archive_version = 0, byteorder = little;
+//   2. models/<name>.json (size-bounded, parsed with checked accessors: pt2_json.h);
+//   3. the signature's input specs: parameters, buffers and tensor constants become IR constants
+//      loaded from data/weights/ or data/constants/ (pt2_weights.cpp); user inputs become graph
+//      inputs, typed from tensor_values, with dynamic dims taken from --input specs or hints;
+//   4. every node's target is checked against the ATen table first, so all unsupported ops are
+//      reported together; then each node is decoded into an AtenCall and lowered, and the IR
+//      types of its outputs are cross-checked against the sizes and dtypes the file records;
+//   5. user outputs become graph outputs; anything else (buffer mutations, ...) is unsupported.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "frontend/aten_table.h"
+#include "frontend/frontend.h"
+#include "frontend/pt2_model.h"
+#include "ir/shape_rules.h"
+#include "ir/verifier.h"
+
+namespace inferno::frontend {
+namespace {
+
+using namespace pt2;  // NOLINT
+using ir::ValueId;
+
+constexpr uint64_t kMaxModelJsonBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxHeaderBytes = 4096;
+// Nodes that only assert facts about shapes or metadata: no-ops for a static graph.
+constexpr std::string_view kAssertOps[] = {"aten::_assert_tensor_metadata", "aten::_assert_scalar",
+                                           "aten::_assert_async", "aten::sym_constrain_range",
+                                           "aten::sym_constrain_range_for_size"};
+
+struct Target {
+  std::string op;        ///< "aten::linear", or the target as written for non-ATen targets
+  std::string overload;  ///< "default"
+  bool aten = false;
+};
+
+Target parse_target(const std::string& target) {
+  constexpr std::string_view kPrefix = "torch.ops.aten.";
+  if (!target.starts_with(kPrefix)) return {target, "", false};
+  std::string rest = target.substr(kPrefix.size());
+  const size_t dot = rest.rfind('.');
+  if (dot == std::string::npos) return {"aten::" + rest, "", true};
+  return {"aten::" + rest.substr(0, dot), rest.substr(dot + 1), true};
+}
+
+// The innermost `File "...", line N` frame of a stack trace outside PyTorch's own package, else
+// the innermost frame; the file reduced to its base name.
+SourceLocation location_from(const JsonRef& node) {
+  std::optional<JsonRef> meta = node.find("metadata");
+  std::optional<JsonRef> trace = meta ? meta->find("stack_trace") : std::nullopt;
+  if (!trace || !trace->raw().is_string()) return {};
+  const std::string& text = trace->raw().get_ref<const std::string&>();
+  SourceLocation best, any;
+  for (size_t pos = text.find("File \""); pos != std::string::npos; pos = text.find("File \"", pos + 1)) {
+    const size_t begin = pos + 6, end = text.find("\", line ", begin);
+    if (end == std::string::npos) break;
+    const std::string file = text.substr(begin, end - begin);
+    int64_t line = 0;
+    for (size_t i = end + 8; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && line < 1e9; ++i) {
+      line = line * 10 + (text[i] - '0');
+    }
+    SourceLocation loc{file.substr(file.find_last_of("/\\") + 1), line};
+    any = loc;
+    if (file.find("/torch/") == std::string::npos) best = loc;
+  }
+  return best.empty() ? any : best;
+}
+
+class Loader {
+ public:
+  Loader(const Pt2Archive& archive, const LoadOptions& options) : archive_(archive), options_(options) {}
+  Expected<ir::Graph> load();
+
+ private:
+  Status check_header() const;
+  Expected<std::string> model_record() const;
+  Status read_values(const JsonRef& graph);
+  Status bind_user_inputs(const std::vector<std::pair<std::string, TensorMeta*>>& inputs, const JsonRef& root);
+  Status add_inputs(const JsonRef& signature, const std::string& model, const JsonRef& root);
+  Status check_ops(const std::vector<JsonRef>& nodes) const;
+  Status lower(const JsonRef& node);
+  Expected<AtenArg> decode(const JsonRef& arg) const;
+  Expected<int64_t> sym_value(const JsonRef& sym) const;
+  Expected<std::vector<std::string>> output_names(const JsonRef& node) const;
+  Status check_type(const std::string& name, ValueId v, const std::string& node, const SourceLocation& loc) const;
+  Status set_outputs(const JsonRef& signature);
+
+  const Pt2Archive& archive_;
+  const LoadOptions& options_;
+  ir::Graph graph_;
+  std::map<std::string, ValueId, std::less<>> values_;         ///< model value name -> IR value
+  std::map<std::string, TensorMeta, std::less<>> metas_;       ///< tensor_values
+  std::map<std::string, SymDim, std::less<>> sym_int_values_;  ///< named SymInts of the graph
+  std::map<std::string, int64_t, std::less<>> sym_sizes_;      ///< outputs of sym_size nodes
+  Symbols symbols_;
+  RecordCache cache_;
+};
+
+Expected<std::string> read_small(const Pt2Archive& archive, const std::string& name) {
+  INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, archive.read(name, kMaxHeaderBytes));
+  std::string s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+Status Loader::check_header() const {
+  const std::string& path = archive_.path();
+  INFERNO_ASSIGN_OR_RETURN(std::string format, read_small(archive_, "archive_format"));
+  if (format != "pt2") return invalid_input("'" + path + "': archive_format is '" + format + "', expected 'pt2'");
+  if (archive_.has("archive_version")) {
+    INFERNO_ASSIGN_OR_RETURN(std::string version, read_small(archive_, "archive_version"));
+    if (version != "0") return invalid_input("'" + path + "': archive_version " + version + " is not supported (infernoc reads version 0)");
+  }
+  if (archive_.has("byteorder")) {
+    INFERNO_ASSIGN_OR_RETURN(std::string order, read_small(archive_, "byteorder"));
+    if (order != "little") return unsupported("'" + path + "': byte order '" + order + "' is not supported (only little endian)");
+  }
+  return Status::ok();
+}
+
+// models/model.json, or the only models/*.json.
+Expected<std::string> Loader::model_record() const {
+  if (archive_.has("models/model.json")) return std::string("models/model.json");
+  std::vector<std::string> found;
+  for (const std::string& r : archive_.records()) {
+    if (r.starts_with("models/") && r.ends_with(".json") && r.find('/', 7) == std::string::npos) found.push_back(r);
+  }
+  if (found.size() == 1) return found.front();
+  return invalid_input("'" + archive_.path() + "': " +
+                       (found.empty() ? "no models/*.json record" : "several models; infernoc reads models/model.json"));
+}
+
+Status Loader::read_values(const JsonRef& graph) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef tv, graph.at("tensor_values"));
+  INFERNO_ASSIGN_OR_RETURN(auto tensors, tv.members());
+  for (auto& [name, meta] : tensors) {
+    INFERNO_ASSIGN_OR_RETURN(TensorMeta m, parse_tensor_meta(meta));
+    metas_.emplace(name, std::move(m));
+  }
+  if (std::optional<JsonRef> syms = graph.find("sym_int_values")) {
+    INFERNO_ASSIGN_OR_RETURN(auto members, syms->members());
+    for (auto& [name, sym] : members) {
+      INFERNO_ASSIGN_OR_RETURN(SymDim d, parse_sym_int(sym));
+      sym_int_values_.emplace(name, std::move(d));
+    }
+  }
+  return Status::ok();
+}
+
+// Types the user inputs: --input specs (checked against the model) or the file's sizes, binding
+// the symbols of dynamic dims on the way.
+Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorMeta*>>& inputs, const JsonRef& root) {
+  std::vector<std::string> names;
+  for (const auto& [name, meta] : inputs) names.push_back(name);
+  const bool given = !options_.inputs.empty();
+  if (given) INFERNO_RETURN_IF_ERROR(check_input_specs(options_.inputs, names));
+  std::vector<ir::TensorType> types;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& [name, meta] = inputs[i];
+    INFERNO_ASSIGN_OR_RETURN(ir::DType dtype, dtype_from_code(meta->dtype_code, "input '" + name + "'"));
+    ir::TensorType type{dtype, {}};
+    for (const SymDim& d : meta->sizes) type.shape.push_back(d.value.value_or(-1));
+    if (given) {
+      const ir::TensorType& spec = options_.inputs[i].type;
+      bool fits = spec.dtype == type.dtype && spec.rank() == type.rank();
+      for (size_t k = 0; fits && k < type.shape.size(); ++k) fits = type.shape[k] < 0 || type.shape[k] == spec.shape[k];
+      if (!fits) {
+        std::string expected = std::string(ir::dtype_name(dtype)) + "[";
+        for (size_t k = 0; k < meta->sizes.size(); ++k) {
+          expected += (k ? "," : "") + (meta->sizes[k].value ? std::to_string(*meta->sizes[k].value) : meta->sizes[k].expr);
+        }
+        return invalid_input("--input " + std::to_string(i) + " (" + name + ") is " + spec.to_string() +
+                             " but the model expects " + expected + "]");
+      }
+      type.shape = spec.shape;
+    }
+    for (size_t k = 0; k < meta->sizes.size(); ++k) {
+      const SymDim& d = meta->sizes[k];
+      if (d.value) continue;
+      if (!given && !d.hint) {
+        return invalid_input("input " + name + " has a dynamic dim " + d.expr + "; pass --input");
+      }
+      if (!given) type.shape[k] = *d.hint;
+      auto [it, fresh] = symbols_.emplace(d.expr, type.shape[k]);
+      if (!fresh && it->second != type.shape[k]) {
+        return invalid_input("input " + name + " dim " + std::to_string(k) + " is " + std::to_string(type.shape[k]) +
+                             " but " + d.expr + " is " + std::to_string(it->second) + " elsewhere");
+      }
+    }
+    types.push_back(std::move(type));
+  }
+  // Bound symbols must lie in the ranges the model was exported for.
+  if (std::optional<JsonRef> ranges = root.find("range_constraints")) {
+    INFERNO_ASSIGN_OR_RETURN(auto members, ranges->members());
+    for (auto& [sym, range] : members) {
+      auto it = symbols_.find(sym);
+      if (it == symbols_.end()) continue;
+      std::optional<JsonRef> lo = range.find("min_val"), hi = range.find("max_val");
+      const bool below = lo && lo->raw().is_number_integer() && it->second < lo->raw().get<int64_t>();
+      const bool above = hi && hi->raw().is_number_integer() && it->second > hi->raw().get<int64_t>();
+      if (below || above) {
+        return invalid_input("dynamic dim " + sym + " = " + std::to_string(it->second) +
+                             " is outside the range the model was exported for");
+      }
+    }
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) values_[inputs[i].first] = graph_.add_input(inputs[i].first, types[i]);
+  return Status::ok();
+}
+
+Status Loader::add_inputs(const JsonRef& signature, const std::string& model, const JsonRef& root) {
+  INFERNO_ASSIGN_OR_RETURN(PayloadConfig weights, read_payload_config(archive_, "data/weights/" + model + "_weights_config.json", "data/weights/"));
+  INFERNO_ASSIGN_OR_RETURN(PayloadConfig constants, read_payload_config(archive_, "data/constants/" + model + "_constants_config.json", "data/constants/"));
+  if (archive_.has("data/weights/" + model + ".pt")) {
+    return invalid_input("'" + archive_.path() + "': the weights are stored as a pickle (data/weights/" + model +
+                         ".pt, a legacy layout), which infernoc does not read");
+  }
+  INFERNO_ASSIGN_OR_RETURN(JsonRef specs_json, signature.at("input_specs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> specs, specs_json.items());
+  std::vector<std::pair<std::string, TensorMeta*>> user_inputs;
+  for (const JsonRef& spec : specs) {
+    INFERNO_ASSIGN_OR_RETURN(auto member, spec.one_of());
+    auto& [kind, body] = member;
+    if (kind == "constant_input") continue;  // a Python constant argument: baked into the graph
+    if (kind == "custom_obj") return body.error("a custom object input is stored as a pickle, which infernoc does not read");
+    if (kind == "token") return unsupported("model.json: effect tokens (side-effecting ops) are not supported");
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, body.at("arg"));
+    if (kind == "user_input") {
+      INFERNO_ASSIGN_OR_RETURN(auto a, arg.one_of());
+      if (a.first != "as_tensor") return unsupported("model.json: non-tensor user input (" + a.first + ") is not supported");
+      INFERNO_ASSIGN_OR_RETURN(JsonRef n, a.second.at("name"));
+      INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
+      auto meta = metas_.find(name);
+      if (meta == metas_.end()) return arg.error("input '" + name + "' has no tensor_values entry");
+      user_inputs.emplace_back(name, &meta->second);
+      continue;
+    }
+    const char* fqn_key = kind == "parameter" ? "parameter_name" : kind == "buffer" ? "buffer_name"
+                        : kind == "tensor_constant" ? "tensor_constant_name" : nullptr;
+    if (!fqn_key) return body.error("unknown input spec kind '" + kind + "'");
+    INFERNO_ASSIGN_OR_RETURN(JsonRef n, arg.at("name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
+    INFERNO_ASSIGN_OR_RETURN(JsonRef f, body.at(fqn_key));
+    INFERNO_ASSIGN_OR_RETURN(std::string fqn, f.string());
+    const std::string what = (kind == "tensor_constant" ? "tensor constant" : kind) + " '" + fqn + "'";
+    auto payload = weights.find(fqn);
+    if (payload == weights.end()) payload = constants.find(fqn);
+    if (payload == constants.end()) return invalid_input("model.json: " + what + " has no entry in the weights or constants config");
+    INFERNO_ASSIGN_OR_RETURN(ir::Tensor tensor, load_payload(archive_, payload->second, what, cache_));
+    auto meta = metas_.find(name);
+    if (meta != metas_.end()) {
+      INFERNO_ASSIGN_OR_RETURN(ir::DType dtype, dtype_from_code(meta->second.dtype_code, what));
+      ir::Shape shape;
+      for (const SymDim& d : meta->second.sizes) shape.push_back(d.value.value_or(-1));
+      if (ir::TensorType{dtype, shape} != tensor.type) {
+        return invalid_input(what + " is " + tensor.type.to_string() + " in the payload but " +
+                             ir::TensorType{dtype, shape}.to_string() + " in the graph");
+      }
+    }
+    values_[name] = graph_.add_constant(fqn, std::move(tensor));
+  }
+  return bind_user_inputs(user_inputs, root);
+}
+
+// Every node whose target has no lowering, listed together.
+Status Loader::check_ops(const std::vector<JsonRef>& nodes) const {
+  std::vector<Status> missing;
+  for (const JsonRef& node : nodes) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
+    INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
+    const Target parsed = parse_target(target);
+    const bool known = parsed.aten && (is_supported_aten_op(parsed.op) || parsed.op == "aten::sym_size" ||
+                                       std::find(std::begin(kAssertOps), std::end(kAssertOps), parsed.op) != std::end(kAssertOps));
+    if (known) continue;
+    INFERNO_ASSIGN_OR_RETURN(std::vector<std::string> outs, output_names(node));
+    missing.push_back(unsupported(parsed.op, outs.empty() ? std::string() : outs.front(), location_from(node)));
+  }
+  return missing.empty() ? Status::ok() : unsupported_ops_error(missing);
+}
+
+Expected<std::vector<std::string>> Loader::output_names(const JsonRef& node) const {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef outs_json, node.at("outputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> outs, outs_json.items());
+  std::vector<std::string> names;
+  for (const JsonRef& out : outs) {
+    INFERNO_ASSIGN_OR_RETURN(auto member, out.one_of());
+    auto& [kind, v] = member;
+    if (kind == "as_tensor" || kind == "as_sym_int") {
+      INFERNO_ASSIGN_OR_RETURN(JsonRef n, v.at(kind == "as_tensor" ? "name" : "as_name"));
+      INFERNO_ASSIGN_OR_RETURN(names.emplace_back(), n.string());
+    } else if (kind == "as_tensors") {
+      INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
+      for (const JsonRef& t : list) {
+        INFERNO_ASSIGN_OR_RETURN(JsonRef n, t.at("name"));
+        INFERNO_ASSIGN_OR_RETURN(names.emplace_back(), n.string());
+      }
+    } else if (kind == "as_none") {
+      names.emplace_back();
+    } else {
+      return out.error("unsupported output kind '" + kind + "'");
+    }
+  }
+  return names;
+}
+
+Expected<int64_t> Loader::sym_value(const JsonRef& sym) const {
+  INFERNO_ASSIGN_OR_RETURN(auto member, sym.one_of());
+  if (member.first == "as_int") return member.second.integer();
+  if (member.first != "as_name") return sym.error("unknown SymInt argument kind '" + member.first + "'");
+  INFERNO_ASSIGN_OR_RETURN(std::string name, member.second.string());
+  if (auto it = sym_sizes_.find(name); it != sym_sizes_.end()) return it->second;
+  if (auto it = sym_int_values_.find(name); it != sym_int_values_.end()) {
+    if (std::optional<int64_t> v = resolve(it->second, symbols_)) return *v;
+  }
+  return sym.error("cannot resolve symbolic value '" + name + "'");
+}
+
+Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
+  INFERNO_ASSIGN_OR_RETURN(auto member, arg.one_of());
+  auto& [kind, v] = member;
+  auto tensor = [&](const JsonRef& t) -> Expected<ValueId> {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef n, t.at("name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
+    auto it = values_.find(name);
+    if (it == values_.end()) return t.error("value '" + name + "' is used before it is defined");
+    return it->second;
+  };
+  if (kind == "as_none" || kind == "as_memory_format" || kind == "as_layout") return AtenArg{NoneArg{}};
+  if (kind == "as_tensor") {
+    INFERNO_ASSIGN_OR_RETURN(ValueId t, tensor(v));
+    return AtenArg{t};
+  }
+  if (kind == "as_int") {
+    INFERNO_ASSIGN_OR_RETURN(int64_t i, v.integer());
+    return AtenArg{i};
+  }
+  if (kind == "as_ints") {
+    INFERNO_ASSIGN_OR_RETURN(std::vector<int64_t> is, v.integers());
+    return AtenArg{std::move(is)};
+  }
+  if (kind == "as_float") {
+    INFERNO_ASSIGN_OR_RETURN(double d, v.number());
+    return AtenArg{d};
+  }
+  if (kind == "as_bool") {
+    INFERNO_ASSIGN_OR_RETURN(bool b, v.boolean());
+    return AtenArg{b};
+  }
+  if (kind == "as_string") {
+    INFERNO_ASSIGN_OR_RETURN(std::string s, v.string());
+    return AtenArg{std::move(s)};
+  }
+  if (kind == "as_scalar_type") {
+    INFERNO_ASSIGN_OR_RETURN(int64_t code, v.integer());
+    INFERNO_ASSIGN_OR_RETURN(ir::DType d, dtype_from_code(code, "a dtype argument"));
+    return AtenArg{d};
+  }
+  if (kind == "as_device") {
+    std::optional<JsonRef> type = v.find("type");
+    return AtenArg{type && type->raw().is_string() ? type->raw().get<std::string>() : std::string("cpu")};
+  }
+  if (kind == "as_sym_int") {
+    INFERNO_ASSIGN_OR_RETURN(int64_t i, sym_value(v));
+    return AtenArg{i};
+  }
+  if (kind == "as_tensors" || kind == "as_sym_ints") {
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
+    std::vector<ValueId> ts;
+    std::vector<int64_t> is;
+    for (const JsonRef& e : list) {
+      if (kind == "as_tensors") {
+        INFERNO_ASSIGN_OR_RETURN(ts.emplace_back(), tensor(e));
+      } else {
+        INFERNO_ASSIGN_OR_RETURN(is.emplace_back(), sym_value(e));
+      }
+    }
+    return kind == "as_tensors" ? AtenArg{std::move(ts)} : AtenArg{std::move(is)};
+  }
+  return unsupported("model.json: argument kind '" + kind + "' is not supported (at " + arg.path() + ")");
+}
+
+// A lowered value's IR type must equal what the file records: a mismatch is a bug in a shape
+// rule or a lowering, not in the model.
+Status Loader::check_type(const std::string& name, ValueId v, const std::string& node, const SourceLocation& loc) const {
+  auto it = metas_.find(name);
+  if (it == metas_.end()) return invalid_input("model.json: value '" + name + "' has no tensor_values entry", node, loc);
+  const ir::TensorType& actual = graph_.type(v);
+  Expected<ir::DType> dtype = dtype_from_code(it->second.dtype_code, "value '" + name + "'");
+  if (!dtype) return Status(dtype.status().code(), dtype.status().message(), node, loc);
+  bool same = *dtype == actual.dtype && it->second.sizes.size() == actual.shape.size();
+  std::string recorded = std::string(ir::dtype_name(*dtype)) + "[";
+  for (size_t k = 0; k < it->second.sizes.size(); ++k) {
+    const std::optional<int64_t> d = resolve(it->second.sizes[k], symbols_);
+    recorded += (k ? "," : "") + (d ? std::to_string(*d) : it->second.sizes[k].expr);
+    same = same && (!d || (k < actual.shape.size() && *d == actual.shape[k]));  // unknown exprs are not checked
+  }
+  if (same) return Status::ok();
+  return Status(ErrorCode::kInternal, "value '" + name + "' is " + recorded + "] in the model but infernoc computed " +
+                                          actual.to_string(), node, loc);
+}
+
+Status Loader::lower(const JsonRef& node) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
+  INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
+  const Target parsed = parse_target(target);
+  INFERNO_ASSIGN_OR_RETURN(std::vector<std::string> outs, output_names(node));
+  AtenCall call{parsed.op, parsed.overload, {}, {}, outs.empty() ? std::string() : outs.front(), location_from(node)};
+  if (call.node_name.empty()) {
+    if (std::optional<JsonRef> n = node.find("name"); n && n->raw().is_string()) call.node_name = n->raw().get<std::string>();
+  }
+  auto with_node = [&](const Status& s) { return Status(s.code(), s.message(), call.node_name, call.loc); };
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  for (const JsonRef& input : inputs) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef name_json, input.at("name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string name, name_json.string());
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+    Expected<AtenArg> value = decode(arg);
+    if (!value) return with_node(value.status());
+    int64_t kind = 1;
+    if (std::optional<JsonRef> k = input.find("kind")) {
+      INFERNO_ASSIGN_OR_RETURN(kind, k->integer());
+    }
+    if (kind == 2) call.keyword.emplace_back(std::move(name), std::move(*value));
+    else call.positional.push_back(std::move(*value));
+  }
+  if (std::find(std::begin(kAssertOps), std::end(kAssertOps), call.op) != std::end(kAssertOps)) return Status::ok();
+  if (call.op == "aten::sym_size") {  // sym_size.int(self, dim): a static size by now
+    const auto* self = call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
+    const auto* dim = call.positional.size() < 2 ? nullptr : std::get_if<int64_t>(&call.positional[1]);
+    if (!self || !dim || outs.size() != 1) return with_node(invalid_input("model.json: malformed sym_size node"));
+    Expected<int64_t> d = ir::normalize_dim(*dim, graph_.type(*self).rank());
+    if (!d) return with_node(d.status());
+    sym_sizes_[outs[0]] = graph_.type(*self).shape[*d];
+    return Status::ok();
+  }
+  INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> results, lower_aten_call(graph_, call));
+  if (results.size() != outs.size()) {
+    return Status(ErrorCode::kInternal, call.op + " gave " + std::to_string(results.size()) + " outputs, the model has " +
+                                            std::to_string(outs.size()), call.node_name, call.loc);
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].empty()) continue;
+    INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
+    values_[outs[i]] = results[i];
+  }
+  return Status::ok();
+}
+
+Status Loader::set_outputs(const JsonRef& signature) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef specs_json, signature.at("output_specs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> specs, specs_json.items());
+  std::vector<ValueId> outputs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    INFERNO_ASSIGN_OR_RETURN(auto member, specs[i].one_of());
+    auto& [kind, body] = member;
+    if (kind != "user_output") {
+      std::string what = kind;
+      if (std::optional<JsonRef> b = body.find("buffer_name"); b && b->raw().is_string()) what += " of '" + b->raw().get<std::string>() + "'";
+      return unsupported("the model's output " + std::to_string(i) + " is a " + what +
+                         " (the model mutates state), which infernoc does not support");
+    }
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, body.at("arg"));
+    INFERNO_ASSIGN_OR_RETURN(auto a, arg.one_of());
+    if (a.first != "as_tensor") return unsupported("the model's output " + std::to_string(i) + " is not a tensor (" + a.first + ")");
+    INFERNO_ASSIGN_OR_RETURN(JsonRef n, a.second.at("name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
+    auto it = values_.find(name);
+    if (it == values_.end()) return arg.error("output '" + name + "' is not defined");
+    outputs.push_back(it->second);
+  }
+  graph_.set_outputs(std::move(outputs));
+  return Status::ok();
+}
+
+Expected<ir::Graph> Loader::load() {
+  INFERNO_RETURN_IF_ERROR(check_header());
+  INFERNO_ASSIGN_OR_RETURN(std::string record, model_record());
+  const std::string model = record.substr(7, record.size() - 12);  // models/<model>.json
+  INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, archive_.read(record, kMaxModelJsonBytes));
+  INFERNO_ASSIGN_OR_RETURN(nlohmann::json json, parse_json(bytes, record));
+  bytes = {};
+  const JsonRef root(json, record);
+  if (std::optional<JsonRef> version = root.find("schema_version")) {
+    std::optional<JsonRef> major = version->find("major");
+    if (major && major->raw().is_number_integer() && major->raw().get<int64_t>() != 8) {
+      return unsupported(record + ": schema version " + major->raw().dump() +
+                         " is not supported (infernoc reads version 8, torch 2.8 to 2.11)");
+    }
+  }
+  INFERNO_ASSIGN_OR_RETURN(JsonRef module, root.at("graph_module"));
+  INFERNO_ASSIGN_OR_RETURN(JsonRef graph, module.at("graph"));
+  INFERNO_ASSIGN_OR_RETURN(JsonRef signature, module.at("signature"));
+  INFERNO_ASSIGN_OR_RETURN(JsonRef nodes_json, graph.at("nodes"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> nodes, nodes_json.items());
+  INFERNO_RETURN_IF_ERROR(check_ops(nodes));
+  INFERNO_RETURN_IF_ERROR(read_values(graph));
+  INFERNO_RETURN_IF_ERROR(add_inputs(signature, model, root));
+  cache_.clear();
+  for (const JsonRef& node : nodes) INFERNO_RETURN_IF_ERROR(lower(node));
+  INFERNO_RETURN_IF_ERROR(set_outputs(signature));
+  const Status verified = ir::verify(graph_);
+  if (!verified) return Status(ErrorCode::kInternal, "the .pt2 frontend built an invalid graph: " + verified.message(), verified.node(), verified.location());
+  return std::move(graph_);
+}
+
+}  // namespace
+
+Expected<ir::Graph> load_pt2(const std::string& path, const LoadOptions& options) {
+  INFERNO_ASSIGN_OR_RETURN(ModelFormat format, detect_format(path));
+  if (format != ModelFormat::kPt2) return invalid_input("'" + path + "' is a TorchScript file, not a torch.export archive");
+  INFERNO_ASSIGN_OR_RETURN(Pt2Archive archive, Pt2Archive::open(path));
+  return Loader(archive, options).load();
+}
+
+}  // namespace inferno::frontend

@@ -253,6 +253,12 @@ TEST_CASE("aten binary ops and scalar promotion", "[frontend][aten]") {
   CHECK(t.node_of(r).inputs[0] == y);
   CHECK(t.op_of(t.node_of(r).inputs[1]) == OpKind::kMul);
 
+  // Decompositions put the number first: sub.Tensor(1.0, x).
+  r = t.one("aten::sub", {1.0, h}, {}, "Tensor");
+  CHECK(t.type(r) == "f16[4,8]");
+  CHECK(t.g.value(t.node_of(r).inputs[0]).constant->get(0) == 1.0);
+  CHECK(t.node_of(r).inputs[1] == h);
+  CHECK(t.lower("aten::mul", {2.0, 3.0}).status().code() == ErrorCode::kInvalidInput);
   CHECK(t.type(t.one("aten::div", {x, y}, {{"rounding_mode", NoneArg{}}})) == "f32[4,8]");
   auto floor = t.lower("aten::div", {x, y}, {{"rounding_mode", std::string("floor")}}, "Tensor_mode");
   REQUIRE(!floor);

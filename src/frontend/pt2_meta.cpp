@@ -1,0 +1,181 @@
+// TensorMeta, SymInt and dtype decoding, and a small evaluator for symbolic size expressions.
+#include <cctype>
+
+#include "frontend/pt2_model.h"
+
+namespace inferno::frontend::pt2 {
+
+Expected<SymDim> parse_sym_int(const JsonRef& j) {
+  INFERNO_ASSIGN_OR_RETURN(auto member, j.one_of());
+  auto& [kind, v] = member;
+  SymDim dim;
+  if (kind == "as_int") {
+    INFERNO_ASSIGN_OR_RETURN(dim.value, v.integer());
+    return dim;
+  }
+  if (kind != "as_expr") return v.error("unknown SymInt kind '" + kind + "'");
+  INFERNO_ASSIGN_OR_RETURN(JsonRef expr, v.at("expr_str"));
+  INFERNO_ASSIGN_OR_RETURN(dim.expr, expr.string());
+  if (std::optional<JsonRef> hint = v.find("hint")) {
+    if (hint->raw().is_number_integer()) {
+      INFERNO_ASSIGN_OR_RETURN(dim.hint, hint->integer());
+    } else {
+      INFERNO_ASSIGN_OR_RETURN(auto h, hint->one_of());
+      if (h.first == "as_int") {
+        INFERNO_ASSIGN_OR_RETURN(dim.hint, h.second.integer());
+      }
+    }
+  }
+  return dim;
+}
+
+Expected<TensorMeta> parse_tensor_meta(const JsonRef& j) {
+  TensorMeta meta;
+  INFERNO_ASSIGN_OR_RETURN(JsonRef dtype, j.at("dtype"));
+  INFERNO_ASSIGN_OR_RETURN(meta.dtype_code, dtype.integer());
+  for (auto [key, out] : {std::pair{"sizes", &meta.sizes}, std::pair{"strides", &meta.strides}}) {
+    std::optional<JsonRef> list = j.find(key);
+    if (!list) {
+      if (out == &meta.strides) continue;  // strides are only needed for payloads
+      return j.error(std::string("missing field '") + key + "'");
+    }
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> dims, list->items());
+    for (const JsonRef& d : dims) {
+      INFERNO_ASSIGN_OR_RETURN(SymDim dim, parse_sym_int(d));
+      out->push_back(std::move(dim));
+    }
+  }
+  if (std::optional<JsonRef> offset = j.find("storage_offset")) {
+    INFERNO_ASSIGN_OR_RETURN(meta.storage_offset, parse_sym_int(*offset));
+  } else {
+    meta.storage_offset.value = 0;
+  }
+  return meta;
+}
+
+Expected<ir::DType> dtype_from_code(int64_t code, const std::string& what) {
+  switch (code) {
+    case 4: return ir::DType::kI32;
+    case 5: return ir::DType::kI64;
+    case 6: return ir::DType::kF16;
+    case 7: return ir::DType::kF32;
+    case 8: return ir::DType::kF64;
+    case 12: return ir::DType::kBool;
+    case 13: return ir::DType::kBF16;
+    default: break;
+  }
+  static const std::map<int64_t, const char*> kNames = {
+      {1, "uint8"},          {2, "int8"},           {3, "int16"},      {9, "complex32"},
+      {10, "complex64"},     {11, "complex128"},    {28, "uint16"},    {29, "float8_e4m3fn"},
+      {30, "float8_e5m2"},   {31, "float8_e4m3fnuz"}, {32, "float8_e5m2fnuz"}};
+  auto it = kNames.find(code);
+  if (it == kNames.end()) return invalid_input(what + " has unknown dtype code " + std::to_string(code));
+  return unsupported(what + " has dtype " + it->second + ", which infernoc does not support");
+}
+
+namespace {
+
+// Recursive descent over: expr = term (('+'|'-') term)*; term = unary (('*'|'//'|'%') unary)*;
+// unary = '-' unary | primary; primary = integer | symbol | '(' expr ')'.
+class ExprParser {
+ public:
+  ExprParser(std::string_view s, const Symbols& symbols) : s_(s), symbols_(symbols) {}
+
+  std::optional<int64_t> parse() {
+    std::optional<int64_t> v = expr();
+    skip();
+    return pos_ == s_.size() ? v : std::nullopt;
+  }
+
+ private:
+  void skip() {
+    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
+  }
+  bool eat(std::string_view tok) {
+    skip();
+    if (s_.substr(pos_, tok.size()) != tok) return false;
+    pos_ += tok.size();
+    return true;
+  }
+  std::optional<int64_t> expr() {
+    std::optional<int64_t> v = term();
+    while (v) {
+      int64_t r = 0;
+      if (eat("+")) {
+        std::optional<int64_t> t = term();
+        if (!t || __builtin_add_overflow(*v, *t, &r)) return std::nullopt;
+      } else if (eat("-")) {
+        std::optional<int64_t> t = term();
+        if (!t || __builtin_sub_overflow(*v, *t, &r)) return std::nullopt;
+      } else {
+        break;
+      }
+      v = r;
+    }
+    return v;
+  }
+  std::optional<int64_t> term() {
+    std::optional<int64_t> v = unary();
+    while (v) {
+      int64_t r = 0;
+      if (eat("*")) {
+        std::optional<int64_t> u = unary();
+        if (!u || __builtin_mul_overflow(*v, *u, &r)) return std::nullopt;
+      } else if (eat("//") || eat("%")) {
+        const bool mod = s_[pos_ - 1] == '%';
+        std::optional<int64_t> u = unary();
+        if (!u || *u == 0 || (*v == INT64_MIN && *u == -1)) return std::nullopt;
+        const int64_t q = *v / *u - ((*v % *u != 0) && ((*v < 0) != (*u < 0)));  // floor division
+        r = mod ? *v - q * *u : q;
+      } else {
+        break;
+      }
+      v = r;
+    }
+    return v;
+  }
+  std::optional<int64_t> unary() {
+    if (eat("-")) {
+      std::optional<int64_t> v = unary();
+      if (!v || *v == INT64_MIN) return std::nullopt;
+      return -*v;
+    }
+    return primary();
+  }
+  std::optional<int64_t> primary() {
+    skip();
+    if (eat("(")) {
+      std::optional<int64_t> v = expr();
+      return v && eat(")") ? v : std::nullopt;
+    }
+    const size_t start = pos_;
+    if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+      int64_t v = 0;
+      for (; pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])); ++pos_) {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v)) return std::nullopt;
+      }
+      return v;
+    }
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    auto it = symbols_.find(s_.substr(start, pos_ - start));
+    if (pos_ == start || it == symbols_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  std::string_view s_;
+  const Symbols& symbols_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols) {
+  return ExprParser(expr, symbols).parse();
+}
+
+std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols) {
+  if (dim.value) return dim.value;
+  return eval_sym_expr(dim.expr, symbols);
+}
+
+}  // namespace inferno::frontend::pt2

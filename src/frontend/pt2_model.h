@@ -1,0 +1,72 @@
+// Pieces of the .pt2 format the frontend decodes: tensor metadata, dtype codes, symbolic sizes,
+// and the weight/constant payloads. Internal to the .pt2 frontend (see pt2-format.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/pt2_archive.h"
+#include "frontend/pt2_json.h"
+#include "ir/tensor_type.h"
+
+namespace inferno::frontend::pt2 {
+
+/// A SymInt: a static value, or a symbolic expression ("s0", "2*s0") with an optional hint.
+struct SymDim {
+  std::optional<int64_t> value;
+  std::string expr;
+  std::optional<int64_t> hint;
+};
+
+/// The parts of a TensorMeta the frontend uses.
+struct TensorMeta {
+  int64_t dtype_code = 0;
+  std::vector<SymDim> sizes;
+  std::vector<SymDim> strides;
+  SymDim storage_offset;
+};
+
+Expected<SymDim> parse_sym_int(const JsonRef& j);
+Expected<TensorMeta> parse_tensor_meta(const JsonRef& j);
+
+/// The schema's ScalarType code (FLOAT = 7, ...) as an IR dtype; kUnsupported for dtypes the IR
+/// lacks, kInvalidInput for unknown codes. `what` names the value in the message.
+Expected<ir::DType> dtype_from_code(int64_t code, const std::string& what);
+
+/// Symbol values ("s0" -> 4) of a model with dynamic dims.
+using Symbols = std::map<std::string, int64_t, std::less<>>;
+/// Evaluates a sympy-printed integer expression: integer literals, symbols, + - * // % and
+/// parentheses. nullopt for anything else (functions, unknown symbols, division by zero).
+std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols);
+/// A SymDim's value: static, or its expression evaluated; nullopt when unknown.
+std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols);
+
+/// One entry of a payload config (data/weights/<model>_weights_config.json and the constants one).
+struct Payload {
+  std::string fqn;
+  std::string record;  ///< archive record holding the storage bytes
+  bool use_pickle = false;
+  std::optional<TensorMeta> meta;
+};
+using PayloadConfig = std::map<std::string, Payload, std::less<>>;
+
+/// Reads a payload config; an absent record gives an empty config. `base_dir` ("data/weights/")
+/// prefixes the entries' path_name.
+Expected<PayloadConfig> read_payload_config(const Pt2Archive& archive, const std::string& record,
+                                            const std::string& base_dir);
+
+/// Storage records already read, shared by the tensors that view them.
+using RecordCache = std::map<std::string, std::shared_ptr<const std::vector<std::byte>>, std::less<>>;
+
+/// The payload's tensor as a dense row-major ir::Tensor: its storage record viewed through the
+/// meta's sizes, strides and storage_offset (a 0-byte record means zeros). Everything is
+/// bounds-checked before any byte is copied. `what` ("parameter 'fc1.weight'") names it in errors.
+Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payload, const std::string& what,
+                                  RecordCache& cache);
+
+}  // namespace inferno::frontend::pt2
