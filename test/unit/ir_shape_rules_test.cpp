@@ -1,0 +1,207 @@
+// Shape and dtype rules, one table row per case: (op, input types, attributes) -> the output types,
+// or a substring of the error. Every op in ops.def has at least one row.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/shape_rules.h"
+#include "support/catch.h"
+#include "support/test_support.h"
+
+namespace inferno::ir {
+namespace {
+
+TensorType f32(Shape s) { return {DType::kF32, std::move(s)}; }
+TensorType f16(Shape s) { return {DType::kF16, std::move(s)}; }
+TensorType bf16(Shape s) { return {DType::kBF16, std::move(s)}; }
+TensorType f64(Shape s) { return {DType::kF64, std::move(s)}; }
+TensorType i64(Shape s) { return {DType::kI64, std::move(s)}; }
+TensorType i32(Shape s) { return {DType::kI32, std::move(s)}; }
+TensorType boolean(Shape s) { return {DType::kBool, std::move(s)}; }
+
+Attributes attrs(std::initializer_list<std::pair<const char*, AttrValue>> entries) {
+  Attributes a;
+  for (const auto& [name, value] : entries) a.set(name, value);
+  return a;
+}
+Attributes ints(const char* name, IntList v) { return attrs({{name, std::move(v)}}); }
+Attributes reduce(IntList dims, bool keepdim) { return attrs({{"dims", std::move(dims)}, {"keepdim", keepdim}}); }
+Attributes dim(int64_t d) { return attrs({{"dim", d}}); }
+const Attributes kAlphaBeta = attrs({{"alpha", 1.0}, {"beta", 1.0}});
+
+struct Case {
+  OpKind op;
+  std::vector<TensorType> inputs;
+  Attributes attrs;
+  std::vector<TensorType> expected;  ///< empty: an error is expected
+  std::string error = {};            ///< substring of the error message
+};
+
+const std::vector<Case>& cases() {
+  using K = OpKind;
+  static const std::vector<Case> kCases = {
+      // linear: x[..., K] @ w[N, K]^T (+ b[N] / b[1] / b[])
+      {K::kLinear, {f32({4, 16}), f32({32, 16}), f32({32})}, {}, {f32({4, 32})}},
+      {K::kLinear, {f32({4, 16}), f32({32, 16})}, {}, {f32({4, 32})}},
+      {K::kLinear, {f32({2, 3, 16}), f32({32, 16}), f32({1})}, {}, {f32({2, 3, 32})}},
+      {K::kLinear, {f32({16}), f32({32, 16}), f32({})}, {}, {f32({32})}},
+      {K::kLinear, {f32({4, 16}), f32({32, 8})}, {}, {}, "expects x[..., K] and w[N, K]"},
+      {K::kLinear, {f32({4, 16}), f32({32, 16}), f32({31})}, {}, {}, "does not match 32 output features"},
+      {K::kLinear, {f16({4, 16}), f32({32, 16})}, {}, {}, "operand dtypes differ"},
+      {K::kLinear, {f32({4, 16})}, {}, {}, "takes 2 to 3 inputs, got 1"},
+      // matmul: torch.matmul, including 1-D operands and batch broadcasting
+      {K::kMatMul, {f32({3}), f32({3})}, {}, {f32({})}},
+      {K::kMatMul, {f32({3}), f32({3, 4})}, {}, {f32({4})}},
+      {K::kMatMul, {f32({2, 3}), f32({3})}, {}, {f32({2})}},
+      {K::kMatMul, {f32({2, 3}), f32({3, 4})}, {}, {f32({2, 4})}},
+      {K::kMatMul, {f32({5, 2, 3}), f32({5, 3, 4})}, {}, {f32({5, 2, 4})}},
+      {K::kMatMul, {f32({5, 1, 2, 3}), f32({7, 3, 4})}, {}, {f32({5, 7, 2, 4})}},
+      {K::kMatMul, {f32({3}), f32({5, 3, 4})}, {}, {f32({5, 4})}},
+      {K::kMatMul, {f32({2, 3}), f32({4, 5})}, {}, {}, "inner dimensions differ"},
+      {K::kMatMul, {f32({5, 2, 3}), f32({4, 3, 4})}, {}, {}, "do not broadcast"},
+      {K::kMatMul, {f32({}), f32({3})}, {}, {}, "rank >= 1"},
+      // addmm: beta * bias + alpha * (a @ b)
+      {K::kAddMM, {f32({4}), f32({2, 3}), f32({3, 4})}, kAlphaBeta, {f32({2, 4})}},
+      {K::kAddMM, {f32({2, 1}), f32({2, 3}), f32({3, 4})}, kAlphaBeta, {f32({2, 4})}},
+      {K::kAddMM, {f32({2, 2, 4}), f32({2, 3}), f32({3, 4})}, kAlphaBeta, {}, "does not broadcast to [2,4]"},
+      {K::kAddMM, {f32({4}), f32({2, 3}), f32({2, 4})}, kAlphaBeta, {}, "expects a[M, K] and b[K, N]"},
+      {K::kAddMM, {f32({4}), f32({2, 3}), f32({3, 4})}, attrs({{"beta", 1.0}}), {}, "needs attribute 'alpha' of type float"},
+      {K::kAddMM, {f32({4}), f32({2, 3}), f32({3, 4})}, attrs({{"alpha", int64_t{1}}, {"beta", 1.0}}), {},
+       "needs attribute 'alpha' of type float"},
+      // layout ops
+      {K::kReshape, {f32({4, 6})}, ints("shape", {2, 3, 4}), {f32({2, 3, 4})}},
+      {K::kReshape, {f32({4, 6})}, ints("shape", {}), {}, "cannot reshape f32[4,6] to []"},
+      {K::kReshape, {f32({1})}, ints("shape", {}), {f32({})}},
+      {K::kReshape, {f32({4, 6})}, ints("shape", {-1, 6}), {}, "negative dim"},
+      {K::kReshape, {f32({0})}, ints("shape", {int64_t{1} << 32, int64_t{1} << 32, 0}), {}, "cannot reshape"},
+      {K::kReshape, {f32({0})}, ints("shape", {int64_t{1} << 62, 8}), {}, "cannot reshape"},
+      {K::kReshape, {f32({4, 6})}, {}, {}, "needs attribute 'shape' of type ints"},
+      {K::kTranspose, {f32({2, 3, 4})}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}), {f32({4, 3, 2})}},
+      {K::kTranspose, {f32({2, 3})}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}), {}, "out of range"},
+      {K::kTranspose, {f32({2, 3})}, attrs({{"dim0", int64_t{-1}}, {"dim1", int64_t{0}}}), {}, "out of range"},
+      {K::kPermute, {f32({2, 3, 4})}, ints("dims", {2, 0, 1}), {f32({4, 2, 3})}},
+      {K::kPermute, {f32({2, 3, 4})}, ints("dims", {0, 0, 1}), {}, "not a permutation"},
+      {K::kPermute, {f32({2, 3, 4})}, ints("dims", {1, 0}), {}, "not a permutation"},
+      {K::kExpand, {f32({1, 16})}, ints("shape", {4, 16}), {f32({4, 16})}},
+      {K::kExpand, {f32({3})}, ints("shape", {2, 5, 3}), {f32({2, 5, 3})}},
+      {K::kExpand, {f32({2, 3})}, ints("shape", {3}), {}, "to fewer dims"},
+      {K::kExpand, {f32({2, 3})}, ints("shape", {4, 3}), {}, "cannot expand f32[2,3] to [4,3]"},
+      {K::kExpand, {f32({1})}, ints("shape", {-1}), {}, "target shape [-1]"},
+      {K::kExpand, {f32({1})}, ints("shape", {int64_t{1} << 40, int64_t{1} << 40}), {}, "too large"},
+      // unary elementwise
+      {K::kRelu, {i32({4})}, {}, {i32({4})}},
+      {K::kRelu, {f32({4}), f32({4})}, {}, {}, "takes 1 inputs, got 2"},
+      {K::kAbs, {i64({2, 2})}, {}, {i64({2, 2})}},
+      {K::kNeg, {f16({})}, {}, {f16({})}},
+      {K::kGelu, {f32({4})}, attrs({{"approximate", std::string("none")}}), {f32({4})}},
+      {K::kGelu, {bf16({4})}, attrs({{"approximate", std::string("tanh")}}), {bf16({4})}},
+      {K::kGelu, {f32({4})}, attrs({{"approximate", std::string("fast")}}), {}, "approximate must be"},
+      {K::kGelu, {i32({4})}, attrs({{"approximate", std::string("none")}}), {}, "expects a floating-point input"},
+      {K::kGelu, {f32({4})}, {}, {}, "needs attribute 'approximate' of type string"},
+      {K::kSilu, {f16({4})}, {}, {f16({4})}},
+      {K::kSigmoid, {f64({4})}, {}, {f64({4})}},
+      {K::kTanh, {i64({4})}, {}, {}, "expects a floating-point input"},
+      {K::kExp, {boolean({4})}, {}, {}, "expects a floating-point input"},
+      {K::kCast, {f32({2, 3})}, attrs({{"dtype", DType::kF16}}), {f16({2, 3})}},
+      {K::kCast, {f32({2, 3})}, attrs({{"dtype", std::string("f16")}}), {}, "needs attribute 'dtype' of type dtype"},
+      // binary elementwise: broadcasting
+      {K::kAdd, {f32({4, 1}), f32({1, 5})}, {}, {f32({4, 5})}},
+      {K::kAdd, {f32({3}), f32({2, 1, 3})}, {}, {f32({2, 1, 3})}},
+      {K::kAdd, {f32({4}), f32({5})}, {}, {}, "shapes [4] and [5] do not broadcast"},
+      {K::kMul, {f32({0, 3}), f32({1, 3})}, {}, {f32({0, 3})}},
+      // binary elementwise: dtype promotion
+      {K::kAdd, {f16({2}), f32({2})}, {}, {f32({2})}},
+      {K::kAdd, {f16({2}), bf16({2})}, {}, {f32({2})}},
+      {K::kAdd, {i32({2}), f16({2})}, {}, {f16({2})}},
+      {K::kSub, {boolean({2}), i32({2})}, {}, {i32({2})}},
+      {K::kSub, {i32({2}), i64({2})}, {}, {i64({2})}},
+      {K::kMul, {f16({2}), f32({})}, {}, {f16({2})}},      // rank-0 of the same category: no widening
+      {K::kMul, {f64({}), f32({2})}, {}, {f32({2})}},
+      {K::kMul, {i32({2}), i64({})}, {}, {i32({2})}},
+      {K::kMul, {i32({2}), f32({})}, {}, {f32({2})}},      // a higher category still wins
+      {K::kMul, {f16({}), f32({})}, {}, {f32({})}},        // both rank 0: ordinary promotion
+      {K::kDiv, {i32({2}), i32({2})}, {}, {f32({2})}},     // true division
+      {K::kDiv, {i64({2}), i64({})}, {}, {f32({2})}},
+      {K::kDiv, {boolean({2}), boolean({2})}, {}, {f32({2})}},
+      {K::kDiv, {f16({2}), i64({2})}, {}, {f16({2})}},
+      // reductions
+      {K::kSum, {f32({4, 8})}, reduce({1}, true), {f32({4, 1})}},
+      {K::kSum, {f32({4, 8})}, reduce({1}, false), {f32({4})}},
+      {K::kSum, {f32({4, 8})}, reduce({}, false), {f32({})}},
+      {K::kSum, {f32({4, 8})}, reduce({}, true), {f32({1, 1})}},
+      {K::kSum, {f32({2, 3, 4})}, reduce({0, 2}, false), {f32({3})}},
+      {K::kSum, {i32({4, 8})}, reduce({0}, false), {i64({8})}},
+      {K::kSum, {boolean({4})}, reduce({}, false), {i64({})}},
+      {K::kSum, {f32({4, 8})}, reduce({1, 0}, false), {}, "must be sorted, unique"},
+      {K::kSum, {f32({4, 8})}, reduce({2}, false), {}, "must be sorted, unique and within f32[4,8]"},
+      {K::kSum, {f32({4, 8})}, ints("dims", {1}), {}, "needs attribute 'keepdim' of type bool"},
+      {K::kMean, {f16({4, 8})}, reduce({0}, true), {f16({1, 8})}},
+      {K::kMean, {i32({4, 8})}, reduce({0}, true), {}, "expects a floating-point input"},
+      {K::kSoftmax, {f32({4, 8})}, dim(1), {f32({4, 8})}},
+      {K::kSoftmax, {f32({})}, dim(0), {f32({})}},
+      {K::kSoftmax, {i32({4, 8})}, dim(1), {}, "expects a floating-point input"},
+      {K::kSoftmax, {f32({4, 8})}, dim(2), {}, "dim 2 out of range"},
+      {K::kSoftmax, {f32({4, 8})}, dim(-1), {}, "dim -1 out of range"},
+      {K::kLogSoftmax, {bf16({4, 8})}, dim(0), {bf16({4, 8})}},
+      {K::kLogSoftmax, {i64({4})}, dim(0), {}, "expects a floating-point input"},
+  };
+  return kCases;
+}
+
+std::string describe(const Case& c) {
+  std::string s(op_name(c.op));
+  s += "(";
+  for (size_t i = 0; i < c.inputs.size(); ++i) s += (i ? ", " : "") + c.inputs[i].to_string();
+  return s + ")";
+}
+
+TEST_CASE("shape rules table") {
+  for (const Case& c : cases()) {
+    INFO(describe(c));
+    Expected<std::vector<TensorType>> result = infer_output_types(c.op, c.inputs, c.attrs);
+    if (c.expected.empty()) {
+      REQUIRE_FALSE(result.has_value());
+      INFO("error: " << result.status().message());
+      CHECK(result.status().code() == ErrorCode::kInvalidInput);
+      CHECK(result.status().message().find(c.error) != std::string::npos);
+    } else {
+      INFO((result ? std::string() : result.status().message()));
+      REQUIRE(result.has_value());
+      CHECK(*result == c.expected);
+    }
+  }
+}
+
+TEST_CASE("shape rules table covers every op") {
+  std::set<OpKind> covered;
+  for (const Case& c : cases()) covered.insert(c.op);
+  for (int k = 0; k < kNumOpKinds; ++k) {
+    INFO(op_name(static_cast<OpKind>(k)));
+    CHECK(covered.contains(static_cast<OpKind>(k)));
+  }
+}
+
+TEST_CASE("docs/ir.md has an op table row for every op") {
+  const std::string doc = test::read_text_file(std::string(INFERNO_SOURCE_DIR) + "/docs/ir.md");
+  for (int k = 0; k < kNumOpKinds; ++k) {
+    const std::string row = "| `" + std::string(op_name(static_cast<OpKind>(k))) + "` |";
+    INFO(row);
+    CHECK(doc.find(row) != std::string::npos);
+  }
+}
+
+TEST_CASE("broadcast_shapes and normalize_dim") {
+  CHECK(*broadcast_shapes({}, {}) == Shape{});
+  CHECK(*broadcast_shapes({1}, {}) == Shape{1});
+  CHECK(*broadcast_shapes({8, 1, 6, 1}, {7, 1, 5}) == Shape{8, 7, 6, 5});
+  CHECK_FALSE(broadcast_shapes({2}, {3}).has_value());
+  CHECK(*normalize_dim(-1, 3) == 2);
+  CHECK(*normalize_dim(0, 0) == 0);
+  CHECK(*normalize_dim(-1, 0) == 0);
+  CHECK_FALSE(normalize_dim(3, 3).has_value());
+  CHECK_FALSE(normalize_dim(-4, 3).has_value());
+  CHECK_FALSE(normalize_dim(1, 0).has_value());
+}
+
+}  // namespace
+}  // namespace inferno::ir
