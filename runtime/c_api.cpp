@@ -1,0 +1,180 @@
+// The C boundary: argument checks, handle plumbing, and guarded() turning every exception into a
+// status plus this thread's last-error text. Nothing below throws past this file.
+#include <string>
+
+#include "inferno/runtime.h"
+#include "runtime/error.h"
+#include "runtime/handles.h"
+
+using inferno::runtime::fail;
+using inferno::runtime::guarded;
+using inferno::runtime::Model;
+
+namespace {
+
+constexpr int32_t kMaxGraphCacheSize = 1024;
+
+template <typename T>
+void require(const T* pointer, const char* name) {
+  if (pointer == nullptr) fail(INFERNO_STATUS_INVALID_ARGUMENT, std::string(name) + " is null");
+}
+
+inferno_status describe(const inferno_loaded_model* model, int32_t index, inferno_tensor_desc* desc,
+                        bool input) {
+  return guarded([&] {
+    require(model, "model");
+    require(desc, "desc");
+    const inferno_model& abi = model->model->abi();
+    const int32_t count = input ? abi.num_inputs : abi.num_outputs;
+    if (index < 0 || index >= count) {
+      fail(INFERNO_STATUS_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " +
+                                                std::to_string(index) + " out of range (" +
+                                                std::to_string(count) + ")");
+    }
+    *desc = input ? abi.inputs[index] : abi.outputs[index];
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* inferno_status_name(inferno_status status) {
+  switch (status) {
+    case INFERNO_STATUS_OK: return "ok";
+    case INFERNO_STATUS_INVALID_ARGUMENT: return "invalid_argument";
+    case INFERNO_STATUS_IO: return "io";
+    case INFERNO_STATUS_LOAD_FAILED: return "load_failed";
+    case INFERNO_STATUS_ABI_MISMATCH: return "abi_mismatch";
+    case INFERNO_STATUS_ARCH_MISMATCH: return "arch_mismatch";
+    case INFERNO_STATUS_WEIGHTS_CORRUPT: return "weights_corrupt";
+    case INFERNO_STATUS_NO_DEVICE: return "no_device";
+    case INFERNO_STATUS_OUT_OF_MEMORY: return "out_of_memory";
+    case INFERNO_STATUS_CUDA_ERROR: return "cuda_error";
+    case INFERNO_STATUS_CUBLAS_ERROR: return "cublas_error";
+    case INFERNO_STATUS_BUSY: return "busy";
+    case INFERNO_STATUS_DEVICE_LOST: return "device_lost";
+    case INFERNO_STATUS_INTERNAL: return "internal";
+  }
+  return "unknown_status";
+}
+
+const char* inferno_last_error(void) { return inferno::runtime::last_error(); }
+
+inferno_status inferno_model_load(const char* path, int device, inferno_loaded_model** model) {
+  return guarded([&] {
+    require(model, "model");
+    *model = nullptr;
+    require(path, "path");
+    *model = new inferno_loaded_model{Model::load(path, device)};
+  });
+}
+
+inferno_status inferno_model_unload(inferno_loaded_model* model) {
+  return guarded([&] { delete model; });
+}
+
+inferno_status inferno_model_check(const char* path, int sm) {
+  return guarded([&] {
+    require(path, "path");
+    const auto model = Model::load(path, INFERNO_DEVICE_NONE);
+    if (sm > 0 && !model->has_arch(sm)) {
+      fail(INFERNO_STATUS_ARCH_MISMATCH, "'" + std::string(path) + "' has machine code for " +
+                                             model->archs_text() + ", not sm_" + std::to_string(sm));
+    }
+  });
+}
+
+inferno_status inferno_model_num_inputs(const inferno_loaded_model* model, int32_t* count) {
+  return guarded([&] {
+    require(model, "model");
+    require(count, "count");
+    *count = model->model->abi().num_inputs;
+  });
+}
+
+inferno_status inferno_model_num_outputs(const inferno_loaded_model* model, int32_t* count) {
+  return guarded([&] {
+    require(model, "model");
+    require(count, "count");
+    *count = model->model->abi().num_outputs;
+  });
+}
+
+inferno_status inferno_model_input(const inferno_loaded_model* model, int32_t index,
+                                   inferno_tensor_desc* desc) {
+  return describe(model, index, desc, true);
+}
+
+inferno_status inferno_model_output(const inferno_loaded_model* model, int32_t index,
+                                    inferno_tensor_desc* desc) {
+  return describe(model, index, desc, false);
+}
+
+inferno_status inferno_model_manifest(const inferno_loaded_model* model,
+                                      const inferno_manifest** manifest) {
+  return guarded([&] {
+    require(model, "model");
+    require(manifest, "manifest");
+    *manifest = &model->model->abi().manifest;
+  });
+}
+
+inferno_status inferno_model_device(const inferno_loaded_model* model, int* device) {
+  return guarded([&] {
+    require(model, "model");
+    require(device, "device");
+    *device = model->model->device();
+  });
+}
+
+inferno_status inferno_session_options_default(inferno_session_options* options) {
+  return guarded([&] {
+    require(options, "options");
+    *options = inferno_session_options{sizeof(inferno_session_options), 1, 8};
+  });
+}
+
+inferno_status inferno_session_create(inferno_loaded_model* model,
+                                      const inferno_session_options* options,
+                                      inferno_session** session) {
+  return guarded([&] {
+    require(session, "session");
+    *session = nullptr;
+    require(model, "model");
+    inferno_session_options chosen{};
+    inferno_session_options_default(&chosen);
+    if (options != nullptr) {
+      if (options->struct_size < sizeof(inferno_session_options)) {
+        fail(INFERNO_STATUS_INVALID_ARGUMENT,
+             "options.struct_size is " + std::to_string(options->struct_size) +
+                 " (fill options with inferno_session_options_default)");
+      }
+      chosen = *options;
+    }
+    if (chosen.graph_cache_size < 1 || chosen.graph_cache_size > kMaxGraphCacheSize) {
+      fail(INFERNO_STATUS_INVALID_ARGUMENT, "options.graph_cache_size must be in 1.." +
+                                                std::to_string(kMaxGraphCacheSize));
+    }
+    if (model->model->device() == INFERNO_DEVICE_NONE) {
+      fail(INFERNO_STATUS_INVALID_ARGUMENT,
+           "model '" + model->model->path() + "' was loaded without a device (inspection only)");
+    }
+    *session = new inferno_session(model->model, chosen);
+  });
+}
+
+inferno_status inferno_session_destroy(inferno_session* session) {
+  return guarded([&] { delete session; });
+}
+
+inferno_status inferno_session_run(inferno_session* session, void* stream,
+                                   const inferno_tensor* inputs, int32_t num_inputs,
+                                   const inferno_tensor* outputs, int32_t num_outputs) {
+  return guarded([&] {
+    require(session, "session");
+    session->session.run(stream, inputs, num_inputs, outputs, num_outputs);
+  });
+}
+
+}  // extern "C"

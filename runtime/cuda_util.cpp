@@ -1,0 +1,102 @@
+#include "runtime/cuda_util.h"
+
+#include "runtime/error.h"
+
+namespace inferno::runtime {
+
+bool is_sticky(cudaError_t error) {
+  switch (error) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorContained:
+    case cudaErrorContextIsDestroyed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inferno_status status_of(cudaError_t error) {
+  if (error == cudaSuccess) return INFERNO_STATUS_OK;
+  if (is_sticky(error)) return INFERNO_STATUS_DEVICE_LOST;
+  switch (error) {
+    case cudaErrorMemoryAllocation:
+      return INFERNO_STATUS_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorStubLibrary:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+      return INFERNO_STATUS_NO_DEVICE;
+    default:
+      return INFERNO_STATUS_CUDA_ERROR;
+  }
+}
+
+std::string cuda_message(cudaError_t error, const std::string& what) {
+  return what + ": " + cudaGetErrorString(error) + " (" + cudaGetErrorName(error) + ")";
+}
+
+void check_cuda(cudaError_t error, const char* what) {
+  if (error == cudaSuccess) return;
+  if (!is_sticky(error)) cudaGetLastError();  // so the caller's next CUDA call does not see it
+  fail(status_of(error), cuda_message(error, what));
+}
+
+int device_count() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    fail(INFERNO_STATUS_NO_DEVICE, cuda_message(error, "no CUDA device"));
+  }
+  if (count == 0) fail(INFERNO_STATUS_NO_DEVICE, "no CUDA device: the driver reports 0 devices");
+  return count;
+}
+
+int compute_capability(int device) {
+  int major = 0;
+  int minor = 0;
+  check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+             "cudaDeviceGetAttribute(compute capability major)");
+  check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
+             "cudaDeviceGetAttribute(compute capability minor)");
+  return major * 10 + minor;
+}
+
+std::string device_name(int device) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "unknown";
+  }
+  return prop.name;
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  check_cuda(cudaGetDevice(&previous_), "cudaGetDevice");
+  if (previous_ == device) return;
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  restore_ = true;
+}
+
+DeviceGuard::DeviceGuard(int device, std::nothrow_t) noexcept {
+  if (cudaGetDevice(&previous_) != cudaSuccess || previous_ == device) return;
+  restore_ = cudaSetDevice(device) == cudaSuccess;
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (restore_) cudaSetDevice(previous_);
+}
+
+}  // namespace inferno::runtime

@@ -1,0 +1,44 @@
+// A loaded model: the dlopen'ed model.so, its validated self-description, and its weights uploaded
+// once to one device. Immutable after load, so sessions on many threads share it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "inferno/model_abi.h"
+#include "runtime/shared_library.h"
+
+namespace inferno::runtime {
+
+class Model {
+ public:
+  /// Loads `path` (see inferno_model_load for the checks and their statuses). `device` is an index,
+  /// INFERNO_DEVICE_CURRENT, or INFERNO_DEVICE_NONE to inspect without a GPU.
+  static std::shared_ptr<const Model> load(const std::string& path, int device);
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const inferno_model& abi() const { return *abi_; }
+  const std::string& path() const { return path_; }
+  /// The device the weights live on; INFERNO_DEVICE_NONE for an inspection-only load.
+  int device() const { return device_; }
+  const void* device_weights() const { return device_weights_; }
+
+  /// Whether the model has machine code for compute capability `sm` (e.g. 90).
+  bool has_arch(int sm) const;
+  /// The model's archs as text: "sm_90, sm_80".
+  std::string archs_text() const;
+
+ private:
+  explicit Model(const std::string& path);
+  void upload_weights(int device, const void* data, uint64_t size);
+
+  std::string path_;
+  SharedLibrary library_;  // declared first: closed last, after the weights are freed
+  const inferno_model* abi_ = nullptr;
+  int device_;
+  void* device_weights_ = nullptr;
+};
+
+}  // namespace inferno::runtime

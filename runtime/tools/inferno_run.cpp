@@ -1,0 +1,226 @@
+// inferno-run: loads a model.so, feeds it .npy inputs, saves its outputs as .npy, optionally times
+// it. Exit codes (as infernoc's): 0 ok, 1 other error, 3 bad model or input, 4 no device or wrong
+// arch, 5 I/O.
+#include <CLI/CLI.hpp>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "inferno/runtime.h"
+#include "npy.h"
+#include "run_io.h"
+
+namespace {
+
+int exit_code(inferno_status status) {
+  switch (status) {
+    case INFERNO_STATUS_OK: return 0;
+    case INFERNO_STATUS_INVALID_ARGUMENT:
+    case INFERNO_STATUS_LOAD_FAILED:
+    case INFERNO_STATUS_ABI_MISMATCH:
+    case INFERNO_STATUS_WEIGHTS_CORRUPT: return 3;
+    case INFERNO_STATUS_NO_DEVICE:
+    case INFERNO_STATUS_ARCH_MISMATCH: return 4;
+    case INFERNO_STATUS_IO: return 5;
+    default: return 1;
+  }
+}
+
+// A failure to report and exit with.
+struct Exit {
+  int code;
+  std::string message;
+};
+
+void check(inferno_status status) {
+  if (status != INFERNO_STATUS_OK) {
+    throw Exit{exit_code(status), std::string(inferno_status_name(status)) + ": " + inferno_last_error()};
+  }
+}
+
+void check_cuda(cudaError_t error, const char* what) {
+  if (error != cudaSuccess) throw Exit{1, std::string(what) + ": " + cudaGetErrorString(error)};
+}
+
+// A device buffer owned by inferno-run.
+struct DeviceBuffer {
+  void* data = nullptr;
+  explicit DeviceBuffer(size_t bytes) {
+    if (bytes > 0) check_cuda(cudaMalloc(&data, bytes), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// Owns the runtime handles so every exit path releases them.
+struct Handles {
+  inferno_loaded_model* model = nullptr;
+  inferno_session* session = nullptr;
+  cudaStream_t stream = nullptr;
+  ~Handles() {
+    inferno_session_destroy(session);
+    inferno_model_unload(model);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+};
+
+std::vector<inferno_tensor_desc> describe(const inferno_loaded_model* model, bool inputs) {
+  int32_t count = 0;
+  check(inputs ? inferno_model_num_inputs(model, &count) : inferno_model_num_outputs(model, &count));
+  std::vector<inferno_tensor_desc> descs(static_cast<size_t>(count));
+  for (int32_t i = 0; i < count; ++i) {
+    check(inputs ? inferno_model_input(model, i, &descs[i]) : inferno_model_output(model, i, &descs[i]));
+  }
+  return descs;
+}
+
+std::string type_text(const inferno_tensor_desc& d) {
+  static const char* const kNames[] = {"f32", "f16", "bf16", "f64", "i64", "i32", "bool"};
+  std::string text = d.dtype >= 0 && d.dtype < 7 ? kNames[d.dtype] : "?";
+  text += "[";
+  for (int32_t k = 0; k < d.rank; ++k) {
+    if (k > 0) text += ',';
+    text += std::to_string(d.shape[k]);
+  }
+  return text + "]";
+}
+
+// --check: validate without a GPU and describe the model.
+int check_only(const std::string& path, int sm) {
+  check(inferno_model_check(path.c_str(), sm));
+  Handles h;
+  check(inferno_model_load(path.c_str(), INFERNO_DEVICE_NONE, &h.model));
+  const inferno_manifest* m = nullptr;
+  check(inferno_model_manifest(h.model, &m));
+  std::printf("ok: %s (infernoc %s, CUDA %s, archs", path.c_str(), m->compiler_version,
+              m->cuda_version);
+  for (int32_t i = 0; i < m->num_sm_archs; ++i) std::printf(" sm_%d", m->sm_archs[i]);
+  std::printf(")\n");
+  for (const auto& d : describe(h.model, true)) std::printf("input  %s: %s\n", d.name, type_text(d).c_str());
+  for (const auto& d : describe(h.model, false)) std::printf("output %s: %s\n", d.name, type_text(d).c_str());
+  return 0;
+}
+
+void print_latency(std::vector<double> micros) {
+  std::sort(micros.begin(), micros.end());
+  const auto at = [&](double q) { return micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))]; };
+  std::printf("latency over %zu runs (host, run + stream sync): median %.1f us, p90 %.1f us, min %.1f us\n",
+              micros.size(), at(0.5), at(0.9), micros.front());
+}
+
+struct Options {
+  std::string model;
+  std::vector<std::string> data;
+  std::string save_dir;
+  int iters = 0;
+  int device = 0;
+  bool no_graph = false;
+  int check_sm = -1;
+};
+
+int run(const Options& opt) {
+  if (opt.check_sm >= 0) return check_only(opt.model, opt.check_sm);
+
+  Handles h;
+  check(inferno_model_load(opt.model.c_str(), opt.device, &h.model));
+  const auto in_descs = describe(h.model, true);
+  const auto out_descs = describe(h.model, false);
+  if (opt.data.size() != in_descs.size()) {
+    throw Exit{3, "the model has " + std::to_string(in_descs.size()) + " inputs, got " +
+                      std::to_string(opt.data.size()) + " --data files"};
+  }
+
+  // Inputs: read, convert, upload. Outputs: allocate.
+  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
+  std::vector<inferno_tensor> inputs, outputs;
+  for (size_t i = 0; i < in_descs.size(); ++i) {
+    const auto bytes = inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
+    buffers.push_back(std::make_unique<DeviceBuffer>(bytes.size()));
+    check_cuda(cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+               "cudaMemcpy of an input");
+    const auto& d = in_descs[i];
+    inputs.push_back({buffers.back()->data, d.dtype, d.rank, d.shape});
+  }
+  for (const auto& d : out_descs) {
+    buffers.push_back(std::make_unique<DeviceBuffer>(inferno::run::byte_size(d)));
+    outputs.push_back({buffers.back()->data, d.dtype, d.rank, d.shape});
+  }
+
+  inferno_session_options options{};
+  check(inferno_session_options_default(&options));
+  options.use_cuda_graph = opt.no_graph ? 0 : 1;
+  check(inferno_session_create(h.model, &options, &h.session));
+  check_cuda(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  const auto run_once = [&] {
+    check(inferno_session_run(h.session, h.stream, inputs.data(), static_cast<int32_t>(inputs.size()),
+                              outputs.data(), static_cast<int32_t>(outputs.size())));
+    check_cuda(cudaStreamSynchronize(h.stream), "cudaStreamSynchronize");
+  };
+  run_once();
+
+  if (opt.iters > 0) {
+    for (int i = 0; i < std::max(3, opt.iters / 10); ++i) run_once();  // warm-up (caches, clocks)
+    std::vector<double> micros;
+    for (int i = 0; i < opt.iters; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      run_once();
+      micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    }
+    print_latency(std::move(micros));
+  }
+
+  if (!opt.save_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opt.save_dir, ec);
+    if (ec) throw Exit{5, "cannot create '" + opt.save_dir + "': " + ec.message()};
+  }
+  for (size_t i = 0; i < out_descs.size(); ++i) {
+    std::vector<std::byte> bytes(inferno::run::byte_size(out_descs[i]));
+    check_cuda(cudaMemcpy(bytes.data(), outputs[i].data, bytes.size(), cudaMemcpyDeviceToHost),
+               "cudaMemcpy of an output");
+    std::printf("output %zu '%s': %s\n", i, out_descs[i].name, type_text(out_descs[i]).c_str());
+    if (opt.save_dir.empty()) continue;
+    const auto path = std::filesystem::path(opt.save_dir) / ("out" + std::to_string(i) + ".npy");
+    inferno::npy::write(path.string(), inferno::run::output_array(bytes, out_descs[i]));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"Run a model.so built by infernoc on .npy inputs"};
+  app.add_option("model", opt.model, "the model.so")->required();
+  app.add_option("--data", opt.data, "an input .npy file, one per model input, in order");
+  app.add_option("--save-outputs", opt.save_dir, "write out0.npy, out1.npy, ... to this directory");
+  const CLI::Range non_negative(0, 1 << 30);
+  app.add_option("--iters", opt.iters, "time this many runs after warm-up")->check(non_negative);
+  app.add_option("--device", opt.device, "CUDA device index")->check(non_negative);
+  app.add_flag("--no-graph", opt.no_graph, "run without capturing a CUDA graph");
+  app.add_option("--check", opt.check_sm, "only validate the file for this SM (e.g. 90; 0: any), no GPU")
+      ->check(non_negative);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 3;
+  }
+  try {
+    return run(opt);
+  } catch (const Exit& e) {
+    std::fprintf(stderr, "inferno-run: error: %s\n", e.message.c_str());
+    return e.code;
+  } catch (const inferno::npy::Error& e) {
+    std::fprintf(stderr, "inferno-run: error: %s\n", e.what());
+    return e.io() ? 5 : 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "inferno-run: error: %s\n", e.what());
+    return 1;
+  }
+}
