@@ -1,0 +1,30 @@
+"""The Python loader (tools/python/inferno) without a GPU or torch: finding libinferno_runtime and
+checking model files, with errors raised as InfernoError carrying the runtime's status."""
+import os
+
+import inferno
+
+MODELS = os.environ["INFERNO_TEST_MODEL_DIR"]
+
+
+def model(name):
+    return os.path.join(MODELS, f"test_model_{name}.so")
+
+
+def expect_error(fn, status, text):
+    try:
+        fn()
+    except inferno.InfernoError as e:
+        assert e.status == status, (e.status, str(e))
+        assert text in str(e), str(e)
+        return
+    raise AssertionError(f"expected {status}")
+
+
+inferno.check(model("good"))
+inferno.check(model("sm75"), 75)
+expect_error(lambda: inferno.check(model("bad_abi")), "abi_mismatch", "ABI version 999")
+expect_error(lambda: inferno.check(model("bad_checksum")), "weights_corrupt", "checksum")
+expect_error(lambda: inferno.check(model("sm75"), 90), "arch_mismatch", "sm_75")
+expect_error(lambda: inferno.check("/nonexistent/model.so"), "io", "/nonexistent/model.so")
+print("python loader: ok")
