@@ -1,0 +1,212 @@
+"""Runs an infernoc ``model.so`` on torch CUDA tensors through libinferno_runtime (via ctypes).
+
+    import inferno
+    model = inferno.load("model.so")          # the current torch CUDA device
+    y = model(x)                               # x: a torch CUDA tensor; y: a new torch CUDA tensor
+
+The runtime library is found through $INFERNO_RUNTIME_LIB, else beside this package (an installed
+prefix's lib/), else by the dynamic linker and in standard install directories. Errors raise
+InfernoError carrying the runtime's status name and message. torch is imported only by load().
+"""
+import ctypes
+import os
+import threading
+from pathlib import Path
+
+__all__ = ["InfernoError", "Model", "check", "load"]
+
+_LIB_NAME = "libinferno_runtime.so"
+_DEVICE_NONE = -2
+
+
+class InfernoError(RuntimeError):
+    """A failed runtime call: ``status`` is its name ("invalid_argument", ...)."""
+
+    def __init__(self, status, message):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+
+
+class _TensorDesc(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+class _SessionOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("use_cuda_graph", ctypes.c_int32),
+                ("graph_cache_size", ctypes.c_int32)]
+
+
+def _candidates():
+    if os.environ.get("INFERNO_RUNTIME_LIB"):
+        yield os.environ["INFERNO_RUNTIME_LIB"]
+        return
+    here = Path(__file__).resolve().parent
+    yield str(here / _LIB_NAME)
+    yield str(here.parent.parent / _LIB_NAME)  # installed: <prefix>/lib/python/inferno/
+    yield _LIB_NAME                            # LD_LIBRARY_PATH, ld.so.cache
+    for d in ("/usr/local/lib", "/usr/local/lib64", "/usr/lib", "/usr/lib64"):
+        yield str(Path(d) / _LIB_NAME)
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _library():
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            errors = []
+            for candidate in _candidates():
+                try:
+                    _lib = _bind(ctypes.CDLL(candidate))
+                    break
+                except OSError as e:
+                    errors.append(str(e))
+            else:
+                raise InfernoError("load_failed", "cannot find " + _LIB_NAME +
+                                   " (set INFERNO_RUNTIME_LIB): " + "; ".join(errors))
+        return _lib
+
+
+def _bind(lib):
+    p, i32, c = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int
+    signatures = {
+        "inferno_status_name": ([c], ctypes.c_char_p),
+        "inferno_last_error": ([], ctypes.c_char_p),
+        "inferno_model_load": ([ctypes.c_char_p, c, ctypes.POINTER(p)], c),
+        "inferno_model_unload": ([p], c),
+        "inferno_model_check": ([ctypes.c_char_p, c], c),
+        "inferno_model_num_inputs": ([p, ctypes.POINTER(i32)], c),
+        "inferno_model_num_outputs": ([p, ctypes.POINTER(i32)], c),
+        "inferno_model_input": ([p, i32, ctypes.POINTER(_TensorDesc)], c),
+        "inferno_model_output": ([p, i32, ctypes.POINTER(_TensorDesc)], c),
+        "inferno_session_options_default": ([ctypes.POINTER(_SessionOptions)], c),
+        "inferno_session_create": ([p, ctypes.POINTER(_SessionOptions), ctypes.POINTER(p)], c),
+        "inferno_session_destroy": ([p], c),
+        "inferno_session_run": ([p, p, ctypes.POINTER(_Tensor), i32, ctypes.POINTER(_Tensor), i32], c),
+    }
+    for name, (argtypes, restype) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = argtypes, restype
+    return lib
+
+
+def _check(status):
+    if status != 0:
+        lib = _library()
+        raise InfernoError(lib.inferno_status_name(status).decode(), lib.inferno_last_error().decode())
+
+
+def check(path, sm=0):
+    """Validates a model.so without a GPU (ABI, weights checksum, and arch `sm` when > 0)."""
+    _check(_library().inferno_model_check(os.fsencode(path), sm))
+
+
+# inferno_dtype values (model_abi.h) by torch dtype name.
+_DTYPES = ["float32", "float16", "bfloat16", "float64", "int64", "int32", "bool"]
+
+
+class Model:
+    """A loaded model.so; call it with torch CUDA tensors. Each calling thread gets its own session
+    (the runtime's thread contract), so one Model may be shared between threads."""
+
+    def __init__(self, path, device, use_cuda_graph=True):
+        import torch
+
+        self._torch = torch
+        self._lib = _library()
+        self.path = str(path)
+        self.device = torch.device("cuda", device)
+        self._use_cuda_graph = use_cuda_graph
+        self._sessions, self._local, self._lock = [], threading.local(), threading.Lock()
+        self._handle = ctypes.c_void_p()
+        _check(self._lib.inferno_model_load(os.fsencode(path), device, ctypes.byref(self._handle)))
+        self.inputs = self._describe(self._lib.inferno_model_num_inputs, self._lib.inferno_model_input)
+        self.outputs = self._describe(self._lib.inferno_model_num_outputs, self._lib.inferno_model_output)
+
+    def _describe(self, count_fn, desc_fn):
+        count = ctypes.c_int32()
+        _check(count_fn(self._handle, ctypes.byref(count)))
+        specs = []
+        for index in range(count.value):
+            d = _TensorDesc()
+            _check(desc_fn(self._handle, index, ctypes.byref(d)))
+            dtype = getattr(self._torch, _DTYPES[d.dtype])
+            specs.append((d.name.decode(), dtype, tuple(d.shape[k] for k in range(d.rank))))
+        return specs
+
+    def _session(self):
+        session = getattr(self._local, "session", None)
+        if session is None:
+            options = _SessionOptions()
+            _check(self._lib.inferno_session_options_default(ctypes.byref(options)))
+            options.use_cuda_graph = 1 if self._use_cuda_graph else 0
+            session = ctypes.c_void_p()
+            _check(self._lib.inferno_session_create(self._handle, ctypes.byref(options), ctypes.byref(session)))
+            with self._lock:
+                self._sessions.append(session)
+            self._local.session = session
+        return session
+
+    def _tensor(self, t, keep):
+        if not isinstance(t, self._torch.Tensor):
+            raise TypeError(f"expected a torch.Tensor, got {type(t).__name__}")
+        name = str(t.dtype).removeprefix("torch.")
+        if name not in _DTYPES:
+            raise TypeError(f"unsupported dtype {t.dtype}")
+        t = t.contiguous()  # the runtime reads dense row-major memory
+        shape = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
+        keep.extend((t, shape))
+        return _Tensor(t.data_ptr() or None, _DTYPES.index(name), t.dim(), shape)
+
+    def __call__(self, *inputs):
+        """Runs the model on the current torch stream; returns one tensor or a tuple of them."""
+        if self._handle is None:
+            raise InfernoError("invalid_argument", "the model is closed")
+        torch, keep = self._torch, []
+        outputs = [torch.empty(shape, dtype=dtype, device=self.device) for _, dtype, shape in self.outputs]
+        ins = (_Tensor * max(len(inputs), 1))(*[self._tensor(t, keep) for t in inputs])
+        outs = (_Tensor * max(len(outputs), 1))(*[self._tensor(t, keep) for t in outputs])
+        stream = torch.cuda.current_stream(self.device).cuda_stream
+        _check(self._lib.inferno_session_run(self._session(), ctypes.c_void_p(stream), ins, len(inputs),
+                                             outs, len(outputs)))
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def close(self):
+        """Frees the sessions and the model (also done when the object is collected)."""
+        with self._lock:
+            for session in self._sessions:
+                self._lib.inferno_session_destroy(session)
+            self._sessions.clear()
+        if self._handle is not None:
+            self._lib.inferno_model_unload(self._handle)
+            self._handle = None
+        self._local = threading.local()
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None:
+            self.close()
+
+    def __repr__(self):
+        return f"inferno.Model({self.path!r}, device={self.device}, inputs={self.inputs}, outputs={self.outputs})"
+
+
+def load(path, device=None, use_cuda_graph=True):
+    """Loads `path` on `device` (an index, "cuda:N", a torch.device; default: torch's current one)."""
+    import torch
+
+    if device is None:
+        index = torch.cuda.current_device()
+    elif isinstance(device, int):
+        index = device
+    else:
+        device = torch.device(device)
+        index = device.index if device.index is not None else torch.cuda.current_device()
+    return Model(path, index, use_cuda_graph)
