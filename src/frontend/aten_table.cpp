@@ -492,11 +492,12 @@ Expected<std::vector<ir::ValueId>> lower_aten_call(ir::Graph& graph, const AtenC
   if (candidates.empty()) {
     for (auto it = begin; it != end; ++it) candidates.push_back(it->second);
   }
-  std::optional<Status> first_error;
+  // When none binds, the general entry (no overload list) explains best.
+  std::optional<Status> error;
   for (const OpEntry* entry : candidates) {
     Expected<aten::BoundArgs> bound = aten::bind_arguments(entry->schema, call);
     if (!bound) {
-      if (!first_error) first_error = bound.status();
+      if (!error || entry->overloads.empty()) error = bound.status();
       continue;
     }
     Ctx ctx{graph, call, *bound};
@@ -507,7 +508,7 @@ Expected<std::vector<ir::ValueId>> lower_aten_call(ir::Graph& graph, const AtenC
     }
     return out;
   }
-  return *first_error;
+  return *error;
 }
 
 Status unsupported_ops_error(const std::vector<Status>& each) {

@@ -14,6 +14,7 @@
 
 #include "frontend/aten_table.h"
 #include "frontend/frontend.h"
+#include "frontend/pt2_json.h"
 #include "frontend/pt2_model.h"
 #include "ir/shape_rules.h"
 #include "ir/verifier.h"
@@ -31,44 +32,6 @@ constexpr std::string_view kAssertOps[] = {"aten::_assert_tensor_metadata", "ate
                                            "aten::_assert_async", "aten::sym_constrain_range",
                                            "aten::sym_constrain_range_for_size"};
 
-struct Target {
-  std::string op;        ///< "aten::linear", or the target as written for non-ATen targets
-  std::string overload;  ///< "default"
-  bool aten = false;
-};
-
-Target parse_target(const std::string& target) {
-  constexpr std::string_view kPrefix = "torch.ops.aten.";
-  if (!target.starts_with(kPrefix)) return {target, "", false};
-  std::string rest = target.substr(kPrefix.size());
-  const size_t dot = rest.rfind('.');
-  if (dot == std::string::npos) return {"aten::" + rest, "", true};
-  return {"aten::" + rest.substr(0, dot), rest.substr(dot + 1), true};
-}
-
-// The innermost `File "...", line N` frame of a stack trace outside PyTorch's own package, else
-// the innermost frame; the file reduced to its base name.
-SourceLocation location_from(const JsonRef& node) {
-  std::optional<JsonRef> meta = node.find("metadata");
-  std::optional<JsonRef> trace = meta ? meta->find("stack_trace") : std::nullopt;
-  if (!trace || !trace->raw().is_string()) return {};
-  const std::string& text = trace->raw().get_ref<const std::string&>();
-  SourceLocation best, any;
-  for (size_t pos = text.find("File \""); pos != std::string::npos; pos = text.find("File \"", pos + 1)) {
-    const size_t begin = pos + 6, end = text.find("\", line ", begin);
-    if (end == std::string::npos) break;
-    const std::string file = text.substr(begin, end - begin);
-    int64_t line = 0;
-    for (size_t i = end + 8; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && line < 1e9; ++i) {
-      line = line * 10 + (text[i] - '0');
-    }
-    SourceLocation loc{file.substr(file.find_last_of("/\\") + 1), line};
-    any = loc;
-    if (file.find("/torch/") == std::string::npos) best = loc;
-  }
-  return best.empty() ? any : best;
-}
-
 class Loader {
  public:
   Loader(const Pt2Archive& archive, const LoadOptions& options) : archive_(archive), options_(options) {}
@@ -84,7 +47,6 @@ class Loader {
   Status lower(const JsonRef& node);
   Expected<AtenArg> decode(const JsonRef& arg) const;
   Expected<int64_t> sym_value(const JsonRef& sym) const;
-  Expected<std::vector<std::string>> output_names(const JsonRef& node) const;
   Status check_type(const std::string& name, ValueId v, const std::string& node, const SourceLocation& loc) const;
   Status set_outputs(const JsonRef& signature);
 
@@ -279,31 +241,6 @@ Status Loader::check_ops(const std::vector<JsonRef>& nodes) const {
     missing.push_back(unsupported(parsed.op, outs.empty() ? std::string() : outs.front(), location_from(node)));
   }
   return missing.empty() ? Status::ok() : unsupported_ops_error(missing);
-}
-
-Expected<std::vector<std::string>> Loader::output_names(const JsonRef& node) const {
-  INFERNO_ASSIGN_OR_RETURN(JsonRef outs_json, node.at("outputs"));
-  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> outs, outs_json.items());
-  std::vector<std::string> names;
-  for (const JsonRef& out : outs) {
-    INFERNO_ASSIGN_OR_RETURN(auto member, out.one_of());
-    auto& [kind, v] = member;
-    if (kind == "as_tensor" || kind == "as_sym_int") {
-      INFERNO_ASSIGN_OR_RETURN(JsonRef n, v.at(kind == "as_tensor" ? "name" : "as_name"));
-      INFERNO_ASSIGN_OR_RETURN(names.emplace_back(), n.string());
-    } else if (kind == "as_tensors") {
-      INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
-      for (const JsonRef& t : list) {
-        INFERNO_ASSIGN_OR_RETURN(JsonRef n, t.at("name"));
-        INFERNO_ASSIGN_OR_RETURN(names.emplace_back(), n.string());
-      }
-    } else if (kind == "as_none") {
-      names.emplace_back();
-    } else {
-      return out.error("unsupported output kind '" + kind + "'");
-    }
-  }
-  return names;
 }
 
 Expected<int64_t> Loader::sym_value(const JsonRef& sym) const {

@@ -1,6 +1,8 @@
-// TensorMeta, SymInt and dtype decoding, and a small evaluator for symbolic size expressions.
+// Decoding pieces of model.json: TensorMeta, SymInt, dtype codes, node targets, outputs and
+// source locations; and a small evaluator for symbolic size expressions.
 #include <cctype>
 
+#include "frontend/pt2_json.h"
 #include "frontend/pt2_model.h"
 
 namespace inferno::frontend::pt2 {
@@ -135,12 +137,18 @@ class ExprParser {
     return v;
   }
   std::optional<int64_t> unary() {
+    if (depth_ >= kMaxDepth) return std::nullopt;  // the string is untrusted: bound the recursion
+    ++depth_;
+    std::optional<int64_t> v;
     if (eat("-")) {
-      std::optional<int64_t> v = unary();
-      if (!v || *v == INT64_MIN) return std::nullopt;
-      return -*v;
+      v = unary();
+      if (v && *v != INT64_MIN) v = -*v;
+      else v.reset();
+    } else {
+      v = primary();
     }
-    return primary();
+    --depth_;
+    return v;
   }
   std::optional<int64_t> primary() {
     skip();
@@ -162,12 +170,69 @@ class ExprParser {
     return it->second;
   }
 
+  static constexpr int kMaxDepth = 200;
   std::string_view s_;
   const Symbols& symbols_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
+
+Target parse_target(const std::string& target) {
+  constexpr std::string_view kPrefix = "torch.ops.aten.";
+  if (!target.starts_with(kPrefix)) return {target, "", false};
+  std::string rest = target.substr(kPrefix.size());
+  const size_t dot = rest.rfind('.');
+  if (dot == std::string::npos) return {"aten::" + rest, "", true};
+  return {"aten::" + rest.substr(0, dot), rest.substr(dot + 1), true};
+}
+
+SourceLocation location_from(const JsonRef& node) {
+  std::optional<JsonRef> meta = node.find("metadata");
+  std::optional<JsonRef> trace = meta ? meta->find("stack_trace") : std::nullopt;
+  if (!trace || !trace->raw().is_string()) return {};
+  const std::string& text = trace->raw().get_ref<const std::string&>();
+  SourceLocation best, any;
+  for (size_t pos = text.find("File \""); pos != std::string::npos; pos = text.find("File \"", pos + 1)) {
+    const size_t begin = pos + 6, end = text.find("\", line ", begin);
+    if (end == std::string::npos) break;
+    const std::string file = text.substr(begin, end - begin);
+    int64_t line = 0;
+    for (size_t i = end + 8; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && line < 1e9; ++i) {
+      line = line * 10 + (text[i] - '0');
+    }
+    SourceLocation loc{file.substr(file.find_last_of("/\\") + 1), line};
+    any = loc;
+    if (file.find("/torch/") == std::string::npos) best = loc;
+  }
+  return best.empty() ? any : best;
+}
+
+Expected<std::vector<std::string>> output_names(const JsonRef& node) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef outs_json, node.at("outputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> outs, outs_json.items());
+  std::vector<std::string> names;
+  for (const JsonRef& out : outs) {
+    INFERNO_ASSIGN_OR_RETURN(auto member, out.one_of());
+    auto& [kind, v] = member;
+    if (kind == "as_tensor" || kind == "as_sym_int") {
+      INFERNO_ASSIGN_OR_RETURN(JsonRef n, v.at(kind == "as_tensor" ? "name" : "as_name"));
+      INFERNO_ASSIGN_OR_RETURN(names.emplace_back(), n.string());
+    } else if (kind == "as_tensors") {
+      INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
+      for (const JsonRef& t : list) {
+        INFERNO_ASSIGN_OR_RETURN(JsonRef n, t.at("name"));
+        INFERNO_ASSIGN_OR_RETURN(names.emplace_back(), n.string());
+      }
+    } else if (kind == "as_none") {
+      names.emplace_back();
+    } else {
+      return out.error("unsupported output kind '" + kind + "'");
+    }
+  }
+  return names;
+}
 
 std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols) {
   return ExprParser(expr, symbols).parse();

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "frontend/pt2_archive.h"
-#include "frontend/pt2_json.h"
 #include "ir/tensor_type.h"
+#include "support/source_location.h"
 
 namespace inferno::frontend::pt2 {
+
+class JsonRef;  // pt2_json.h
 
 /// A SymInt: a static value, or a symbolic expression ("s0", "2*s0") with an optional hint.
 struct SymDim {
@@ -37,6 +39,20 @@ Expected<TensorMeta> parse_tensor_meta(const JsonRef& j);
 /// The schema's ScalarType code (FLOAT = 7, ...) as an IR dtype; kUnsupported for dtypes the IR
 /// lacks, kInvalidInput for unknown codes. `what` names the value in the message.
 Expected<ir::DType> dtype_from_code(int64_t code, const std::string& what);
+
+/// A node's target: "torch.ops.aten.linear.default" -> {"aten::linear", "default", true}; other
+/// targets ("torch.ops.higher_order.cond", "_operator.getitem") are kept as written.
+struct Target {
+  std::string op;
+  std::string overload;
+  bool aten = false;
+};
+Target parse_target(const std::string& target);
+/// The names of a node's outputs, in order ("" for a None output).
+Expected<std::vector<std::string>> output_names(const JsonRef& node);
+/// The innermost `File "...", line N` frame of the node's stack_trace that lies outside PyTorch's
+/// own package (else the innermost frame), reduced to the file's base name; empty if none.
+SourceLocation location_from(const JsonRef& node);
 
 /// Symbol values ("s0" -> 4) of a model with dynamic dims.
 using Symbols = std::map<std::string, int64_t, std::less<>>;

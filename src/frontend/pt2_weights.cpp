@@ -4,6 +4,7 @@
 // element by element into a dense row-major buffer.
 #include <cstring>
 
+#include "frontend/pt2_json.h"
 #include "frontend/pt2_model.h"
 
 namespace inferno::frontend::pt2 {

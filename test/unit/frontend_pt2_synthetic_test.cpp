@@ -340,6 +340,26 @@ TEST_CASE("pt2 payloads: strided views, shared storage, bounds", "[frontend][pt2
   CHECK(pt2::load_payload(*archive, pickled, "parameter 'w'", cache).status().message().find("pickle") != std::string::npos);
 }
 
+TEST_CASE("pt2 symbolic size expressions", "[frontend][pt2]") {
+  const pt2::Symbols syms = {{"s0", 6}, {"s1", 4}};
+  CHECK(pt2::eval_sym_expr("s0", syms) == 6);
+  CHECK(pt2::eval_sym_expr("2*s0 + 1", syms) == 13);
+  CHECK(pt2::eval_sym_expr("(s0 + s1)//3", syms) == 3);
+  CHECK(pt2::eval_sym_expr("-s0//4", syms) == -2);  // floor division, as Python
+  CHECK(pt2::eval_sym_expr("s0 % 4 - s1", syms) == -2);
+  CHECK(pt2::eval_sym_expr("12", syms) == 12);
+  std::string long_sum = "s0";
+  for (int i = 0; i < 1000; ++i) long_sum += " + 1";
+  CHECK(pt2::eval_sym_expr(long_sum, syms) == 1006);
+  for (const char* bad : {"s2", "Max(s0, 2)", "s0 +", "(s0", "s0 // 0", "s0**2", "", "99999999999999999999",
+                          "9223372036854775807 + 1"}) {
+    INFO(bad);
+    CHECK(!pt2::eval_sym_expr(bad, syms).has_value());
+  }
+  CHECK(!pt2::eval_sym_expr(std::string(100000, '(') + "1" + std::string(100000, ')'), syms).has_value());
+  CHECK(!pt2::eval_sym_expr(std::string(100000, '-') + "1", syms).has_value());
+}
+
 TEST_CASE("pt2 robustness: truncated archives never crash", "[frontend][pt2]") {
   const std::string whole = test::read_text_file(test::fixture_path("mlp2/model.pt2"));
   for (size_t n = 0; n < whole.size(); n += 61) {
