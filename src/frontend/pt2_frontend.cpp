@@ -52,6 +52,7 @@ class Loader {
 
   const Pt2Archive& archive_;
   const LoadOptions& options_;
+  std::string record_;  ///< "models/model.json"
   ir::Graph graph_;
   std::map<std::string, ValueId, std::less<>> values_;         ///< model value name -> IR value
   std::map<std::string, TensorMeta, std::less<>> metas_;       ///< tensor_values
@@ -152,6 +153,9 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
                              " but " + d.expr + " is " + std::to_string(it->second) + " elsewhere");
       }
     }
+    if (!ir::checked_numel(type.shape)) {
+      return invalid_input("input " + name + " has an invalid or too large shape " + type.to_string());
+    }
     types.push_back(std::move(type));
   }
   // Bound symbols must lie in the ranges the model was exported for.
@@ -188,11 +192,11 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
     auto& [kind, body] = member;
     if (kind == "constant_input") continue;  // a Python constant argument: baked into the graph
     if (kind == "custom_obj") return body.error("a custom object input is stored as a pickle, which infernoc does not read");
-    if (kind == "token") return unsupported("model.json: effect tokens (side-effecting ops) are not supported");
+    if (kind == "token") return unsupported(record_ + ": effect tokens (side-effecting ops) are not supported");
     INFERNO_ASSIGN_OR_RETURN(JsonRef arg, body.at("arg"));
     if (kind == "user_input") {
       INFERNO_ASSIGN_OR_RETURN(auto a, arg.one_of());
-      if (a.first != "as_tensor") return unsupported("model.json: non-tensor user input (" + a.first + ") is not supported");
+      if (a.first != "as_tensor") return unsupported(record_ + ": non-tensor user input (" + a.first + ") is not supported");
       INFERNO_ASSIGN_OR_RETURN(JsonRef n, a.second.at("name"));
       INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
       auto meta = metas_.find(name);
@@ -208,10 +212,11 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
     INFERNO_ASSIGN_OR_RETURN(JsonRef f, body.at(fqn_key));
     INFERNO_ASSIGN_OR_RETURN(std::string fqn, f.string());
     const std::string what = (kind == "tensor_constant" ? "tensor constant" : kind) + " '" + fqn + "'";
-    auto payload = weights.find(fqn);
-    if (payload == weights.end()) payload = constants.find(fqn);
-    if (payload == constants.end()) return invalid_input("model.json: " + what + " has no entry in the weights or constants config");
-    INFERNO_ASSIGN_OR_RETURN(ir::Tensor tensor, load_payload(archive_, payload->second, what, cache_));
+    const Payload* payload = nullptr;
+    if (auto w = weights.find(fqn); w != weights.end()) payload = &w->second;
+    else if (auto c = constants.find(fqn); c != constants.end()) payload = &c->second;
+    if (!payload) return invalid_input(record_ + ": " + what + " has no entry in the weights or constants config");
+    INFERNO_ASSIGN_OR_RETURN(ir::Tensor tensor, load_payload(archive_, *payload, what, cache_));
     auto meta = metas_.find(name);
     if (meta != metas_.end()) {
       INFERNO_ASSIGN_OR_RETURN(ir::DType dtype, dtype_from_code(meta->second.dtype_code, what));
@@ -316,14 +321,14 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
     }
     return kind == "as_tensors" ? AtenArg{std::move(ts)} : AtenArg{std::move(is)};
   }
-  return unsupported("model.json: argument kind '" + kind + "' is not supported (at " + arg.path() + ")");
+  return unsupported(record_ + ": argument kind '" + kind + "' is not supported (at " + arg.path() + ")");
 }
 
 // A lowered value's IR type must equal what the file records: a mismatch is a bug in a shape
 // rule or a lowering, not in the model.
 Status Loader::check_type(const std::string& name, ValueId v, const std::string& node, const SourceLocation& loc) const {
   auto it = metas_.find(name);
-  if (it == metas_.end()) return invalid_input("model.json: value '" + name + "' has no tensor_values entry", node, loc);
+  if (it == metas_.end()) return invalid_input(record_ + ": value '" + name + "' has no tensor_values entry", node, loc);
   const ir::TensorType& actual = graph_.type(v);
   Expected<ir::DType> dtype = dtype_from_code(it->second.dtype_code, "value '" + name + "'");
   if (!dtype) return Status(dtype.status().code(), dtype.status().message(), node, loc);
@@ -368,7 +373,7 @@ Status Loader::lower(const JsonRef& node) {
   if (call.op == "aten::sym_size") {  // sym_size.int(self, dim): a static size by now
     const auto* self = call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
     const auto* dim = call.positional.size() < 2 ? nullptr : std::get_if<int64_t>(&call.positional[1]);
-    if (!self || !dim || outs.size() != 1) return with_node(invalid_input("model.json: malformed sym_size node"));
+    if (!self || !dim || outs.size() != 1) return with_node(invalid_input(record_ + ": malformed sym_size node"));
     Expected<int64_t> d = ir::normalize_dim(*dim, graph_.type(*self).rank());
     if (!d) return with_node(d.status());
     sym_sizes_[outs[0]] = graph_.type(*self).shape[*d];
@@ -415,7 +420,8 @@ Status Loader::set_outputs(const JsonRef& signature) {
 
 Expected<ir::Graph> Loader::load() {
   INFERNO_RETURN_IF_ERROR(check_header());
-  INFERNO_ASSIGN_OR_RETURN(std::string record, model_record());
+  INFERNO_ASSIGN_OR_RETURN(record_, model_record());
+  const std::string& record = record_;
   const std::string model = record.substr(7, record.size() - 12);  // models/<model>.json
   INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, archive_.read(record, kMaxModelJsonBytes));
   INFERNO_ASSIGN_OR_RETURN(nlohmann::json json, parse_json(bytes, record));

@@ -44,6 +44,31 @@ void gather(const std::byte* src, std::byte* dst, const ir::Shape& sizes, const 
   }
 }
 
+// Checks the view against its storage record (read once per record), then gathers it.
+Expected<ir::Tensor> gather_record(const Pt2Archive& archive, const Payload& payload, const std::string& what,
+                                   ir::TensorType type, const std::vector<int64_t>& strides, int64_t offset,
+                                   int64_t needed, RecordCache& cache) {
+  const std::optional<uint64_t> record_size = archive.size(payload.record);
+  const int64_t numel = type.numel(), elem = ir::dtype_size(type.dtype);
+  if (numel > 0 && *record_size < static_cast<uint64_t>(needed)) {
+    return invalid_input("record " + payload.record + " has " + std::to_string(*record_size) + " bytes but " + what +
+                         " (" + type.to_string() + ", strides " + ir::shape_to_string(strides) + ", offset " +
+                         std::to_string(offset) + ") needs " + std::to_string(needed));
+  }
+  auto it = cache.find(payload.record);
+  if (it == cache.end()) {
+    INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, archive.read(payload.record, kMaxRecordBytes));
+    it = cache.emplace(payload.record, std::make_shared<const std::vector<std::byte>>(std::move(bytes))).first;
+  }
+  const std::vector<std::byte>& storage = *it->second;
+  if (numel > 0 && storage.size() < static_cast<uint64_t>(needed)) {
+    return invalid_input("record " + payload.record + " is shorter than " + what + " needs");
+  }
+  ir::Tensor tensor = ir::Tensor::zeros(std::move(type));
+  if (numel > 0) gather(storage.data(), tensor.data.data(), tensor.type.shape, strides, offset, elem, numel);
+  return tensor;
+}
+
 }  // namespace
 
 Expected<PayloadConfig> read_payload_config(const Pt2Archive& archive, const std::string& record,
@@ -106,26 +131,15 @@ Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payl
   if (overflow) return invalid_input(what + ": sizes, strides and offset overflow");
 
   ir::TensorType type{dtype, sizes};
+  if (!ir::checked_numel(sizes)) return invalid_input(what + " has an invalid or too large shape " + type.to_string());
   const std::optional<uint64_t> record_size = archive.size(payload.record);
   if (!record_size) return invalid_input(what + ": record " + payload.record + " is missing from the archive");
-  if (*record_size == 0) return ir::Tensor::zeros(std::move(type));  // the writer's encoding of zeros
-  if (numel > 0 && *record_size < static_cast<uint64_t>(needed)) {
-    return invalid_input("record " + payload.record + " has " + std::to_string(*record_size) + " bytes but " + what +
-                         " (" + type.to_string() + ", strides " + ir::shape_to_string(strides) + ", offset " +
-                         std::to_string(offset) + ") needs " + std::to_string(needed));
+  try {
+    if (*record_size == 0) return ir::Tensor::zeros(std::move(type));  // the writer's encoding of zeros
+    return gather_record(archive, payload, what, std::move(type), strides, offset, needed, cache);
+  } catch (const std::bad_alloc&) {
+    return invalid_input(what + " (" + std::to_string(dense_bytes) + " bytes) does not fit in memory");
   }
-  auto it = cache.find(payload.record);
-  if (it == cache.end()) {
-    INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, archive.read(payload.record, kMaxRecordBytes));
-    it = cache.emplace(payload.record, std::make_shared<const std::vector<std::byte>>(std::move(bytes))).first;
-  }
-  const std::vector<std::byte>& storage = *it->second;
-  if (numel > 0 && storage.size() < static_cast<uint64_t>(needed)) {
-    return invalid_input("record " + payload.record + " is shorter than " + what + " needs");
-  }
-  ir::Tensor tensor = ir::Tensor::zeros(std::move(type));
-  if (numel > 0) gather(storage.data(), tensor.data.data(), sizes, strides, offset, elem, numel);
-  return tensor;
 }
 
 }  // namespace inferno::frontend::pt2
