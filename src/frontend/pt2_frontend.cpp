@@ -353,43 +353,49 @@ Status Loader::lower(const JsonRef& node) {
   if (call.node_name.empty()) {
     if (std::optional<JsonRef> n = node.find("name"); n && n->raw().is_string()) call.node_name = n->raw().get<std::string>();
   }
-  auto with_node = [&](const Status& s) { return Status(s.code(), s.message(), call.node_name, call.loc); };
-  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
-  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
-  for (const JsonRef& input : inputs) {
-    INFERNO_ASSIGN_OR_RETURN(JsonRef name_json, input.at("name"));
-    INFERNO_ASSIGN_OR_RETURN(std::string name, name_json.string());
-    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
-    Expected<AtenArg> value = decode(arg);
-    if (!value) return with_node(value.status());
-    int64_t kind = 1;
-    if (std::optional<JsonRef> k = input.find("kind")) {
-      INFERNO_ASSIGN_OR_RETURN(kind, k->integer());
-    }
-    if (kind == 2) call.keyword.emplace_back(std::move(name), std::move(*value));
-    else call.positional.push_back(std::move(*value));
-  }
   if (std::find(std::begin(kAssertOps), std::end(kAssertOps), call.op) != std::end(kAssertOps)) return Status::ok();
-  if (call.op == "aten::sym_size") {  // sym_size.int(self, dim): a static size by now
-    const auto* self = call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
-    const auto* dim = call.positional.size() < 2 ? nullptr : std::get_if<int64_t>(&call.positional[1]);
-    if (!self || !dim || outs.size() != 1) return with_node(invalid_input(record_ + ": malformed sym_size node"));
-    Expected<int64_t> d = ir::normalize_dim(*dim, graph_.type(*self).rank());
-    if (!d) return with_node(d.status());
-    sym_sizes_[outs[0]] = graph_.type(*self).shape[*d];
+  // Errors from here on are about this node: name it where the error does not already.
+  auto lower_call = [&]() -> Status {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+    for (const JsonRef& input : inputs) {
+      INFERNO_ASSIGN_OR_RETURN(JsonRef name_json, input.at("name"));
+      INFERNO_ASSIGN_OR_RETURN(std::string name, name_json.string());
+      INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+      Expected<AtenArg> value = decode(arg);
+      if (!value) return value.status();
+      int64_t kind = 1;
+      if (std::optional<JsonRef> k = input.find("kind")) {
+        INFERNO_ASSIGN_OR_RETURN(kind, k->integer());
+      }
+      if (kind == 2) call.keyword.emplace_back(std::move(name), std::move(*value));
+      else call.positional.push_back(std::move(*value));
+    }
+    if (call.op == "aten::sym_size") {  // sym_size.int(self, dim): a static size by now
+      const auto* self = call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
+      const auto* dim = call.positional.size() < 2 ? nullptr : std::get_if<int64_t>(&call.positional[1]);
+      if (!self || !dim || outs.size() != 1) return invalid_input(record_ + ": malformed sym_size node");
+      Expected<int64_t> d = ir::normalize_dim(*dim, graph_.type(*self).rank());
+      if (!d) return d.status();
+      if (graph_.type(*self).rank() == 0) return invalid_input(record_ + ": sym_size of a scalar");
+      sym_sizes_[outs[0]] = graph_.type(*self).shape[*d];
+      return Status::ok();
+    }
+    INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> results, lower_aten_call(graph_, call));
+    if (results.size() != outs.size()) {
+      return Status(ErrorCode::kInternal, call.op + " gave " + std::to_string(results.size()) + " outputs, the model has " +
+                                              std::to_string(outs.size()), call.node_name, call.loc);
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].empty()) continue;
+      INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
+      values_[outs[i]] = results[i];
+    }
     return Status::ok();
-  }
-  INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> results, lower_aten_call(graph_, call));
-  if (results.size() != outs.size()) {
-    return Status(ErrorCode::kInternal, call.op + " gave " + std::to_string(results.size()) + " outputs, the model has " +
-                                            std::to_string(outs.size()), call.node_name, call.loc);
-  }
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (outs[i].empty()) continue;
-    INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
-    values_[outs[i]] = results[i];
-  }
-  return Status::ok();
+  };
+  const Status s = lower_call();
+  if (s.is_ok() || !s.node().empty()) return s;
+  return Status(s.code(), s.message(), call.node_name, call.loc);
 }
 
 Status Loader::set_outputs(const JsonRef& signature) {
