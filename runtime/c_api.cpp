@@ -80,7 +80,8 @@ inferno_status inferno_model_check(const char* path, int sm) {
     const auto model = Model::load(path, INFERNO_DEVICE_NONE);
     if (sm > 0 && !model->has_arch(sm)) {
       fail(INFERNO_STATUS_ARCH_MISMATCH, "'" + std::string(path) + "' has machine code for " +
-                                             model->archs_text() + ", not sm_" + std::to_string(sm));
+                                             model->archs_text() + ", not sm_" +
+                                             std::to_string(sm));
     }
   });
 }
@@ -153,8 +154,8 @@ inferno_status inferno_session_create(inferno_loaded_model* model,
       chosen = *options;
     }
     if (chosen.graph_cache_size < 1 || chosen.graph_cache_size > kMaxGraphCacheSize) {
-      fail(INFERNO_STATUS_INVALID_ARGUMENT, "options.graph_cache_size must be in 1.." +
-                                                std::to_string(kMaxGraphCacheSize));
+      fail(INFERNO_STATUS_INVALID_ARGUMENT,
+           "options.graph_cache_size must be in 1.." + std::to_string(kMaxGraphCacheSize));
     }
     if (model->model->device() == INFERNO_DEVICE_NONE) {
       fail(INFERNO_STATUS_INVALID_ARGUMENT,

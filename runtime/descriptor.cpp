@@ -45,9 +45,12 @@ std::string dtype_name(int32_t dtype) {
 
 int64_t dtype_size(int32_t dtype) {
   switch (dtype) {
-    case INFERNO_DTYPE_F32: case INFERNO_DTYPE_I32: return 4;
-    case INFERNO_DTYPE_F16: case INFERNO_DTYPE_BF16: return 2;
-    case INFERNO_DTYPE_F64: case INFERNO_DTYPE_I64: return 8;
+    case INFERNO_DTYPE_F32:
+    case INFERNO_DTYPE_I32: return 4;
+    case INFERNO_DTYPE_F16:
+    case INFERNO_DTYPE_BF16: return 2;
+    case INFERNO_DTYPE_F64:
+    case INFERNO_DTYPE_I64: return 8;
     case INFERNO_DTYPE_BOOL: return 1;
     default: return 0;
   }

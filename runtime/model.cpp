@@ -15,23 +15,23 @@ int resolve_device(int device) {
   const int count = device_count();
   if (device == INFERNO_DEVICE_CURRENT) check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   if (device < 0 || device >= count) {
-    fail(INFERNO_STATUS_NO_DEVICE, "no CUDA device " + std::to_string(device) + " (found " +
-                                       std::to_string(count) + ")");
+    fail(INFERNO_STATUS_NO_DEVICE,
+         "no CUDA device " + std::to_string(device) + " (found " + std::to_string(count) + ")");
   }
   return device;
 }
 
 }  // namespace
 
-Model::Model(const std::string& path)
-    : path_(path), library_(path), device_(INFERNO_DEVICE_NONE) {}
+Model::Model(const std::string& path) : path_(path), library_(path), device_(INFERNO_DEVICE_NONE) {}
 
 std::shared_ptr<const Model> Model::load(const std::string& path, int device) {
   if (device < INFERNO_DEVICE_NONE) {
     fail(INFERNO_STATUS_INVALID_ARGUMENT, "bad device index " + std::to_string(device));
   }
   std::shared_ptr<Model> model(new Model(path));
-  auto entry = reinterpret_cast<inferno_model_entry_fn>(model->library_.symbol(INFERNO_MODEL_ENTRY_NAME));
+  auto entry =
+      reinterpret_cast<inferno_model_entry_fn>(model->library_.symbol(INFERNO_MODEL_ENTRY_NAME));
   model->abi_ = entry();
   if (model->abi_ == nullptr) {
     fail(INFERNO_STATUS_ABI_MISMATCH, "'" + path + "': " INFERNO_MODEL_ENTRY_NAME " returned null");

@@ -16,7 +16,8 @@ class BusyLock {
  public:
   explicit BusyLock(std::atomic<bool>& flag) : flag_(flag) {
     if (flag_.exchange(true, std::memory_order_acquire)) {
-      fail(INFERNO_STATUS_BUSY, "session is running on another thread (use one session per thread)");
+      fail(INFERNO_STATUS_BUSY,
+           "session is running on another thread (use one session per thread)");
     }
   }
   ~BusyLock() { flag_.store(false, std::memory_order_release); }
@@ -60,11 +61,13 @@ Session::Session(std::shared_ptr<const Model> model, const inferno_session_optio
     check_cuda(cudaEventCreateWithFlags(&last_run_, cudaEventDisableTiming), "cudaEventCreate");
     if (use_graph_) {
       check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate");
-      check_cuda(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      check_cuda(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking),
+                 "cudaStreamCreate");
     }
     if (abi.arena_bytes > 0) {
-      check_cuda(cudaMalloc(&arena_, abi.arena_bytes),
-                 ("cudaMalloc of the arena (" + std::to_string(abi.arena_bytes) + " bytes)").c_str());
+      check_cuda(
+          cudaMalloc(&arena_, abi.arena_bytes),
+          ("cudaMalloc of the arena (" + std::to_string(abi.arena_bytes) + " bytes)").c_str());
     }
     char error[kErrorSize] = {};
     check_model(abi.session_create(model_->device_weights(), &state_, error, kErrorSize), error,
@@ -133,6 +136,10 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
   }
   if (graph) {
     if (exec == nullptr) {
+      // The first run is eager: lazy kernel loading and library set-up inside the model must not
+      // happen during a capture.
+      if (!warmed_up_) call_model(work);
+      warmed_up_ = true;
       exec = capture(work);
       graphs_.insert(pointers_, exec);
     }
@@ -165,8 +172,9 @@ cudaGraphExec_t Session::capture(cudaStream_t stream) {
   const cudaError_t ended = cudaStreamEndCapture(stream, &raw);
   const GraphPtr graph(raw);
   check_model(status, error, *model_, "run (while capturing a CUDA graph)");
-  check_cuda(ended, "cudaStreamEndCapture (the model did something a CUDA graph cannot hold; "
-                    "create the session with use_cuda_graph = 0)");
+  check_cuda(ended,
+             "cudaStreamEndCapture (the model did something a CUDA graph cannot hold; "
+             "create the session with use_cuda_graph = 0)");
   cudaGraphExec_t exec = nullptr;
   check_cuda(cudaGraphInstantiate(&exec, graph.get(), 0), "cudaGraphInstantiate");
   ++graph_captures_;

@@ -1,5 +1,5 @@
-// A session: one caller's state for running a model — its arena, the model's per-session state, the
-// captured CUDA graphs — and the busy flag that turns concurrent use into INFERNO_STATUS_BUSY.
+// A session: one caller's state for running a model (its arena, the model's per-session state, the
+// captured CUDA graphs) and the busy flag that turns concurrent use into INFERNO_STATUS_BUSY.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -45,7 +45,7 @@ class Session {
   std::shared_ptr<const Model> model_;
   bool use_graph_;
   void* arena_ = nullptr;
-  void* state_ = nullptr;         // the model's per-session state
+  void* state_ = nullptr;           // the model's per-session state
   cudaEvent_t last_run_ = nullptr;  // recorded after each run: orders a run on another stream
   cudaStream_t last_stream_ = nullptr;
   // Graph runs for the legacy default stream, which cannot be captured, go to this stream instead,
@@ -53,6 +53,7 @@ class Session {
   cudaStream_t side_stream_ = nullptr;
   cudaEvent_t fork_ = nullptr;
   bool has_run_ = false;
+  bool warmed_up_ = false;  // one eager run happened before the first capture
   GraphCache graphs_;
   int64_t graph_captures_ = 0;
   std::vector<void*> pointers_;  // inputs then outputs; reused so a run does not allocate

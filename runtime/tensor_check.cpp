@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "runtime/cuda_util.h"
 #include "runtime/descriptor.h"
 #include "runtime/error.h"
 
@@ -43,14 +44,16 @@ void check_tensors(const char* role, const inferno_tensor_desc* descs, int32_t e
   for (int32_t i = 0; i < count; ++i) {
     const inferno_tensor& t = tensors[i];
     const inferno_tensor_desc& desc = descs[i];
-    const std::string expected = type_text(desc.dtype, desc.rank, desc.shape);
+    // Messages are built only on failure: a valid call does not allocate.
+    const auto expected = [&] {
+      return "expected " + type_text(desc.dtype, desc.rank, desc.shape);
+    };
     if (t.rank < 0 || t.rank > kMaxRank) {
-      bad(role, desc, "expected " + expected + ", got rank " + std::to_string(t.rank));
+      bad(role, desc, expected() + ", got rank " + std::to_string(t.rank));
     }
     if (t.rank > 0 && t.shape == nullptr) bad(role, desc, "shape is null");
-    if (!same_type(desc, t)) {
-      bad(role, desc, "expected " + expected + ", got " + type_text(t.dtype, t.rank, t.shape));
-    }
+    if (!same_type(desc, t))
+      bad(role, desc, expected() + ", got " + type_text(t.dtype, t.rank, t.shape));
     if (t.data == nullptr && element_count(desc) > 0) bad(role, desc, "data is null");
   }
 }
@@ -60,24 +63,26 @@ void check_device_memory(const char* role, const inferno_tensor_desc* descs,
   for (int32_t i = 0; i < count; ++i) {
     if (tensors[i].data == nullptr) continue;  // an empty tensor (check_tensors allowed it)
     cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, tensors[i].data) != cudaSuccess) {
+    const cudaError_t error = cudaPointerGetAttributes(&attr, tensors[i].data);
+    if (error == cudaErrorInvalidValue) {
       cudaGetLastError();
       bad(role, descs[i], "data is not a CUDA pointer");
     }
+    check_cuda(error, "cudaPointerGetAttributes");  // e.g. a lost device
     switch (attr.type) {
       case cudaMemoryTypeDevice:
         if (attr.device != device) {
-          bad(role, descs[i], "data is on device " + std::to_string(attr.device) +
-                                  ", the model on device " + std::to_string(device));
+          bad(role, descs[i],
+              "data is on device " + std::to_string(attr.device) + ", the model on device " +
+                  std::to_string(device));
         }
         break;
-      case cudaMemoryTypeManaged:
-        break;
+      case cudaMemoryTypeManaged: break;
       case cudaMemoryTypeHost:
-        if (attr.devicePointer == nullptr) bad(role, descs[i], "data is host memory not mapped for the device");
+        if (attr.devicePointer == nullptr)
+          bad(role, descs[i], "data is host memory not mapped for the device");
         break;
-      default:
-        bad(role, descs[i], "data is host memory, not device memory");
+      default: bad(role, descs[i], "data is host memory, not device memory");
     }
   }
 }

@@ -23,20 +23,22 @@ struct Fd {
 
 std::unique_ptr<std::byte[]> read_external(const std::string& path, uint64_t expected_size) {
   Fd file{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0) fail(INFERNO_STATUS_IO, "cannot open weights '" + path + "': " + std::strerror(errno));
-  struct stat st{};
+  if (file.fd < 0)
+    fail(INFERNO_STATUS_IO, "cannot open weights '" + path + "': " + std::strerror(errno));
+  struct stat st {};
   if (fstat(file.fd, &st) != 0) fail(INFERNO_STATUS_IO, "cannot stat weights '" + path + "'");
   if (static_cast<uint64_t>(st.st_size) != expected_size) {
-    fail(INFERNO_STATUS_WEIGHTS_CORRUPT, "weights '" + path + "' are " + std::to_string(st.st_size) +
-                                             " bytes, the model expects " +
-                                             std::to_string(expected_size));
+    fail(INFERNO_STATUS_WEIGHTS_CORRUPT,
+         "weights '" + path + "' are " + std::to_string(st.st_size) + " bytes, the model expects " +
+             std::to_string(expected_size));
   }
   auto bytes = std::make_unique_for_overwrite<std::byte[]>(expected_size);
   uint64_t done = 0;
   while (done < expected_size) {  // never more than expected_size, even if the file grows
     const ssize_t n = ::read(file.fd, bytes.get() + done, expected_size - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(INFERNO_STATUS_IO, "cannot read weights '" + path + "': " + std::strerror(errno));
+    if (n < 0)
+      fail(INFERNO_STATUS_IO, "cannot read weights '" + path + "': " + std::strerror(errno));
     if (n == 0) fail(INFERNO_STATUS_WEIGHTS_CORRUPT, "weights '" + path + "' are truncated");
     done += static_cast<uint64_t>(n);
   }

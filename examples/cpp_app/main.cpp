@@ -44,11 +44,13 @@ int main(int argc, char** argv) {
     std::vector<inferno_tensor> inputs, outputs;
     for (int32_t i = 0; i < model.num_inputs(); ++i) {
       const inferno_tensor_desc desc = model.input(i);
-      if (desc.dtype != INFERNO_DTYPE_F32) throw std::runtime_error("this example fills f32 inputs only");
+      if (desc.dtype != INFERNO_DTYPE_F32)
+        throw std::runtime_error("this example fills f32 inputs only");
       std::vector<float> values(element_count(desc));
       for (size_t k = 0; k < values.size(); ++k) values[k] = 0.01f * static_cast<float>(k % 100);
       buffers.push_back(std::make_unique<DeviceBuffer>(inferno::byte_size(desc)));
-      cudaMemcpy(buffers.back()->data, values.data(), inferno::byte_size(desc), cudaMemcpyHostToDevice);
+      cudaMemcpy(buffers.back()->data, values.data(), inferno::byte_size(desc),
+                 cudaMemcpyHostToDevice);
       inputs.push_back(inferno::tensor(buffers.back()->data, desc));
     }
     for (int32_t i = 0; i < model.num_outputs(); ++i) {
@@ -59,7 +61,8 @@ int main(int argc, char** argv) {
     cudaStream_t stream = nullptr;
     cudaStreamCreate(&stream);
     session.run(stream, inputs, outputs);
-    if (cudaStreamSynchronize(stream) != cudaSuccess) throw std::runtime_error("the run failed on the GPU");
+    if (cudaStreamSynchronize(stream) != cudaSuccess)
+      throw std::runtime_error("the run failed on the GPU");
     cudaStreamDestroy(stream);
 
     for (int32_t i = 0; i < model.num_outputs(); ++i) {
@@ -67,7 +70,8 @@ int main(int argc, char** argv) {
       std::printf("output %d '%s' (%zu elements)", i, desc.name, element_count(desc));
       if (desc.dtype == INFERNO_DTYPE_F32) {
         std::vector<float> values(element_count(desc));
-        cudaMemcpy(values.data(), outputs[i].data, inferno::byte_size(desc), cudaMemcpyDeviceToHost);
+        cudaMemcpy(values.data(), outputs[i].data, inferno::byte_size(desc),
+                   cudaMemcpyDeviceToHost);
         for (size_t k = 0; k < values.size() && k < 8; ++k) std::printf(" %g", values[k]);
       }
       std::printf("\n");

@@ -1,4 +1,4 @@
-/* runtime.h: the C API of libinferno_runtime, which loads a model.so written by infernoc and runs it.
+/* runtime.h: the C API of libinferno_runtime, which loads and runs a model.so written by infernoc.
  *
  * Every function returns an inferno_status and never throws or aborts. When a call fails,
  * inferno_last_error() gives a one-line message for this thread (lower case, says what and where).
@@ -40,17 +40,17 @@ typedef enum inferno_status {
   INFERNO_STATUS_OK = 0,
   INFERNO_STATUS_INVALID_ARGUMENT = 1, /* null pointer, wrong count, dtype or shape of a tensor */
   INFERNO_STATUS_IO = 2,               /* a file is missing or unreadable */
-  INFERNO_STATUS_LOAD_FAILED = 3,      /* dlopen or dlsym failed (not a model.so, missing library) */
-  INFERNO_STATUS_ABI_MISMATCH = 4,     /* abi_version or struct_size differs, or a malformed model */
-  INFERNO_STATUS_ARCH_MISMATCH = 5,    /* the model has no machine code for the device's arch */
-  INFERNO_STATUS_WEIGHTS_CORRUPT = 6,  /* the weights' size or checksum differs from the manifest */
-  INFERNO_STATUS_NO_DEVICE = 7,        /* no CUDA device (or driver), or no device with that index */
-  INFERNO_STATUS_OUT_OF_MEMORY = 8,    /* a device allocation failed */
-  INFERNO_STATUS_CUDA_ERROR = 9,       /* a CUDA call failed; the context is still usable */
-  INFERNO_STATUS_CUBLAS_ERROR = 10,    /* a cuBLAS(Lt) call inside the model failed */
-  INFERNO_STATUS_BUSY = 11,            /* the session is running on another thread right now */
-  INFERNO_STATUS_DEVICE_LOST = 12,     /* a sticky CUDA error: the device context is unusable */
-  INFERNO_STATUS_INTERNAL = 13         /* a bug in the runtime or the model */
+  INFERNO_STATUS_LOAD_FAILED = 3,     /* dlopen or dlsym failed (not a model.so, missing library) */
+  INFERNO_STATUS_ABI_MISMATCH = 4,    /* abi_version or struct_size differs, or a malformed model */
+  INFERNO_STATUS_ARCH_MISMATCH = 5,   /* the model has no machine code for the device's arch */
+  INFERNO_STATUS_WEIGHTS_CORRUPT = 6, /* the weights' size or checksum differs from the manifest */
+  INFERNO_STATUS_NO_DEVICE = 7,       /* no CUDA device (or driver), or no device with that index */
+  INFERNO_STATUS_OUT_OF_MEMORY = 8,   /* a device allocation failed */
+  INFERNO_STATUS_CUDA_ERROR = 9,      /* a CUDA call failed; the context is still usable */
+  INFERNO_STATUS_CUBLAS_ERROR = 10,   /* a cuBLAS(Lt) call inside the model failed */
+  INFERNO_STATUS_BUSY = 11,           /* the session is running on another thread right now */
+  INFERNO_STATUS_DEVICE_LOST = 12,    /* a sticky CUDA error: the device context is unusable */
+  INFERNO_STATUS_INTERNAL = 13        /* a bug in the runtime or the model */
 } inferno_status;
 
 /* Device indices with a special meaning for inferno_model_load. */
@@ -64,9 +64,9 @@ typedef struct inferno_session inferno_session;
 /* A caller-owned tensor for inferno_session_run: dense, row-major, in device memory. */
 typedef struct inferno_tensor {
   void* data;
-  int32_t dtype;         /* an inferno_dtype */
+  int32_t dtype;        /* an inferno_dtype */
   int32_t rank;
-  const int64_t* shape;  /* rank entries (may be NULL when rank is 0) */
+  const int64_t* shape; /* rank entries (may be NULL when rank is 0) */
 } inferno_tensor;
 
 /* Session options. Fill with inferno_session_options_default, then change fields. */
@@ -102,14 +102,15 @@ INFERNO_RUNTIME_API inferno_status inferno_model_input(const inferno_loaded_mode
                                                        int32_t index, inferno_tensor_desc* desc);
 INFERNO_RUNTIME_API inferno_status inferno_model_output(const inferno_loaded_model* model,
                                                         int32_t index, inferno_tensor_desc* desc);
-/* Where the model came from (compiler, CUDA version, archs, checksums); lives as long as the model. */
+/* Where the model came from (compiler, CUDA version, archs, checksum); lives with the model. */
 INFERNO_RUNTIME_API inferno_status inferno_model_manifest(const inferno_loaded_model* model,
                                                           const inferno_manifest** manifest);
 /* The device the model was loaded on (INFERNO_DEVICE_NONE for an inspection-only load). */
 INFERNO_RUNTIME_API inferno_status inferno_model_device(const inferno_loaded_model* model,
                                                         int* device);
 
-INFERNO_RUNTIME_API inferno_status inferno_session_options_default(inferno_session_options* options);
+INFERNO_RUNTIME_API inferno_status
+inferno_session_options_default(inferno_session_options* options);
 /* Creates a session on the model's device. `options` may be NULL (defaults). */
 INFERNO_RUNTIME_API inferno_status inferno_session_create(inferno_loaded_model* model,
                                                           const inferno_session_options* options,

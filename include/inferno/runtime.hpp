@@ -6,7 +6,8 @@
 //
 //   inferno::Model model("model.so", /*device=*/0);
 //   inferno::Session session(model);
-//   session.run(stream, {inferno::tensor(x_dev, model.input(0))}, {inferno::tensor(y_dev, model.output(0))});
+//   session.run(stream, {inferno::tensor(x_dev, model.input(0))}, {inferno::tensor(y_dev,
+//   model.output(0))});
 #pragma once
 
 #include <initializer_list>
@@ -43,9 +44,10 @@ inline inferno_tensor tensor(void* data, const inferno_tensor_desc& desc) {
 
 /// Bytes of a tensor with this description.
 inline size_t byte_size(const inferno_tensor_desc& desc) {
-  size_t n = desc.dtype == INFERNO_DTYPE_F64 || desc.dtype == INFERNO_DTYPE_I64 ? 8
+  size_t n = desc.dtype == INFERNO_DTYPE_F64 || desc.dtype == INFERNO_DTYPE_I64   ? 8
              : desc.dtype == INFERNO_DTYPE_F32 || desc.dtype == INFERNO_DTYPE_I32 ? 4
-             : desc.dtype == INFERNO_DTYPE_BOOL ? 1 : 2;
+             : desc.dtype == INFERNO_DTYPE_BOOL                                   ? 1
+                                                                                  : 2;
   for (int32_t k = 0; k < desc.rank; ++k) n *= static_cast<size_t>(desc.shape[k]);
   return n;
 }

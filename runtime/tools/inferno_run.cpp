@@ -1,9 +1,9 @@
 // inferno-run: loads a model.so, feeds it .npy inputs, saves its outputs as .npy, optionally times
 // it. Exit codes (as infernoc's): 0 ok, 1 other error, 3 bad model or input, 4 no device or wrong
 // arch, 5 I/O.
-#include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,7 +39,8 @@ struct Exit {
 
 void check(inferno_status status) {
   if (status != INFERNO_STATUS_OK) {
-    throw Exit{exit_code(status), std::string(inferno_status_name(status)) + ": " + inferno_last_error()};
+    throw Exit{exit_code(status),
+               std::string(inferno_status_name(status)) + ": " + inferno_last_error()};
   }
 }
 
@@ -72,10 +73,12 @@ struct Handles {
 
 std::vector<inferno_tensor_desc> describe(const inferno_loaded_model* model, bool inputs) {
   int32_t count = 0;
-  check(inputs ? inferno_model_num_inputs(model, &count) : inferno_model_num_outputs(model, &count));
+  check(inputs ? inferno_model_num_inputs(model, &count)
+               : inferno_model_num_outputs(model, &count));
   std::vector<inferno_tensor_desc> descs(static_cast<size_t>(count));
   for (int32_t i = 0; i < count; ++i) {
-    check(inputs ? inferno_model_input(model, i, &descs[i]) : inferno_model_output(model, i, &descs[i]));
+    check(inputs ? inferno_model_input(model, i, &descs[i])
+                 : inferno_model_output(model, i, &descs[i]));
   }
   return descs;
 }
@@ -102,16 +105,21 @@ int check_only(const std::string& path, int sm) {
               m->cuda_version);
   for (int32_t i = 0; i < m->num_sm_archs; ++i) std::printf(" sm_%d", m->sm_archs[i]);
   std::printf(")\n");
-  for (const auto& d : describe(h.model, true)) std::printf("input  %s: %s\n", d.name, type_text(d).c_str());
-  for (const auto& d : describe(h.model, false)) std::printf("output %s: %s\n", d.name, type_text(d).c_str());
+  for (const auto& d : describe(h.model, true))
+    std::printf("input  %s: %s\n", d.name, type_text(d).c_str());
+  for (const auto& d : describe(h.model, false))
+    std::printf("output %s: %s\n", d.name, type_text(d).c_str());
   return 0;
 }
 
 void print_latency(std::vector<double> micros) {
   std::sort(micros.begin(), micros.end());
-  const auto at = [&](double q) { return micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))]; };
-  std::printf("latency over %zu runs (host, run + stream sync): median %.1f us, p90 %.1f us, min %.1f us\n",
-              micros.size(), at(0.5), at(0.9), micros.front());
+  const auto at = [&](double q) {
+    return micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))];
+  };
+  std::printf(
+      "latency over %zu runs (host, run + stream sync): median %.1f us, p90 %.1f us, min %.1f us\n",
+      micros.size(), at(0.5), at(0.9), micros.front());
 }
 
 struct Options {
@@ -140,7 +148,8 @@ int run(const Options& opt) {
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
   std::vector<inferno_tensor> inputs, outputs;
   for (size_t i = 0; i < in_descs.size(); ++i) {
-    const auto bytes = inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
+    const auto bytes =
+        inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
     buffers.push_back(std::make_unique<DeviceBuffer>(bytes.size()));
     check_cuda(cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
                "cudaMemcpy of an input");
@@ -158,8 +167,9 @@ int run(const Options& opt) {
   check(inferno_session_create(h.model, &options, &h.session));
   check_cuda(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const auto run_once = [&] {
-    check(inferno_session_run(h.session, h.stream, inputs.data(), static_cast<int32_t>(inputs.size()),
-                              outputs.data(), static_cast<int32_t>(outputs.size())));
+    check(inferno_session_run(h.session, h.stream, inputs.data(),
+                              static_cast<int32_t>(inputs.size()), outputs.data(),
+                              static_cast<int32_t>(outputs.size())));
     check_cuda(cudaStreamSynchronize(h.stream), "cudaStreamSynchronize");
   };
   run_once();
@@ -170,7 +180,9 @@ int run(const Options& opt) {
     for (int i = 0; i < opt.iters; ++i) {
       const auto start = std::chrono::steady_clock::now();
       run_once();
-      micros.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+      micros.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     print_latency(std::move(micros));
   }
@@ -204,7 +216,8 @@ int main(int argc, char** argv) {
   app.add_option("--iters", opt.iters, "time this many runs after warm-up")->check(non_negative);
   app.add_option("--device", opt.device, "CUDA device index")->check(non_negative);
   app.add_flag("--no-graph", opt.no_graph, "run without capturing a CUDA graph");
-  app.add_option("--check", opt.check_sm, "only validate the file for this SM (e.g. 90; 0: any), no GPU")
+  app.add_option("--check", opt.check_sm,
+                 "only validate the file for this SM (e.g. 90; 0: any), no GPU")
       ->check(non_negative);
   try {
     app.parse(argc, argv);

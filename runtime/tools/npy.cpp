@@ -101,7 +101,8 @@ class HeaderParser {
       }
       int64_t dim = 0;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-        if (dim > (std::numeric_limits<int64_t>::max() - 9) / 10) malformed(what_, "dimension too large");
+        if (dim > (std::numeric_limits<int64_t>::max() - 9) / 10)
+          malformed(what_, "dimension too large");
         dim = dim * 10 + (text_[pos_++] - '0');
       }
       dims.push_back(dim);
@@ -122,8 +123,10 @@ class HeaderParser {
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "(";
   for (int64_t d : shape) text += std::to_string(d) + ", ";
-  if (shape.size() == 1) text.resize(text.size() - 1);      // "(4,)"
-  else if (!shape.empty()) text.resize(text.size() - 2);    // "(4, 8)"
+  if (shape.size() == 1)
+    text.resize(text.size() - 1);  // "(4,)"
+  else if (!shape.empty())
+    text.resize(text.size() - 2);  // "(4, 8)"
   return text + ")";
 }
 
@@ -140,7 +143,8 @@ int64_t itemsize(std::string_view descr) {
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) throw Error("shape too large or negative", false);
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      throw Error("shape too large or negative", false);
   }
   return n;
 }
@@ -156,7 +160,8 @@ Array parse(const std::vector<std::byte>& bytes, const std::string& what) {
   }
   const size_t header_size = u8(8) | (u8(9) << 8);
   if (kPreludeSize + header_size > bytes.size()) malformed(what, "header runs past the end");
-  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + kPreludeSize, header_size);
+  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + kPreludeSize,
+                                header_size);
 
   Array array;
   bool fortran_order = false;
@@ -171,7 +176,8 @@ Array parse(const std::vector<std::byte>& bytes, const std::string& what) {
                         std::to_string(data_size) + " data bytes, the file has " +
                         std::to_string(bytes.size() - kPreludeSize - header_size));
   }
-  array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(kPreludeSize + header_size), bytes.end());
+  array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(kPreludeSize + header_size),
+                    bytes.end());
   return array;
 }
 
@@ -181,8 +187,8 @@ std::vector<std::byte> serialize(const Array& array) {
   if (static_cast<uint64_t>(element_count(array.shape) * size) != array.data.size()) {
     throw Error("array data does not match its shape " + shape_text(array.shape), false);
   }
-  std::string header = "{'descr': '" + array.descr + "', 'fortran_order': False, 'shape': " +
-                       shape_text(array.shape) + ", }";
+  std::string header = "{'descr': '" + array.descr +
+                       "', 'fortran_order': False, 'shape': " + shape_text(array.shape) + ", }";
   const size_t unpadded = kPreludeSize + header.size() + 1;  // +1 for the final '\n'
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
@@ -195,7 +201,8 @@ std::vector<std::byte> serialize(const Array& array) {
   out[8] = static_cast<std::byte>(header.size() & 0xff);
   out[9] = static_cast<std::byte>(header.size() >> 8);
   std::memcpy(out.data() + kPreludeSize, header.data(), header.size());
-  std::copy(array.data.begin(), array.data.end(), out.begin() + static_cast<std::ptrdiff_t>(kPreludeSize + header.size()));
+  std::copy(array.data.begin(), array.data.end(),
+            out.begin() + static_cast<std::ptrdiff_t>(kPreludeSize + header.size()));
   return out;
 }
 
@@ -214,7 +221,8 @@ Array read(const std::string& path) {
 void write(const std::string& path, const Array& array) {
   const std::vector<std::byte> bytes = serialize(array);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   if (!out.flush()) throw Error("cannot write '" + path + "'", true);
 }
 

@@ -36,7 +36,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 uint16_t f32_to_bf16(float value) {
   uint32_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<uint16_t>(bits >> 16);
 }

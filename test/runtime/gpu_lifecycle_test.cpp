@@ -44,7 +44,8 @@ void cycle(inferno::test::DeviceFloats& x, inferno::test::DeviceFloats& y, cudaS
 
 }  // namespace
 
-TEST_CASE("gpu: 1000 load-run-unload cycles keep device memory and host RSS flat", "[runtime][gpu]") {
+TEST_CASE("gpu: 1000 load-run-unload cycles keep device memory and host RSS flat",
+          "[runtime][gpu]") {
   INFERNO_REQUIRE_GPU();
   inferno::test::DeviceFloats x(32), y(32);
   inferno::test::Stream stream;
@@ -53,10 +54,12 @@ TEST_CASE("gpu: 1000 load-run-unload cycles keep device memory and host RSS flat
   const size_t device_before = device_free_bytes();
   const size_t rss_before = host_rss_bytes();
   for (int i = 0; i < 1000; ++i) cycle(x, y, stream.get());
-  const long long device_growth = static_cast<long long>(device_before) - static_cast<long long>(device_free_bytes());
-  const long long rss_growth = static_cast<long long>(host_rss_bytes()) - static_cast<long long>(rss_before);
+  const long long device_growth =
+      static_cast<long long>(device_before) - static_cast<long long>(device_free_bytes());
+  const long long rss_growth =
+      static_cast<long long>(host_rss_bytes()) - static_cast<long long>(rss_before);
   WARN("after 1000 cycles: device memory used grew " << mib(device_growth) << " MiB, host RSS grew "
-                                                      << mib(rss_growth) << " MiB");
+                                                     << mib(rss_growth) << " MiB");
   CHECK(device_growth <= 8ll << 20);
   CHECK(rss_growth <= 16ll << 20);
   CHECK(same_bits(y.download(), reference_output(sample_input(3))));
@@ -69,13 +72,16 @@ TEST_CASE("gpu child: device lost", "[.device_lost_child]") {
   inferno::test::DeviceFloats x(32), y(32);
   inferno::test::Stream stream;
   const inferno_tensor in = f32_tensor(x.get()), out = f32_tensor(y.get());
-  REQUIRE(inferno_session_run(session.handle(), stream.get(), &in, 1, &out, 1) == INFERNO_STATUS_OK);
-  REQUIRE(cudaStreamSynchronize(stream.get()) != cudaSuccess);  // the fault surfaces here
+  // The fault is asynchronous: the run that causes it usually returns OK, at the latest the
+  // synchronize reports it, and from then on every call sees it.
+  const inferno_status first = inferno_session_run(session.handle(), stream.get(), &in, 1, &out, 1);
+  REQUIRE((first == INFERNO_STATUS_OK || first == INFERNO_STATUS_DEVICE_LOST));
+  REQUIRE(cudaStreamSynchronize(stream.get()) != cudaSuccess);
   const inferno_status again = inferno_session_run(session.handle(), stream.get(), &in, 1, &out, 1);
   std::printf("status after fault: %s: %s\n", inferno_status_name(again), inferno_last_error());
   REQUIRE(again == INFERNO_STATUS_DEVICE_LOST);
   inferno_loaded_model* other = nullptr;
-  REQUIRE(inferno_model_load(model_path("good").c_str(), 0, &other) == INFERNO_STATUS_DEVICE_LOST);
+  CHECK(inferno_model_load(model_path("good").c_str(), 0, &other) == INFERNO_STATUS_DEVICE_LOST);
 }
 
 TEST_CASE("gpu: a sticky fault in a kernel is DEVICE_LOST, not CUDA_ERROR", "[runtime][gpu]") {

@@ -56,17 +56,20 @@ TEST_CASE("gpu: the model's output matches the host computation", "[runtime][gpu
   }
 }
 
-TEST_CASE("gpu: runs on the legacy default stream are ordered with the caller's work", "[runtime][gpu]") {
+TEST_CASE("gpu: runs on the legacy default stream are ordered with the caller's work",
+          "[runtime][gpu]") {
   INFERNO_REQUIRE_GPU();
   inferno::Model model(model_path("good"), 0);
   inferno::Session session(model);  // graph runs go to the session's side stream, forked and joined
   DeviceFloats x(32), y(32);
   for (int seed = 0; seed < 20; ++seed) {
     const std::vector<float> in = sample_input(seed);
-    CUDA_REQUIRE(cudaMemcpyAsync(x.get(), in.data(), 32 * sizeof(float), cudaMemcpyHostToDevice, nullptr));
+    CUDA_REQUIRE(
+        cudaMemcpyAsync(x.get(), in.data(), 32 * sizeof(float), cudaMemcpyHostToDevice, nullptr));
     session.run(nullptr, {f32_tensor(x.get())}, {f32_tensor(y.get())});
     std::vector<float> out(32);  // no synchronization in between: stream order only
-    CUDA_REQUIRE(cudaMemcpyAsync(out.data(), y.get(), 32 * sizeof(float), cudaMemcpyDeviceToHost, nullptr));
+    CUDA_REQUIRE(
+        cudaMemcpyAsync(out.data(), y.get(), 32 * sizeof(float), cudaMemcpyDeviceToHost, nullptr));
     CUDA_REQUIRE(cudaStreamSynchronize(nullptr));
     INFO("seed " << seed);
     CHECK(same_bits(out, reference_output(in)));
@@ -85,15 +88,19 @@ TEST_CASE("gpu: bad tensors are refused before any launch, naming the tensor", "
   const std::vector<float> untouched = y.download();
   const inferno_tensor out = f32_tensor(y.get());
 
-  const auto refused = [&](const inferno_tensor& in, const inferno_tensor& o, const std::string& message) {
+  const auto refused = [&](const inferno_tensor& in, const inferno_tensor& o,
+                           const std::string& message) {
     INFO(message);
     CHECK(run_c(session, stream.get(), &in, 1, &o, 1) == INFERNO_STATUS_INVALID_ARGUMENT);
     CHECK(std::string(inferno_last_error()) == message);
   };
   const int64_t short_shape[] = {4, 7};
-  refused({x.get(), INFERNO_DTYPE_F32, 2, short_shape}, out, "input 'x': expected f32[4,8], got f32[4,7]");
-  refused({x.get(), INFERNO_DTYPE_F16, 2, inferno::test::kShape}, out, "input 'x': expected f32[4,8], got f16[4,8]");
-  refused({x.get(), INFERNO_DTYPE_F32, 1, inferno::test::kShape}, out, "input 'x': expected f32[4,8], got f32[4]");
+  refused({x.get(), INFERNO_DTYPE_F32, 2, short_shape}, out,
+          "input 'x': expected f32[4,8], got f32[4,7]");
+  refused({x.get(), INFERNO_DTYPE_F16, 2, inferno::test::kShape}, out,
+          "input 'x': expected f32[4,8], got f16[4,8]");
+  refused({x.get(), INFERNO_DTYPE_F32, 1, inferno::test::kShape}, out,
+          "input 'x': expected f32[4,8], got f32[4]");
   refused({x.get(), INFERNO_DTYPE_F32, 2, nullptr}, out, "input 'x': shape is null");
   refused(f32_tensor(nullptr), out, "input 'x': data is null");
   refused(f32_tensor(x.get()), {y.get(), INFERNO_DTYPE_F32, 2, short_shape},
@@ -177,7 +184,8 @@ TEST_CASE("gpu: a repeated address pair replays without capturing again", "[runt
   CHECK(captures(session) == 2);
 }
 
-TEST_CASE("gpu: a run inside the caller's own graph capture becomes part of that graph", "[runtime][gpu]") {
+TEST_CASE("gpu: a run inside the caller's own graph capture becomes part of that graph",
+          "[runtime][gpu]") {
   INFERNO_REQUIRE_GPU();
   inferno::Model model(model_path("good"), 0);
   inferno::Session session(model);
@@ -187,7 +195,7 @@ TEST_CASE("gpu: a run inside the caller's own graph capture becomes part of that
   y.poison();
   CUDA_REQUIRE(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
   const inferno_status status = run_c(session, stream.get(), nullptr, 0, nullptr, 0);  // refused,
-  CHECK(status == INFERNO_STATUS_INVALID_ARGUMENT);                                    // capture intact
+  CHECK(status == INFERNO_STATUS_INVALID_ARGUMENT);  // capture intact
   session.run(stream.get(), {f32_tensor(x.get())}, {f32_tensor(y.get())});
   cudaGraph_t graph = nullptr;
   CUDA_REQUIRE(cudaStreamEndCapture(stream.get(), &graph));

@@ -60,28 +60,28 @@ class Stream {
 /// Skips the current test when there is no CUDA device: prints "SKIPPED: no CUDA device" (ctest
 /// turns that into a skip) and then uses SKIP() on Catch2 3.x or returns early on 2.x.
 #if defined(SKIP)
-#define INFERNO_REQUIRE_GPU()                                     \
-  do {                                                            \
-    if (!inferno::test::has_cuda_device()) {                      \
-      std::printf("SKIPPED: no CUDA device\n");                   \
-      SKIP("no CUDA device");                                     \
-    }                                                             \
+#define INFERNO_REQUIRE_GPU()                   \
+  do {                                          \
+    if (!inferno::test::has_cuda_device()) {    \
+      std::printf("SKIPPED: no CUDA device\n"); \
+      SKIP("no CUDA device");                   \
+    }                                           \
   } while (0)
 #else
-#define INFERNO_REQUIRE_GPU()                                     \
-  do {                                                            \
-    if (!inferno::test::has_cuda_device()) {                      \
-      std::printf("SKIPPED: no CUDA device\n");                   \
-      WARN("SKIPPED: no CUDA device");                            \
-      return;                                                     \
-    }                                                             \
+#define INFERNO_REQUIRE_GPU()                   \
+  do {                                          \
+    if (!inferno::test::has_cuda_device()) {    \
+      std::printf("SKIPPED: no CUDA device\n"); \
+      WARN("SKIPPED: no CUDA device");          \
+      return;                                   \
+    }                                           \
   } while (0)
 #endif
 
 /// REQUIREs a CUDA call to succeed, naming it.
-#define CUDA_REQUIRE(call)                                        \
-  do {                                                            \
-    const cudaError_t cuda_require_error_ = (call);               \
+#define CUDA_REQUIRE(call)                                          \
+  do {                                                              \
+    const cudaError_t cuda_require_error_ = (call);                 \
     INFO(#call << ": " << cudaGetErrorString(cuda_require_error_)); \
-    REQUIRE(cuda_require_error_ == cudaSuccess);                  \
+    REQUIRE(cuda_require_error_ == cudaSuccess);                    \
   } while (0)

@@ -29,7 +29,8 @@ struct Worker {
   std::string error;  // first failure, empty when all went well
 
   Worker() {
-    if (cudaMalloc(reinterpret_cast<void**>(&x), 32 * sizeof(float)) != cudaSuccess || cudaMalloc(reinterpret_cast<void**>(&y), 32 * sizeof(float)) != cudaSuccess ||
+    if (cudaMalloc(reinterpret_cast<void**>(&x), 32 * sizeof(float)) != cudaSuccess ||
+        cudaMalloc(reinterpret_cast<void**>(&y), 32 * sizeof(float)) != cudaSuccess ||
         cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
       error = "setup failed";
     }
@@ -62,7 +63,8 @@ struct Worker {
 
 }  // namespace
 
-TEST_CASE("gpu: 16 threads with their own sessions get bitwise identical, correct outputs", "[runtime][gpu]") {
+TEST_CASE("gpu: 16 threads with their own sessions get bitwise identical, correct outputs",
+          "[runtime][gpu]") {
   INFERNO_REQUIRE_GPU();
   inferno::Model model(model_path("good"), 0);
   reference_output(sample_input(0));  // loads the reference weights before the threads start
@@ -114,7 +116,8 @@ TEST_CASE("gpu: a run on a session that is already running answers BUSY", "[runt
   CHECK(worker.error.empty());
 }
 
-TEST_CASE("gpu: two threads sharing one session see BUSY or correct results, never corruption", "[runtime][gpu]") {
+TEST_CASE("gpu: two threads sharing one session see BUSY or correct results, never corruption",
+          "[runtime][gpu]") {
   INFERNO_REQUIRE_GPU();
   inferno::Model model(model_path("good"), 0);
   inferno::Session session(model);

@@ -1,10 +1,11 @@
 // inferno-run's .npy reader/writer and its bf16 conversions.
+#include "npy.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "npy.h"
 #include "run_io.h"
 #include "runtime_test_support.h"
 #include "support/catch.h"
@@ -53,8 +54,8 @@ std::string parse_error(const std::string& image) {
 TEST_CASE("npy: writes the NumPy v1.0 layout and reads it back", "[runtime][npy]") {
   inferno::npy::Array array{"<f4", {2, 3}, bytes_of(floats({0, 1, 2, 3, 4, 5}))};
   const std::vector<std::byte> image = inferno::npy::serialize(array);
-  const std::string expected =
-      npy_image("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", floats({0, 1, 2, 3, 4, 5}));
+  const std::string expected = npy_image(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", floats({0, 1, 2, 3, 4, 5}));
   CHECK(image == bytes_of(expected));
   CHECK((image.size() - 24) % 64 == 0);
 
@@ -69,7 +70,10 @@ TEST_CASE("npy: every supported dtype, scalars and 1-d shapes round-trip", "[run
     for (const std::vector<int64_t>& shape : {std::vector<int64_t>{}, {5}, {2, 0, 3}}) {
       int64_t n = 1;
       for (int64_t d : shape) n *= d;
-      inferno::npy::Array array{descr, shape, std::vector<std::byte>(static_cast<size_t>(n * inferno::npy::itemsize(descr)), std::byte{1})};
+      inferno::npy::Array array{
+          descr, shape,
+          std::vector<std::byte>(static_cast<size_t>(n * inferno::npy::itemsize(descr)),
+                                 std::byte{1})};
       const auto back = inferno::npy::parse(inferno::npy::serialize(array), "t.npy");
       CHECK(back.descr == descr);
       CHECK(back.shape == shape);
@@ -89,20 +93,25 @@ TEST_CASE("npy: reads older 16-byte-aligned headers and either quote style", "[r
 
 TEST_CASE("npy: refuses malformed and unsupported files with a reason", "[runtime][npy]") {
   const std::string data = floats({1, 2});
-  const auto header = [](const std::string& descr, const std::string& order, const std::string& shape) {
+  const auto header = [](const std::string& descr, const std::string& order,
+                         const std::string& shape) {
     return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }";
   };
   CHECK(contains(parse_error("not an npy file at all"), "bad magic"));
-  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(2,)"), data, 64, 2)), "version 2.0"));
+  CHECK(
+      contains(parse_error(npy_image(header("<f4", "False", "(2,)"), data, 64, 2)), "version 2.0"));
   CHECK(contains(parse_error(npy_image(header("<f4", "True", "(2,)"), data)), "Fortran order"));
   CHECK(contains(parse_error(npy_image(header(">f4", "False", "(2,)"), data)), "dtype '>f4'"));
   CHECK(contains(parse_error(npy_image(header("<u2", "False", "(2,)"), data)), "dtype '<u2'"));
-  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(3,)"), data)), "needs 12 data bytes"));
-  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(2,)"), data + "x")), "the file has 9"));
+  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(3,)"), data)),
+                 "needs 12 data bytes"));
+  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(2,)"), data + "x")),
+                 "the file has 9"));
   CHECK(contains(parse_error(npy_image("{'descr': '<f4', 'shape': (2,), }", data)), "lacks a key"));
   CHECK(contains(parse_error(npy_image(header("<f4", "Maybe", "(2,)"), data)), "True or False"));
   CHECK(contains(parse_error(npy_image(header("<f4", "False", "(-2,)"), data)), "dimension"));
-  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(99999999999999999999,)"), data)), "too large"));
+  CHECK(contains(parse_error(npy_image(header("<f4", "False", "(99999999999999999999,)"), data)),
+                 "too large"));
   // A header length pointing past the end of the file.
   std::string truncated = npy_image(header("<f4", "False", "(2,)"), "").substr(0, 40);
   CHECK(contains(parse_error(truncated), "past the end"));

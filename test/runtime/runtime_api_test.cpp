@@ -25,7 +25,8 @@ TEST_CASE("model_check accepts the good model and refuses each broken variant", 
   CHECK(inferno_model_check(model_path("bad_abi").c_str(), 0) == INFERNO_STATUS_ABI_MISMATCH);
   CHECK(contains(last_error(), "ABI version 999"));
 
-  CHECK(inferno_model_check(model_path("bad_checksum").c_str(), 0) == INFERNO_STATUS_WEIGHTS_CORRUPT);
+  CHECK(inferno_model_check(model_path("bad_checksum").c_str(), 0) ==
+        INFERNO_STATUS_WEIGHTS_CORRUPT);
   CHECK(contains(last_error(), "checksum"));
 
   CHECK(inferno_model_check(model_path("sm75").c_str(), 0) == INFERNO_STATUS_OK);
@@ -37,7 +38,8 @@ TEST_CASE("model_check accepts the good model and refuses each broken variant", 
 
 TEST_CASE("load reports files that are missing or not models", "[runtime]") {
   inferno_loaded_model* model = nullptr;
-  CHECK(inferno_model_load("/nonexistent/model.so", INFERNO_DEVICE_NONE, &model) == INFERNO_STATUS_IO);
+  CHECK(inferno_model_load("/nonexistent/model.so", INFERNO_DEVICE_NONE, &model) ==
+        INFERNO_STATUS_IO);
   CHECK(model == nullptr);
   CHECK(contains(last_error(), "/nonexistent/model.so"));
 
@@ -53,8 +55,10 @@ TEST_CASE("null and out-of-range arguments are INVALID_ARGUMENT", "[runtime]") {
   inferno_loaded_model* model = nullptr;
   CHECK(inferno_model_load(nullptr, 0, &model) == INFERNO_STATUS_INVALID_ARGUMENT);
   CHECK(contains(last_error(), "path is null"));
-  CHECK(inferno_model_load(model_path("good").c_str(), 0, nullptr) == INFERNO_STATUS_INVALID_ARGUMENT);
-  CHECK(inferno_model_load(model_path("good").c_str(), -7, &model) == INFERNO_STATUS_INVALID_ARGUMENT);
+  CHECK(inferno_model_load(model_path("good").c_str(), 0, nullptr) ==
+        INFERNO_STATUS_INVALID_ARGUMENT);
+  CHECK(inferno_model_load(model_path("good").c_str(), -7, &model) ==
+        INFERNO_STATUS_INVALID_ARGUMENT);
   CHECK(inferno_model_check(nullptr, 0) == INFERNO_STATUS_INVALID_ARGUMENT);
 
   int32_t count = 0;
@@ -63,7 +67,8 @@ TEST_CASE("null and out-of-range arguments are INVALID_ARGUMENT", "[runtime]") {
   CHECK(inferno_model_input(nullptr, 0, &desc) == INFERNO_STATUS_INVALID_ARGUMENT);
   inferno_session* session = nullptr;
   CHECK(inferno_session_create(nullptr, nullptr, &session) == INFERNO_STATUS_INVALID_ARGUMENT);
-  CHECK(inferno_session_run(nullptr, nullptr, nullptr, 0, nullptr, 0) == INFERNO_STATUS_INVALID_ARGUMENT);
+  CHECK(inferno_session_run(nullptr, nullptr, nullptr, 0, nullptr, 0) ==
+        INFERNO_STATUS_INVALID_ARGUMENT);
   CHECK(inferno_session_options_default(nullptr) == INFERNO_STATUS_INVALID_ARGUMENT);
 
   // Releasing nothing is fine.
@@ -73,7 +78,8 @@ TEST_CASE("null and out-of-range arguments are INVALID_ARGUMENT", "[runtime]") {
 
 TEST_CASE("an inspection-only load describes the model but makes no session", "[runtime]") {
   inferno_loaded_model* model = nullptr;
-  REQUIRE(inferno_model_load(model_path("good").c_str(), INFERNO_DEVICE_NONE, &model) == INFERNO_STATUS_OK);
+  REQUIRE(inferno_model_load(model_path("good").c_str(), INFERNO_DEVICE_NONE, &model) ==
+          INFERNO_STATUS_OK);
   int32_t inputs = 0, outputs = 0;
   CHECK(inferno_model_num_inputs(model, &inputs) == INFERNO_STATUS_OK);
   CHECK(inferno_model_num_outputs(model, &outputs) == INFERNO_STATUS_OK);
@@ -102,7 +108,8 @@ TEST_CASE("an inspection-only load describes the model but makes no session", "[
   CHECK(inferno_model_unload(model) == INFERNO_STATUS_OK);
 }
 
-TEST_CASE("loading on a device without a GPU is NO_DEVICE with a message, not a crash", "[runtime]") {
+TEST_CASE("loading on a device without a GPU is NO_DEVICE with a message, not a crash",
+          "[runtime]") {
   inferno_loaded_model* model = nullptr;
   const inferno_status status = inferno_model_load(model_path("good").c_str(), 0, &model);
   if (status == INFERNO_STATUS_OK) {  // this machine has a GPU
