@@ -140,7 +140,7 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
       // happen during a capture.
       if (!warmed_up_) call_model(work);
       warmed_up_ = true;
-      exec = capture(work);
+      exec = capture();
       graphs_.insert(pointers_, exec);
     }
     check_cuda(cudaGraphLaunch(exec, work), "cudaGraphLaunch");
@@ -160,7 +160,11 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
   if (is_sticky(late)) fail(INFERNO_STATUS_DEVICE_LOST, cuda_message(late, "device lost"));
 }
 
-cudaGraphExec_t Session::capture(cudaStream_t stream) {
+cudaGraphExec_t Session::capture() {
+  // Capturing only records: nothing runs, so the side stream needs no ordering with the caller's.
+  // Capturing on a caller's blocking stream instead would break other threads' work on the legacy
+  // default stream (it implicitly waits for every blocking stream, which a capture forbids).
+  cudaStream_t stream = side_stream_;
   check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
              "cudaStreamBeginCapture");
   const inferno_model_run_args args{stream, arena_, pointers_.data(),
@@ -168,7 +172,7 @@ cudaGraphExec_t Session::capture(cudaStream_t stream) {
   char error[kErrorSize] = {};
   const int32_t status = model_->abi().run(state_, &args, error, kErrorSize);
   cudaGraph_t raw = nullptr;
-  // End the capture whatever happened, so the caller's stream leaves capture mode.
+  // End the capture whatever happened, so the stream leaves capture mode.
   const cudaError_t ended = cudaStreamEndCapture(stream, &raw);
   const GraphPtr graph(raw);
   check_model(status, error, *model_, "run (while capturing a CUDA graph)");

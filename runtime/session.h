@@ -38,7 +38,8 @@ class Session {
   void release() noexcept;
   void run_graph(cudaStream_t stream, const inferno_tensor* inputs, int32_t num_inputs,
                  const inferno_tensor* outputs, int32_t num_outputs);
-  cudaGraphExec_t capture(cudaStream_t stream);
+  /// Captures the model's launches for pointers_ on the side stream and instantiates them.
+  cudaGraphExec_t capture();
   /// Calls the model's run with pointers_; throws on a failed status.
   void call_model(cudaStream_t stream);
 
@@ -48,8 +49,8 @@ class Session {
   void* state_ = nullptr;           // the model's per-session state
   cudaEvent_t last_run_ = nullptr;  // recorded after each run: orders a run on another stream
   cudaStream_t last_stream_ = nullptr;
-  // Graph runs for the legacy default stream, which cannot be captured, go to this stream instead,
-  // forked from and joined back to the caller's stream with events.
+  // Captures happen on this stream. Graph runs for the legacy default stream, which cannot take
+  // part in a capture, also go here, forked from and joined back to it with events.
   cudaStream_t side_stream_ = nullptr;
   cudaEvent_t fork_ = nullptr;
   bool has_run_ = false;

@@ -122,9 +122,10 @@ INFERNO_RUNTIME_API inferno_status inferno_session_destroy(inferno_session* sess
  * tensor's count, data, dtype and shape is checked before anything is launched, and on new buffer
  * addresses also that the data is memory of the model's device. Does not synchronize.
  * With use_cuda_graph, the first run for a set of buffer addresses captures the model into a CUDA
- * graph and later runs with the same addresses replay it. The legacy default stream cannot be
- * captured, so its graph runs on a session-owned stream ordered with the caller's by events. On a
- * stream the caller is capturing, the model's launches simply become part of the caller's graph. */
+ * graph (on a session-owned stream) and launches it on `stream`; later runs with the same
+ * addresses replay it. Graphs for the legacy default stream run on the session's stream, ordered
+ * with the caller's by events. On a stream the caller is capturing, the model's launches simply
+ * become part of the caller's graph. */
 INFERNO_RUNTIME_API inferno_status inferno_session_run(inferno_session* session, void* stream,
                                                        const inferno_tensor* inputs,
                                                        int32_t num_inputs,
