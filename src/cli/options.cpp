@@ -18,7 +18,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   CliOptions o;
   std::string emit = "so";
   std::string passes;
-  bool o0 = false, verbose = false, quiet = false;
+  int opt_level = 1;
+  bool verbose = false, quiet = false;
   app.add_option("model", o.model, "the model: a torch.export archive (.pt2) or a TorchScript file (.pt)")
       ->required();
   app.add_option("--input", o.input_specs,
@@ -33,7 +34,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   app.add_option("--data", o.data_files, "an input as a NumPy .npy file; one per model input, in order")->take_all();
   app.add_option("--save-outputs", o.save_outputs_dir, "with --reference: write out0.npy, out1.npy, ... here");
   app.add_option("--passes", passes, "run exactly these passes, comma separated, instead of the default pipeline");
-  app.add_flag("-O0", o0, "run no optimization passes");
+  app.add_option("-O", opt_level, "optimization level: -O0 runs no passes, -O1 (the default) the default pipeline")
+      ->check(CLI::Range(0, 1));
   app.add_flag("--print-after-all", o.print_after_all, "print the IR after every pass to stderr");
   app.add_flag("-v,--verbose", verbose, "log more detail to stderr");
   app.add_flag("-q,--quiet", quiet, "log only errors");
@@ -47,6 +49,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
 
   o.emit = emit == "ir" ? Emit::kIr : emit == "dot" ? Emit::kDot : Emit::kSharedObject;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
+  const bool o0 = opt_level == 0;
   if (o0) {
     o.passes = std::vector<std::string>{};
   } else if (app.count("--passes") > 0) {

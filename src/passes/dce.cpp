@@ -1,5 +1,7 @@
 #include "passes/dce.h"
 
+#include "passes/rewrite.h"
+
 #include <algorithm>
 
 namespace inferno::passes {
@@ -24,8 +26,7 @@ Status eliminate_dead_code(ir::Graph& graph, const PassOptions& /*options*/) {
     if (keep[i]) kept.push_back(std::move(nodes[i]));
   }
   nodes = std::move(kept);
-  graph.remove_constants_if([&](ir::ValueId v) { return !live[v]; });
-  return Status::ok();
+  return remove_unused_constants(graph);
 }
 
 }  // namespace inferno::passes

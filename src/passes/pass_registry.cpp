@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "passes/dce.h"
+#include "passes/fold_constants.h"
 #include "passes/pass.h"
 
 namespace inferno::passes {
 
 const std::vector<PassInfo>& registered_passes() {
   static const std::vector<PassInfo> passes = {
+      {"fold-constants", "evaluate nodes whose inputs are all constants at compile time", &fold_constants},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
   };
   return passes;

@@ -8,6 +8,7 @@ namespace inferno::passes {
 // planning) grows here; each entry is a name from pass_registry.cpp.
 const std::vector<std::string_view>& default_pipeline() {
   static const std::vector<std::string_view> pipeline = {
+      "fold-constants",
       "dce",
   };
   return pipeline;

@@ -3,6 +3,7 @@
 // evaluate_node() checks sizes and dispatches one node to its kernel (reference/kernels.h).
 #include "reference/interpreter.h"
 
+#include <optional>
 #include <string>
 
 #include "reference/kernels.h"
@@ -16,12 +17,13 @@ using ir::Tensor;
 using ir::TensorType;
 
 /// Whether the type's byte size (and so every flat index into it) fits in int64.
+/// The interpreter holds every tensor in host memory; beyond this a tensor is refused with a
+/// message instead of failing an allocation (the IR itself bounds sizes, see checked_numel).
+constexpr int64_t kMaxTensorBytes = int64_t{8} << 30;
+
 bool size_fits(const TensorType& type) {
-  int64_t bytes = ir::dtype_size(type.dtype);
-  for (int64_t d : type.shape) {
-    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes)) return false;
-  }
-  return true;
+  const std::optional<int64_t> numel = ir::checked_numel(type.shape);
+  return numel && *numel <= kMaxTensorBytes / ir::dtype_size(type.dtype);
 }
 
 /// The switch covers every op in ops.def: a new op without a case here is a -Wswitch error.

@@ -33,7 +33,7 @@ Status write_file_atomic(const std::string& path, std::string_view contents) {
       dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return io_error("cannot write '" + temp.string() + "': " + std::strerror(errno));
+    if (!out) return io_error("cannot write '" + path + "': " + std::strerror(errno));
     out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     out.flush();
     if (!out) {

@@ -31,7 +31,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-TEST_CASE("--version and --help exit 0") {
+TEST_CASE("version and help flags exit 0") {
   auto version = infernoc({"--version"});
   CHECK(version.exit_code == 0);
   CHECK(contains(version.out, "infernoc "));
@@ -57,7 +57,7 @@ TEST_CASE("command-line mistakes exit 3 with a message") {
   CHECK(contains(reference_without_data.err, "--data"));
 }
 
-TEST_CASE("--emit ir prints the graph; -o writes it to a file") {
+TEST_CASE("emit ir prints the graph and -o writes it to a file") {
   auto result = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir"});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
@@ -75,7 +75,7 @@ TEST_CASE("--emit ir prints the graph; -o writes it to a file") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("--print-after-all and -O0 control the pipeline") {
+TEST_CASE("print-after-all and -O0 control the pipeline") {
   auto all = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "--print-after-all"});
   REQUIRE(all.exit_code == 0);
   CHECK(contains(all.err, "IR after dce"));
@@ -84,13 +84,13 @@ TEST_CASE("--print-after-all and -O0 control the pipeline") {
   CHECK(!contains(none.err, "IR after"));
 }
 
-TEST_CASE("--emit so is not available yet and says so with exit 2") {
+TEST_CASE("emit so is not available yet and says so with exit 2") {
   auto result = infernoc({fixture_path("mlp2/model.pt2"), "-o", "model.so"});
   CHECK(result.exit_code == 2);
   CHECK(contains(result.err, "--emit so"));
 }
 
-TEST_CASE("--reference writes outputs that match PyTorch's") {
+TEST_CASE("reference runs write outputs that match PyTorch") {
   struct Case {
     std::string model;
     std::string form;
@@ -124,7 +124,7 @@ TEST_CASE("--reference writes outputs that match PyTorch's") {
   }
 }
 
-TEST_CASE("--data that does not fit the model is an input error") {
+TEST_CASE("data files that do not fit the model are an input error") {
   auto result = infernoc({fixture_path("mlp2/model.pt2"), "--reference", "--data",
                           fixture_path("elementwise_chain/input0.npy"), "--save-outputs", "unused"});
   CHECK(result.exit_code == 3);
