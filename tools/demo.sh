@@ -19,4 +19,5 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "== reference run: infernoc examples/mlp/mlp.pt2 --reference --data input0.npy --save-outputs DIR"
 "$infernoc" "$example/mlp.pt2" --reference --data "$example/input0.npy" --save-outputs "$out"
+echo "== compare with PyTorch's output"
 "$build/tools/npy_compare" "$out/out0.npy" "$example/output0.npy"
