@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The GPU machine's check: build infernoc there from source against the torch wheel's LibTorch,
+# run every test (unit and gpu-labelled), and print a short summary last. Logs go to $OUT (the
+# device tool's result folder) or ./gpu-check-logs. Nothing is installed: the machine has no
+# package access (docs/gpu-build.md).
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=${OUT:-$root/gpu-check-logs}
+build=${INFERNO_GPU_BUILD_DIR:-/tmp/inferno-gpu-build}
+mkdir -p "$out"
+
+step() {  # step NAME LOG COMMAND...: runs a step, records its status for the summary
+  local name=$1 log=$2; shift 2
+  local start=$SECONDS
+  "$@" >"$out/$log" 2>&1
+  local rc=$?
+  summary+=("| $name | $([[ $rc == 0 ]] && echo ok || echo "FAILED ($rc)") | $((SECONDS - start)) s | $log |")
+  return $rc
+}
+summary=()
+
+{
+  nvidia-smi -L; nvcc --version | tail -2; g++ --version | head -1; cmake --version | head -1
+  python3 -c 'import torch; print("torch", torch.__version__)'
+} >"$out/environment.log" 2>&1
+
+torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
+step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTorch_DIR="$torch_dir" &&
+  step build build.log cmake --build "$build" --parallel "$(nproc)" &&
+  { step "ctest (all)" ctest.log ctest --test-dir "$build" --output-on-failure --parallel 8 --timeout 600; true; } &&
+  { step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 600; true; }
+
+echo "build warnings: $(grep -c 'warning:' "$out/build.log" 2>/dev/null || echo 0)"
+for log in ctest.log ctest-gpu.log; do
+  [[ -f "$out/$log" ]] && echo "$log: $(grep -E 'tests passed|tests failed' "$out/$log" | tail -1)"
+done
+grep -hE '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted)\)' "$out"/ctest*.log 2>/dev/null | sort -u
+echo
+echo "| step | result | time | log |"
+echo "|---|---|---|---|"
+printf '%s\n' "${summary[@]}"
