@@ -25,6 +25,7 @@ Status verify(const Graph& graph) {
   }
   for (ValueId v : graph.constants()) {
     const Value& value = graph.value(v);
+    if (defined[v]) return invalid_input("%" + value.name + " is listed twice as an input or constant");
     if (value.kind != ValueKind::kConstant) return invalid_input("%" + value.name + " is listed as a constant but is not one");
     if (value.constant && (value.constant->type != value.type ||
                            static_cast<int64_t>(value.constant->data.size()) != value.type.size_bytes())) {
@@ -37,9 +38,8 @@ Status verify(const Graph& graph) {
     const std::string& name = graph.node_name(node);
     std::vector<TensorType> input_types;
     for (ValueId in : node.inputs) {
-      if (in < 0 || in >= graph.num_values() || !defined[in]) {
-        return invalid_input("operand is used before it is defined", name, node.loc);
-      }
+      if (in < 0 || in >= graph.num_values()) return invalid_input("operand refers to no value", name, node.loc);
+      if (!defined[in]) return invalid_input("%" + graph.name(in) + " is used before it is defined", name, node.loc);
       input_types.push_back(graph.type(in));
     }
     Expected<std::vector<TensorType>> expected = infer_output_types(node.op, input_types, node.attrs);
@@ -62,8 +62,10 @@ Status verify(const Graph& graph) {
       defined[out] = true;
     }
   }
-  for (ValueId v : graph.outputs()) {
-    if (v < 0 || v >= graph.num_values() || !defined[v]) return invalid_input("graph output is not defined");
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const ValueId v = graph.outputs()[i];
+    if (v < 0 || v >= graph.num_values()) return invalid_input("graph output " + std::to_string(i) + " refers to no value");
+    if (!defined[v]) return invalid_input("graph output " + std::to_string(i) + " (%" + graph.name(v) + ") is not defined");
   }
   return Status::ok();
 }

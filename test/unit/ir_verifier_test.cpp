@@ -40,7 +40,7 @@ TEST_CASE("use before definition") {
   const ValueId b = g.add_node_output("b", kVec4);
   append_raw(g, OpKind::kRelu, {b}, {a});
   append_raw(g, OpKind::kRelu, {x}, {b});
-  require_error(g, "operand is used before it is defined", "a");
+  require_error(g, "%b is used before it is defined", "a");
   CHECK(verify(g).location() == SourceLocation{"m.py", 5});
 }
 
@@ -64,7 +64,7 @@ TEST_CASE("undefined graph output") {
   Graph g;
   g.add_input("x", kVec4);
   g.set_outputs({g.add_node_output("orphan", kVec4)});
-  require_error(g, "graph output is not defined");
+  require_error(g, "graph output 0 (%orphan) is not defined");
 }
 
 TEST_CASE("other structural errors") {
