@@ -1,0 +1,421 @@
+#include "driver/build.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "driver/process.h"
+
+namespace inferno::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Lines of nvcc's output quoted in the error when it fails.
+constexpr int kQuotedLogLines = 40;
+
+// ---- interruption ------------------------------------------------------------------------------
+
+volatile sig_atomic_t g_interrupt_signal = 0;
+
+extern "C" void record_interrupt(int signal_number) { g_interrupt_signal = signal_number; }
+
+/// While alive, SIGINT, SIGTERM and SIGHUP only set a flag (the build polls it); signals that
+/// were ignored stay ignored. Afterwards the previous handlers are back.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupt_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = record_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      ::sigaction(kSignals[i], nullptr, &previous_[i]);
+      installed_[i] =
+          previous_[i].sa_handler != SIG_IGN && ::sigaction(kSignals[i], &action, nullptr) == 0;
+    }
+  }
+  ~InterruptGuard() { restore(); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  static int pending() { return g_interrupt_signal; }
+
+  /// Restores the previous handlers and delivers the pending signal to them (by default: the
+  /// process ends). Returns the error to report if the process survives it.
+  Status redeliver() {
+    const int signal_number = g_interrupt_signal;
+    restore();
+    ::raise(signal_number);
+    return internal_error("interrupted by signal " + std::to_string(signal_number));
+  }
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+
+  void restore() {
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      if (installed_[i]) ::sigaction(kSignals[i], &previous_[i], nullptr);
+      installed_[i] = false;
+    }
+  }
+
+  std::array<struct sigaction, 3> previous_{};
+  std::array<bool, 3> installed_{};
+};
+
+// ---- files -------------------------------------------------------------------------------------
+
+std::string errno_text() { return std::strerror(errno); }
+
+Status write_file(const fs::path& path, const void* data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return io_error("cannot write '" + path.string() + "': " + errno_text());
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  out.close();
+  if (!out) return io_error("cannot write '" + path.string() + "': " + errno_text());
+  return Status::ok();
+}
+
+/// Writes all of [data, data + size) to fd.
+bool write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// A temp file `.<name>.tmpXXXXXX` beside a target; removed unless committed (renamed over the
+/// target).
+class TempFile {
+ public:
+  TempFile() = default;
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() { discard(); }
+
+  /// Creates the temp file for `target`, open as fd().
+  Status create(const fs::path& target) {
+    target_ = target;
+    std::string pattern =
+        (target.parent_path() / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+    fd_ = ::mkstemp(pattern.data());
+    if (fd_ < 0) return io_error("cannot write '" + target.string() + "': " + errno_text());
+    path_ = pattern;
+    return Status::ok();
+  }
+  int fd() const { return fd_; }
+  const fs::path& path() const { return path_; }
+  const fs::path& target() const { return target_; }
+
+  /// Closes it (reporting late write errors) and renames it over the target.
+  Status commit() {
+    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) {
+      return io_error("cannot write '" + target_.string() + "': " + errno_text());
+    }
+    if (::rename(path_.c_str(), target_.c_str()) != 0) {
+      return io_error("cannot write '" + target_.string() + "': " + errno_text());
+    }
+    path_.clear();
+    return Status::ok();
+  }
+
+  void discard() {
+    if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+    if (!path_.empty()) ::unlink(path_.c_str());
+    path_.clear();
+  }
+
+ private:
+  fs::path target_;
+  fs::path path_;
+  int fd_ = -1;
+};
+
+/// Moves `source` to a temp file beside `target`: a rename on the same file system, else a copy
+/// (the mode kept). `source` is gone or left as it was; `temp` holds the bytes either way.
+Status move_to_temp(const fs::path& source, const fs::path& target, TempFile& temp) {
+  INFERNO_RETURN_IF_ERROR(temp.create(target));
+  if (::rename(source.c_str(), temp.path().c_str()) == 0) return Status::ok();
+  if (errno != EXDEV)
+    return io_error("cannot move '" + source.string() + "' to '" + temp.path().string() +
+                    "': " + errno_text());
+  const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return io_error("cannot read '" + source.string() + "': " + errno_text());
+  struct stat st {};
+  ::fstat(in, &st);
+  std::vector<char> buffer(1 << 20);
+  bool ok = true;
+  while (ok) {
+    const ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    ok = write_all(temp.fd(), buffer.data(), static_cast<size_t>(n));
+  }
+  const int saved = errno;
+  ::close(in);
+  if (!ok) return io_error("cannot write '" + target.string() + "': " + std::strerror(saved));
+  ::fchmod(temp.fd(), st.st_mode & 07777);
+  return Status::ok();
+}
+
+/// The build directory: a fresh one under the temp root, removed at the end unless kept.
+class BuildDir {
+ public:
+  BuildDir() = default;
+  BuildDir(const BuildDir&) = delete;
+  BuildDir& operator=(const BuildDir&) = delete;
+  ~BuildDir() {
+    if (!keep_ && !path_.empty()) {
+      std::error_code ignored;
+      fs::remove_all(path_, ignored);
+    }
+  }
+
+  Status create(const std::string& keep_dir) {
+    if (!keep_dir.empty()) {
+      keep_ = true;
+      path_ = fs::absolute(keep_dir);
+      std::error_code ec;
+      fs::create_directories(path_, ec);
+      if (ec || !fs::is_directory(path_)) {
+        return io_error("cannot create the build directory '" + keep_dir +
+                        "': " + (ec ? ec.message() : std::string("not a directory")));
+      }
+      return Status::ok();
+    }
+    const char* tmpdir = std::getenv("TMPDIR");
+    const fs::path root =
+        tmpdir != nullptr && *tmpdir != '\0' ? fs::path(tmpdir) : fs::path("/tmp");
+    std::string pattern = (root / "infernoc-build-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return io_error("cannot create a build directory in '" + root.string() +
+                      "': " + errno_text());
+    }
+    path_ = pattern;
+    return Status::ok();
+  }
+  const fs::path& path() const { return path_; }
+  void keep() { keep_ = true; }
+
+ private:
+  fs::path path_;
+  bool keep_ = false;
+};
+
+std::string first_lines(const fs::path& log, int count, int* total) {
+  std::ifstream in(log);
+  std::string line, text;
+  *total = 0;
+  while (std::getline(in, line)) {
+    if (++*total <= count) text += "  " + line + "\n";
+  }
+  return text;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+std::string format_size(uint64_t bytes) {
+  char text[32];
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1024) {
+    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  } else if (bytes < (1ull << 20)) {
+    std::snprintf(text, sizeof text, "%.1f KiB", b / 1024.0);
+  } else if (bytes < (1ull << 30)) {
+    std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024.0));
+  } else {
+    std::snprintf(text, sizeof text, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
+  }
+  return text;
+}
+
+std::vector<std::string> nvcc_command(const BuildOptions& options) {
+  std::vector<std::string> argv = {options.toolchain.nvcc,
+                                   "-O3",
+                                   "-std=c++17",
+                                   "--shared",
+                                   "-Xcompiler",
+                                   "-fPIC,-fvisibility=hidden",
+                                   "-cudart",
+                                   "static",
+                                   "--threads=0",
+                                   "-I.",
+                                   "-Iinclude"};
+  for (std::string& flag : gencode_flags(options.archs)) argv.push_back(std::move(flag));
+  // --as-needed: only the cuBLAS libraries the code calls become dependencies of model.so.
+  for (const char* flag : {"--version-script=exports.map", "--no-undefined", "--as-needed"}) {
+    argv.insert(argv.end(), {"-Xlinker", flag});
+  }
+  argv.insert(argv.end(), {"-o", kLibraryFile, kSourceFile, "-lcublasLt", "-lcublas"});
+  return argv;
+}
+
+Status write_build_dir(const std::string& dir_name, const codegen::GeneratedModel& model,
+                       const BuildOptions& options) {
+  const fs::path dir(dir_name);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return io_error("cannot create the build directory '" + dir_name + "': " + ec.message());
+  INFERNO_RETURN_IF_ERROR(
+      write_file(dir / kSourceFile, model.cuda_source.data(), model.cuda_source.size()));
+  INFERNO_RETURN_IF_ERROR(
+      write_file(dir / kExportsFile, model.exports_map.data(), model.exports_map.size()));
+  if (options.external_weights.empty()) {
+    INFERNO_RETURN_IF_ERROR(
+        write_file(dir / kWeightsFile, model.weights.data(), model.weights.size()));
+  } else {
+    fs::remove(dir / kWeightsFile, ec);  // a stale one from an earlier build in a kept directory
+  }
+  // The headers model.cu includes, copied so that nvcc sees only relative paths (see build.h).
+  const std::pair<fs::path, fs::path> copies[] = {
+      {fs::path(options.source_dirs.kernels_root) / "kernels", dir / "kernels"},
+      {fs::path(options.source_dirs.include_dir) / "inferno", dir / "include" / "inferno"}};
+  for (const auto& [from, to] : copies) {
+    fs::remove_all(to, ec);
+    fs::create_directories(to, ec);
+    if (!ec)
+      fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      return io_error("cannot copy '" + from.string() + "' to '" + to.string() +
+                      "': " + ec.message());
+  }
+  const std::string command =
+      "# the nvcc command infernoc ran (or would run); run it in this directory\n" +
+      shell_quote(nvcc_command(options)) + "\n";
+  return write_file(dir / kCommandFile, command.data(), command.size());
+}
+
+Status write_bytes_atomic(const std::string& path, const std::vector<std::byte>& bytes) {
+  TempFile temp;
+  INFERNO_RETURN_IF_ERROR(temp.create(fs::absolute(path)));
+  if (!write_all(temp.fd(), bytes.data(), bytes.size()))
+    return io_error("cannot write '" + path + "': " + errno_text());
+  return temp.commit();
+}
+
+namespace {
+
+/// The build; on interruption it returns early (the caller delivers the signal once this
+/// function's temp files and build directory are gone).
+Status build(const codegen::GeneratedModel& model, const BuildOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const Status interrupted = internal_error("interrupted");
+
+  std::error_code ec;
+  const fs::path output = fs::absolute(options.output, ec);
+  if (ec || output.filename().empty())
+    return io_error("cannot write '" + options.output + "': not a file name");
+  if (!fs::is_directory(output.parent_path(), ec)) {
+    return io_error("cannot write '" + options.output + "': no directory '" +
+                    output.parent_path().string() + "'");
+  }
+  if (fs::is_directory(output, ec))
+    return io_error("cannot write '" + options.output + "': it is a directory");
+
+  BuildDir dir;
+  INFERNO_RETURN_IF_ERROR(dir.create(options.keep_build_dir));
+  INFERNO_RETURN_IF_ERROR(write_build_dir(dir.path().string(), model, options));
+  if (InterruptGuard::pending() != 0) return interrupted;
+
+  const std::vector<std::string> argv = nvcc_command(options);
+  spdlog::info("compiling model.cu with nvcc {} for {} ...", options.toolchain.version.to_string(),
+               describe(options.archs));
+  if (options.verbose) {
+    spdlog::info("in {}: {}", dir.path().string(), shell_quote(argv));
+  } else {
+    spdlog::debug("in {}: {}", dir.path().string(), shell_quote(argv));
+  }
+  RunOptions run;
+  run.cwd = dir.path().string();
+  run.output_file = (dir.path() / kLogFile).string();
+  run.cancel = [] { return InterruptGuard::pending() != 0; };
+  Expected<ProcessResult> result = run_program(argv, run);
+  if (!result) {
+    dir.keep();
+    return result.status();
+  }
+  if (result->cancelled) return interrupted;
+  if (!result->succeeded()) {
+    dir.keep();
+    int total = 0;
+    std::string quoted = first_lines(dir.path() / kLogFile, kQuotedLogLines, &total);
+    if (total > kQuotedLogLines)
+      quoted += "  ... (" + std::to_string(total - kQuotedLogLines) + " more lines)\n";
+    return internal_error("nvcc failed on the generated code (" + result->describe_end() +
+                          "); this is a bug in infernoc. nvcc said:\n" + quoted +
+                          "the build directory is kept at '" + dir.path().string() +
+                          "' (nvcc.log: nvcc's output, command.txt: the command)");
+  }
+  if (options.verbose) {
+    const std::string log = read_text(dir.path() / kLogFile);
+    if (!log.empty()) spdlog::info("nvcc said:\n{}", log);
+  }
+
+  // Both outputs complete in temp files first, then renamed: the .so last, so that a model.so
+  // never appears without its weights.
+  TempFile library;
+  INFERNO_RETURN_IF_ERROR(move_to_temp(dir.path() / kLibraryFile, output, library));
+  TempFile weights;
+  if (!options.external_weights.empty()) {
+    INFERNO_RETURN_IF_ERROR(weights.create(fs::absolute(options.external_weights)));
+    if (!write_all(weights.fd(), model.weights.data(), model.weights.size())) {
+      return io_error("cannot write '" + options.external_weights + "': " + errno_text());
+    }
+  }
+  if (InterruptGuard::pending() != 0) return interrupted;
+  if (!options.external_weights.empty()) INFERNO_RETURN_IF_ERROR(weights.commit());
+  INFERNO_RETURN_IF_ERROR(library.commit());
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const uint64_t size = fs::file_size(output, ec);
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof elapsed, "%.1f s", seconds);
+  if (options.external_weights.empty()) {
+    spdlog::info("wrote {} ({}) in {}", options.output, format_size(size), elapsed);
+  } else {
+    spdlog::info("wrote {} ({}) and {} ({}) in {}", options.output, format_size(size),
+                 options.external_weights, format_size(model.weights.size()), elapsed);
+  }
+  if (!options.keep_build_dir.empty())
+    spdlog::info("kept the build directory {}", options.keep_build_dir);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status build_shared_object(const codegen::GeneratedModel& model, const BuildOptions& options) {
+  InterruptGuard interrupts;
+  Status status = build(model, options);
+  if (InterruptGuard::pending() != 0) return interrupts.redeliver();
+  return status;
+}
+
+}  // namespace inferno::driver

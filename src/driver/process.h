@@ -1,0 +1,46 @@
+// Running a program (nvcc) with an argv vector through posix_spawn: never a shell, so no argument
+// is ever re-parsed. Its output goes to a file or is captured; a cancel callback, polled while it
+// runs, lets the caller stop it (used when infernoc itself is interrupted).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/status.h"
+
+namespace inferno::driver {
+
+struct RunOptions {
+  std::string cwd;  ///< working directory of the child; empty: ours
+  std::string
+      output_file;  ///< stdout and stderr go to this file; empty: captured into ProcessResult
+  size_t max_captured_bytes = 1 << 20;               ///< captured output beyond this is dropped
+  std::optional<std::chrono::milliseconds> timeout;  ///< the child is killed after this long
+  std::function<bool()> cancel;  ///< polled while the child runs; true: kill it and return
+};
+
+struct ProcessResult {
+  int exit_code = -1;  ///< the exit status when it exited, else -1
+  int signal = 0;      ///< the signal that ended it, else 0
+  bool timed_out = false;
+  bool cancelled = false;
+  std::string output;  ///< stdout and stderr together, when captured
+
+  bool succeeded() const { return exit_code == 0; }
+  /// "exit status 2", "signal 9", "a timeout"...
+  std::string describe_end() const;
+};
+
+/// Runs argv[0] (a path; PATH is not searched) with arguments argv[1..] and waits for it. A
+/// program that cannot be started is a toolchain error naming it; the outcome of one that ran,
+/// whatever its exit status, is a ProcessResult.
+Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
+                                    const RunOptions& options);
+
+/// `argv` as one line a POSIX shell would run unchanged (for logs and command.txt).
+std::string shell_quote(const std::vector<std::string>& argv);
+
+}  // namespace inferno::driver
