@@ -166,12 +166,19 @@ class Model:
         keep.extend((t, shape))
         return _Tensor(t.data_ptr() or None, _DTYPES.index(name), t.dim(), shape)
 
-    def __call__(self, *inputs):
-        """Runs the model on the current torch stream; returns one tensor or a tuple of them."""
+    def __call__(self, *inputs, out=None):
+        """Runs the model on the current torch stream; returns one tensor or a tuple of them.
+        `out` (a tensor, or a sequence with one tensor per output) receives the outputs instead of
+        freshly allocated tensors; the runtime checks their dtypes and shapes."""
         if self._handle is None:
             raise InfernoError("invalid_argument", "the model is closed")
         torch, keep = self._torch, []
-        outputs = [torch.empty(shape, dtype=dtype, device=self.device) for _, dtype, shape in self.outputs]
+        if out is None:
+            outputs = [torch.empty(shape, dtype=dtype, device=self.device) for _, dtype, shape in self.outputs]
+        else:
+            outputs = [out] if isinstance(out, torch.Tensor) else list(out)
+            if any(not t.is_contiguous() for t in outputs):
+                raise ValueError("out tensors must be contiguous: the model writes them in place")
         ins = (_Tensor * max(len(inputs), 1))(*[self._tensor(t, keep) for t in inputs])
         outs = (_Tensor * max(len(outputs), 1))(*[self._tensor(t, keep) for t in outputs])
         stream = torch.cuda.current_stream(self.device).cuda_stream

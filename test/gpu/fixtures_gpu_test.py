@@ -1,0 +1,127 @@
+"""GPU test: every fixture, in every exported form, compiled by infernoc to a model.so, matches
+PyTorch on fresh random inputs.
+
+For each model and form: compile with infernoc; run through the Python loader on random inputs
+into output buffers poisoned with NaN; compare with the same PyTorch module evaluated in float64
+on the CPU (the ground truth; fp32 tolerances of torch.testing); check that CUDA-graph replay and
+a plain run agree bitwise; and run the model once under compute-sanitizer's memcheck through
+inferno-run. Exits 77 (ctest's skip) with "SKIPPED: ..." where there is no GPU or no torch.
+
+Environment: INFERNOC, INFERNO_RUN (executables), INFERNO_FIXTURES (test/fixtures),
+INFERNO_RUNTIME_LIB and PYTHONPATH for the loader (set by CMake).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:
+    print("SKIPPED: no torch")
+    sys.exit(77)
+if not torch.cuda.is_available():
+    print("SKIPPED: no CUDA device")
+    sys.exit(77)
+
+import inferno  # noqa: E402  (needs torch first)
+
+FORMS = ["model.pt2", "model_decomposed.pt2", "model.pt"]
+RTOL, ATOL = 1.3e-6, 1e-5  # torch.testing's fp32 defaults
+
+
+def load_reference(path):
+    """The PyTorch module of a fixture file, in float64 on the CPU."""
+    if path.endswith(".pt2"):
+        module = torch.export.load(path).module()
+    else:
+        module = torch.jit.load(path, map_location="cpu")
+    return module.to(torch.float64)
+
+
+def compile_model(infernoc, path, inputs, out_dir, form):
+    so = os.path.join(out_dir, form.replace(".", "_") + ".so")
+    args = [infernoc, path, "-o", so, "--quiet"]
+    if path.endswith(".pt"):
+        for name, spec in inputs:
+            args += ["--input", f"{name}:{'x'.join(map(str, spec['shape']))}:f32"]
+    subprocess.run(args, check=True)
+    return so
+
+
+def run_sanitizer(inferno_run, so, inputs, out_dir):
+    sanitizer = shutil.which("compute-sanitizer")
+    if sanitizer is None:
+        return "compute-sanitizer not found: memcheck skipped"
+    data = []
+    for i, x in enumerate(inputs):
+        path = os.path.join(out_dir, f"in{i}.npy")
+        np.save(path, x.cpu().numpy())
+        data += ["--data", path]
+    result = subprocess.run([sanitizer, "--tool", "memcheck", "--error-exitcode", "9", inferno_run, so, *data,
+                             "--save-outputs", os.path.join(out_dir, "sanitized")], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"memcheck failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}")
+    return "memcheck clean"
+
+
+def check_model(name, spec, fixtures, infernoc, inferno_run, generator):
+    failures = []
+    inputs_spec = [(i["name"], i) for i in spec["inputs"]]
+    for form in FORMS:
+        path = os.path.join(fixtures, name, form)
+        label = f"{name}/{form}"
+        with tempfile.TemporaryDirectory() as out_dir:
+            try:
+                so = compile_model(infernoc, path, inputs_spec, out_dir, form)
+                inputs = [torch.randn(*i["shape"], generator=generator, dtype=torch.float32) for _, i in inputs_spec]
+                expected = load_reference(path)(*[x.double() for x in inputs])
+                expected = expected if isinstance(expected, (tuple, list)) else (expected,)
+                cuda_inputs = [x.cuda() for x in inputs]
+
+                results = {}
+                for use_graph in (True, False):
+                    model = inferno.load(so, use_cuda_graph=use_graph)
+                    outs = [torch.full(shape, float("nan"), dtype=dtype, device="cuda") for _, dtype, shape in model.outputs]
+                    for _ in range(3):  # the first run is eager, later ones replay the captured graph
+                        model(*cuda_inputs, out=outs)
+                    torch.cuda.synchronize()
+                    results[use_graph] = [o.cpu() for o in outs]
+                    model.close()
+
+                for k, (actual, want) in enumerate(zip(results[True], expected)):
+                    torch.testing.assert_close(actual.double(), want, rtol=RTOL, atol=ATOL,
+                                               msg=lambda m, k=k: f"{label} output {k}: {m}")
+                for k, (graph_out, plain_out) in enumerate(zip(results[True], results[False])):
+                    if not torch.equal(graph_out, plain_out):
+                        raise AssertionError(f"{label} output {k}: CUDA-graph replay differs from a plain run")
+                note = run_sanitizer(inferno_run, so, inputs, out_dir)
+                print(f"ok   {label}: {len(expected)} output(s) match; graph == plain; {note}")
+            except Exception as e:  # report every model and form, then fail
+                failures.append(f"{label}: {e}")
+                print(f"FAIL {label}: {e}")
+    return failures
+
+
+def main():
+    fixtures = os.environ["INFERNO_FIXTURES"]
+    infernoc, inferno_run = os.environ["INFERNOC"], os.environ["INFERNO_RUN"]
+    torch.backends.cuda.matmul.allow_tf32 = False
+    generator = torch.Generator().manual_seed(1234)
+    with open(os.path.join(fixtures, "manifest.json")) as f:
+        manifest = json.load(f)
+    models = manifest["models"] if isinstance(manifest.get("models"), list) else [
+        dict(v, name=k) for k, v in manifest["models"].items()]
+    failures = []
+    for spec in models:
+        failures += check_model(spec["name"], spec, fixtures, infernoc, inferno_run, generator)
+    print(f"{len(models) * len(FORMS) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
