@@ -120,6 +120,10 @@ class TempFile {
     fd_ = ::mkstemp(pattern.data());
     if (fd_ < 0) return io_error("cannot write '" + target.string() + "': " + errno_text());
     path_ = pattern;
+    // mkstemp makes the file 0600; give it the mode a plain new file would have.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd_, 0666 & ~mask);
     return Status::ok();
   }
   int fd() const { return fd_; }

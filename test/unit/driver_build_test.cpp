@@ -389,7 +389,14 @@ TEST_CASE("external weights are written beside the .so, both atomically") {
   const std::string nvcc = write_succeeding_nvcc(dir.path() / "bin" / "nvcc");
   BuildOptions options = fake_options(dir, nvcc, (out_dir / "net.so").string());
   options.external_weights = (out_dir / "net.weights").string();
-  REQUIRE(build_shared_object(tiny_model(), options).is_ok());
+  const mode_t old_mask = ::umask(022);
+  const Status built = build_shared_object(tiny_model(), options);
+  ::umask(old_mask);
+  REQUIRE(built.is_ok());
+  // The mode of a plain new file (not mkstemp's 0600).
+  CHECK((fs::status(out_dir / "net.weights").permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+         fs::perms::others_read));
   CHECK(list_dir(out_dir) == std::set<std::string>{"net.so", "net.weights"});
   const std::vector<std::byte> weights = make_weights(4096);
   CHECK(read_bytes(out_dir / "net.weights") ==
