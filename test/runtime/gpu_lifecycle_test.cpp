@@ -51,17 +51,22 @@ TEST_CASE("gpu: 1000 load-run-unload cycles keep device memory and host RSS flat
   inferno::test::Stream stream;
   x.upload(sample_input(3));
   for (int i = 0; i < 20; ++i) cycle(x, y, stream.get());  // warm-up: CUDA's own lazy state
+  // Growth is measured over each half separately: a leak grows in both, while one-time growth
+  // (allocator arenas, the driver's caches settling) shows in the first half only.
   const size_t device_before = device_free_bytes();
-  const size_t rss_before = host_rss_bytes();
-  for (int i = 0; i < 1000; ++i) cycle(x, y, stream.get());
+  const size_t rss_start = host_rss_bytes();
+  for (int i = 0; i < 500; ++i) cycle(x, y, stream.get());
+  const size_t rss_middle = host_rss_bytes();
+  for (int i = 0; i < 500; ++i) cycle(x, y, stream.get());
   const long long device_growth =
       static_cast<long long>(device_before) - static_cast<long long>(device_free_bytes());
-  const long long rss_growth =
-      static_cast<long long>(host_rss_bytes()) - static_cast<long long>(rss_before);
-  WARN("after 1000 cycles: device memory used grew " << mib(device_growth) << " MiB, host RSS grew "
-                                                     << mib(rss_growth) << " MiB");
+  const long long rss_first_half = static_cast<long long>(rss_middle) - static_cast<long long>(rss_start);
+  const long long rss_second_half = static_cast<long long>(host_rss_bytes()) - static_cast<long long>(rss_middle);
+  WARN("after 1000 cycles: device memory used grew " << mib(device_growth) << " MiB; host RSS grew "
+                                                     << mib(rss_first_half) << " MiB over the first 500 and "
+                                                     << mib(rss_second_half) << " MiB over the second 500");
   CHECK(device_growth <= 8ll << 20);
-  CHECK(rss_growth <= 16ll << 20);
+  CHECK(rss_first_half + rss_second_half <= 16ll << 20);
   CHECK(same_bits(y.download(), reference_output(sample_input(3))));
 }
 
