@@ -25,7 +25,7 @@ std::string slurp_and_remove(const std::string& path) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
   char out_template[] = "/tmp/inferno_test_out_XXXXXX";
   char err_template[] = "/tmp/inferno_test_err_XXXXXX";
   const int out_fd = mkstemp(out_template);
@@ -37,6 +37,7 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

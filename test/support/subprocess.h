@@ -12,7 +12,7 @@ struct ProcessResult {
   std::string err;     ///< stderr
 };
 
-/// Runs argv[0] with arguments argv[1..] and waits for it.
-ProcessResult run_process(const std::vector<std::string>& argv);
+/// Runs argv[0] with arguments argv[1..] and waits for it; in directory `cwd` when not empty.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = "");
 
 }  // namespace inferno::test

@@ -1,0 +1,128 @@
+// generate(): weights layout, memory plan, one lowering per node, then model.cu assembled
+// section by section (emit_abi.h has the host side, emit_*.h the per-node code).
+#include "codegen/codegen.h"
+
+#include "codegen/emit_abi.h"
+#include "codegen/emit_context.h"
+#include "codegen/emit_elementwise.h"
+#include "codegen/emit_gemm.h"
+#include "codegen/emit_kernel_calls.h"
+#include "codegen/memory_plan.h"
+#include "codegen/weights.h"
+
+namespace inferno::codegen {
+namespace {
+
+constexpr int64_t kRuntimeMaxRank = 16;  // the runtime's limit on descriptor ranks
+
+Status check_options(const CodegenOptions& options) {
+  if (options.sm_archs.empty()) return invalid_input("codegen: no SM architecture to build for");
+  for (const int arch : options.sm_archs) {
+    if (arch < 10 || arch > 999) return invalid_input("codegen: bad SM architecture " + std::to_string(arch));
+  }
+  const std::string& file = options.external_weights_file;
+  if (!file.empty()) {
+    bool plain = file != "." && file != ".." && file.size() <= 255;
+    for (const char c : file) plain &= c > 0x20 && c < 0x7f && c != '/' && c != '\\';
+    if (!plain) return invalid_input("external weights file '" + file + "' must be a plain file name");
+  }
+  return Status::ok();
+}
+
+Status check_interface(const ir::Graph& graph) {
+  for (const auto* list : {&graph.inputs(), &graph.outputs()}) {
+    for (const ir::ValueId v : *list) {
+      if (graph.type(v).rank() > kRuntimeMaxRank) {
+        return unsupported("%" + graph.name(v) + " has rank " + std::to_string(graph.type(v).rank()) +
+                           "; model inputs and outputs have at most " + std::to_string(kRuntimeMaxRank) + " dims");
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// One node's code. Every op of ir/ops.def has a case, so a new op without a lowering is a
+// compiler warning (-Wswitch), and a node the cases cannot lower is an unsupported Status.
+Status emit_node(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  if (node.outputs.size() != 1) return ctx.unsupported_node(node, "ops with several outputs have no lowering");
+  switch (node.op) {
+    case ir::OpKind::kLinear:
+    case ir::OpKind::kMatMul:
+    case ir::OpKind::kAddMM: return emit_gemm(ctx, index);
+    case ir::OpKind::kReshape:
+      ctx.out.run.line("// " + ctx.describe(node));
+      ctx.out.run.line("// (a view: the same bytes as %" + ctx.graph.name(node.inputs[0]) + ")");
+      return Status::ok();
+    case ir::OpKind::kTranspose:
+    case ir::OpKind::kPermute:
+    case ir::OpKind::kExpand: return emit_layout(ctx, index);
+    case ir::OpKind::kRelu:
+    case ir::OpKind::kGelu:
+    case ir::OpKind::kSilu:
+    case ir::OpKind::kSigmoid:
+    case ir::OpKind::kTanh:
+    case ir::OpKind::kExp:
+    case ir::OpKind::kAbs:
+    case ir::OpKind::kNeg:
+    case ir::OpKind::kCast:
+    case ir::OpKind::kAdd:
+    case ir::OpKind::kSub:
+    case ir::OpKind::kMul:
+    case ir::OpKind::kDiv: return emit_elementwise(ctx, index);
+    case ir::OpKind::kSum:
+    case ir::OpKind::kMean: return emit_reduction(ctx, index);
+    case ir::OpKind::kSoftmax:
+    case ir::OpKind::kLogSoftmax: return emit_softmax(ctx, index);
+  }
+  return ctx.unsupported_node(node, "no lowering");
+}
+
+std::string section(const std::string& title) {
+  std::string line = "// ---- " + title + " ";
+  if (line.size() < 100) line.append(100 - line.size(), '-');
+  return line + "\n";
+}
+
+}  // namespace
+
+Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options) {
+  INFERNO_RETURN_IF_ERROR(check_options(options));
+  INFERNO_RETURN_IF_ERROR(check_interface(graph));
+  INFERNO_ASSIGN_OR_RETURN(WeightsLayout weights, layout_weights(graph));
+
+  MemoryPlanOptions plan_options;
+  for (const ir::Node& node : graph.nodes()) plan_options.scratch_bytes.push_back(scratch_bytes(graph, node));
+  MemoryPlan plan = plan_memory(graph, plan_options);
+
+  ModelSections sections;
+  EmitContext ctx(graph, plan, weights, options, sections);
+  for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
+    if (i > 0) sections.run.line("");
+    INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
+  }
+  if (!plan.output_copies.empty()) sections.run.line("");
+  emit_output_copies(ctx);
+  if (sections.num_gemms > 0) {  // the workspace goes after the planned buffers
+    plan.workspace_bytes = kGemmWorkspaceBytes;
+    plan.arena_bytes = plan.workspace_offset + kGemmWorkspaceBytes;
+  }
+
+  std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" + emit_weights_embedding(ctx) +
+                   "\nnamespace {\n\n" + emit_size_constants(ctx) + "\n";
+  if (!sections.kernels.empty()) cu += section("Kernels, in node order") + "\n" + sections.kernels.text();
+  cu += section("Error reporting") + "\n" + emit_error_support(ctx) + "\n";
+  if (sections.num_gemms > 0) cu += section("cuBLASLt GEMMs") + "\n" + gemm_support_code() + "\n";
+  cu += section("The session") + "\n" + emit_state(ctx) + "\n" + emit_session_create(ctx) + "\n" +
+        emit_run(ctx, sections.run.text()) + "\n" + emit_session_destroy(ctx) + "\n" + section("The model") + "\n" +
+        emit_descriptors(ctx) + "\n}  // namespace\n\n" + emit_entry_point();
+
+  GeneratedModel model;
+  model.cuda_source = std::move(cu);
+  model.weights = std::move(weights.blob);
+  model.weights_checksum = weights.checksum;
+  model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
+  return model;
+}
+
+}  // namespace inferno::codegen

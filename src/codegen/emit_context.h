@@ -1,0 +1,55 @@
+// What every lowering function sees: the graph, the memory plan, the weights layout, and the
+// sections of model.cu it appends to. Internal to src/codegen/.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "codegen/memory_plan.h"
+#include "codegen/source_writer.h"
+#include "codegen/weights.h"
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace inferno::codegen {
+
+/// The parts of model.cu that per-node lowering appends to, in node order.
+struct ModelSections {
+  SourceWriter kernels;            ///< file scope: one __global__ per elementwise node
+  SourceWriter gemm_specs;         ///< entries of the kGemms table
+  SourceWriter run;                ///< statements of run(), one block per node
+  std::set<std::string> headers;   ///< kernels/*.cuh the launches need
+  int32_t num_gemms = 0;
+  bool checks_alignment = false;   ///< run() checks caller buffers' alignment (misaligned())
+};
+
+class EmitContext {
+ public:
+  EmitContext(const ir::Graph& graph, const MemoryPlan& plan, const WeightsLayout& weights,
+              const CodegenOptions& options, ModelSections& out);
+
+  const ir::Graph& graph;
+  const MemoryPlan& plan;
+  const WeightsLayout& weights;
+  const CodegenOptions& options;
+  ModelSections& out;
+
+  /// The pointer variable run() declares for a value (see codegen.cpp), e.g. "v_fc1_weight".
+  const std::string& pointer(ir::ValueId v) const { return identifiers_.at(static_cast<size_t>(v)); }
+  /// "%add_2 = add(%mul, %y) {alpha=1.0} at export_fixtures.py:110", safe inside a // comment.
+  std::string describe(const ir::Node& node) const;
+  /// The node's name as a C string literal for error messages: "\"%add_2\"".
+  std::string label(const ir::Node& node) const;
+  /// An unsupported Status naming the node, its op and what is missing.
+  Status unsupported_node(const ir::Node& node, const std::string& what) const;
+  /// "arena + 1024": the start of node `index`'s scratch buffer (which must exist).
+  std::string scratch(int32_t node_index) const;
+
+ private:
+  std::vector<std::string> identifiers_;
+};
+
+}  // namespace inferno::codegen

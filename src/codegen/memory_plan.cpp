@@ -1,0 +1,166 @@
+#include "codegen/memory_plan.h"
+
+#include <algorithm>
+
+#include "support/check.h"
+
+namespace inferno::codegen {
+namespace {
+
+// An occupied arena range while the plan walks the nodes.
+struct LiveRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+  int32_t last_node = 0;
+};
+
+// First fit: the lowest aligned offset where `bytes` fit between the live ranges (sorted by begin).
+int64_t first_fit(const std::vector<LiveRange>& live, int64_t bytes) {
+  int64_t cursor = 0;
+  for (const LiveRange& range : live) {
+    if (align_up(cursor) + bytes <= range.begin) break;
+    cursor = std::max(cursor, range.end);
+  }
+  return align_up(cursor);
+}
+
+}  // namespace
+
+int64_t align_up(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+
+MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options) {
+  const auto num_values = static_cast<size_t>(graph.num_values());
+  const auto num_nodes = static_cast<int32_t>(graph.nodes().size());
+  MemoryPlan plan;
+  plan.storage.resize(num_values);
+  plan.scratch_buffer.assign(static_cast<size_t>(num_nodes), -1);
+
+  // Alias groups: a reshape's output shares its input's bytes.
+  std::vector<ir::ValueId> root(num_values, ir::kNoValue);
+  std::vector<int32_t> defined_at(num_values, -1);
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const ir::ValueId v = graph.inputs()[i];
+    root[v] = v;
+    plan.storage[v] = {StorageKind::kInput, static_cast<int32_t>(i), v};
+  }
+  for (const ir::ValueId c : graph.constants()) {
+    root[c] = c;
+    plan.storage[c] = {StorageKind::kConstant, -1, c};
+  }
+  for (int32_t n = 0; n < num_nodes; ++n) {
+    const ir::Node& node = graph.nodes()[n];
+    for (const ir::ValueId out : node.outputs) {
+      defined_at[out] = n;
+      root[out] = node.op == ir::OpKind::kReshape ? root[node.inputs[0]] : out;
+      INFERNO_CHECK(root[out] != ir::kNoValue, "memory plan: a node reads an undefined value");
+    }
+  }
+
+  // Graph outputs: the first output of an intermediate group is written in place, the rest copied.
+  std::vector<int32_t> group_output(num_values, -1);
+  for (size_t j = 0; j < graph.outputs().size(); ++j) {
+    const ir::ValueId v = graph.outputs()[j];
+    const ir::ValueId r = root[v];
+    const bool intermediate = graph.value(r).kind == ir::ValueKind::kNodeOutput;
+    if (intermediate && group_output[r] < 0) {
+      group_output[r] = static_cast<int32_t>(j);
+    } else {
+      plan.output_copies.push_back({static_cast<int32_t>(j), v});
+    }
+  }
+
+  // Liveness per group: from the root's node to the last node reading any member.
+  std::vector<int32_t> last_use(num_values, -1);
+  for (int32_t n = 0; n < num_nodes; ++n) {
+    for (const ir::ValueId out : graph.nodes()[n].outputs) last_use[root[out]] = std::max(last_use[root[out]], n);
+    for (const ir::ValueId in : graph.nodes()[n].inputs) last_use[root[in]] = std::max(last_use[root[in]], n);
+  }
+  for (const OutputCopy& copy : plan.output_copies) last_use[root[copy.value]] = num_nodes;
+
+  // First-fit placement in node order.
+  std::vector<LiveRange> live;
+  auto place = [&](int64_t bytes, int32_t first, int32_t last, ir::ValueId value, int32_t scratch_node) {
+    ArenaBuffer buffer{0, bytes, first, last, value, scratch_node};
+    if (bytes > 0) {
+      buffer.offset = first_fit(live, bytes);
+      const LiveRange range{buffer.offset, buffer.offset + bytes, last};
+      live.insert(std::upper_bound(live.begin(), live.end(), range,
+                                   [](const LiveRange& a, const LiveRange& b) { return a.begin < b.begin; }),
+                  range);
+      plan.planned_bytes = std::max(plan.planned_bytes, align_up(buffer.offset + bytes));
+      plan.unshared_bytes += align_up(bytes);
+    }
+    plan.buffers.push_back(buffer);
+    return static_cast<int32_t>(plan.buffers.size() - 1);
+  };
+  for (int32_t n = 0; n < num_nodes; ++n) {
+    std::erase_if(live, [n](const LiveRange& range) { return range.last_node < n; });
+    for (const ir::ValueId out : graph.nodes()[n].outputs) {
+      if (root[out] != out) continue;  // an alias: placed with its root
+      if (group_output[out] >= 0) {
+        plan.storage[out] = {StorageKind::kOutput, group_output[out], out};
+      } else {
+        const int32_t buffer = place(graph.type(out).size_bytes(), n, last_use[out], out, -1);
+        plan.storage[out] = {StorageKind::kArena, buffer, out};
+      }
+    }
+    const auto scratch = static_cast<size_t>(n) < options.scratch_bytes.size() ? options.scratch_bytes[n] : 0;
+    if (scratch > 0) plan.scratch_buffer[n] = place(scratch, n, n, ir::kNoValue, n);
+  }
+  for (int32_t n = 0; n < num_nodes; ++n) {
+    for (const ir::ValueId out : graph.nodes()[n].outputs) {
+      if (root[out] != out) plan.storage[out] = plan.storage[root[out]];
+      plan.storage[out].root = root[out];
+    }
+  }
+
+  plan.workspace_bytes = options.workspace_bytes;
+  plan.workspace_offset = plan.planned_bytes;
+  plan.arena_bytes = plan.planned_bytes + align_up(plan.workspace_bytes);
+  return plan;
+}
+
+std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan) {
+  const auto num_nodes = static_cast<int32_t>(graph.nodes().size());
+  std::vector<int32_t> defined_at(static_cast<size_t>(graph.num_values()), -1);
+  for (int32_t n = 0; n < num_nodes; ++n) {
+    for (const ir::ValueId out : graph.nodes()[n].outputs) defined_at[out] = n;
+  }
+  std::string text = "arena: " + std::to_string(plan.buffers.size()) + " buffers, peak " +
+                     std::to_string(plan.planned_bytes) + " bytes (unshared " + std::to_string(plan.unshared_bytes) +
+                     "), workspace " + std::to_string(plan.workspace_bytes) + " at " +
+                     std::to_string(plan.workspace_offset) + ", total " + std::to_string(plan.arena_bytes) + "\n";
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const ArenaBuffer& buffer = plan.buffers[b];
+    text += "buffer " + std::to_string(b) + ": [" + std::to_string(buffer.offset) + ", " +
+            std::to_string(buffer.offset + buffer.bytes) + ") " + std::to_string(buffer.bytes) + " bytes, nodes " +
+            std::to_string(buffer.first_node) + ".." +
+            (buffer.last_node == num_nodes ? std::string("end") : std::to_string(buffer.last_node)) + ", " +
+            (buffer.value != ir::kNoValue ? "%" + graph.name(buffer.value)
+                                          : "scratch of node " + std::to_string(buffer.scratch_node)) +
+            "\n";
+  }
+  size_t next_copy = 0;
+  for (size_t j = 0; j < graph.outputs().size(); ++j) {
+    const ir::ValueId v = graph.outputs()[j];
+    text += "output " + std::to_string(j) + " %" + graph.name(v) + ": ";
+    if (next_copy < plan.output_copies.size() && plan.output_copies[next_copy].output == static_cast<int32_t>(j)) {
+      ++next_copy;
+      const Storage& from = plan.of(v);
+      switch (from.kind) {
+        case StorageKind::kInput: text += "copy of input " + std::to_string(from.index); break;
+        case StorageKind::kConstant: text += "copy of constant %" + graph.name(from.root); break;
+        case StorageKind::kArena: text += "copy of buffer " + std::to_string(from.index); break;
+        case StorageKind::kOutput: text += "copy of output " + std::to_string(from.index); break;
+      }
+    } else {
+      const ir::ValueId r = plan.of(v).root;
+      text += "written by node " + std::to_string(defined_at[r]);
+      if (r != v) text += " (as %" + graph.name(r) + ")";
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace inferno::codegen

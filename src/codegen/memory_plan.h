@@ -1,0 +1,95 @@
+// Where every value of a graph lives while the generated run() executes: a graph input, the
+// weights blob, a caller's output buffer, or an offset in the session's arena.
+//
+// How the plan is made:
+//  - Reshape is zero-copy: its output aliases its input's bytes. Values that share bytes form an
+//    alias group whose root is the first value of the chain (a node output, input or constant).
+//  - Graph outputs: the group of an intermediate that is (or is reshaped into) a graph output is
+//    written straight into the caller's buffer of the first such output. Every other graph output
+//    (a graph input or constant, or a reshape of one; a value listed twice; a second output of
+//    one group) gets a copy into its buffer at the end of run().
+//  - Every other group gets an arena buffer, live from its defining node to its last use (the
+//    end of run() when an output copy reads it). Buffers are placed first-fit, in node order,
+//    into ranges freed by groups whose last use came before the current node; offsets are
+//    256-byte aligned. A node's scratch buffer lives only during that node.
+//  - The arena is the planned bytes, then the cuBLASLt workspace (when the model has GEMMs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace inferno::codegen {
+
+/// Alignment of every arena offset and weights offset, in bytes.
+inline constexpr int64_t kBufferAlignment = 256;
+/// The cuBLASLt workspace a model with GEMMs reserves at the end of its arena.
+inline constexpr int64_t kGemmWorkspaceBytes = int64_t{32} << 20;
+
+int64_t align_up(int64_t bytes, int64_t alignment = kBufferAlignment);
+
+enum class StorageKind : uint8_t {
+  kInput,     ///< args->inputs[index]
+  kConstant,  ///< the weights blob (the root constant's offset there)
+  kArena,     ///< arena buffer `index`
+  kOutput,    ///< args->outputs[index]
+};
+
+/// Where one value's bytes are. Every member of an alias group has its root's storage.
+struct Storage {
+  StorageKind kind = StorageKind::kArena;
+  int32_t index = -1;            ///< input, output or arena buffer index (constants: unused)
+  ir::ValueId root = ir::kNoValue;  ///< the value that owns the bytes (itself unless an alias)
+};
+
+/// One arena range and who uses it.
+struct ArenaBuffer {
+  int64_t offset = 0;
+  int64_t bytes = 0;          ///< as requested (the next buffer may start at align_up(offset + bytes))
+  int32_t first_node = 0;     ///< live from this node...
+  int32_t last_node = 0;      ///< ...through this one; the node count means "until the output copies"
+  ir::ValueId value = ir::kNoValue;  ///< the alias group's root; kNoValue for a node's scratch
+  int32_t scratch_node = -1;  ///< the node whose scratch this is, or -1
+};
+
+/// A graph output the producing node does not write directly: copied from `value` at the end.
+struct OutputCopy {
+  int32_t output = 0;
+  ir::ValueId value = ir::kNoValue;
+};
+
+struct MemoryPlan {
+  std::vector<Storage> storage;          ///< by ValueId; only inputs, constants and node outputs
+  std::vector<ArenaBuffer> buffers;
+  std::vector<int32_t> scratch_buffer;   ///< by node index: arena buffer index, or -1
+  std::vector<OutputCopy> output_copies; ///< in output order
+  int64_t planned_bytes = 0;    ///< end of the highest buffer, aligned: the peak of live bytes
+  int64_t unshared_bytes = 0;   ///< sum of every buffer's aligned size: what no reuse would take
+  int64_t workspace_offset = 0;
+  int64_t workspace_bytes = 0;
+  int64_t arena_bytes = 0;      ///< planned bytes + workspace
+
+  const Storage& of(ir::ValueId value) const { return storage.at(static_cast<size_t>(value)); }
+};
+
+struct MemoryPlanOptions {
+  /// Scratch bytes each node needs for itself (by node index); empty or 0: none.
+  std::vector<int64_t> scratch_bytes;
+  /// Reserved after the planned buffers (kGemmWorkspaceBytes for models with GEMMs).
+  int64_t workspace_bytes = 0;
+};
+
+/// Plans `graph`, which must be verified (topologically ordered, every value defined once).
+MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options = {});
+
+/// The plan as text, one line per buffer and per graph output, for tests and INFERNO_DEBUG:
+///   arena: 2 buffers, peak 512 bytes (unshared 768), workspace 0 at 512, total 512
+///   buffer 0: [0, 128) 128 bytes, nodes 0..1, %a
+///   output 0 %y: written by node 2
+///   output 1 %v: written by node 1 (as %a)       (%v is a reshape of %a)
+///   output 2 %x: copy of input 0
+std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan);
+
+}  // namespace inferno::codegen

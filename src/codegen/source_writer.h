@@ -1,0 +1,56 @@
+// Writing generated C++/CUDA text: an indenting line writer, and the escapes that keep
+// model-provided strings (value names, source file names) from changing the code's meaning.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace inferno::codegen {
+
+/// Accumulates lines of source at an indentation level (two spaces per level).
+class SourceWriter {
+ public:
+  /// One line at the current indentation; an empty `text` writes an empty line.
+  void line(std::string_view text);
+  /// Several lines separated by '\n', each indented (a trailing '\n' adds nothing).
+  void lines(std::string_view text);
+  /// `text` + " {" and one level deeper; close() writes "}" (or `closing`) one level out.
+  void open(std::string_view text);
+  void close(std::string_view closing = "}");
+  void indent() { ++depth_; }
+  void dedent();
+  /// Appends another writer's text, indented by this writer's current level.
+  void append(const SourceWriter& other);
+
+  const std::string& text() const { return text_; }
+  bool empty() const { return text_.empty(); }
+
+ private:
+  std::string text_;
+  int depth_ = 0;
+};
+
+/// Text safe inside a `//` comment: every byte outside printable ASCII and every '\\' becomes
+/// '?', so a model string can neither end the comment nor splice the next line. Longer than
+/// `max_length` bytes: cut, with "..." appended.
+std::string comment_text(std::string_view text, size_t max_length = 200);
+
+/// A C string literal (with the quotes) holding exactly `text`: '"', '\\' and '?' escaped,
+/// every byte outside printable ASCII as a three-digit octal escape.
+std::string c_string_literal(std::string_view text);
+
+/// A C++ identifier derived from a value name: '.' becomes '_', anything else outside
+/// [A-Za-z0-9_] becomes '_', prefixed with "v_" so that no name can collide with a keyword or with
+/// the generated code's own names. Cut to 64 characters.
+std::string value_identifier(std::string_view name);
+
+/// Exact C++ literals of a number in the generated code's compute types: floats as `%.9g` with an
+/// `f` suffix (`0.5f`, `-0.0f`, `1e+30f`), doubles as `%.17g`, non-finite values by their bits.
+std::string float_literal(float value);
+std::string double_literal(double value);
+/// An int64 literal; INT64_MIN is written as an expression, since `-9223372036854775808` is not
+/// a literal.
+std::string int_literal(int64_t value);
+
+}  // namespace inferno::codegen

@@ -1,0 +1,144 @@
+// Every fixture's generated model.cu compiles with the real nvcc for sm_90 (warnings are errors),
+// links into a model.so that exports only inferno_model_describe, and passes the runtime's
+// GPU-less inspection (inferno_model_check: ABI, descriptors, weights checksum, archs). This proves
+// the generated code, the ABI struct, the embedded weights and the manifest agree, without a GPU.
+// Skips when /usr/local/cuda/bin/nvcc is missing. Label nvcc: a few seconds per model.
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "frontend/frontend.h"
+#include "passes/pipeline.h"
+#include "support/catch.h"
+#include "support/subprocess.h"
+#include "support/test_support.h"
+
+#if INFERNO_HAVE_RUNTIME
+#include "inferno/runtime.h"
+#endif
+
+namespace inferno {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kNvcc = "/usr/local/cuda/bin/nvcc";
+const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax", "elementwise_chain",
+                                          "bmm_matmul"};
+
+// A fresh directory under /tmp, removed with everything in it at the end of the scope.
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/inferno_codegen_nvcc_XXXXXX";
+    REQUIRE(mkdtemp(name) != nullptr);
+    path_ = name;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const fs::path& path, const void* data, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  REQUIRE(out.good());
+}
+
+codegen::GeneratedModel generate(const std::string& model, const std::string& external_weights = "") {
+  auto graph = frontend::load_model(test::fixture_path(model + "/model.pt2"), {});
+  REQUIRE(graph.has_value());
+  REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
+  codegen::CodegenOptions options;
+  options.sm_archs = {90};
+  options.source_model_hash = "0";
+  options.cuda_version = "13.0";
+  options.external_weights_file = external_weights;
+  auto generated = codegen::generate(*graph, options);
+  INFO(model << ": " << (generated ? "" : generated.status().to_string()));
+  REQUIRE(generated.has_value());
+  return std::move(*generated);
+}
+
+// Writes the build directory the way the driver does and runs nvcc in it; returns model.so's path.
+std::string build(const codegen::GeneratedModel& model, const std::string& dir) {
+  write_file(fs::path(dir) / "model.cu", model.cuda_source.data(), model.cuda_source.size());
+  write_file(fs::path(dir) / "exports.map", model.exports_map.data(), model.exports_map.size());
+  write_file(fs::path(dir) / "weights.bin", model.weights.data(), model.weights.size());
+  const std::string root = INFERNO_SOURCE_DIR;
+  const std::vector<std::string> argv = {
+      kNvcc, "-O3", "-std=c++17", "--shared", "-Werror", "all-warnings", "-Xcompiler",
+      "-fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror", "-cudart", "static", "-I" + root, "-I" + root + "/include",
+      "-gencode=arch=compute_90,code=sm_90", "-Xlinker", "--version-script=exports.map", "-Xlinker",
+      "--no-undefined", "-o", "model.so", "model.cu", "-lcublasLt", "-lcublas"};
+  const auto result = test::run_process(argv, dir);
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  return dir + "/model.so";
+}
+
+std::vector<std::string> exported_symbols(const std::string& library) {
+  const auto result = test::run_process({INFERNO_NM, "-D", "--defined-only", library});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  std::vector<std::string> names;
+  std::istringstream lines(result.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) names.push_back(line.substr(line.rfind(' ') + 1));
+  }
+  return names;
+}
+
+void check_with_runtime(const std::string& library) {
+#if INFERNO_HAVE_RUNTIME
+  const inferno_status status = inferno_model_check(library.c_str(), 90);
+  INFO(inferno_last_error());
+  CHECK(status == INFERNO_STATUS_OK);
+  CHECK(inferno_model_check(library.c_str(), 80) == INFERNO_STATUS_ARCH_MISMATCH);
+#else
+  WARN("runtime not built (no CUDA found by CMake): " << library << " not inspected");
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[codegen][nvcc]") {
+  if (!fs::exists(kNvcc)) {
+    WARN("SKIPPED: " << kNvcc << " not found");
+    return;
+  }
+  for (const std::string& model : kModels) {
+    INFO(model);
+    const codegen::GeneratedModel generated = generate(model);
+    const TempDir dir;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string library = build(generated, dir.path());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    WARN("nvcc " << model << ": " << seconds << " s");
+    CHECK(exported_symbols(library) == std::vector<std::string>{"inferno_model_describe"});
+    check_with_runtime(library);
+  }
+
+  SECTION("external weights: the blob beside the .so") {
+    const codegen::GeneratedModel generated = generate("mlp2", "mlp2.weights");
+    const TempDir dir;
+    const std::string library = build(generated, dir.path());
+    write_file(fs::path(dir.path()) / "mlp2.weights", generated.weights.data(), generated.weights.size());
+    check_with_runtime(library);
+  }
+}
+
+}  // namespace inferno

@@ -1,0 +1,193 @@
+// The memory plan on hand-written graphs: first-fit reuse of freed ranges, 256-byte alignment,
+// reshape aliasing, graph outputs written in place or copied, scratch, peak vs unshared bytes.
+#include <string>
+
+#include "codegen/memory_plan.h"
+#include "ir/parser.h"
+#include "support/catch.h"
+
+namespace inferno {
+namespace {
+
+using codegen::StorageKind;
+
+ir::Graph parse(const std::string& text) {
+  auto graph = ir::parse_graph(text);
+  INFO((graph ? "" : graph.status().to_string()));
+  REQUIRE(graph.has_value());
+  return std::move(*graph);
+}
+
+const codegen::Storage& storage(const ir::Graph& graph, const codegen::MemoryPlan& plan, const std::string& name) {
+  const ir::ValueId v = graph.find_value(name);
+  REQUIRE(v != ir::kNoValue);
+  return plan.of(v);
+}
+
+int64_t offset(const ir::Graph& graph, const codegen::MemoryPlan& plan, const std::string& name) {
+  const codegen::Storage& s = storage(graph, plan, name);
+  REQUIRE(s.kind == StorageKind::kArena);
+  return plan.buffers.at(static_cast<size_t>(s.index)).offset;
+}
+
+}  // namespace
+
+TEST_CASE("a chain reuses the ranges its dead values free", "[codegen]") {
+  // f32[8,8] is 256 bytes: a and b are live together, c reuses a's range, d is the output.
+  const ir::Graph graph = parse(R"(graph(%x: f32[8,8]) {
+  %a: f32[8,8] = relu(%x)
+  %b: f32[8,8] = neg(%a)
+  %c: f32[8,8] = abs(%b)
+  %d: f32[8,8] = exp(%c)
+  return %d
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  CHECK(offset(graph, plan, "a") == 0);
+  CHECK(offset(graph, plan, "b") == 256);
+  CHECK(offset(graph, plan, "c") == 0);
+  CHECK(storage(graph, plan, "d").kind == StorageKind::kOutput);
+  CHECK(storage(graph, plan, "x").kind == StorageKind::kInput);
+  CHECK(plan.planned_bytes == 512);
+  CHECK(plan.unshared_bytes == 768);
+  CHECK(plan.arena_bytes == 512);
+  CHECK(codegen::memory_plan_to_string(graph, plan) ==
+        "arena: 3 buffers, peak 512 bytes (unshared 768), workspace 0 at 512, total 512\n"
+        "buffer 0: [0, 256) 256 bytes, nodes 0..1, %a\n"
+        "buffer 1: [256, 512) 256 bytes, nodes 1..2, %b\n"
+        "buffer 2: [0, 256) 256 bytes, nodes 2..3, %c\n"
+        "output 0 %d: written by node 3\n");
+}
+
+TEST_CASE("offsets are 256-byte aligned and a value outlives its last reader's node", "[codegen]") {
+  // 12-byte values; a is read by the last node, so nothing may take its range before then.
+  const ir::Graph graph = parse(R"(graph(%x: f32[3]) {
+  %a: f32[3] = relu(%x)
+  %b: f32[3] = neg(%x)
+  %c: f32[3] = add(%b, %b)
+  %d: f32[3] = add(%a, %c)
+  return %d
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  CHECK(offset(graph, plan, "a") == 0);
+  CHECK(offset(graph, plan, "b") == 256);
+  CHECK(offset(graph, plan, "c") == 512);  // b is still read by c's own node
+  for (const codegen::ArenaBuffer& b : plan.buffers) CHECK(b.offset % 256 == 0);
+  CHECK(plan.planned_bytes == 768);
+}
+
+TEST_CASE("a gap between live buffers is reused when the value fits", "[codegen]") {
+  // a (1 KiB) and b (256) live; a dies; c (512) fits into a's old range below b.
+  const ir::Graph graph = parse(R"(graph(%x: f32[256], %y: f32[64]) {
+  %a: f32[256] = relu(%x)
+  %b: f32[64] = neg(%y)
+  %s: f32[] = sum(%a) {dims=[], keepdim=false}
+  %c: f32[128] = expand(%s) {shape=[128]}
+  %e: f32[128] = exp(%c)
+  %f: f32[64] = add(%b, %b)
+  return %e, %f
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  CHECK(offset(graph, plan, "a") == 0);
+  CHECK(offset(graph, plan, "b") == 1024);
+  CHECK(offset(graph, plan, "s") == 1280);
+  CHECK(offset(graph, plan, "c") == 0);
+  CHECK(plan.planned_bytes == 1536);
+}
+
+TEST_CASE("reshape aliases its input's bytes and extends their life", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[4,8], %y: f32[32]) {
+  %a: f32[4,8] = relu(%x)
+  %r: f32[32] = reshape(%a) {shape=[32]}
+  %b: f32[32] = neg(%y)
+  %c: f32[32] = exp(%b)
+  %d: f32[32] = add(%r, %c)
+  return %d
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  const codegen::Storage& r = storage(graph, plan, "r");
+  CHECK(r.kind == StorageKind::kArena);
+  CHECK(r.root == graph.find_value("a"));
+  CHECK(r.index == storage(graph, plan, "a").index);
+  // a lives (as r) until d: b and c cannot take its range.
+  CHECK(offset(graph, plan, "a") == 0);
+  CHECK(offset(graph, plan, "b") == 256);
+  CHECK(offset(graph, plan, "c") == 512);
+  CHECK(plan.buffers.size() == 3);  // the reshape has no buffer of its own
+}
+
+TEST_CASE("graph outputs: written in place, or copied when no node can write them", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[4], %y: f32[2,2]) {
+  %k: f32[4] = constant [1, 2, 3, 4]
+  %a: f32[4] = relu(%x)
+  %ra: f32[2,2] = reshape(%a) {shape=[2, 2]}
+  %n: f32[2,2] = neg(%y)
+  %rn: f32[4] = reshape(%n) {shape=[4]}
+  %m: f32[2,2] = mul(%n, %n)
+  %rx: f32[2,2] = reshape(%x) {shape=[2, 2]}
+  %rk: f32[2,2] = reshape(%k) {shape=[2, 2]}
+  return %ra, %rn, %x, %k, %rx, %rk, %m, %m, %n
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  // a's only reader is its reshape, an output: relu writes output 0 directly.
+  CHECK(storage(graph, plan, "a").kind == StorageKind::kOutput);
+  CHECK(storage(graph, plan, "a").index == 0);
+  CHECK(storage(graph, plan, "ra").kind == StorageKind::kOutput);
+  // n is also read by mul: it is written into output 1 (as %rn) and read from there.
+  CHECK(storage(graph, plan, "n").kind == StorageKind::kOutput);
+  CHECK(storage(graph, plan, "n").index == 1);
+  // Inputs, constants, their reshapes, a repeated output and a second output of n's bytes: copies.
+  std::vector<std::pair<int32_t, std::string>> copies;
+  for (const codegen::OutputCopy& c : plan.output_copies) copies.emplace_back(c.output, graph.name(c.value));
+  CHECK(copies == std::vector<std::pair<int32_t, std::string>>{
+                      {2, "x"}, {3, "k"}, {4, "rx"}, {5, "rk"}, {7, "m"}, {8, "n"}});
+  CHECK(storage(graph, plan, "rx").kind == StorageKind::kInput);
+  CHECK(storage(graph, plan, "rk").kind == StorageKind::kConstant);
+  CHECK(storage(graph, plan, "m").kind == StorageKind::kOutput);
+  CHECK(storage(graph, plan, "m").index == 6);
+  CHECK(plan.buffers.empty());
+  const std::string text = codegen::memory_plan_to_string(graph, plan);
+  CHECK(text.find("output 1 %rn: written by node 2 (as %n)\n") != std::string::npos);
+  CHECK(text.find("output 4 %rx: copy of input 0\n") != std::string::npos);
+  CHECK(text.find("output 5 %rk: copy of constant %k\n") != std::string::npos);
+  CHECK(text.find("output 7 %m: copy of output 6\n") != std::string::npos);
+}
+
+TEST_CASE("an intermediate copied into an output lives until the copies", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[4]) {
+  %a: f32[4] = relu(%x)
+  %b: f32[4] = neg(%a)
+  %c: f32[4] = exp(%b)
+  return %a, %a, %c
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  CHECK(storage(graph, plan, "a").kind == StorageKind::kOutput);
+  REQUIRE(storage(graph, plan, "b").kind == StorageKind::kArena);
+  REQUIRE(plan.output_copies.size() == 1);
+  CHECK(plan.output_copies[0].output == 1);
+}
+
+TEST_CASE("scratch lives during its node only, apart from the node's inputs and outputs", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[64]) {
+  %a: f32[64] = relu(%x)
+  %b: f32[64] = neg(%a)
+  %c: f32[64] = exp(%b)
+  return %c
+})");
+  codegen::MemoryPlanOptions options;
+  options.scratch_bytes = {0, 100, 0};
+  options.workspace_bytes = 1000;
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph, options);
+  REQUIRE(plan.scratch_buffer[1] >= 0);
+  const codegen::ArenaBuffer& scratch = plan.buffers.at(static_cast<size_t>(plan.scratch_buffer[1]));
+  CHECK(scratch.first_node == 1);
+  CHECK(scratch.last_node == 1);
+  CHECK(offset(graph, plan, "a") == 0);
+  CHECK(offset(graph, plan, "b") == 256);
+  CHECK(scratch.offset == 512);
+  CHECK(plan.scratch_buffer[0] == -1);
+  CHECK(plan.planned_bytes == 768);
+  CHECK(plan.workspace_offset == 768);
+  CHECK(plan.arena_bytes == 768 + 1024);  // the workspace is aligned too
+}
+
+}  // namespace inferno

@@ -1,0 +1,94 @@
+#include "codegen_samples.h"
+
+#include <string>
+
+#include "ir/builder.h"
+#include "support/test_support.h"
+
+namespace inferno::test {
+namespace {
+
+using ir::OpKind;
+
+ir::ValueId constant(ir::Graph& graph, const std::string& name, ir::DType dtype, ir::Shape shape, uint64_t seed) {
+  return graph.add_constant(name, random_tensor({dtype, std::move(shape)}, seed));
+}
+
+ir::Attributes attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> entries) {
+  ir::Attributes a;
+  for (const auto& [name, value] : entries) a.set(name, value);
+  return a;
+}
+
+}  // namespace
+
+std::vector<OpKind> all_op_kinds() {
+  std::vector<OpKind> ops;
+  for (int i = 0; i < ir::kNumOpKinds; ++i) ops.push_back(static_cast<OpKind>(i));
+  return ops;
+}
+
+int op_sample_variants(OpKind op) {
+  switch (op) {
+    case OpKind::kGelu: return 2;
+    case OpKind::kCast: return static_cast<int>(std::size(ir::kAllDTypes));
+    case OpKind::kMatMul: return 3;
+    case OpKind::kSum: return 2;
+    case OpKind::kAddMM: return 2;
+    default: return 1;
+  }
+}
+
+Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, int variant) {
+  const ir::DType dtype = graph.type(x).dtype;
+  const std::string tag = std::string(ir::op_name(op)) + "_" + std::string(ir::dtype_name(dtype)) + "_" +
+                          std::to_string(variant);
+  const auto seed = static_cast<uint64_t>(graph.num_values());
+  switch (op) {
+    case OpKind::kLinear:
+      return ir::build_value(graph, op,
+                             {x, constant(graph, tag + "_w", dtype, {5, 4}, seed),
+                              constant(graph, tag + "_b", dtype, {5}, seed + 1)},
+                             {}, tag);
+    case OpKind::kMatMul:
+      switch (variant) {
+        case 0: return ir::build_value(graph, op, {x, constant(graph, tag + "_m", dtype, {4, 5}, seed)}, {}, tag);
+        case 1: return ir::build_value(graph, op, {x, constant(graph, tag + "_m", dtype, {2, 4, 5}, seed)}, {}, tag);
+        default: return ir::build_value(graph, op, {constant(graph, tag + "_m", dtype, {5, 3}, seed), x}, {}, tag);
+      }
+    case OpKind::kAddMM:  // a column bias scaled by beta (copied), or a row bias (the epilogue)
+      return ir::build_value(graph, op,
+                             {constant(graph, tag + "_bias", dtype, variant ? ir::Shape{4} : ir::Shape{3, 1}, seed),
+                              constant(graph, tag + "_a", dtype, {3, 2}, seed + 1),
+                              constant(graph, tag + "_b", dtype, {2, 4}, seed + 2)},
+                             attrs({{"alpha", 0.5}, {"beta", variant ? 1.0 : 2.0}}), tag);
+    case OpKind::kReshape: return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{6, 4}}}), tag);
+    case OpKind::kTranspose:
+      return ir::build_value(graph, op, {x}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}), tag);
+    case OpKind::kPermute: return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{2, 0, 1}}}), tag);
+    case OpKind::kExpand: return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{2, 2, 3, 4}}}), tag);
+    case OpKind::kGelu:
+      return ir::build_value(graph, op, {x}, attrs({{"approximate", std::string(variant ? "tanh" : "none")}}), tag);
+    case OpKind::kCast:
+      return ir::build_value(graph, op, {x}, attrs({{"dtype", ir::kAllDTypes[variant]}}), tag);
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv: {  // broadcast a row, then a scalar (an inlined literal)
+      INFERNO_ASSIGN_OR_RETURN(const ir::ValueId row,
+                               ir::build_value(graph, op, {x, constant(graph, tag + "_row", dtype, {4}, seed)}, {}, tag));
+      return ir::build_value(graph, op, {constant(graph, tag + "_s", dtype, {}, seed + 1), row}, {}, tag + "_scalar");
+    }
+    case OpKind::kSum:
+      return ir::build_value(graph, op, {x},
+                             attrs({{"dims", variant ? ir::IntList{0, 2} : ir::IntList{1}}, {"keepdim", variant == 0}}),
+                             tag);
+    case OpKind::kMean:
+      return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{}}, {"keepdim", false}}), tag);
+    case OpKind::kSoftmax: return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
+    case OpKind::kLogSoftmax: return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
+    default: return ir::build_value(graph, op, {x}, {}, tag);  // the other unary ops
+  }
+}
+
+}  // namespace inferno::test
