@@ -1,13 +1,20 @@
 #include "cli/command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/tensor_io.h"
+#include "codegen/codegen.h"
+#include "driver/arch.h"
+#include "driver/build.h"
+#include "driver/source_hash.h"
+#include "driver/toolchain.h"
 #include "frontend/frontend.h"
 #include "ir/dot.h"
 #include "ir/printer.h"
@@ -93,12 +100,111 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options, const st
   return Status::ok();
 }
 
+// ---- the CUDA backend: --emit so and --emit cu ----------------------------------------------
+
+/// What the backend will do, settled (and the toolchain checked) before the model is loaded.
+struct BackendPlan {
+  driver::BuildOptions build;  ///< toolchain, archs, output, weights path, build dir
+  bool have_toolchain = false;
+  std::string weights_file_name;  ///< --weights external: the file name model.so looks for
+};
+
+/// The default .so: the model's file name with .so for its extension, in the current directory.
+std::string default_output(const std::string& model) {
+  return std::filesystem::path(model).filename().replace_extension(".so").string();
+}
+
+Expected<BackendPlan> plan_backend(const CliOptions& options) {
+  namespace fs = std::filesystem;
+  const bool build_so = options.emit == Emit::kSharedObject;
+  BackendPlan plan;
+  driver::BuildOptions& build = plan.build;
+
+  if (!options.arch.empty()) {
+    INFERNO_ASSIGN_OR_RETURN(build.archs, driver::parse_arch_list(options.arch));
+  } else {
+    const std::vector<int> local = driver::detect_local_compute_capabilities();
+    build.archs = driver::default_archs(local);
+    spdlog::debug("no --arch: building for {} ({})", driver::describe(build.archs),
+                  local.empty() ? "no GPU found, the default" : "the local GPUs");
+  }
+
+  // --emit cu compiles nothing: nvcc is only needed when named, and only gives the manifest's
+  // CUDA version otherwise.
+  Expected<driver::Toolchain> toolchain = driver::check_toolchain(driver::NvccSearch::from_environment(options.nvcc));
+  if (toolchain) {
+    build.toolchain = *toolchain;
+    plan.have_toolchain = true;
+    spdlog::debug("nvcc {} at {}", toolchain->version.to_string(), toolchain->nvcc);
+    if (build_so) INFERNO_RETURN_IF_ERROR(driver::check_archs_supported(build.toolchain, build.archs));
+  } else if (build_so || !options.nvcc.empty()) {
+    return toolchain.status();
+  } else {
+    spdlog::debug("{}; model.cu's manifest names no CUDA version", toolchain.status().message());
+    build.toolchain.nvcc = "nvcc";
+  }
+  if (build_so || !options.keep_build_dir.empty()) {
+    INFERNO_ASSIGN_OR_RETURN(build.source_dirs, driver::find_source_dirs());
+  }
+
+  // Outputs: the .so (or model.cu), and the weights file named after it.
+  const std::string library = build_so ? (options.output.empty() ? default_output(options.model) : options.output)
+                                       : default_output(options.output.empty() ? options.model : options.output);
+  if (build_so) {
+    const fs::path dir = fs::absolute(library).parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return io_error("cannot write '" + library + "': no directory '" + dir.string() + "'");
+    if (fs::equivalent(library, options.model, ec)) {
+      return invalid_input("the output '" + library + "' is the model file itself; choose another -o");
+    }
+    build.output = library;
+  }
+  if (options.weights == WeightsMode::kExternal) {
+    const fs::path weights = fs::path(library).replace_extension(".weights");
+    if (weights == fs::path(library)) {
+      return invalid_input("--weights external would write the weights over the output '" + library +
+                           "'; choose another -o");
+    }
+    plan.weights_file_name = weights.filename().string();
+    build.external_weights = weights.string();
+  }
+  build.keep_build_dir = options.keep_build_dir;
+  build.verbose = options.verbosity == Verbosity::kVerbose;
+  return plan;
+}
+
+Status run_backend(const ir::Graph& graph, const CliOptions& options, const BackendPlan& plan) {
+  codegen::CodegenOptions codegen_options;
+  codegen_options.sm_archs = driver::compute_capabilities(plan.build.archs);
+  codegen_options.tf32 = options.tf32;
+  codegen_options.external_weights_file = plan.weights_file_name;
+  INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash, driver::hash_file_hex(options.model));
+  if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
+  INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated, codegen::generate(graph, codegen_options));
+  spdlog::debug("generated model.cu: {} lines, weights {}",
+                std::count(generated.cuda_source.begin(), generated.cuda_source.end(), '\n'),
+                driver::format_size(generated.weights.size()));
+
+  if (options.emit == Emit::kSharedObject) return driver::build_shared_object(generated, plan.build);
+
+  INFERNO_RETURN_IF_ERROR(emit_text(options, generated.cuda_source));
+  if (options.keep_build_dir.empty()) return Status::ok();
+  INFERNO_RETURN_IF_ERROR(driver::write_build_dir(options.keep_build_dir, generated, plan.build));
+  if (!plan.weights_file_name.empty()) {
+    const std::string weights = (std::filesystem::path(options.keep_build_dir) / plan.weights_file_name).string();
+    INFERNO_RETURN_IF_ERROR(driver::write_bytes_atomic(weights, generated.weights));
+  }
+  spdlog::info("wrote the build directory {}", options.keep_build_dir);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status run_command(const CliOptions& options) {
-  if (!options.reference && options.emit == Emit::kSharedObject) {
-    return unsupported("--emit so (compiling to a CUDA shared library) is not implemented yet; use --emit ir, "
-                       "--emit dot or --reference");
+  // The toolchain is checked before the model is loaded: a missing nvcc fails at once.
+  std::optional<BackendPlan> backend;
+  if (!options.reference && (options.emit == Emit::kSharedObject || options.emit == Emit::kCuda)) {
+    INFERNO_ASSIGN_OR_RETURN(backend, plan_backend(options));
   }
   std::vector<ir::Tensor> data;
   INFERNO_ASSIGN_OR_RETURN(frontend::LoadOptions load, load_options(options, data));
@@ -108,6 +214,7 @@ Status run_command(const CliOptions& options) {
   spdlog::debug("optimized: {}", describe(graph));
 
   if (options.reference) return run_reference(graph, options, data);
+  if (backend) return run_backend(graph, options, *backend);
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   ir::PrintOptions print;
   print.max_constant_elements = options.full_constants ? -1 : kPrintedConstantElements;

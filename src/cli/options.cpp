@@ -13,10 +13,14 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 unsupported op or feature, 3 invalid model, input or\n"
       "command line, 4 toolchain or environment, 5 I/O error.\n"
-      "Environment: INFERNO_DEBUG=1 prints the IR after every pass to stderr.");
+      "Environment: INFERNO_DEBUG=1 prints the IR after every pass to stderr; CUDACXX, CUDA_HOME and\n"
+      "PATH locate nvcc (see --nvcc); INFERNO_KERNELS_DIR overrides where the CUDA kernels are; TMPDIR\n"
+      "holds the temporary build directory. Without --arch, the GPUs the CUDA driver reports set the\n"
+      "target (CUDA_VISIBLE_DEVICES applies); with no GPU or driver the target is sm_90.");
 
   CliOptions o;
   std::string emit = "so";
+  std::string weights = "embedded";
   std::string passes;
   int opt_level = 1;
   bool verbose = false, quiet = false;
@@ -25,9 +29,26 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   app.add_option("--input", o.input_specs,
                  "an input's shape and dtype, NAME:DIMS:DTYPE (e.g. x:1x512:f32); one per model input, in order")
       ->take_all();
-  app.add_option("--emit", emit, "what to write: so (a CUDA shared library), ir (IR text) or dot (Graphviz)")
-      ->check(CLI::IsMember({"so", "ir", "dot"}));
-  app.add_option("-o,--output", o.output, "the output file (text emits go to stdout without it)");
+  app.add_option("--emit", emit,
+                 "what to write: so (a CUDA shared library, the default), cu (the generated CUDA source, not "
+                 "compiled), ir (IR text) or dot (Graphviz)")
+      ->check(CLI::IsMember({"so", "cu", "ir", "dot"}));
+  app.add_option("-o,--output", o.output,
+                 "the output file (default for so: the model's file name with .so, in the current directory; "
+                 "the other emits go to stdout without it)");
+  app.add_option("--arch", o.arch,
+                 "GPUs to build for, comma separated: sm_90, sm_90a, sm_80,sm_90, ... (default: the local GPU's "
+                 "arch, or sm_90 when there is no GPU)");
+  app.add_option("--nvcc", o.nvcc,
+                 "the nvcc to use (default: $CUDACXX, else $CUDA_HOME/bin/nvcc, else /usr/local/cuda/bin/nvcc, "
+                 "else nvcc on PATH); CUDA 12.0 or newer");
+  app.add_flag("--tf32", o.tf32, "allow TF32 tensor-core math in fp32 GEMMs (faster, about 10 mantissa bits)");
+  app.add_option("--weights", weights,
+                 "embedded (the default: inside the .so) or external (in <output stem>.weights beside the .so)")
+      ->check(CLI::IsMember({"embedded", "external"}));
+  app.add_option("--keep-build", o.keep_build_dir,
+                 "build in this directory and keep it: model.cu, weights.bin, exports.map, nvcc.log and the nvcc "
+                 "command (command.txt)");
   app.add_flag("--full-constants", o.full_constants, "with --emit ir: print the data of every constant");
   app.add_flag("--reference", o.reference,
                "run the optimized graph on the CPU reference interpreter (needs --data and --save-outputs)");
@@ -47,7 +68,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return {std::nullopt, code == 0 ? 0 : static_cast<int>(ErrorCode::kInvalidInput)};
   }
 
-  o.emit = emit == "ir" ? Emit::kIr : emit == "dot" ? Emit::kDot : Emit::kSharedObject;
+  o.emit = emit == "ir" ? Emit::kIr : emit == "dot" ? Emit::kDot : emit == "cu" ? Emit::kCuda : Emit::kSharedObject;
+  o.weights = weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
   const bool o0 = opt_level == 0;
   if (o0) {
@@ -71,6 +93,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   if (o.reference && o.save_outputs_dir.empty()) return usage_error("--reference needs --save-outputs DIR");
   if (!o.reference && !o.save_outputs_dir.empty()) return usage_error("--save-outputs is only used with --reference");
   if (o0 && app.count("--passes") > 0) return usage_error("-O0 and --passes exclude each other");
+  const bool compiles = !o.reference && (o.emit == Emit::kSharedObject || o.emit == Emit::kCuda);
+  for (const char* flag : {"--arch", "--nvcc", "--tf32", "--weights", "--keep-build"}) {
+    if (!compiles && app.count(flag) > 0) return usage_error(std::string(flag) + " is only used with --emit so or cu");
+  }
   return {std::move(o), 0};
 }
 

@@ -9,14 +9,20 @@
 
 namespace inferno::cli {
 
-enum class Emit { kSharedObject, kIr, kDot };
+enum class Emit { kSharedObject, kCuda, kIr, kDot };
+enum class WeightsMode { kEmbedded, kExternal };
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
 struct CliOptions {
   std::string model;
   std::vector<std::string> input_specs;  ///< --input NAME:DIMS:DTYPE, in graph input order
   Emit emit = Emit::kSharedObject;
-  std::string output;                    ///< -o; empty: stdout for text emits
+  std::string output;                    ///< -o; empty: stdout for text emits, <model stem>.so for so
+  std::string arch;                      ///< --arch sm_90a,...; empty: the local GPU's, else sm_90
+  std::string nvcc;                      ///< --nvcc; empty: $CUDACXX, $CUDA_HOME/bin/nvcc, ... PATH
+  bool tf32 = false;                     ///< --tf32: allow TF32 in fp32 GEMMs
+  WeightsMode weights = WeightsMode::kEmbedded;  ///< --weights embedded|external
+  std::string keep_build_dir;            ///< --keep-build
   bool full_constants = false;           ///< --full-constants: print every constant's data
   bool reference = false;                ///< --reference: run on the reference interpreter
   std::vector<std::string> data_files;   ///< --data, in graph input order

@@ -1,10 +1,13 @@
 // The infernoc executable, run as a user would: its outputs, messages and exit codes.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "driver_test_helpers.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
 #include "support/test_support.h"
@@ -84,10 +87,191 @@ TEST_CASE("print-after-all and -O0 control the pipeline") {
   CHECK(!contains(none.err, "IR after"));
 }
 
-TEST_CASE("emit so is not available yet and says so with exit 2") {
-  auto result = infernoc({fixture_path("mlp2/model.pt2"), "-o", "model.so"});
-  CHECK(result.exit_code == 2);
-  CHECK(contains(result.err, "--emit so"));
+// ---- the CUDA backend: --emit so / cu ------------------------------------------------------
+// Fake nvcc scripts (driver_test_helpers.h) stand in for the toolkit except in one real build.
+
+/// A name with every character a shell or nvcc would trip over.
+const std::string kAwkward = "we ird; 'single' \"double\" $HOME `id`";
+
+/// Sets an environment variable (inherited by infernoc) for the scope of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      ::setenv(name_, old_.c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+/// A fake nvcc that "links" model.so in the build directory after checking it is complete.
+std::string succeeding_nvcc(const std::filesystem::path& dir) {
+  return test::write_fake_nvcc(dir / "fake_bin" / "nvcc", "13.0",
+                               "for f in model.cu exports.map include/inferno/model_abi.h; do\n"
+                               "  [ -f \"$f\" ] || { echo \"missing $f\" >&2; exit 1; }\n"
+                               "done\n"
+                               "printf 'fake library\\n' > model.so\n");
+}
+
+TEST_CASE("help documents the backend flags and the default arch") {
+  auto help = infernoc({"--help"});
+  CHECK(help.exit_code == 0);
+  for (const char* part : {"--arch", "sm_90", "--nvcc", "CUDACXX", "--weights", "--tf32", "--keep-build", "cu"}) {
+    INFO(part);
+    CHECK(contains(help.out, part));
+  }
+}
+
+TEST_CASE("toolchain problems exit 4 before the model is read") {
+  const auto dir = scratch_dir("toolchain");
+  const std::string old_nvcc = test::write_fake_nvcc(dir / "old" / "nvcc", "11.8");
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> message_parts;
+  };
+  const std::vector<Case> cases = {
+      {{"--nvcc", "/nonexistent/bin/nvcc"}, {"/nonexistent/bin/nvcc", "--nvcc"}},
+      {{"--nvcc", old_nvcc}, {"CUDA 11.8", "12.0 or newer"}},
+      {{"--arch", "sm_42"}, {"unsupported arch 'sm_42'"}},
+      {{"--arch", "sm_90,sm_80a"}, {"unsupported arch 'sm_80a'"}},
+      {{"--arch", "hopper", "--emit", "cu"}, {"unsupported arch 'hopper'"}},
+      {{"--nvcc", "/nonexistent/bin/nvcc", "--emit", "cu"}, {"/nonexistent/bin/nvcc"}},
+  };
+  for (const Case& c : cases) {
+    // A model that does not exist: the toolchain error comes first (exit 4, not 5).
+    std::vector<std::string> args = {(dir / "does_not_exist.pt2").string()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto result = infernoc(args);
+    INFO(args[1] << " " << args[2] << " -> exit " << result.exit_code << ": " << result.err);
+    CHECK(result.exit_code == 4);
+    CHECK(contains(result.err, "infernoc: error: "));
+    for (const std::string& part : c.message_parts) CHECK(contains(result.err, part));
+  }
+  {
+    ScopedEnv cudacxx("CUDACXX", (dir / "missing_nvcc").string());
+    auto result = infernoc({fixture_path("mlp2/model.pt2")});
+    CHECK(result.exit_code == 4);
+    CHECK(contains(result.err, "CUDACXX"));
+    CHECK(!contains(result.err, "loaded"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("backend flags with other emits, and outputs that cannot be written, fail before loading") {
+  auto arch_with_ir = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "--arch", "sm_90"});
+  CHECK(arch_with_ir.exit_code == 3);
+  CHECK(contains(arch_with_ir.err, "--arch"));
+  auto weights_with_reference = infernoc({fixture_path("mlp2/model.pt2"), "--weights", "external", "--reference",
+                                          "--data", fixture_path("mlp2/input0.npy"), "--save-outputs", "x"});
+  CHECK(weights_with_reference.exit_code == 3);
+  auto bad_weights = infernoc({fixture_path("mlp2/model.pt2"), "--weights", "inline"});
+  CHECK(bad_weights.exit_code == 3);
+
+  const auto dir = scratch_dir("no_out_dir");
+  auto no_dir = infernoc({fixture_path("mlp2/model.pt2"), "--nvcc", succeeding_nvcc(dir), "-o",
+                          "/nonexistent_dir/model.so"});
+  CHECK(no_dir.exit_code == 5);
+  CHECK(contains(no_dir.err, "/nonexistent_dir"));
+  CHECK(!contains(no_dir.err, "loaded"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("emit so builds model.so with the real nvcc, named after the model by default") {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+    WARN("SKIPPED: no /usr/local/cuda/bin/nvcc");
+    return;
+  }
+  const auto dir = scratch_dir("real_build");
+  std::filesystem::copy_file(fixture_path("mlp2/model.pt2"), dir / "mlp2.pt2");
+  auto result = test::run_process({INFERNOC_EXE, "mlp2.pt2", "--nvcc", "/usr/local/cuda/bin/nvcc", "--arch", "sm_90"},
+                                  dir.string());
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(contains(result.err, "infernoc: compiling model.cu with nvcc "));
+  CHECK(contains(result.err, " for sm_90 ..."));
+  CHECK(contains(result.err, "infernoc: wrote mlp2.so ("));
+  CHECK(test::list_dir(dir) == std::set<std::string>{"mlp2.pt2", "mlp2.so"});
+  CHECK(test::read_text_file((dir / "mlp2.so").string()).substr(0, 4) == "\x7f" "ELF");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("emit so at awkward paths, with external weights and a kept build directory") {
+  const auto dir = scratch_dir("awkward");
+  const auto out_dir = dir / kAwkward;
+  std::filesystem::create_directories(out_dir);
+  const std::string model = (out_dir / "my model;'1'.pt2").string();
+  std::filesystem::copy_file(fixture_path("mlp2/model.pt2"), model);
+  // Spaces are fine in directories; a weights file name is plain (printable, no spaces or '/').
+  const std::string output = (out_dir / "out\"x\";y.so").string();
+  const std::string kept = (out_dir / "build dir").string();
+  auto result = infernoc({model, "-o", output, "--nvcc", succeeding_nvcc(dir), "--weights", "external", "--keep-build",
+                          kept, "--arch", "sm_80,sm_90a", "--tf32"});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(contains(result.err, "for sm_80, sm_90a ..."));
+  CHECK(test::list_dir(out_dir) ==
+        std::set<std::string>{"build dir", "my model;'1'.pt2", "out\"x\";y.so", "out\"x\";y.weights"});
+  CHECK(test::read_text_file(output) == "fake library\n");
+  CHECK(std::filesystem::file_size(out_dir / "out\"x\";y.weights") > 0);
+  CHECK(test::list_dir(kept) ==
+        std::set<std::string>{"command.txt", "exports.map", "include", "kernels", "model.cu", "nvcc.log"});
+  const std::string command = test::read_text_file(kept + "/command.txt");
+  CHECK(contains(command, "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a "));
+  CHECK(contains(command, " -o model.so model.cu "));
+  CHECK(contains(test::read_text_file(kept + "/model.cu"), "inferno_model_describe"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a failing nvcc exits 1 with its output and leaves no output or temp file") {
+  const auto dir = scratch_dir("failing_nvcc");
+  ScopedEnv tmpdir("TMPDIR", (dir / "tmp").string());
+  std::filesystem::create_directories(dir / "tmp");
+  std::filesystem::create_directories(dir / "out");
+  const std::string nvcc = test::write_fake_nvcc(dir / "bin" / "nvcc");  // fails with "fake failure"
+  auto result = infernoc({fixture_path("mlp2/model.pt2"), "--nvcc", nvcc, "-o", (dir / "out" / "model.so").string(),
+                          "--weights", "external"});
+  CHECK(result.exit_code == 1);
+  CHECK(contains(result.err, "model.cu(3): error: fake failure"));
+  CHECK(contains(result.err, "the build directory is kept at '" + (dir / "tmp").string()));
+  CHECK(test::list_dir(dir / "out").empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("emit cu writes the generated source without compiling it") {
+  const auto dir = scratch_dir("emit_cu");
+  // Not needed for --emit cu: a broken $CUDACXX is no error unless --nvcc names it.
+  ScopedEnv cudacxx("CUDACXX", (dir / "missing_nvcc").string());
+  auto to_stdout = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "cu"});
+  INFO(to_stdout.err);
+  REQUIRE(to_stdout.exit_code == 0);
+  CHECK(contains(to_stdout.out, "inferno_model_describe"));
+  CHECK(contains(to_stdout.out, "weights.bin"));
+
+  const std::string cu = (dir / "net.cu").string();
+  auto to_file = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "cu", "-o", cu, "--weights", "external",
+                           "--keep-build", (dir / "build").string()});
+  INFO(to_file.err);
+  REQUIRE(to_file.exit_code == 0);
+  CHECK(to_file.out.empty());
+  CHECK(contains(test::read_text_file(cu), "net.weights"));
+  CHECK(test::list_dir(dir / "build") ==
+        std::set<std::string>{"command.txt", "exports.map", "include", "kernels", "model.cu", "net.weights"});
+  CHECK(test::read_text_file((dir / "build" / "model.cu").string()) == test::read_text_file(cu));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("reference runs write outputs that match PyTorch") {

@@ -348,7 +348,7 @@ TEST_CASE("an nvcc killed by a signal is reported as such") {
   CHECK_FALSE(fs::exists(dir.path() / "model.so"));
 }
 
-TEST_CASE("--keep-build keeps the sources, the log and the exact command") {
+TEST_CASE("a kept build directory holds the sources, the log and the exact command") {
   ScratchDir dir("keep_build");
   const std::string nvcc = write_succeeding_nvcc(dir.path() / "bin" / "nvcc");
   BuildOptions options = fake_options(dir, nvcc, dir / "model.so");
