@@ -14,6 +14,23 @@ bool embedded_weights(const EmitContext& ctx) {
   return ctx.options.external_weights_file.empty() && !ctx.weights.blob.empty();
 }
 
+// `code` without its string literals and // comments, whose text may hold any name.
+std::string strip_strings_and_comments(const std::string& code) {
+  std::string out;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '"') {
+      for (++i; i < code.size() && code[i] != '"'; ++i) i += code[i] == '\\' ? 1 : 0;
+      out += "\"\"";
+    } else if (code.compare(i, 2, "//") == 0) {
+      while (i < code.size() && code[i] != '\n') ++i;
+      out += '\n';
+    } else {
+      out += code[i];
+    }
+  }
+  return out;
+}
+
 // True when `word` occurs in `text` as a whole identifier.
 bool uses_identifier(const std::string& text, const std::string& word) {
   auto is_id = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
@@ -292,11 +309,12 @@ std::string emit_session_create(const EmitContext& ctx) {
 
 std::string emit_run(const EmitContext& ctx, const std::string& body) {
   // The pointer of every value the body mentions, from where the plan put it.
+  const std::string body_code = strip_strings_and_comments(body);
   SourceWriter values;
   for (ir::ValueId v = 0; v < ctx.graph.num_values(); ++v) {
-    if (uses_identifier(body, ctx.pointer(v))) values.line(value_declaration(ctx, v));
+    if (uses_identifier(body_code, ctx.pointer(v))) values.line(value_declaration(ctx, v));
   }
-  const std::string used = values.text() + body;
+  const std::string used = strip_strings_and_comments(values.text()) + body_code;
   const bool uses_arena = uses_identifier(used, "arena") || uses_identifier(used, "workspace");
   const bool uses_weights = uses_identifier(used, "weights");
   const bool uses_state = uses_weights || uses_identifier(used, "state");

@@ -195,7 +195,7 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
 
   // run(): check caller buffers' alignment, copy a broadcast bias, multiply.
   for (const ir::ValueId v : {g.left, g.right, out}) {
-    if (!caller_buffer(ctx, v)) continue;
+    if (!caller_buffer(ctx, v) || (v == g.right && g.right == g.left)) continue;
     ctx.out.checks_alignment = true;
     run.line("if (misaligned(" + ctx.pointer(v) + ", " + std::to_string(kCallerAlignment) + ")) return bad_alignment(" +
              ctx.label(node) + ", " + c_string_literal("%" + ctx.graph.name(v)) + ", " +

@@ -12,9 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/tensor_io.h"
 #include "codegen/codegen.h"
+#include "codegen_samples.h"
 #include "frontend/frontend.h"
 #include "passes/pipeline.h"
+#include "reference/interpreter.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
 #include "support/test_support.h"
@@ -58,19 +61,23 @@ void write_file(const fs::path& path, const void* data, size_t size) {
   REQUIRE(out.good());
 }
 
-codegen::GeneratedModel generate(const std::string& model, const std::string& external_weights = "") {
-  auto graph = frontend::load_model(test::fixture_path(model + "/model.pt2"), {});
-  REQUIRE(graph.has_value());
-  REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
+codegen::GeneratedModel generate(const ir::Graph& graph, const std::string& external_weights = "") {
   codegen::CodegenOptions options;
   options.sm_archs = {90};
   options.source_model_hash = "0";
   options.cuda_version = "13.0";
   options.external_weights_file = external_weights;
-  auto generated = codegen::generate(*graph, options);
-  INFO(model << ": " << (generated ? "" : generated.status().to_string()));
+  auto generated = codegen::generate(graph, options);
+  INFO((generated ? "" : generated.status().to_string()));
   REQUIRE(generated.has_value());
   return std::move(*generated);
+}
+
+ir::Graph fixture(const std::string& model) {
+  auto graph = frontend::load_model(test::fixture_path(model + "/model.pt2"), {});
+  REQUIRE(graph.has_value());
+  REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
+  return std::move(*graph);
 }
 
 // Writes the build directory the way the driver does and runs nvcc in it; returns model.so's path.
@@ -122,7 +129,7 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
   }
   for (const std::string& model : kModels) {
     INFO(model);
-    const codegen::GeneratedModel generated = generate(model);
+    const codegen::GeneratedModel generated = generate(fixture(model));
     const TempDir dir;
     const auto start = std::chrono::steady_clock::now();
     const std::string library = build(generated, dir.path());
@@ -131,14 +138,51 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
     CHECK(exported_symbols(library) == std::vector<std::string>{"inferno_model_describe"});
     check_with_runtime(library);
   }
-
-  SECTION("external weights: the blob beside the .so") {
-    const codegen::GeneratedModel generated = generate("mlp2", "mlp2.weights");
+  {
+    INFO("every op sample on every dtype, in one model");
+    const codegen::GeneratedModel generated = generate(test::kitchen_sink_graph());
+    const TempDir dir;
+    check_with_runtime(build(generated, dir.path()));
+  }
+  {
+    INFO("external weights: the blob beside the .so");
+    const codegen::GeneratedModel generated = generate(fixture("mlp2"), "mlp2.weights");
     const TempDir dir;
     const std::string library = build(generated, dir.path());
     write_file(fs::path(dir.path()) / "mlp2.weights", generated.weights.data(), generated.weights.size());
     check_with_runtime(library);
   }
+}
+
+// For checking generated code on a GPU elsewhere (hidden: run it by its tag): builds every fixture
+// and the kitchen sink into $INFERNO_CODEGEN_BUNDLE/<name>/model.so, with the kitchen sink's input
+// and reference outputs (from the CPU interpreter) as input0.npy, output<i>.npy and labels.txt.
+TEST_CASE("build a bundle of models for a GPU check", "[.][gpu_bundle]") {
+  const char* bundle = std::getenv("INFERNO_CODEGEN_BUNDLE");
+  if (bundle == nullptr || !fs::exists(kNvcc)) {
+    WARN("SKIPPED: set INFERNO_CODEGEN_BUNDLE to a directory (and have nvcc)");
+    return;
+  }
+  for (const std::string& model : kModels) {
+    const fs::path dir = fs::path(bundle) / model;
+    fs::create_directories(dir);
+    build(generate(fixture(model)), dir.string());
+  }
+  const fs::path dir = fs::path(bundle) / "kitchen";
+  fs::create_directories(dir);
+  std::vector<std::string> labels;
+  const ir::Graph graph = test::kitchen_sink_graph(&labels);
+  build(generate(graph), dir.string());
+  const ir::Tensor x = test::random_tensor(graph.type(graph.inputs()[0]), 7);
+  auto outputs = reference::evaluate(graph, {x});
+  REQUIRE(outputs.has_value());
+  REQUIRE(cli::write_tensor((dir / "input0.npy").string(), x).is_ok());
+  std::string text;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    REQUIRE(cli::write_tensor((dir / ("output" + std::to_string(i) + ".npy")).string(), (*outputs)[i]).is_ok());
+    text += labels[i] + "\n";
+  }
+  write_file(dir / "labels.txt", text.data(), text.size());
 }
 
 }  // namespace inferno

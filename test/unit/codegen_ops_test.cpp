@@ -103,6 +103,20 @@ TEST_CASE("model strings reach model.cu only escaped", "[codegen]") {
   }
 }
 
+TEST_CASE("run() declares only the locals its code uses, whatever the values are called", "[codegen]") {
+  // Names that spell run()'s own locals appear in strings and comments, never as code.
+  auto generated = codegen::generate(
+      parse("graph(%arena: f32[4]) {\n  %weights: f32[4] = relu(%arena)\n  %state: f32[4] = neg(%weights)\n"
+            "  return %state\n}"),
+      options());
+  REQUIRE(generated.has_value());
+  const std::string& cu = generated->cuda_source;
+  CHECK(cu.find("const unsigned char* const weights =") == std::string::npos);
+  CHECK(cu.find("const State* const state =") == std::string::npos);
+  CHECK(cu.find("float* const v_weights = reinterpret_cast<float*>(arena + 0);") != std::string::npos);
+  CHECK(cu.find("unsigned char* const arena =") != std::string::npos);
+}
+
 TEST_CASE("codegen options are checked", "[codegen]") {
   const ir::Graph graph = parse("graph(%x: f32[4]) {\n  %y: f32[4] = relu(%x)\n  return %y\n}");
   codegen::CodegenOptions o = options();

@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "codegen/codegen.h"
 #include "ir/builder.h"
+#include "support/check.h"
 #include "support/test_support.h"
 
 namespace inferno::test {
@@ -89,6 +91,51 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
     case OpKind::kLogSoftmax: return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
     default: return ir::build_value(graph, op, {x}, {}, tag);  // the other unary ops
   }
+}
+
+ir::Graph kitchen_sink_graph(std::vector<std::string>* labels) {
+  ir::Graph graph;
+  const ir::ValueId x = graph.add_input("x", {ir::DType::kF32, {2, 3, 4}});
+  std::vector<ir::ValueId> outputs;
+  for (const ir::DType dtype : ir::kAllDTypes) {
+    ir::ValueId xd = x;
+    if (dtype != ir::DType::kF32) {
+      ir::Attributes to;
+      to.set("dtype", dtype);
+      auto cast = ir::build_value(graph, OpKind::kCast, {x}, to, "x_" + std::string(ir::dtype_name(dtype)));
+      INFERNO_CHECK(cast.has_value(), "kitchen sink: cast failed");
+      xd = *cast;
+    }
+    for (const OpKind op : all_op_kinds()) {
+      for (int variant = 0; variant < op_sample_variants(op); ++variant) {
+        // Only what codegen lowers on its own.
+        ir::Graph single;
+        const ir::ValueId sx = single.add_input("x", {dtype, {2, 3, 4}});
+        auto sy = add_op_sample(single, op, sx, variant);
+        if (!sy) continue;
+        single.set_outputs({*sy});
+        if (!codegen::generate(single, {}).has_value()) continue;
+
+        auto y = add_op_sample(graph, op, xd, variant);
+        INFERNO_CHECK(y.has_value(), "kitchen sink: a sample failed to build twice");
+        ir::ValueId out = *y;
+        if (graph.type(out).dtype != ir::DType::kF64) {
+          ir::Attributes to;
+          to.set("dtype", ir::DType::kF64);
+          auto cast = ir::build_value(graph, OpKind::kCast, {out}, to, graph.name(out) + "_f64");
+          INFERNO_CHECK(cast.has_value(), "kitchen sink: cast failed");
+          out = *cast;
+        }
+        outputs.push_back(out);
+        if (labels != nullptr) {
+          labels->push_back(std::string(ir::op_name(op)) + "/" + std::string(ir::dtype_name(dtype)) + "/" +
+                            std::to_string(variant));
+        }
+      }
+    }
+  }
+  graph.set_outputs(outputs);
+  return graph;
 }
 
 }  // namespace inferno::test

@@ -2,6 +2,7 @@
 // sample, applied to an input of any dtype (the shape rules may refuse a dtype).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -19,5 +20,10 @@ int op_sample_variants(ir::OpKind op);
 
 /// Every OpKind, in table order.
 std::vector<ir::OpKind> all_op_kinds();
+
+/// One graph holding every sample codegen lowers, on every dtype: input %x f32[2,3,4] is cast to
+/// each dtype, each sample applied, and each sample's result cast to f64 is a graph output.
+/// `labels` (if given) receives "op/dtype/variant" per output.
+ir::Graph kitchen_sink_graph(std::vector<std::string>* labels = nullptr);
 
 }  // namespace inferno::test
