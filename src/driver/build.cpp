@@ -1,6 +1,7 @@
 #include "driver/build.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -192,8 +193,7 @@ class BuildDir {
   BuildDir& operator=(const BuildDir&) = delete;
   ~BuildDir() {
     if (!keep_ && !path_.empty()) {
-      std::error_code ignored;
-      fs::remove_all(path_, ignored);
+      remove_tree(path_.string());
     }
   }
 
@@ -260,6 +260,15 @@ std::string format_size(uint64_t bytes) {
   return text;
 }
 
+void remove_tree(const std::string& path) {
+  // Depth first, so directories are empty when their turn comes; errors skip the entry.
+  auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) {
+    ::remove(entry);
+    return 0;
+  };
+  ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 std::vector<std::string> nvcc_command(const BuildOptions& options) {
   std::vector<std::string> argv = {options.toolchain.nvcc,
                                    "-O3",
@@ -302,7 +311,7 @@ Status write_build_dir(const std::string& dir_name, const codegen::GeneratedMode
       {fs::path(options.source_dirs.kernels_root) / "kernels", dir / "kernels"},
       {fs::path(options.source_dirs.include_dir) / "inferno", dir / "include" / "inferno"}};
   for (const auto& [from, to] : copies) {
-    fs::remove_all(to, ec);
+    remove_tree(to.string());
     fs::create_directories(to, ec);
     if (!ec)
       fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);

@@ -22,10 +22,11 @@ test::ProcessResult infernoc(std::vector<std::string> args) {
   return test::run_process(args);
 }
 
-/// A fresh, empty directory for one test's outputs.
+/// A fresh, empty directory for one test's outputs. Directories are removed with
+/// driver::remove_tree: std::filesystem::remove_all crashes where the torch wheel is linked.
 std::filesystem::path scratch_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("infernoc_cli_test_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -75,7 +76,7 @@ TEST_CASE("emit ir prints the graph and -o writes it to a file") {
   REQUIRE(to_file.exit_code == 0);
   CHECK(to_file.out.empty());
   CHECK(contains(test::read_text_file(dot), "digraph"));
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("print-after-all and -O0 control the pipeline") {
@@ -168,7 +169,7 @@ TEST_CASE("toolchain problems exit 4 before the model is read") {
     CHECK(contains(result.err, "CUDACXX"));
     CHECK(!contains(result.err, "loaded"));
   }
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("backend flags with other emits, and outputs that cannot be written, fail before loading") {
@@ -187,7 +188,7 @@ TEST_CASE("backend flags with other emits, and outputs that cannot be written, f
   CHECK(no_dir.exit_code == 5);
   CHECK(contains(no_dir.err, "/nonexistent_dir"));
   CHECK(!contains(no_dir.err, "loaded"));
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("emit so builds model.so with the real nvcc, named after the model by default") {
@@ -206,7 +207,7 @@ TEST_CASE("emit so builds model.so with the real nvcc, named after the model by 
   CHECK(contains(result.err, "infernoc: wrote mlp2.so ("));
   CHECK(test::list_dir(dir) == std::set<std::string>{"mlp2.pt2", "mlp2.so"});
   CHECK(test::read_text_file((dir / "mlp2.so").string()).substr(0, 4) == "\x7f" "ELF");
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("emit so at awkward paths, with external weights and a kept build directory") {
@@ -233,7 +234,7 @@ TEST_CASE("emit so at awkward paths, with external weights and a kept build dire
   CHECK(contains(command, "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a "));
   CHECK(contains(command, " -o model.so model.cu "));
   CHECK(contains(test::read_text_file(kept + "/model.cu"), "inferno_model_describe"));
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("a failing nvcc exits 1 with its output and leaves no output or temp file") {
@@ -248,7 +249,7 @@ TEST_CASE("a failing nvcc exits 1 with its output and leaves no output or temp f
   CHECK(contains(result.err, "model.cu(3): error: fake failure"));
   CHECK(contains(result.err, "the build directory is kept at '" + (dir / "tmp").string()));
   CHECK(test::list_dir(dir / "out").empty());
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("emit cu writes the generated source without compiling it") {
@@ -271,7 +272,7 @@ TEST_CASE("emit cu writes the generated source without compiling it") {
   CHECK(test::list_dir(dir / "build") ==
         std::set<std::string>{"command.txt", "exports.map", "include", "kernels", "model.cu", "net.weights"});
   CHECK(test::read_text_file((dir / "build" / "model.cu").string()) == test::read_text_file(cu));
-  std::filesystem::remove_all(dir);
+  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("reference runs write outputs that match PyTorch") {
@@ -304,7 +305,7 @@ TEST_CASE("reference runs write outputs that match PyTorch") {
       INFO(compare.out << compare.err);
       CHECK(compare.exit_code == 0);
     }
-    std::filesystem::remove_all(dir);
+    driver::remove_tree(dir.string());
   }
 }
 

@@ -431,7 +431,7 @@ TEST_CASE("the library is copied when the build directory is on another file sys
   BuildOptions options = fake_options(dir, nvcc, dir / "model.so");
   Status status = build_shared_object(tiny_model(), options);
   const bool shm_empty = list_dir(shm_tmp).empty();
-  fs::remove_all(shm_tmp);
+  remove_tree(shm_tmp);
   INFO(status.to_string());
   REQUIRE(status.is_ok());
   CHECK(shm_empty);
@@ -501,6 +501,21 @@ TEST_CASE("an interrupted build stops nvcc, removes its temp files and dies of t
   CHECK(WTERMSIG(status) == SIGINT);
   CHECK(list_dir(dir.path() / "out").empty());
   CHECK(list_dir(dir.path() / "tmp").empty());
+}
+
+TEST_CASE("remove_tree removes a tree without following links") {
+  ScratchDir dir("remove_tree");
+  test::write_text(dir.path() / "keep" / "precious", "x");
+  test::write_text(dir.path() / "tree" / "a" / "b" / "file", "x");
+  test::write_text(dir.path() / "tree" / ".hidden", "x");
+  fs::create_directory_symlink(dir.path() / "keep", dir.path() / "tree" / "a" / "link");
+  ::chmod((dir.path() / "tree" / "a" / "b" / "file").c_str(), 0);
+  remove_tree(dir / "tree");
+  CHECK_FALSE(fs::exists(dir.path() / "tree"));
+  CHECK(fs::exists(dir.path() / "keep" / "precious"));
+  remove_tree(dir / "missing");        // no error
+  remove_tree(dir / "keep/precious");  // a plain file
+  CHECK_FALSE(fs::exists(dir.path() / "keep" / "precious"));
 }
 
 TEST_CASE("sizes print in binary units") {

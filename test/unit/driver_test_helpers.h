@@ -13,21 +13,21 @@
 #include <set>
 #include <string>
 
+#include "driver/build.h"
+
 namespace inferno::test {
 
-/// A fresh, empty directory, removed with everything in it at the end of the scope.
+/// A fresh, empty directory, removed with everything in it at the end of the scope (by
+/// driver::remove_tree: std::filesystem::remove_all crashes in binaries linking the torch wheel).
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name)
       : path_(std::filesystem::temp_directory_path() /
               ("infernoc_driver_test_" + name + "_" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
+    driver::remove_tree(path_.string());
     std::filesystem::create_directories(path_);
   }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
+  ~ScratchDir() { driver::remove_tree(path_.string()); }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
 
