@@ -117,6 +117,26 @@ TEST_CASE("run() declares only the locals its code uses, whatever the values are
   CHECK(cu.find("unsigned char* const arena =") != std::string::npos);
 }
 
+TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[codegen]") {
+  auto spec_line = [](const std::string& dtype, bool tf32) {
+    codegen::CodegenOptions o = options();
+    o.tf32 = tf32;
+    auto generated = codegen::generate(parse("graph(%a: " + dtype + "[2,3], %b: " + dtype + "[3,4]) {\n  %m: " +
+                                             dtype + "[2,4] = matmul(%a, %b)\n  return %m\n}"),
+                                       o);
+    REQUIRE(generated.has_value());
+    const std::string& cu = generated->cuda_source;
+    const size_t at = cu.find("{\"%m\", ");
+    REQUIRE(at != std::string::npos);
+    return cu.substr(at, cu.find('\n', at) - at);
+  };
+  CHECK(spec_line("f32", false) == "{\"%m\", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("f32", true) == "{\"%m\", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("f16", true) == "{\"%m\", CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("bf16", false) == "{\"%m\", CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("f64", true) == "{\"%m\", CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N,");
+}
+
 TEST_CASE("codegen options are checked", "[codegen]") {
   const ir::Graph graph = parse("graph(%x: f32[4]) {\n  %y: f32[4] = relu(%x)\n  return %y\n}");
   codegen::CodegenOptions o = options();
