@@ -15,6 +15,7 @@
 #include "cli/tensor_io.h"
 #include "codegen/codegen.h"
 #include "codegen_samples.h"
+#include "driver/build.h"
 #include "frontend/frontend.h"
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
@@ -43,10 +44,7 @@ class TempDir {
     REQUIRE(mkdtemp(name) != nullptr);
     path_ = name;
   }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
+  ~TempDir() { driver::remove_tree(path_); }  // not fs::remove_all: see driver/build.h
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
