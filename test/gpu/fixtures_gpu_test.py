@@ -17,12 +17,11 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-
 try:
+    import numpy as np
     import torch
-except ImportError:
-    print("SKIPPED: no torch")
+except ImportError as e:
+    print(f"SKIPPED: no {e.name}")
     sys.exit(77)
 if not torch.cuda.is_available():
     print("SKIPPED: no CUDA device")
