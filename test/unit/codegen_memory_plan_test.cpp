@@ -104,7 +104,7 @@ TEST_CASE("reshape aliases its input's bytes and extends their life", "[codegen]
   return %d
 })");
   const codegen::MemoryPlan plan = codegen::plan_memory(graph);
-  const codegen::Storage& r = storage(graph, plan, "r");
+  const codegen::Storage r = storage(graph, plan, "r");  // a copy: g++ 13 warns about the temporary name
   CHECK(r.kind == StorageKind::kArena);
   CHECK(r.root == graph.find_value("a"));
   CHECK(r.index == storage(graph, plan, "a").index);
