@@ -4,6 +4,9 @@
 # nothing is missing. The CUDA toolkit is expected at /usr/local/cuda (or $CUDA_HOME); it is not a
 # Debian package here, so this script only checks for it.
 set -euo pipefail
+# INFERNO_SKIP_DEPS=1: a machine whose dependencies come from elsewhere (the GPU machine has no
+# package access and brings LibTorch through the torch wheel).
+[[ "${INFERNO_SKIP_DEPS:-}" == 1 ]] && exit 0
 
 packages=(
   build-essential cmake ninja-build pkg-config
