@@ -1,4 +1,4 @@
-// Every fixture's generated model.cu compiles with the real nvcc for sm_90 (warnings are errors),
+// Every fixture's generated model.cu compiles with the real nvcc for sm_90a (warnings are errors),
 // links into a model.so that exports only inferno_model_describe, and passes the runtime's
 // GPU-less inspection (inferno_model_check: ABI, descriptors, weights checksum, archs). This proves
 // the generated code, the ABI struct, the embedded weights and the manifest agree, without a GPU.
@@ -87,7 +87,7 @@ std::string build(const codegen::GeneratedModel& model, const std::string& dir) 
   const std::vector<std::string> argv = {
       kNvcc, "-O3", "-std=c++17", "--shared", "-Werror", "all-warnings", "-Xcompiler",
       "-fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror", "-cudart", "static", "-I" + root, "-I" + root + "/include",
-      "-gencode=arch=compute_90,code=sm_90", "-Xlinker", "--version-script=exports.map", "-Xlinker",
+      "-gencode=arch=compute_90a,code=sm_90a", "-Xlinker", "--version-script=exports.map", "-Xlinker",
       "--no-undefined", "-o", "model.so", "model.cu", "-lcublasLt", "-lcublas"};
   const auto result = test::run_process(argv, dir);
   INFO(result.out << result.err);
