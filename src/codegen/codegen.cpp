@@ -109,10 +109,9 @@ Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& 
   }
 
   std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" + emit_weights_embedding(ctx) +
-                   "\nnamespace {\n\n" + emit_size_constants(ctx) + "\n";
+                   "\nnamespace {\n\nusing namespace inferno::model_support;  // kernels/model_support.cuh, gemm.cuh\n\n" +
+                   emit_size_constants(ctx) + "\n";
   if (!sections.kernels.empty()) cu += section("Kernels, in node order") + "\n" + sections.kernels.text();
-  cu += section("Error reporting") + "\n" + emit_error_support(ctx) + "\n";
-  if (sections.num_gemms > 0) cu += section("cuBLASLt GEMMs") + "\n" + gemm_support_code() + "\n";
   cu += section("The session") + "\n" + emit_state(ctx) + "\n" + emit_session_create(ctx) + "\n" +
         emit_run(ctx, sections.run.text()) + "\n" + emit_session_destroy(ctx) + "\n" + section("The model") + "\n" +
         emit_descriptors(ctx) + "\n}  // namespace\n\n" + emit_entry_point();

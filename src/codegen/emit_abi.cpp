@@ -121,12 +121,12 @@ std::string emit_includes(const EmitContext& ctx) {
   w.line("#include <cuda_runtime.h>");
   if (has_gemms(ctx)) w.line("#include <cublasLt.h>");
   w.line("");
-  w.line("#include <cstdarg>");
   w.line("#include <cstdint>");
-  w.line("#include <cstdio>");
   w.line("#include <new>");
   w.line("");
   w.line("#include \"inferno/model_abi.h\"");
+  w.line("#include \"kernels/model_support.cuh\"");
+  if (has_gemms(ctx)) w.line("#include \"kernels/gemm.cuh\"");
   for (const std::string& header : ctx.out.headers) w.line("#include \"" + header + "\"");
   return w.text();
 }
@@ -169,78 +169,6 @@ std::string emit_size_constants(const EmitContext& ctx) {
   }
   w.line("constexpr uint64_t kWorkspaceBytes = " + std::to_string(ctx.plan.workspace_bytes) + ";");
   return w.text();
-}
-
-std::string emit_error_support(const EmitContext& ctx) {
-  std::string code = R"cu(__attribute__((format(printf, 3, 4))) void write_error(char* error, size_t size, const char* format, ...) {
-  if (error == nullptr || size == 0) return;
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(error, size, format, args);
-  va_end(args);
-}
-
-// Errors after which the CUDA context is unusable (the runtime reports them as a lost device).
-bool is_sticky(cudaError_t error) {
-  switch (error) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorNvlinkUncorrectable:
-    case cudaErrorContained:
-    case cudaErrorContextIsDestroyed: return true;
-    default: return false;
-  }
-}
-
-int32_t cuda_failure(cudaError_t status, const char* node, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status), cudaGetErrorName(status));
-  return is_sticky(status) ? INFERNO_MODEL_DEVICE_LOST : INFERNO_MODEL_CUDA_ERROR;
-}
-
-// Every failure in run() names the node it happened in.
-#define MODEL_CHECK_CUDA(call, node)                                                      \
-  do {                                                                                   \
-    const cudaError_t status_ = (call);                                                  \
-    if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size);   \
-  } while (0)
-#define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
-)cu";
-  if (has_gemms(ctx)) {
-    code += R"cu(#define MODEL_CHECK_CUBLAS(call, node)                                                   \
-  do {                                                                                   \
-    const cublasStatus_t status_ = (call);                                               \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                              \
-      const cudaError_t cuda_ = cudaGetLastError();                                      \
-      if (is_sticky(cuda_)) return cuda_failure(cuda_, node, error, error_size);         \
-      write_error(error, error_size, "%s: cublasLtMatmul failed: %s", node, cublasLtGetStatusName(status_)); \
-      return INFERNO_MODEL_CUBLAS_ERROR;                                                 \
-    }                                                                                    \
-  } while (0)
-)cu";
-  }
-  if (ctx.out.checks_alignment) {
-    code += R"cu(
-// cuBLASLt chose its algorithms for caller buffers aligned to 16 bytes.
-bool misaligned(const void* pointer, uintptr_t alignment) {
-  return reinterpret_cast<uintptr_t>(pointer) % alignment != 0;
-}
-
-int32_t bad_alignment(const char* node, const char* value, int alignment, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: the buffer of %s must be %d-byte aligned", node, value, alignment);
-  return INFERNO_MODEL_BAD_ARGUMENT;
-}
-)cu";
-  }
-  return code;
 }
 
 std::string emit_state(const EmitContext& ctx) {
@@ -294,7 +222,8 @@ std::string emit_session_create(const EmitContext& ctx) {
     w.line("return cublas_failure(created, \"session_create\", \"cublasLtCreate\", error, error_size);");
     w.close();
     w.open("for (int i = 0; i < kNumGemms; ++i)");
-    w.line("const int32_t status = create_gemm(state->lt, kGemms[i], state->weights, &state->gemms[i], error, error_size);");
+    w.line("const int32_t status = create_gemm(state->lt, kGemms[i], state->weights, kWorkspaceBytes, &state->gemms[i], error,");
+    w.line("                                    error_size);");
     w.open("if (status != INFERNO_MODEL_OK)");
     w.line("session_destroy(state);");
     w.line("return status;");

@@ -18,7 +18,7 @@ std::string emit_weights_embedding(const EmitContext& ctx);
 /// Sizes as constants (kWeightsBytes, kArenaBytes, kWorkspaceOffset, kWorkspaceBytes).
 std::string emit_size_constants(const EmitContext& ctx);
 /// write_error, cuda_failure and the MODEL_CHECK_* macros run() and session_create use.
-std::string emit_error_support(const EmitContext& ctx);
+
 /// The State struct and the forward declaration of session_destroy.
 std::string emit_state(const EmitContext& ctx);
 std::string emit_session_create(const EmitContext& ctx);

@@ -33,6 +33,6 @@ Status emit_gemm(EmitContext& ctx, int32_t index);
 
 /// The fixed host code every model with GEMMs carries: GemmSpec, Gemm, create_gemm, run_gemm,
 /// destroy_gemm (it uses write_error, kWorkspaceBytes and the model status codes).
-std::string gemm_support_code();
+
 
 }  // namespace inferno::codegen

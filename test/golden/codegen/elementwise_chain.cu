@@ -5,12 +5,11 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 #include <new>
 
 #include "inferno/model_abi.h"
+#include "kernels/model_support.cuh"
 #include "kernels/copy.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/reduction.cuh"
@@ -33,6 +32,8 @@ extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_wei
 extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_weights_end[];
 
 namespace {
+
+using namespace inferno::model_support;  // kernels/model_support.cuh, gemm.cuh
 
 constexpr uint64_t kWeightsBytes = 288;
 constexpr uint64_t kArenaBytes = 768;
@@ -186,50 +187,6 @@ __global__ void k23_relu_f32_4x8(const float* in0, float* out) {
     out[i] = inferno::kernels::op_relu(a);
   }
 }
-
-// ---- Error reporting ----------------------------------------------------------------------------
-
-__attribute__((format(printf, 3, 4))) void write_error(char* error, size_t size, const char* format, ...) {
-  if (error == nullptr || size == 0) return;
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(error, size, format, args);
-  va_end(args);
-}
-
-// Errors after which the CUDA context is unusable (the runtime reports them as a lost device).
-bool is_sticky(cudaError_t error) {
-  switch (error) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorNvlinkUncorrectable:
-    case cudaErrorContained:
-    case cudaErrorContextIsDestroyed: return true;
-    default: return false;
-  }
-}
-
-int32_t cuda_failure(cudaError_t status, const char* node, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status), cudaGetErrorName(status));
-  return is_sticky(status) ? INFERNO_MODEL_DEVICE_LOST : INFERNO_MODEL_CUDA_ERROR;
-}
-
-// Every failure in run() names the node it happened in.
-#define MODEL_CHECK_CUDA(call, node)                                                      \
-  do {                                                                                   \
-    const cudaError_t status_ = (call);                                                  \
-    if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size);   \
-  } while (0)
-#define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
 
 // ---- The session --------------------------------------------------------------------------------
 

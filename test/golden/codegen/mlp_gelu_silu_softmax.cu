@@ -6,12 +6,12 @@
 #include <cuda_runtime.h>
 #include <cublasLt.h>
 
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 #include <new>
 
 #include "inferno/model_abi.h"
+#include "kernels/model_support.cuh"
+#include "kernels/gemm.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/softmax.cuh"
 
@@ -32,6 +32,8 @@ extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_wei
 extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_weights_end[];
 
 namespace {
+
+using namespace inferno::model_support;  // kernels/model_support.cuh, gemm.cuh
 
 constexpr uint64_t kWeightsBytes = 11048;
 constexpr uint64_t kArenaBytes = 33555456;
@@ -62,198 +64,6 @@ __global__ void k5_silu_f32_4x24(const float* in0, float* out) {
     const float a = in0[i];
     out[i] = inferno::kernels::op_silu(a);
   }
-}
-
-// ---- Error reporting ----------------------------------------------------------------------------
-
-__attribute__((format(printf, 3, 4))) void write_error(char* error, size_t size, const char* format, ...) {
-  if (error == nullptr || size == 0) return;
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(error, size, format, args);
-  va_end(args);
-}
-
-// Errors after which the CUDA context is unusable (the runtime reports them as a lost device).
-bool is_sticky(cudaError_t error) {
-  switch (error) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorNvlinkUncorrectable:
-    case cudaErrorContained:
-    case cudaErrorContextIsDestroyed: return true;
-    default: return false;
-  }
-}
-
-int32_t cuda_failure(cudaError_t status, const char* node, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status), cudaGetErrorName(status));
-  return is_sticky(status) ? INFERNO_MODEL_DEVICE_LOST : INFERNO_MODEL_CUDA_ERROR;
-}
-
-// Every failure in run() names the node it happened in.
-#define MODEL_CHECK_CUDA(call, node)                                                      \
-  do {                                                                                   \
-    const cudaError_t status_ = (call);                                                  \
-    if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size);   \
-  } while (0)
-#define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
-#define MODEL_CHECK_CUBLAS(call, node)                                                   \
-  do {                                                                                   \
-    const cublasStatus_t status_ = (call);                                               \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                              \
-      const cudaError_t cuda_ = cudaGetLastError();                                      \
-      if (is_sticky(cuda_)) return cuda_failure(cuda_, node, error, error_size);         \
-      write_error(error, error_size, "%s: cublasLtMatmul failed: %s", node, cublasLtGetStatusName(status_)); \
-      return INFERNO_MODEL_CUBLAS_ERROR;                                                 \
-    }                                                                                    \
-  } while (0)
-
-// cuBLASLt chose its algorithms for caller buffers aligned to 16 bytes.
-bool misaligned(const void* pointer, uintptr_t alignment) {
-  return reinterpret_cast<uintptr_t>(pointer) % alignment != 0;
-}
-
-int32_t bad_alignment(const char* node, const char* value, int alignment, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: the buffer of %s must be %d-byte aligned", node, value, alignment);
-  return INFERNO_MODEL_BAD_ARGUMENT;
-}
-
-// ---- cuBLASLt GEMMs -----------------------------------------------------------------------------
-
-// One GEMM in cuBLASLt's column-major terms (see the kGemms table for the row-major meaning).
-struct GemmSpec {
-  const char* node;
-  cudaDataType_t data_type;           // A, B, C and D
-  cublasComputeType_t compute_type;
-  cudaDataType_t scale_type;          // alpha and beta
-  cublasOperation_t trans_a;
-  int64_t a_rows, a_cols, a_ld;       // A: the row-major right operand
-  int64_t b_rows, b_cols, b_ld;       // B: the row-major left operand
-  int64_t d_rows, d_cols, d_ld;       // D (and C): the row-major result
-  int32_t batch_count;
-  int64_t a_stride, b_stride, d_stride;  // elements between batched matrices; 0 repeats one
-  int64_t bias_offset;                // CUBLASLT_EPILOGUE_BIAS with the weights at this offset, or -1
-  double alpha, beta;                 // D = alpha * A B + beta * C (C is D) + bias
-  uint32_t align_a, align_b, align_d; // bytes every pointer is aligned to
-};
-
-// The per-session plan of one GEMM.
-struct Gemm {
-  cublasLtMatmulDesc_t desc;
-  cublasLtMatrixLayout_t a, b, d;
-  cublasLtMatmulAlgo_t algo;
-};
-
-int32_t cublas_failure(cublasStatus_t status, const char* node, const char* what, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: %s failed: %s", node, what, cublasLtGetStatusName(status));
-  return INFERNO_MODEL_CUBLAS_ERROR;
-}
-
-#define GEMM_TRY(call, what)                                                           \
-  do {                                                                                 \
-    const cublasStatus_t status_ = (call);                                             \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                            \
-      return cublas_failure(status_, spec.node, what, error, error_size);              \
-    }                                                                                  \
-  } while (0)
-
-cublasStatus_t make_layout(cublasLtMatrixLayout_t* layout, cudaDataType_t type, int64_t rows, int64_t cols,
-                           int64_t ld, int32_t batch, int64_t stride) {
-  cublasStatus_t status = cublasLtMatrixLayoutCreate(layout, type, static_cast<uint64_t>(rows),
-                                                     static_cast<uint64_t>(cols), ld);
-  if (status == CUBLAS_STATUS_SUCCESS && batch > 1) {
-    status = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
-  }
-  if (status == CUBLAS_STATUS_SUCCESS && batch > 1) {
-    status = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
-                                              sizeof stride);
-  }
-  return status;
-}
-
-// Descriptors, layouts and the heuristic's algorithm for one GEMM, once per session.
-int32_t create_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const unsigned char* weights, Gemm* gemm,
-                    char* error, size_t error_size) {
-  GEMM_TRY(cublasLtMatmulDescCreate(&gemm->desc, spec.compute_type, spec.scale_type), "cublasLtMatmulDescCreate");
-  GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_TRANSA, &spec.trans_a,
-                                          sizeof spec.trans_a),
-           "setting TRANSA");
-  if (spec.bias_offset >= 0) {
-    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    const void* bias = weights + spec.bias_offset;
-    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
-             "setting the bias epilogue");
-    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
-             "setting the bias pointer");
-  }
-  GEMM_TRY(make_layout(&gemm->a, spec.data_type, spec.a_rows, spec.a_cols, spec.a_ld, spec.batch_count, spec.a_stride),
-           "the layout of A");
-  GEMM_TRY(make_layout(&gemm->b, spec.data_type, spec.b_rows, spec.b_cols, spec.b_ld, spec.batch_count, spec.b_stride),
-           "the layout of B");
-  GEMM_TRY(make_layout(&gemm->d, spec.data_type, spec.d_rows, spec.d_cols, spec.d_ld, spec.batch_count, spec.d_stride),
-           "the layout of D");
-
-  cublasLtMatmulPreference_t preference = nullptr;
-  GEMM_TRY(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
-  const uint64_t workspace = kWorkspaceBytes;
-  cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
-      preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
-  const struct {
-    cublasLtMatmulPreferenceAttributes_t attribute;
-    uint32_t bytes;
-  } alignments[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, spec.align_a},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, spec.align_b},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, spec.align_d},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, spec.align_d}};
-  for (const auto& a : alignments) {
-    if (status == CUBLAS_STATUS_SUCCESS) {
-      status = cublasLtMatmulPreferenceSetAttribute(preference, a.attribute, &a.bytes, sizeof a.bytes);
-    }
-  }
-  cublasLtMatmulHeuristicResult_t result = {};
-  int found = 0;
-  if (status == CUBLAS_STATUS_SUCCESS) {
-    status = cublasLtMatmulAlgoGetHeuristic(lt, gemm->desc, gemm->a, gemm->b, gemm->d, gemm->d, preference, 1,
-                                            &result, &found);
-  }
-  cublasLtMatmulPreferenceDestroy(preference);
-  GEMM_TRY(status, "choosing an algorithm");
-  if (found == 0) {
-    write_error(error, error_size, "%s: cuBLASLt has no algorithm for this GEMM", spec.node);
-    return INFERNO_MODEL_CUBLAS_ERROR;
-  }
-  gemm->algo = result.algo;
-  return INFERNO_MODEL_OK;
-}
-
-void destroy_gemm(Gemm* gemm) {
-  if (gemm->d != nullptr) cublasLtMatrixLayoutDestroy(gemm->d);
-  if (gemm->b != nullptr) cublasLtMatrixLayoutDestroy(gemm->b);
-  if (gemm->a != nullptr) cublasLtMatrixLayoutDestroy(gemm->a);
-  if (gemm->desc != nullptr) cublasLtMatmulDescDestroy(gemm->desc);
-}
-
-// Enqueues one planned GEMM: D = alpha * op(A) B + beta * D (+ bias).
-cublasStatus_t run_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const Gemm& gemm, const void* a, const void* b,
-                        void* d, void* workspace, cudaStream_t stream) {
-  if (spec.scale_type == CUDA_R_64F) {
-    const double alpha = spec.alpha, beta = spec.beta;
-    return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, d, gemm.d, d, gemm.d, &gemm.algo,
-                          workspace, kWorkspaceBytes, stream);
-  }
-  const float alpha = static_cast<float>(spec.alpha), beta = static_cast<float>(spec.beta);
-  return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, d, gemm.d, d, gemm.d, &gemm.algo,
-                        workspace, kWorkspaceBytes, stream);
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -311,7 +121,8 @@ int32_t session_create(const void* device_weights, void** state_out, char* error
     return cublas_failure(created, "session_create", "cublasLtCreate", error, error_size);
   }
   for (int i = 0; i < kNumGemms; ++i) {
-    const int32_t status = create_gemm(state->lt, kGemms[i], state->weights, &state->gemms[i], error, error_size);
+    const int32_t status = create_gemm(state->lt, kGemms[i], state->weights, kWorkspaceBytes, &state->gemms[i], error,
+                                        error_size);
     if (status != INFERNO_MODEL_OK) {
       session_destroy(state);
       return status;
@@ -352,28 +163,28 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
 
   // %linear = linear(%x, %fc1.weight, %fc1.bias) at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%linear", "%x", 16, error, error_size);
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc1_weight, v_x, v_linear, workspace, stream), "%linear");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc1_weight, v_x, v_linear, workspace, kWorkspaceBytes, stream), "%linear");
 
   // %gelu = gelu(%linear) {approximate="none"} at activation.py:816
   k1_gelu_erf_f32_4x32<<<1, 256, 0, stream>>>(v_linear, v_gelu);
   MODEL_CHECK_LAUNCH("%gelu");
 
   // %linear_1 = linear(%gelu, %fc2.weight, %fc2.bias) at linear.py:134
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_fc2_weight, v_gelu, v_linear_1, workspace, stream), "%linear_1");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_fc2_weight, v_gelu, v_linear_1, workspace, kWorkspaceBytes, stream), "%linear_1");
 
   // %gelu_1 = gelu(%linear_1) {approximate="tanh"} at activation.py:816
   k3_gelu_tanh_f32_4x32<<<1, 256, 0, stream>>>(v_linear_1, v_gelu_1);
   MODEL_CHECK_LAUNCH("%gelu_1");
 
   // %linear_2 = linear(%gelu_1, %fc3.weight, %fc3.bias) at linear.py:134
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_fc3_weight, v_gelu_1, v_linear_2, workspace, stream), "%linear_2");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_fc3_weight, v_gelu_1, v_linear_2, workspace, kWorkspaceBytes, stream), "%linear_2");
 
   // %silu = silu(%linear_2) at activation.py:475
   k5_silu_f32_4x24<<<1, 256, 0, stream>>>(v_linear_2, v_silu);
   MODEL_CHECK_LAUNCH("%silu");
 
   // %linear_3 = linear(%silu, %fc4.weight, %fc4.bias) at linear.py:134
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_fc4_weight, v_silu, v_linear_3, workspace, stream), "%linear_3");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_fc4_weight, v_silu, v_linear_3, workspace, kWorkspaceBytes, stream), "%linear_3");
 
   // %softmax = softmax(%linear_3) {dim=1} at export_fixtures.py:131
   MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(v_linear_3, v_softmax, 4, 10, 1, false, stream), "%softmax");

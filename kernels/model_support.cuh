@@ -1,0 +1,71 @@
+// model_support.cuh: error reporting shared by every generated model.cu.
+//
+// Generated code returns an inferno_model_status and writes a message naming the failing node into
+// the caller's buffer (include/inferno/model_abi.h). These helpers and the MODEL_CHECK_* macros,
+// which expect `error` and `error_size` in scope, do that. Header-only: a model.cu is one
+// translation unit and exports nothing but its entry point.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+
+#include "inferno/model_abi.h"
+
+namespace inferno::model_support {
+
+__attribute__((format(printf, 3, 4))) inline void write_error(char* error, size_t size, const char* format, ...) {
+  if (error == nullptr || size == 0) return;
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(error, size, format, args);
+  va_end(args);
+}
+
+// Errors after which the CUDA context is unusable (the runtime reports them as a lost device).
+inline bool is_sticky(cudaError_t error) {
+  switch (error) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorContained:
+    case cudaErrorContextIsDestroyed: return true;
+    default: return false;
+  }
+}
+
+inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, size_t error_size) {
+  write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status), cudaGetErrorName(status));
+  return is_sticky(status) ? INFERNO_MODEL_DEVICE_LOST : INFERNO_MODEL_CUDA_ERROR;
+}
+
+// Every failure in run() names the node it happened in.
+#define MODEL_CHECK_CUDA(call, node)                                                      \
+  do {                                                                                   \
+    const cudaError_t status_ = (call);                                                  \
+    if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size);   \
+  } while (0)
+#define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
+
+// cuBLASLt chose its algorithms for caller buffers aligned to 16 bytes.
+inline bool misaligned(const void* pointer, uintptr_t alignment) {
+  return reinterpret_cast<uintptr_t>(pointer) % alignment != 0;
+}
+
+inline int32_t bad_alignment(const char* node, const char* value, int alignment, char* error, size_t error_size) {
+  write_error(error, error_size, "%s: the buffer of %s must be %d-byte aligned", node, value, alignment);
+  return INFERNO_MODEL_BAD_ARGUMENT;
+}
+
+}  // namespace inferno::model_support
