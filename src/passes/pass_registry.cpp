@@ -2,6 +2,7 @@
 // here, and (if it belongs in the default pipeline) a line in pipeline.cpp.
 #include <algorithm>
 
+#include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold_constants.h"
 #include "passes/pass.h"
@@ -11,6 +12,7 @@ namespace inferno::passes {
 const std::vector<PassInfo>& registered_passes() {
   static const std::vector<PassInfo> passes = {
       {"fold-constants", "evaluate nodes whose inputs are all constants at compile time", &fold_constants},
+      {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
   };
   return passes;

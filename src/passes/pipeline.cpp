@@ -9,6 +9,7 @@ namespace inferno::passes {
 const std::vector<std::string_view>& default_pipeline() {
   static const std::vector<std::string_view> pipeline = {
       "fold-constants",
+      "cse",
       "dce",
   };
   return pipeline;

@@ -135,11 +135,11 @@ __global__ void k10_add_f32_4x8(const float* in0, const float* in1, float* out) 
   }
 }
 
-// %add_2 = add(%add_1, %add_2_other) at export_fixtures.py:147
+// %add_2 = add(%add_1, %rsub_other) at export_fixtures.py:147
 __global__ void k11_add_f32_4x8(const float* in0, float* out) {
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
     const float a = in0[i];
-    const float b = 1.0f;  // %add_2_other
+    const float b = 1.0f;  // %rsub_other
     out[i] = a + b;
   }
 }
@@ -303,7 +303,7 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   k10_add_f32_4x8<<<1, 256, 0, stream>>>(v_sub, v_exp, v_add_1);
   MODEL_CHECK_LAUNCH("%add_1");
 
-  // %add_2 = add(%add_1, %add_2_other) at export_fixtures.py:147
+  // %add_2 = add(%add_1, %rsub_other) at export_fixtures.py:147
   k11_add_f32_4x8<<<1, 256, 0, stream>>>(v_add_1, v_add_2);
   MODEL_CHECK_LAUNCH("%add_2");
 
