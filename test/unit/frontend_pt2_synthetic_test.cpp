@@ -2,10 +2,13 @@
 // model.json or configs edited, and the result written back as a stored zip (a minimal writer
 // below). Covers dynamic dims, sym_size, strided weights, source locations, header checks, and
 // robustness: truncation at many lengths and type-mutated JSON must give a Status, never a crash.
+#include <unistd.h>
+
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "frontend/frontend.h"
@@ -62,10 +65,32 @@ std::string zip_bytes(const Records& records) {
   return out;
 }
 
+/// A directory of this process's own (ctest runs test cases as parallel processes, which must not
+/// share file names), removed at exit with POSIX calls: std::filesystem::remove_all is broken in
+/// binaries that link the torch wheel (docs/gpu-build.md).
+class ScratchDir {
+ public:
+  ScratchDir()
+      : dir_((std::filesystem::temp_directory_path() / ("inferno_pt2_tests_" + std::to_string(::getpid()))).string()) {
+    std::filesystem::create_directories(dir_);
+  }
+  ~ScratchDir() {
+    for (const std::string& file : files_) ::unlink(file.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  std::string path(const std::string& name) {
+    files_.insert(dir_ + "/" + name);
+    return dir_ + "/" + name;
+  }
+
+ private:
+  std::string dir_;
+  std::set<std::string> files_;
+};
+
 std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "inferno_pt2_tests";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static ScratchDir scratch;
+  return scratch.path(name);
 }
 
 std::string write_file(const std::string& name, const std::string& bytes) {
