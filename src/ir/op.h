@@ -15,6 +15,7 @@ enum OpTrait : uint32_t {
   kLayout = 1u << 2,       ///< rearranges elements without computing (reshape, transpose, ...)
   kReduction = 1u << 3,    ///< combines elements along dims (sum, softmax, ...)
   kGemm = 1u << 4,         ///< matrix multiplication family
+  kFusion = 1u << 5,       ///< a fused group whose body is in its attributes (fused_elementwise)
 };
 
 enum class OpKind : uint16_t {

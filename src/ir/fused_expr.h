@@ -1,0 +1,65 @@
+// The body of a fused_elementwise node: a small DAG of elementwise ops over the node's inputs,
+// kept in the node's `expr` string attribute so that the IR text form, the verifier, the
+// reference interpreter and codegen all read one representation.
+//
+// Text form: steps separated by "; ", each an elementwise op applied to operands, where `$i` is
+// the node's input i and `#k` the result of step k (k < the current step). The last step is the
+// node's output. Ops whose unfused form has attributes spell them in brackets:
+//
+//   sigmoid($0); mul($0, #0)                 silu(x) as torch.export decomposes it
+//   add($0, $1); gelu[tanh](#0)              gelu(x + bias, approximate="tanh")
+//   cast[f16]($0); mul(#0, $1)               gelu[none] is the exact (erf) form
+//
+// Every step is typed by its op's shape rule (ir/shape_rules.h) from its operands' types, so a
+// fused node computes exactly what the unfused nodes did, rounding every step to its dtype;
+// broadcasting works as in the unfused graph (each input broadcasts to the output's shape).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attributes.h"
+#include "ir/op.h"
+#include "ir/tensor_type.h"
+#include "support/status.h"
+
+namespace inferno::ir {
+
+/// Bounds on what a fused node may hold (the text is untrusted input when read from IR text).
+inline constexpr int kMaxFusedSteps = 64;
+inline constexpr int kMaxFusedInputs = 32;  // ops.def's max_inputs for fused_elementwise
+
+/// One operand of a step: a node input or an earlier step.
+struct FusedOperand {
+  enum class Kind : uint8_t { kInput, kStep };
+  Kind kind = Kind::kInput;
+  int32_t index = 0;
+  bool operator==(const FusedOperand&) const = default;
+};
+
+/// One elementwise op of the body.
+struct FusedStep {
+  OpKind op;                           ///< an op with the kElementwise trait
+  Attributes attrs;                    ///< the unfused op's attributes (gelu: approximate, cast: dtype)
+  std::vector<FusedOperand> operands;  ///< as many as the op takes
+  TensorType type;                     ///< the step's result, from the op's shape rule
+  bool operator==(const FusedStep&) const = default;
+};
+
+struct FusedExpr {
+  std::vector<FusedStep> steps;  ///< in evaluation order; the last is the output
+  const TensorType& result() const { return steps.back().type; }
+};
+
+/// Parses and types `text` for a node with inputs of `input_types`. Errors (exit code 3 class:
+/// invalid input) name the offending step: unknown or non-elementwise op, bad operand, operand
+/// out of range or referring forward, wrong arity, a shape rule failure, too many steps, an
+/// input no step reads.
+Expected<FusedExpr> parse_fused_expr(std::string_view text, const std::vector<TensorType>& input_types);
+
+/// The text form of `expr` (parse_fused_expr's inverse; `type` fields are not printed).
+std::string fused_expr_to_string(const FusedExpr& expr);
+
+}  // namespace inferno::ir
