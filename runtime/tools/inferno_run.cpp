@@ -1,5 +1,5 @@
-// inferno-run: loads a model.so, feeds it .npy inputs, saves its outputs as .npy, optionally times
-// it. Exit codes (as infernoc's): 0 ok, 1 other error, 3 bad model or input, 4 no device or wrong
+// inferno-run: loads a model.so, feeds it .npy inputs (or zeros), saves its outputs as .npy,
+// optionally times it or counts the work one run launches. Exit codes (as infernoc's): 0 ok, 1 other error, 3 bad model or input, 4 no device or wrong
 // arch, 5 I/O.
 #include <cuda_runtime_api.h>
 
@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,32 @@ void print_latency(std::vector<double> micros) {
       micros.size(), at(0.5), at(0.9), micros.front());
 }
 
+// --count-kernels: captures one run into a CUDA graph of our own and counts its nodes by type.
+// This counts what the GPU executes per run (cuBLASLt's kernels included), not what codegen
+// intended, so a test asserting it catches an extra launch from any source.
+void print_launch_counts(const std::function<void()>& run_on_stream, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  run_on_stream();
+  check_cuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  size_t count = 0;
+  check_cuda(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes");
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count > 0) check_cuda(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes");
+  int kernels = 0, copies = 0, memsets = 0, other = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
+    if (type == cudaGraphNodeTypeKernel) ++kernels;
+    else if (type == cudaGraphNodeTypeMemcpy) ++copies;
+    else if (type == cudaGraphNodeTypeMemset) ++memsets;
+    else ++other;
+  }
+  cudaGraphDestroy(graph);
+  std::printf("launches per run: %d kernels, %d memcpy, %d memset, %d other\n", kernels, copies, memsets,
+              other);
+}
+
 struct Options {
   std::string model;
   std::vector<std::string> data;
@@ -129,6 +156,7 @@ struct Options {
   int iters = 0;
   int device = 0;
   bool no_graph = false;
+  bool count_kernels = false;
   int check_sm = -1;
 };
 
@@ -139,7 +167,7 @@ int run(const Options& opt) {
   check(inferno_model_load(opt.model.c_str(), opt.device, &h.model));
   const auto in_descs = describe(h.model, true);
   const auto out_descs = describe(h.model, false);
-  if (opt.data.size() != in_descs.size()) {
+  if (!opt.data.empty() && opt.data.size() != in_descs.size()) {
     throw Exit{3, "the model has " + std::to_string(in_descs.size()) + " inputs, got " +
                       std::to_string(opt.data.size()) + " --data files"};
   }
@@ -147,12 +175,19 @@ int run(const Options& opt) {
   // Inputs: read, convert, upload. Outputs: allocate.
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
   std::vector<inferno_tensor> inputs, outputs;
+  if (opt.data.empty() && !in_descs.empty()) std::printf("no --data: every input is zeros\n");
   for (size_t i = 0; i < in_descs.size(); ++i) {
-    const auto bytes =
-        inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
-    buffers.push_back(std::make_unique<DeviceBuffer>(bytes.size()));
-    check_cuda(cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
-               "cudaMemcpy of an input");
+    if (opt.data.empty()) {
+      const size_t bytes = inferno::run::byte_size(in_descs[i]);
+      buffers.push_back(std::make_unique<DeviceBuffer>(bytes));
+      check_cuda(cudaMemset(buffers.back()->data, 0, bytes), "cudaMemset of an input");
+    } else {
+      const auto bytes =
+          inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
+      buffers.push_back(std::make_unique<DeviceBuffer>(bytes.size()));
+      check_cuda(cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+                 "cudaMemcpy of an input");
+    }
     const auto& d = in_descs[i];
     inputs.push_back({buffers.back()->data, d.dtype, d.rank, d.shape});
   }
@@ -166,13 +201,17 @@ int run(const Options& opt) {
   options.use_cuda_graph = opt.no_graph ? 0 : 1;
   check(inferno_session_create(h.model, &options, &h.session));
   check_cuda(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  const auto run_once = [&] {
+  const auto enqueue = [&] {
     check(inferno_session_run(h.session, h.stream, inputs.data(),
                               static_cast<int32_t>(inputs.size()), outputs.data(),
                               static_cast<int32_t>(outputs.size())));
+  };
+  const auto run_once = [&] {
+    enqueue();
     check_cuda(cudaStreamSynchronize(h.stream), "cudaStreamSynchronize");
   };
   run_once();
+  if (opt.count_kernels) print_launch_counts(enqueue, h.stream);
 
   if (opt.iters > 0) {
     for (int i = 0; i < std::max(3, opt.iters / 10); ++i) run_once();  // warm-up (caches, clocks)
@@ -210,12 +249,15 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"Run a model.so built by infernoc on .npy inputs"};
   app.add_option("model", opt.model, "the model.so")->required();
-  app.add_option("--data", opt.data, "an input .npy file, one per model input, in order");
+  app.add_option("--data", opt.data,
+                 "an input .npy file, one per model input, in order (none: every input is zeros)");
   app.add_option("--save-outputs", opt.save_dir, "write out0.npy, out1.npy, ... to this directory");
   const CLI::Range non_negative(0, 1 << 30);
   app.add_option("--iters", opt.iters, "time this many runs after warm-up")->check(non_negative);
   app.add_option("--device", opt.device, "CUDA device index")->check(non_negative);
   app.add_flag("--no-graph", opt.no_graph, "run without capturing a CUDA graph");
+  app.add_flag("--count-kernels", opt.count_kernels,
+               "capture one run into a CUDA graph and print how many kernels (and copies) it launches");
   app.add_option("--check", opt.check_sm,
                  "only validate the file for this SM (e.g. 90; 0: any), no GPU")
       ->check(non_negative);

@@ -1,16 +1,12 @@
 #include "driver/toolchain.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 #include "driver/process.h"
+#include "driver/program_search.h"
 
 namespace inferno::driver {
 namespace {
@@ -22,15 +18,6 @@ constexpr auto kQueryTimeout = std::chrono::seconds(60);
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
-}
-
-/// Empty when `path` is an executable regular file, else why it is not.
-std::string why_not_executable(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "not a regular file";
-  if (::access(path.c_str(), X_OK) != 0) return "not executable";
-  return {};
 }
 
 std::string absolute(const std::string& path) {
@@ -98,15 +85,8 @@ Expected<std::string> find_nvcc(const NvccSearch& search) {
   }
   if (!search.default_path.empty() && try_path(search.default_path, ""))
     return absolute(search.default_path);
-  size_t start = 0;
-  while (start <= search.path.size()) {
-    const size_t colon = std::min(search.path.find(':', start), search.path.size());
-    const std::string dir = search.path.substr(start, colon - start);
-    start = colon + 1;
-    if (dir.empty()) continue;  // an empty entry would mean the current directory: never searched
-    const std::string candidate = (fs::path(dir) / "nvcc").string();
-    if (why_not_executable(candidate).empty()) return absolute(candidate);
-  }
+  const std::string on_path = find_in_path("nvcc", search.path);
+  if (!on_path.empty()) return absolute(on_path);
   tried.push_back("each directory of $PATH (" +
                   (search.path.empty() ? std::string("empty") : search.path) + ")");
   std::string list;

@@ -2,9 +2,7 @@
 mode="reduce-overhead") and infernoc (from C++ through inferno-run, and from Python through the
 ctypes loader), all in one process run on one GPU.
 
-Every figure is measured the same way: one call followed by a synchronization of its stream, timed
-on the host, median over --iters calls after warm-up (the GPU clocks boost under load). TF32 is off
-everywhere (PyTorch's default for matmul, and infernoc's without --tf32), so all sides do full fp32.
+Methodology (the same for every figure) in bench_common.py.
 
 Writes a markdown table (also printed) and a PNG plot to --out. Run it on the GPU machine:
     PYTHONPATH=tools/python INFERNO_RUNTIME_LIB=build/runtime/libinferno_runtime.so \
@@ -12,16 +10,12 @@ Writes a markdown table (also printed) and a PNG plot to --out. Run it on the GP
 """
 import argparse
 import os
-import re
-import statistics
-import subprocess
 import tempfile
-import time
 
-import numpy as np
 import torch
 
 import inferno
+from bench_common import compile_with_infernoc, inferno_run_latency, pytorch_latencies, time_calls
 
 SIZES = ["64x128x256", "128x256x512", "256x512x256", "512x1024x512", "1024x1024x1024", "2048x2048x2048",
          "4096x4096x4096"]
@@ -36,58 +30,25 @@ class MmRelu(torch.nn.Module):
         return torch.relu(x @ self.w)
 
 
-def time_calls(fn, iters, sync):
-    for _ in range(max(10, iters // 10)):
-        fn()
-    sync()
-    samples = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        fn()
-        sync()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e3  # ms
-
-
-def inferno_run_latency(inferno_run, so, input_path, iters, out_dir):
-    result = subprocess.run([inferno_run, so, "--data", input_path, "--save-outputs", out_dir, "--iters", str(iters)],
-                            capture_output=True, text=True, check=True)
-    match = re.search(r"median ([0-9.]+) us", result.stdout)
-    if not match:
-        raise RuntimeError("cannot parse inferno-run's output:\n" + result.stdout)
-    return float(match.group(1)) / 1e3
-
-
 def bench_size(size, args, work):
     m, k, n = map(int, size.split("x"))
     torch.manual_seed(0)
-    module = MmRelu(k, n).cuda().eval()
-    x = torch.randn(m, k, device="cuda")
+    module = MmRelu(k, n).eval()
+    x_cpu = torch.randn(m, k)
+    so, _ = compile_with_infernoc(args.infernoc, module, (x_cpu,), work, f"mm_relu_{size}")
+    module = module.cuda()
+    x = x_cpu.cuda()
     iters = args.iters if m * k * n < 1024**3 else max(20, args.iters // 10)
-    sync = torch.cuda.synchronize
     row = {"size": size}
-    with torch.no_grad():
-        row["eager"] = time_calls(lambda: module(x), iters, sync)
-        compiled = torch.compile(module)
-        row["compile"] = time_calls(lambda: compiled(x), iters, sync)
-        reduce_overhead = torch.compile(module, mode="reduce-overhead")
-        row["compile_ro"] = time_calls(lambda: reduce_overhead(x), iters, sync)
+    row.update(pytorch_latencies(module, (x,), iters))
 
-    pt2 = os.path.join(work, f"mm_relu_{size}.pt2")
-    so = os.path.join(work, f"mm_relu_{size}.so")
-    torch.export.save(torch.export.export(MmRelu(k, n).eval(), (torch.randn(m, k),)), pt2)
-    # The exported module has its own random weights; infernoc's output is checked against it below.
-    reference = torch.export.load(pt2).module().cuda()
-    subprocess.run([args.infernoc, pt2, "-o", so, "--quiet"], check=True)
     model = inferno.load(so)
     out = torch.empty(m, n, device="cuda")
-    row["infernoc_py"] = time_calls(lambda: model(x, out=out), iters, sync)
+    row["infernoc_py"] = time_calls(lambda: model(x, out=out), iters, torch.cuda.synchronize)
     with torch.no_grad():
-        torch.testing.assert_close(out, reference(x), rtol=1e-4, atol=1e-4)  # fp32 GEMMs, K up to 4096
-    input_path = os.path.join(work, f"x_{size}.npy")
-    np.save(input_path, x.cpu().numpy())
-    row["infernoc_cpp"] = inferno_run_latency(args.inferno_run, so, input_path, iters, os.path.join(work, "out"))
+        torch.testing.assert_close(out, module(x), rtol=1e-4, atol=1e-4)  # fp32 GEMMs, K up to 4096
     model.close()
+    row["infernoc_cpp"] = inferno_run_latency(args.inferno_run, so, (x,), iters, work)
     return row
 
 

@@ -24,21 +24,28 @@ summary=()
   python3 -c 'import torch; print("torch", torch.__version__)'
 } >"$out/environment.log" 2>&1
 
-mode=${1:-tests}  # tests: build + every test; bench: build + tools/bench
+mode=${1:-tests}  # tests: build + every test; bench: build + tools/bench (latency tables, ncu); all: both
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" &&
   step build build.log cmake --build "$build" --parallel "$(nproc)"
 # The torch wheel's libtorch.so must come after libstdc++ in our binaries (docs/gpu-build.md).
 echo "infernoc's first libraries: $(readelf -d "$build/src/infernoc" 2>/dev/null | grep NEEDED | head -4 | grep -o '\[.*\]' | tr '\n' ' ')"
-if [[ $mode == tests ]]; then
+if [[ $mode == tests || $mode == all ]]; then
   step "ctest -LE gpu" ctest.log ctest --test-dir "$build" -LE gpu --output-on-failure --parallel 8 --timeout 600
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900
-elif [[ $mode == bench ]]; then
-  step bench bench.log env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so" \
-    python3 "$root/tools/bench/bench_mm_relu.py" --infernoc "$build/src/infernoc" \
-    --inferno-run "$build/runtime/inferno-run" --out "$out"
-  tail -12 "$out/bench.log"
+fi
+if [[ $mode == bench || $mode == all ]]; then
+  bench_env=(env PYTHONPATH="$root/tools/python:$root/tools/bench"
+             INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so")
+  tools=(--infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out")
+  step "bench mm_relu" bench_mm_relu.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mm_relu.py" "${tools[@]}"
+  step "bench mlp" bench_mlp.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mlp.py" "${tools[@]}"
+  step "ncu mm_relu" ncu.log "${bench_env[@]}" python3 "$root/tools/bench/ncu_mm_relu.py" \
+    --infernoc "$build/src/infernoc" --out "$out"
+  for table in bench_mm_relu.md bench_mlp.md ncu_mm_relu.md; do
+    [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }
+  done
 fi
 
 echo "build warnings: $(grep -c 'warning:' "$out/build.log" 2>/dev/null || echo 0)"

@@ -1,0 +1,99 @@
+"""What every benchmark in tools/bench/ measures the same way.
+
+Every figure is one call followed by a synchronization of its stream, timed on the host, median over
+`iters` calls after warm-up (the H200's clocks idle at 540 MHz and boost under load). TF32 is off
+everywhere (PyTorch's matmul default, and infernoc's without --tf32), so every side does full fp32.
+"""
+import os
+import re
+import statistics
+import subprocess
+import time
+
+import numpy as np
+import torch
+
+
+def time_calls(fn, iters, sync):
+    """Median milliseconds of `fn(); sync()` over `iters` calls, after iters/10 (at least 10) warm-up calls."""
+    for _ in range(max(10, iters // 10)):
+        fn()
+    sync()
+    samples = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        fn()
+        sync()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e3
+
+
+def pytorch_latencies(module, inputs, iters):
+    """eager, torch.compile default and mode="reduce-overhead", in ms, under no_grad."""
+    sync = torch.cuda.synchronize
+    row = {}
+    with torch.no_grad():
+        row["eager"] = time_calls(lambda: module(*inputs), iters, sync)
+        compiled = torch.compile(module)
+        row["compile"] = time_calls(lambda: compiled(*inputs), iters, sync)
+        reduce_overhead = torch.compile(module, mode="reduce-overhead")
+        row["compile_ro"] = time_calls(lambda: reduce_overhead(*inputs), iters, sync)
+    return row
+
+
+def pytorch_peak_activation_bytes(module, inputs):
+    """Bytes the caching allocator held at peak during one eager forward, beyond what was allocated
+    before it (weights and inputs): PyTorch's activation memory for the call."""
+    torch.cuda.synchronize()
+    with torch.no_grad():
+        module(*inputs)  # the first call may allocate lazily (cuBLAS workspaces); not activations
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        out = module(*inputs)
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+    del out
+    return peak - before
+
+
+def compile_with_infernoc(infernoc, module, example_inputs, work, name):
+    """Exports `module` (on the CPU) with torch.export and compiles it; returns (so path, pt2 path)."""
+    pt2 = os.path.join(work, f"{name}.pt2")
+    so = os.path.join(work, f"{name}.so")
+    torch.export.save(torch.export.export(module, tuple(example_inputs)), pt2)
+    subprocess.run([infernoc, pt2, "-o", so, "--quiet"], check=True)
+    return so, pt2
+
+
+def infernoc_plan(infernoc, pt2):
+    """(peak planned arena bytes, sum of all buffers) from `infernoc --emit plan`."""
+    text = subprocess.run([infernoc, pt2, "--emit", "plan", "--quiet"], check=True, capture_output=True,
+                          text=True).stdout
+    match = re.search(r"peak (\d+) bytes \(unshared (\d+)\)", text)
+    if not match:
+        raise RuntimeError("cannot parse infernoc --emit plan:\n" + text)
+    return int(match.group(1)), int(match.group(2))
+
+
+def inferno_run_latency(inferno_run, so, inputs, iters, work):
+    """Median ms per call of the model from C++ (inferno-run: one CUDA-graph replay + stream sync)."""
+    paths = []
+    for i, x in enumerate(inputs):
+        paths.append(os.path.join(work, f"input{i}.npy"))
+        np.save(paths[-1], x.cpu().numpy())
+    result = subprocess.run([inferno_run, so, "--data", *paths, "--iters", str(iters)], capture_output=True,
+                            text=True, check=True)
+    match = re.search(r"median ([0-9.]+) us", result.stdout)
+    if not match:
+        raise RuntimeError("cannot parse inferno-run's output:\n" + result.stdout)
+    return float(match.group(1)) / 1e3
+
+
+def kernel_launches(inferno_run, so):
+    """Kernels one run of the model launches (inferno-run --count-kernels)."""
+    result = subprocess.run([inferno_run, so, "--count-kernels"], capture_output=True, text=True, check=True)
+    match = re.search(r"launches per run: (\d+) kernels", result.stdout)
+    if not match:
+        raise RuntimeError("cannot parse inferno-run --count-kernels:\n" + result.stdout)
+    return int(match.group(1))
