@@ -1,7 +1,9 @@
-// The registry of every pass, by name. Adding a pass: its own header/source in this folder, a row
-// here, and (if it belongs in the default pipeline) a line in pipeline.cpp.
+// The registry of every pass, by name, listed in default pipeline order. Adding a pass: its own
+// header/source in this folder, a row here, and (if it belongs in the default pipeline) a line in
+// pipeline.cpp.
 #include <algorithm>
 
+#include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold_constants.h"
@@ -11,6 +13,8 @@ namespace inferno::passes {
 
 const std::vector<PassInfo>& registered_passes() {
   static const std::vector<PassInfo> passes = {
+      {"canonicalize", "one form per computation: gemm for linear/addmm/matmul, permute for transpose, merged layout ops, silu",
+       &canonicalize},
       {"fold-constants", "evaluate nodes whose inputs are all constants at compile time", &fold_constants},
       {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},

@@ -1,45 +1,14 @@
-// Passes: IR text in, IR text out, and the same numbers before and after on the reference
-// interpreter; the default pipeline is idempotent on every fixture.
+// The cleanup passes (cse, fold-constants, dce): IR text in, IR text out, and the same numbers
+// before and after on the reference interpreter.
 #include <string>
-#include <vector>
 
-#include "frontend/frontend.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "passes/pipeline.h"
-#include "reference/interpreter.h"
+#include "passes_helpers.h"
 #include "support/catch.h"
-#include "support/test_support.h"
 
 namespace inferno {
 namespace {
 
-ir::Graph parse(const std::string& text) {
-  auto graph = ir::parse_graph(text);
-  INFO((graph ? "" : graph.status().to_string()));
-  REQUIRE(graph.has_value());
-  return std::move(*graph);
-}
-
-/// Runs `passes` on `input` and checks the printed result against `expected` (parsed and printed
-/// again, so the expectation may be written loosely) and the outputs on random inputs.
-void check_pass(const std::vector<std::string>& passes, const std::string& input, const std::string& expected) {
-  ir::Graph before = parse(input);
-  ir::Graph after = parse(input);
-  const Status status = passes::run_passes(after, passes, {});
-  INFO(status.to_string());
-  REQUIRE(status.is_ok());
-  CHECK(ir::print_graph(after) == ir::print_graph(parse(expected)));
-
-  std::vector<ir::Tensor> inputs;
-  for (ir::ValueId v : before.inputs()) inputs.push_back(test::random_tensor(before.type(v), 7 + v));
-  auto want = reference::evaluate(before, inputs);
-  auto got = reference::evaluate(after, inputs);
-  REQUIRE(want.has_value());
-  REQUIRE(got.has_value());
-  REQUIRE(want->size() == got->size());
-  for (size_t i = 0; i < want->size(); ++i) CHECK(test::compare_close((*got)[i], (*want)[i], 0, 0).empty());
-}
+using test::check_pass;
 
 TEST_CASE("cse merges equal constants and equal nodes") {
   check_pass({"cse"}, R"(
@@ -99,20 +68,6 @@ graph(%x: f32[2]) {
   %y: f32[2] = mul(%x, %t_1)
   return %y
 })");  // the folded value is a new constant; its node's output keeps the name %t
-}
-
-TEST_CASE("the default pipeline is idempotent on every fixture") {
-  for (const std::string model : {"mm_relu", "mlp2", "mlp_gelu_silu_softmax", "elementwise_chain", "bmm_matmul"}) {
-    for (const std::string form : {"model.pt2", "model_decomposed.pt2"}) {
-      INFO(model << "/" << form);
-      auto graph = frontend::load_model(test::fixture_path(model + "/" + form), {});
-      REQUIRE(graph.has_value());
-      REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
-      const std::string once = ir::print_graph(*graph);
-      REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
-      CHECK(ir::print_graph(*graph) == once);
-    }
-  }
 }
 
 }  // namespace
