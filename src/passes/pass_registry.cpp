@@ -8,6 +8,7 @@
 #include "passes/dce.h"
 #include "passes/fold_constants.h"
 #include "passes/pass.h"
+#include "passes/simplify.h"
 
 namespace inferno::passes {
 
@@ -16,6 +17,7 @@ const std::vector<PassInfo>& registered_passes() {
       {"canonicalize", "one form per computation: gemm for linear/addmm/matmul, permute for transpose, merged layout ops, silu",
        &canonicalize},
       {"fold-constants", "evaluate nodes whose inputs are all constants at compile time", &fold_constants},
+      {"simplify", "drop operations that return their input (x * 1, neg(neg(x)), relu(relu(x)), ...)", &simplify},
       {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
   };
