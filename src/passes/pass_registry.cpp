@@ -7,6 +7,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold_constants.h"
+#include "passes/fuse_elementwise.h"
 #include "passes/fuse_epilogues.h"
 #include "passes/pass.h"
 #include "passes/simplify.h"
@@ -22,6 +23,7 @@ const std::vector<PassInfo>& registered_passes() {
       {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
       {"fuse-epilogues", "fold a gemm's activation, residual add and scaling into the gemm", &fuse_epilogues},
+      {"fuse-elementwise", "turn each chain or tree of elementwise ops into one fused_elementwise node", &fuse_elementwise},
   };
   return passes;
 }
