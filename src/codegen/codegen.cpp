@@ -74,6 +74,8 @@ Status emit_node(EmitContext& ctx, int32_t index) {
     case ir::OpKind::kMean: return emit_reduction(ctx, index);
     case ir::OpKind::kSoftmax:
     case ir::OpKind::kLogSoftmax: return emit_softmax(ctx, index);
+    case ir::OpKind::kGemm:
+    case ir::OpKind::kFusedElementwise: break;  // no lowering yet
   }
   return ctx.unsupported_node(node, "no lowering");
 }

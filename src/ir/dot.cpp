@@ -3,12 +3,16 @@
 // so the output is deterministic and ids need no quoting. Labels are built as plain lines of
 // printable text (strings from the model go through quote_string first) and then escaped once for
 // a DOT double-quoted string; characters that are special in record or HTML labels are written
-// as character entities so no label can change the graph's structure.
+// as character entities so no label can change the graph's structure. A fused node lists its
+// body one step per line.
 #include "ir/dot.h"
 
+#include <algorithm>
 #include <string_view>
+#include <variant>
 #include <vector>
 
+#include "ir/fused_expr.h"
 #include "ir/text_format.h"
 
 namespace inferno::ir {
@@ -45,15 +49,60 @@ std::string typed_name(const Graph& graph, ValueId id) {
   return "%" + graph.name(id) + ": " + graph.type(id).to_string();
 }
 
-/// Node lines: op, one per output, attributes (shortened, without braces), source location.
+/// `s` cut to `max` bytes, "..." marking the cut.
+std::string shorten(std::string s, size_t max) {
+  if (s.size() > max) s = s.substr(0, max - 3) + "...";
+  return s;
+}
+
+/// The op line. A gemm shows its shape-changing attributes compactly: "gemm b^T +relu".
+std::string op_line(const Node& node) {
+  std::string line(op_name(node.op));
+  if (node.op != OpKind::kGemm) return line;
+  if (node.attrs.has_typed<bool>("trans_b") && node.attrs.get_bool("trans_b")) line += " b^T";
+  if (node.attrs.has_typed<std::string>("activation") && node.attrs.get_string("activation") != "none") {
+    const std::string quoted = quote_string(node.attrs.get_string("activation"));
+    line += " +" + shorten(quoted.substr(1, quoted.size() - 2), kMaxAttrLabel);
+  }
+  return line;
+}
+
+/// A fused node's body, one line per step ("#1 = mul($0, #0)"), split at the canonical "; ".
+/// The text is not parsed: the DOT of an unverified graph shows whatever the attribute holds.
+std::vector<std::string> fused_body_lines(const std::string& expr) {
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  for (int k = 0; begin <= expr.size(); ++k) {
+    if (k == kMaxFusedSteps) {
+      lines.push_back("...");
+      break;
+    }
+    const size_t end = std::min(expr.find("; ", begin), expr.size());
+    const std::string quoted = quote_string(std::string_view(expr).substr(begin, end - begin));
+    lines.push_back("#" + std::to_string(k) + " = " + shorten(quoted.substr(1, quoted.size() - 2), kMaxAttrLabel));
+    begin = end + 2;
+  }
+  return lines;
+}
+
+/// Node lines: op, one per output, attributes (shortened, without braces; a fused body and a
+/// gemm's trans_b and activation shown as above instead), source location.
 std::vector<std::string> node_lines(const Graph& graph, const Node& node) {
-  std::vector<std::string> lines = {std::string(op_name(node.op))};
+  std::vector<std::string> lines = {op_line(node)};
   for (ValueId out : node.outputs) lines.push_back(typed_name(graph, out));
-  if (!node.attrs.empty()) {
-    std::string attrs = format_attributes(node.attrs);
-    attrs = attrs.substr(1, attrs.size() - 2);  // without the braces
-    if (attrs.size() > kMaxAttrLabel) attrs = attrs.substr(0, kMaxAttrLabel - 3) + "...";
-    lines.push_back(attrs);
+  Attributes rest;
+  for (const auto& [name, value] : node.attrs.entries()) {
+    const bool is_bool = std::holds_alternative<bool>(value), is_string = std::holds_alternative<std::string>(value);
+    const bool shown = (node.op == OpKind::kGemm && ((name == "trans_b" && is_bool) || (name == "activation" && is_string))) ||
+                       (node.op == OpKind::kFusedElementwise && name == "expr" && is_string);
+    if (!shown) rest.set(name, value);
+  }
+  if (!rest.empty()) {
+    std::string attrs = format_attributes(rest);
+    lines.push_back(shorten(attrs.substr(1, attrs.size() - 2), kMaxAttrLabel));  // without the braces
+  }
+  if (node.op == OpKind::kFusedElementwise && node.attrs.has_typed<std::string>("expr")) {
+    for (std::string& line : fused_body_lines(node.attrs.get_string("expr"))) lines.push_back(std::move(line));
   }
   const std::string loc = format_loc(node.loc);
   if (!loc.empty()) lines.push_back(loc.substr(1));  // drop the leading space

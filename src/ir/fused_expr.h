@@ -15,6 +15,7 @@
 // broadcasting works as in the unfused graph (each input broadcasts to the output's shape).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,6 +31,8 @@ namespace inferno::ir {
 /// Bounds on what a fused node may hold (the text is untrusted input when read from IR text).
 inline constexpr int kMaxFusedSteps = 64;
 inline constexpr int kMaxFusedInputs = 32;  // ops.def's max_inputs for fused_elementwise
+/// Longest accepted text; 64 steps of the longest canonical step fit in well under half of it.
+inline constexpr size_t kMaxFusedExprBytes = 4096;
 
 /// One operand of a step: a node input or an earlier step.
 struct FusedOperand {
@@ -51,12 +54,16 @@ struct FusedStep {
 struct FusedExpr {
   std::vector<FusedStep> steps;  ///< in evaluation order; the last is the output
   const TensorType& result() const { return steps.back().type; }
+  bool operator==(const FusedExpr&) const = default;
 };
 
 /// Parses and types `text` for a node with inputs of `input_types`. Errors (exit code 3 class:
 /// invalid input) name the offending step: unknown or non-elementwise op, bad operand, operand
 /// out of range or referring forward, wrong arity, a shape rule failure, too many steps, an
-/// input no step reads.
+/// input no step reads, a step result no later step reads (so every input broadcasts to the
+/// result). Only the canonical spelling is accepted (exactly "; " and ", " as separators, no
+/// other spaces, indices without leading zeros): equal bodies have equal text, and
+/// fused_expr_to_string(parse_fused_expr(t)) == t for every accepted t.
 Expected<FusedExpr> parse_fused_expr(std::string_view text, const std::vector<TensorType>& input_types);
 
 /// The text form of `expr` (parse_fused_expr's inverse; `type` fields are not printed).

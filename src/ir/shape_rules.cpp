@@ -1,5 +1,9 @@
 // One rule per op. Attributes each op takes (all required unless noted):
 //   addmm:            alpha: float, beta: float
+//   gemm:             trans_b: bool, alpha: float, beta: float, activation: string, one of
+//                     "none", "relu", "gelu" (exact, erf) or "gelu_tanh" (gelu needs a floating
+//                     dtype). Inputs a, b and the optional addends c (scaled by beta) and d: three
+//                     inputs are a, b, c.
 //   reshape, expand:  shape: ints (fully resolved, no -1)
 //   transpose:        dim0, dim1: int (normalized, 0 <= d < rank)
 //   permute:          dims: ints (a permutation of 0..rank-1)
@@ -7,11 +11,13 @@
 //   cast:             dtype: dtype
 //   sum, mean:        dims: ints (normalized, sorted, unique; empty = all dims), keepdim: bool
 //   softmax, log_softmax: dim: int (normalized)
+//   fused_elementwise: expr: string, the body (ir/fused_expr.h); 1 to kMaxFusedInputs inputs
 #include "ir/shape_rules.h"
 
 #include <algorithm>
 #include <string>
 
+#include "ir/fused_expr.h"
 #include "support/check.h"
 
 namespace inferno::ir {
@@ -36,6 +42,12 @@ Status require_attr_types(OpKind op, const Attributes& attrs) {
     case OpKind::kAddMM:
       INFERNO_RETURN_IF_ERROR(need(attrs.has_typed<double>("alpha"), "alpha", "float"));
       return need(attrs.has_typed<double>("beta"), "beta", "float");
+    case OpKind::kGemm:
+      INFERNO_RETURN_IF_ERROR(need(attrs.has_typed<bool>("trans_b"), "trans_b", "bool"));
+      INFERNO_RETURN_IF_ERROR(need(attrs.has_typed<double>("alpha"), "alpha", "float"));
+      INFERNO_RETURN_IF_ERROR(need(attrs.has_typed<double>("beta"), "beta", "float"));
+      return need(attrs.has_typed<std::string>("activation"), "activation", "string");
+    case OpKind::kFusedElementwise: return need(attrs.has_typed<std::string>("expr"), "expr", "string");
     case OpKind::kReshape:
     case OpKind::kExpand: return need(attrs.has_typed<IntList>("shape"), "shape", "ints");
     case OpKind::kTranspose:
@@ -85,10 +97,44 @@ Expected<std::vector<TensorType>> matmul_rule(OpKind op, const TensorType& a, co
   return one({a.dtype, out});
 }
 
+// gemm: a[..., M, K] @ b[..., K, N] (b[..., N, K] when trans_b), batch dims broadcast, and the
+// addends c and d each broadcast to the result (without growing it).
+Expected<std::vector<TensorType>> canonical_gemm_rule(const std::vector<TensorType>& in, const Attributes& attrs) {
+  constexpr OpKind op = OpKind::kGemm;
+  const std::string& activation = attrs.get_string("activation");
+  if (activation != "none" && activation != "relu" && activation != "gelu" && activation != "gelu_tanh") {
+    return bad(op, "activation must be \"none\", \"relu\", \"gelu\" or \"gelu_tanh\", got \"" + activation + "\"");
+  }
+  const TensorType &a = in[0], &b = in[1];
+  if (a.rank() < 2 || b.rank() < 2) return bad(op, "operands must have rank >= 2 (" + a.to_string() + ", " + b.to_string() + ")");
+  const bool trans_b = attrs.get_bool("trans_b");
+  const int64_t rb = b.rank();
+  const int64_t k_b = b.shape[rb - (trans_b ? 1 : 2)], n = b.shape[rb - (trans_b ? 2 : 1)];
+  if (a.shape.back() != k_b) {
+    return bad(op, "inner dimensions differ (" + a.to_string() + " @ " + b.to_string() + (trans_b ? "^T" : "") + ")");
+  }
+  const Shape batch_a(a.shape.begin(), a.shape.end() - 2), batch_b(b.shape.begin(), b.shape.end() - 2);
+  Expected<Shape> out = broadcast_shapes(batch_a, batch_b);
+  if (!out) return bad(op, "batch dims of " + a.to_string() + " and " + b.to_string() + " do not broadcast");
+  out->push_back(a.shape[a.rank() - 2]);
+  out->push_back(n);
+  for (size_t i = 2; i < in.size(); ++i) {
+    const Expected<Shape> bc = broadcast_shapes(in[i].shape, *out);
+    if (!bc || *bc != *out) {
+      return bad(op, std::string(i == 2 ? "c " : "d ") + in[i].to_string() + " does not broadcast to " + shape_to_string(*out));
+    }
+  }
+  if (activation.starts_with("gelu") && !is_floating(a.dtype)) {
+    return bad(op, "activation " + activation + " needs a floating-point dtype, got " + a.to_string());
+  }
+  return one({a.dtype, *out});
+}
+
 Expected<std::vector<TensorType>> gemm_rule(OpKind op, const std::vector<TensorType>& in,
-                                            const Attributes&) {
+                                            const Attributes& attrs) {
   INFERNO_RETURN_IF_ERROR(require_same_dtype(op, in));
   switch (op) {
+    case OpKind::kGemm: return canonical_gemm_rule(in, attrs);
     case OpKind::kMatMul: return matmul_rule(op, in[0], in[1]);
     case OpKind::kLinear: {
       const TensorType &x = in[0], &w = in[1];
@@ -278,6 +324,11 @@ Expected<std::vector<TensorType>> infer_output_types(OpKind op, const std::vecto
   if (op_has_trait(op, kLayout)) return layout_rule(op, inputs[0], attrs);
   if (op_has_trait(op, kReduction)) return reduction_rule(op, inputs[0], attrs);
   if (op_has_trait(op, kElementwise)) return elementwise_rule(op, inputs, attrs);
+  if (op == OpKind::kFusedElementwise) {
+    Expected<FusedExpr> expr = parse_fused_expr(attrs.get_string("expr"), inputs);
+    if (!expr) return bad(op, expr.status().message());
+    return one(expr->result());
+  }
   INFERNO_CHECK(false, "op without a shape rule: " + std::string(op_name(op)));
   return internal_error("unreachable");
 }

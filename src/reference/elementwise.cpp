@@ -150,4 +150,11 @@ Tensor binary(OpKind op, const Tensor& a, const Tensor& b, const TensorType& out
   return y;
 }
 
+Tensor elementwise(OpKind op, const ir::Attributes& attrs, const std::vector<const Tensor*>& in,
+                   const TensorType& out) {
+  INFERNO_CHECK(ir::op_has_trait(op, ir::kElementwise) && (in.size() == 1 || in.size() == 2),
+                "not an elementwise op application: " + std::string(ir::op_name(op)));
+  return in.size() == 1 ? unary(op, attrs, *in[0], out) : binary(op, *in[0], *in[1], out);
+}
+
 }  // namespace inferno::reference::detail

@@ -1,7 +1,11 @@
-// Reference kernels for the GEMM family: linear, matmul (torch.matmul semantics) and addmm.
-// Straight triple loops; every dot product accumulates in double and is rounded once, on
-// store, to the output dtype (integer GEMMs are therefore exact while partial sums stay below
-// 2^53 in magnitude).
+// Reference kernels for the GEMM family: linear, matmul (torch.matmul semantics), addmm and
+// the canonical gemm. Straight triple loops; every dot product accumulates in double and is
+// rounded once, on store, to the output dtype (integer GEMMs are therefore exact while partial
+// sums stay below 2^53 in magnitude). All of them sum the same products in the same order, so a
+// gemm that replaces linear, matmul or addmm gives bit-identical results.
+#include <optional>
+#include <string>
+
 #include "ir/shape_rules.h"
 #include "reference/kernels.h"
 #include "support/check.h"
@@ -14,6 +18,33 @@ double dot(const Tensor& a, int64_t a_off, int64_t a_step, const Tensor& b, int6
   double acc = 0;
   for (int64_t i = 0; i < k; ++i) acc += a.get(a_off + i * a_step) * b.get(b_off + i * b_step);
   return acc;
+}
+
+/// Calls emit(i, dot) for every flat index i of the row-major result [batch..., M, N] of
+/// a[batch_a..., M, K] @ b[batch_b..., K, N] (b[batch_b..., N, K] when trans_b), the batch dims
+/// broadcast. `sa` and `sb` are the operands' shapes, rank >= 2 (matmul lifts 1-D operands).
+template <typename Emit>
+void batched_product(const Tensor& a, const Shape& sa, const Tensor& b, const Shape& sb, bool trans_b,
+                     int64_t out_numel, Emit emit) {
+  const int64_t m_size = sa[sa.size() - 2], k = sa.back();
+  const int64_t n_size = trans_b ? sb[sb.size() - 2] : sb.back();
+  INFERNO_CHECK((trans_b ? sb.back() : sb[sb.size() - 2]) == k, "gemm inner dimensions differ");
+  const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  Expected<Shape> batch = ir::broadcast_shapes(batch_a, batch_b);
+  INFERNO_CHECK(batch.has_value(), "gemm batch dims do not broadcast");
+  const StridedIndex a_batch = broadcast_index(batch_a, *batch), b_batch = broadcast_index(batch_b, *batch);
+  const int64_t batches = ir::shape_numel(*batch);
+  INFERNO_CHECK(batches * m_size * n_size == out_numel, "gemm output size does not match");
+  // Element (k', n) of op(b) within one batch: b[k' * N + n], or b[n * K + k'] when transposed.
+  const int64_t b_k_step = trans_b ? 1 : n_size, b_n_step = trans_b ? k : 1;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const int64_t a_off = a_batch(bi) * m_size * k, b_off = b_batch(bi) * k * n_size;
+    for (int64_t m = 0; m < m_size; ++m) {
+      for (int64_t n = 0; n < n_size; ++n) {
+        emit((bi * m_size + m) * n_size + n, dot(a, a_off + m * k, 1, b, b_off + n * b_n_step, b_k_step, k));
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -42,23 +73,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, const TensorType& out) {
   Shape sa = a.type.shape, sb = b.type.shape;
   if (sa.size() == 1) sa.insert(sa.begin(), 1);
   if (sb.size() == 1) sb.push_back(1);
-  const int64_t m_size = sa[sa.size() - 2], k = sa.back(), n_size = sb.back();
-  INFERNO_CHECK(sb[sb.size() - 2] == k, "matmul inner dimensions differ");
-  const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
-  Expected<Shape> batch = ir::broadcast_shapes(batch_a, batch_b);
-  INFERNO_CHECK(batch.has_value(), "matmul batch dims do not broadcast");
-  const StridedIndex a_batch = broadcast_index(batch_a, *batch), b_batch = broadcast_index(batch_b, *batch);
-  const int64_t batches = ir::shape_numel(*batch);
-  INFERNO_CHECK(batches * m_size * n_size == out.numel(), "matmul output size does not match");
   Tensor y = Tensor::zeros(out);
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    const int64_t a_off = a_batch(bi) * m_size * k, b_off = b_batch(bi) * k * n_size;
-    for (int64_t m = 0; m < m_size; ++m) {
-      for (int64_t n = 0; n < n_size; ++n) {
-        store(y, (bi * m_size + m) * n_size + n, dot(a, a_off + m * k, 1, b, b_off + n, n_size, k));
-      }
-    }
-  }
+  batched_product(a, sa, b, sb, /*trans_b=*/false, out.numel(), [&](int64_t i, double v) { store(y, i, v); });
   return y;
 }
 
@@ -78,6 +94,33 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
     }
   }
   return y;
+}
+
+// activation(alpha * (a @ op(b)) + beta * c + d): the sum is rounded to the output dtype first,
+// then the activation runs as the unfused relu/gelu node would on that rounded value, so
+// gemm{relu} is bit-identical to gemm -> relu. As addmm, beta == 0 ignores c entirely. Absent
+// terms are not added at all (adding 0.0 would turn a -0.0 result into +0.0).
+Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d, const ir::Attributes& attrs,
+            const TensorType& out) {
+  const double alpha = attrs.get_float("alpha"), beta = attrs.get_float("beta");
+  if (beta == 0) c = nullptr;
+  std::optional<StridedIndex> c_index, d_index;
+  if (c != nullptr) c_index = broadcast_index(c->type.shape, out.shape);
+  if (d != nullptr) d_index = broadcast_index(d->type.shape, out.shape);
+  Tensor y = Tensor::zeros(out);
+  batched_product(a, a.type.shape, b, b.type.shape, attrs.get_bool("trans_b"), out.numel(), [&](int64_t i, double v) {
+    v *= alpha;
+    if (c != nullptr) v += beta * c->get((*c_index)(i));
+    if (d != nullptr) v += d->get((*d_index)(i));
+    store(y, i, v);
+  });
+  const std::string& activation = attrs.get_string("activation");
+  if (activation == "none") return y;
+  ir::Attributes unary_attrs;
+  if (activation == "relu") return unary(ir::OpKind::kRelu, unary_attrs, y, out);
+  INFERNO_CHECK(activation == "gelu" || activation == "gelu_tanh", "unknown gemm activation " + activation);
+  unary_attrs.set("approximate", std::string(activation == "gelu" ? "none" : "tanh"));
+  return unary(ir::OpKind::kGelu, unary_attrs, y, out);
 }
 
 }  // namespace inferno::reference::detail

@@ -27,7 +27,8 @@ bool size_fits(const TensorType& type) {
 }
 
 /// The switch covers every op in ops.def: a new op without a case here is a -Wswitch error.
-Tensor run_kernel(const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out) {
+/// Only a fused body can fail here: the graph may not have been verified, and its text is input.
+Expected<Tensor> run_kernel(const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out) {
   using namespace detail;
   const ir::Attributes& attrs = node.attrs;
   switch (node.op) {
@@ -35,6 +36,8 @@ Tensor run_kernel(const ir::Node& node, const std::vector<const Tensor*>& in, co
     case OpKind::kMatMul: return matmul(*in[0], *in[1], out);
     case OpKind::kAddMM:
       return addmm(*in[0], *in[1], *in[2], attrs.get_float("alpha"), attrs.get_float("beta"), out);
+    case OpKind::kGemm:
+      return gemm(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, in.size() > 3 ? in[3] : nullptr, attrs, out);
     case OpKind::kReshape: return reshape(*in[0], out);
     case OpKind::kTranspose: return transpose(*in[0], attrs.get_int("dim0"), attrs.get_int("dim1"), out);
     case OpKind::kPermute: return permute(*in[0], attrs.get_ints("dims"), out);
@@ -56,9 +59,20 @@ Tensor run_kernel(const ir::Node& node, const std::vector<const Tensor*>& in, co
     case OpKind::kMean: return sum_or_mean(*in[0], attrs.get_ints("dims"), /*mean=*/true, out);
     case OpKind::kSoftmax: return softmax(*in[0], attrs.get_int("dim"), /*log=*/false, out);
     case OpKind::kLogSoftmax: return softmax(*in[0], attrs.get_int("dim"), /*log=*/true, out);
+    case OpKind::kFusedElementwise: {
+      std::vector<TensorType> types;
+      for (const Tensor* t : in) types.push_back(t->type);
+      if (!attrs.has_typed<std::string>("expr")) return invalid_input("fused_elementwise: needs attribute 'expr' of type string");
+      Expected<ir::FusedExpr> expr = ir::parse_fused_expr(attrs.get_string("expr"), types);
+      if (!expr) return invalid_input("fused_elementwise: " + expr.status().message());
+      if (expr->result() != out) {
+        return invalid_input("fused_elementwise: the body produces " + expr->result().to_string() + ", not " + out.to_string());
+      }
+      return fused_elementwise(*expr, in, out);
+    }
   }
   INFERNO_CHECK(false, "no reference kernel for op '" + std::string(ir::op_name(node.op)) + "'");
-  return {};
+  return Tensor{};
 }
 
 }  // namespace
@@ -82,8 +96,10 @@ Expected<std::vector<Tensor>> evaluate_node(const ir::Graph& graph, const ir::No
                   "node '" + name + "': input " + std::to_string(i) + " does not match its type " + type.to_string());
   }
   INFERNO_CHECK(node.outputs.size() == 1, "node '" + name + "': every op has one output");
+  Expected<Tensor> result = run_kernel(node, inputs, graph.type(node.outputs[0]));
+  if (!result) return Status(result.status().code(), result.status().message(), name, node.loc);
   std::vector<Tensor> results;
-  results.push_back(run_kernel(node, inputs, graph.type(node.outputs[0])));
+  results.push_back(std::move(result).value());
   return results;
 }
 

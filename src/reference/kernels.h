@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/attributes.h"
+#include "ir/fused_expr.h"
 #include "ir/op.h"
 #include "ir/tensor_type.h"
 
@@ -54,6 +55,9 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor
 Tensor matmul(const Tensor& a, const Tensor& b, const TensorType& out);
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha, double beta,
              const TensorType& out);
+/// The canonical gemm with its attributes (trans_b, alpha, beta, activation); c and d may be null.
+Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d, const ir::Attributes& attrs,
+            const TensorType& out);
 
 // layout.cpp (exact for every dtype: elements are copied as bytes)
 Tensor reshape(const Tensor& x, const TensorType& out);
@@ -66,6 +70,13 @@ Tensor expand(const Tensor& x, const TensorType& out);
 Tensor unary(ir::OpKind op, const ir::Attributes& attrs, const Tensor& x, const TensorType& out);
 /// add, sub, mul, div with broadcasting.
 Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const TensorType& out);
+/// Any kElementwise op: unary on one operand, binary on two.
+Tensor elementwise(ir::OpKind op, const ir::Attributes& attrs, const std::vector<const Tensor*>& in,
+                   const TensorType& out);
+
+// fused.cpp
+/// A fused_elementwise body, step by step with the kernels above.
+Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tensor*>& in, const TensorType& out);
 
 // reduction.cpp
 /// sum (mean = false) or mean over sorted, unique `dims` (empty = all); keepdim is implied by

@@ -242,6 +242,9 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kLinear: return {{m23, {dtype, {4, 3}}, {dtype, {4}}}, {}};
     case OpKind::kMatMul: return {{{dtype, {2, 2, 3}}, {dtype, {3, 4}}}, {}};
     case OpKind::kAddMM: return {{{dtype, {4}}, m23, {dtype, {3, 4}}}, attrs({{"alpha", 0.5}, {"beta", 2.0}})};
+    case OpKind::kGemm:  // relu commutes with rounding, so the round-once test below holds too
+      return {{{dtype, {2, 2, 3}}, {dtype, {4, 3}}, {dtype, {4}}, {dtype, {2, 1, 4}}},
+              attrs({{"trans_b", true}, {"alpha", 0.5}, {"beta", 2.0}, {"activation", std::string("relu")}})};
     case OpKind::kReshape: return {{m23}, attrs({{"shape", ir::IntList{3, 2}}})};
     case OpKind::kTranspose: return {{m23}, attrs({{"dim0", int64_t{1}}, {"dim1", int64_t{0}}})};
     case OpKind::kPermute: return {{m23}, attrs({{"dims", ir::IntList{1, 0}}})};
@@ -263,6 +266,7 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kMean: return {{m23}, attrs({{"dims", ir::IntList{1}}, {"keepdim", false}})};
     case OpKind::kSoftmax:
     case OpKind::kLogSoftmax: return {{m23}, attrs({{"dim", int64_t{1}}})};
+    case OpKind::kFusedElementwise: return {{m23, v3}, attrs({{"expr", std::string("sub($0, $1); abs(#0)")}})};
   }
   FAIL("no instance for op " << ir::op_name(op));
   return {};
