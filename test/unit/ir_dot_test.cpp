@@ -75,6 +75,58 @@ TEST_CASE("dot escapes hostile names and locations") {
   }
 }
 
+TEST_CASE("dot shows a gemm's options compactly and a fused body one step per line") {
+  Graph g;
+  const ValueId x = g.add_input("x", {DType::kF32, {4, 16}});
+  const ValueId w = g.add_input("w", {DType::kF32, {8, 16}});
+  Attributes gemm;
+  gemm.set("trans_b", true);
+  gemm.set("alpha", 1.0);
+  gemm.set("beta", 1.0);
+  gemm.set("activation", std::string("gelu_tanh"));
+  const ValueId y = *build_value(g, OpKind::kGemm, {x, w}, gemm, "y");
+  gemm.set("trans_b", false);
+  gemm.set("activation", std::string("none"));
+  const ValueId z = *build_value(g, OpKind::kGemm, {y, w}, gemm, "z");
+  Attributes fused;
+  fused.set("expr", std::string("sigmoid($0); mul($0, #0); add(#1, $1)"));
+  g.set_outputs({*build_value(g, OpKind::kFusedElementwise, {z, x}, fused, "f")});
+  const std::string dot = graph_to_dot(g);
+  INFO(dot);
+  CHECK(contains(dot, "n0 [shape=box, label=\"gemm b^T +gelu_tanh\\n%y: f32[4,8]\\nalpha=1.0, beta=1.0\"];"));
+  CHECK(contains(dot, "n1 [shape=box, label=\"gemm\\n%z: f32[4,16]\\nalpha=1.0, beta=1.0\"];"));
+  CHECK(contains(dot, "n2 [shape=box, label=\"fused_elementwise\\n%f: f32[4,16]\\n#0 = sigmoid($0)\\n"
+                      "#1 = mul($0, #0)\\n#2 = add(#1, $1)\"];"));
+}
+
+TEST_CASE("dot escapes a hostile fused body and gemm activation") {
+  Graph g;
+  const ValueId x = g.add_input("x", {DType::kF32, {2}});
+  const ValueId y = g.add_node_output("y", {DType::kF32, {2}});
+  Node fused{OpKind::kFusedElementwise, {x}, {y}, {}, {}};  // unverified: any bytes may be there
+  fused.attrs.set("expr", std::string("relu($0)\"]; evil -> x; <b>{|}\n; ") + std::string(100, 'a') + "; \x01\xff");
+  g.append_node(fused);
+  const ValueId z = g.add_node_output("z", {DType::kF32, {2}});
+  Node gemm{OpKind::kGemm, {x, x}, {z}, {}, {}};
+  gemm.attrs.set("activation", std::string("\"<x>"));
+  g.append_node(gemm);
+  g.set_outputs({y, z});
+  const std::string dot = graph_to_dot(g);
+  INFO(dot);
+  CHECK_FALSE(contains(dot, "<b>"));
+  CHECK_FALSE(contains(dot, "<x>"));
+  CHECK(contains(dot, "#0 = relu($0)\\\\\\\"]"));  // the quote stays escaped inside the label
+  CHECK(contains(dot, "#3 = " + std::string(61, 'a') + "...\\n"));
+  CHECK(contains(dot, "#4 = \\\\x01\\\\xff"));
+  CHECK(contains(dot, "gemm +\\\\\\\"&lt;x&gt;"));
+  std::istringstream lines(dot);
+  std::string line;
+  while (std::getline(lines, line)) {
+    INFO(line);
+    CHECK((line == "digraph G {" || line == "}" || line.ends_with(";")));
+  }
+}
+
 TEST_CASE("dot survives values with no producer") {
   Graph g;
   const ValueId x = g.add_input("x", {DType::kF32, {2}});

@@ -106,6 +106,12 @@ const ErrorCase kErrorCases[] = {
     {"empty loc file", in_graph("  %y: f32[4,16] = relu(%x) loc(\"\":3)\n  return %y"), "2:32", "empty file name in loc"},
     {"zero loc line", in_graph("  %y: f32[4,16] = relu(%x) loc(\"m.py\":0)\n  return %y"), "2:39",
      "line number must be positive, found 0"},
+    {"bad fused body", in_graph("  %y: f32[4,16] = fused_elementwise(%x) {expr=\"relu($1)\"}\n  return %y"), "2:19",
+     "fused_elementwise: step 0 'relu($1)': $1 is out of range: the node has 1 input(s)"},
+    {"fused body of the wrong type", in_graph("  %y: f32[4,16] = fused_elementwise(%x) {expr=\"cast[f16]($0)\"}\n  return %y"),
+     "2:3", "%y is declared f32[4,16] but fused_elementwise produces f16[4,16]"},
+    {"gemm shapes", in_graph("  %y: f32[4,4] = gemm(%x, %x) {activation=\"none\", alpha=1.0, beta=0.0, trans_b=false}\n  return %y"),
+     "2:18", "gemm: inner dimensions differ (f32[4,16] @ f32[4,16])"},
     {"lone slash", in_graph("  / comment\n  return"), "2:3", "unexpected character \"/\""},
     {"lone minus", in_graph("  %k: f32[1] = constant [- 1]\n  return"), "2:26", "expected a number after '-'"},
 };

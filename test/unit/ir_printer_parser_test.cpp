@@ -92,6 +92,10 @@ Graph kitchen_sink() {
   const ValueId wt = add(g, OpKind::kTranspose, {w}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{1}}}), "wt");
   const ValueId mm = add(g, OpKind::kMatMul, {x, wt}, {}, "mm");
   add(g, OpKind::kAddMM, {b, x, wt}, attrs({{"alpha", 1.0}, {"beta", 0.5}}), "addmm");
+  add(g, OpKind::kGemm, {x, w, b},
+      attrs({{"trans_b", true}, {"alpha", 1.0}, {"beta", 1.0}, {"activation", std::string("relu")}}), "gemm");
+  add(g, OpKind::kGemm, {x, wt, b, lin},
+      attrs({{"trans_b", false}, {"alpha", 0.5}, {"beta", 0.0}, {"activation", std::string("gelu_tanh")}}), "gemm_residual");
   add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{4, 2}}}), "reshaped");
   add(g, OpKind::kPermute, {x}, attrs({{"dims", IntList{1, 0}}}), "permuted");
   add(g, OpKind::kExpand, {row}, attrs({{"shape", IntList{2, 4}}}), "expanded");
@@ -102,6 +106,8 @@ Graph kitchen_sink() {
   const ValueId gelu = add(g, OpKind::kGelu, {lin}, attrs({{"approximate", std::string("tanh")}}), "g");
   const ValueId half = add(g, OpKind::kCast, {gelu}, attrs({{"dtype", DType::kF16}}), "c");
   add(g, OpKind::kAdd, {lin, mm}, {}, "sum_ab");
+  add(g, OpKind::kFusedElementwise, {lin, half, b},
+      attrs({{"expr", std::string("cast[f32]($1); add($0, #0); gelu[none](#1); mul(#2, $2)")}}), "fused");
   add(g, OpKind::kSub, {lin, b}, {}, "diff");
   add(g, OpKind::kMul, {half, g.find_value("c_scalar")}, {}, "scaled");
   const ValueId ratio = add(g, OpKind::kDiv, {i, i}, {}, "ratio");

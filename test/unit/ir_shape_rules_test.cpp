@@ -28,6 +28,17 @@ Attributes ints(const char* name, IntList v) { return attrs({{name, std::move(v)
 Attributes reduce(IntList dims, bool keepdim) { return attrs({{"dims", std::move(dims)}, {"keepdim", keepdim}}); }
 Attributes dim(int64_t d) { return attrs({{"dim", d}}); }
 const Attributes kAlphaBeta = attrs({{"alpha", 1.0}, {"beta", 1.0}});
+Attributes gemm(bool trans_b, const char* activation = "none") {
+  return attrs({{"trans_b", trans_b}, {"alpha", 1.0}, {"beta", 1.0}, {"activation", std::string(activation)}});
+}
+Attributes without(Attributes a, const std::string& name) {
+  Attributes out;
+  for (const auto& [key, value] : a.entries()) {
+    if (key != name) out.set(key, value);
+  }
+  return out;
+}
+Attributes expr(const char* text) { return attrs({{"expr", std::string(text)}}); }
 
 struct Case {
   OpKind op;
@@ -68,6 +79,50 @@ const std::vector<Case>& cases() {
       {K::kAddMM, {f32({4}), f32({2, 3}), f32({3, 4})}, attrs({{"beta", 1.0}}), {}, "needs attribute 'alpha' of type float"},
       {K::kAddMM, {f32({4}), f32({2, 3}), f32({3, 4})}, attrs({{"alpha", int64_t{1}}, {"beta", 1.0}}), {},
        "needs attribute 'alpha' of type float"},
+      // gemm: activation(alpha * (a @ op(b)) + beta * c + d)
+      {K::kGemm, {f32({4, 16}), f32({16, 32})}, gemm(false), {f32({4, 32})}},
+      {K::kGemm, {f32({4, 16}), f32({32, 16})}, gemm(true), {f32({4, 32})}},
+      {K::kGemm, {f32({4, 16}), f32({16, 32})}, gemm(true), {}, "inner dimensions differ (f32[4,16] @ f32[16,32]^T)"},
+      {K::kGemm, {f32({4, 16}), f32({32, 16})}, gemm(false), {}, "inner dimensions differ (f32[4,16] @ f32[32,16])"},
+      {K::kGemm, {f32({16}), f32({16, 32})}, gemm(false), {}, "operands must have rank >= 2 (f32[16], f32[16,32])"},
+      {K::kGemm, {f32({4, 16}), f32({16})}, gemm(true), {}, "operands must have rank >= 2"},
+      {K::kGemm, {f32({5, 1, 2, 3}), f32({7, 3, 4})}, gemm(false), {f32({5, 7, 2, 4})}},
+      {K::kGemm, {f32({2, 3}), f32({6, 4, 3})}, gemm(true), {f32({6, 2, 4})}},
+      {K::kGemm, {f32({5, 2, 3}), f32({4, 3, 4})}, gemm(false), {}, "batch dims of f32[5,2,3] and f32[4,3,4] do not broadcast"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4}), f32({4})}, gemm(false), {f32({2, 4})}},
+      {K::kGemm, {f32({2, 3}), f32({3, 4}), f32({}), f32({2, 4})}, gemm(false), {f32({2, 4})}},
+      {K::kGemm, {f32({5, 2, 3}), f32({3, 4}), f32({2, 1}), f32({5, 1, 4})}, gemm(false), {f32({5, 2, 4})}},
+      {K::kGemm, {f32({2, 3}), f32({3, 4}), f32({3, 4})}, gemm(false), {}, "c f32[3,4] does not broadcast to [2,4]"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4}), f32({4}), f32({3, 2, 4})}, gemm(false), {},
+       "d f32[3,2,4] does not broadcast to [2,4]"},  // broadcasting may not grow the result
+      {K::kGemm, {f32({2, 3}), f32({3, 4}), f16({4})}, gemm(false), {}, "operand dtypes differ"},
+      {K::kGemm, {i32({2, 3}), i32({3, 4})}, gemm(false, "relu"), {i32({2, 4})}},
+      {K::kGemm, {bf16({2, 3}), bf16({3, 4})}, gemm(false, "gelu"), {bf16({2, 4})}},
+      {K::kGemm, {f16({2, 3}), f16({3, 4})}, gemm(false, "gelu_tanh"), {f16({2, 4})}},
+      {K::kGemm, {i64({2, 3}), i64({3, 4})}, gemm(false, "gelu"), {}, "activation gelu needs a floating-point dtype, got i64[2,3]"},
+      {K::kGemm, {i32({2, 3}), i32({3, 4})}, gemm(false, "gelu_tanh"), {}, "needs a floating-point dtype"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, gemm(false, "tanh"), {}, "activation must be \"none\", \"relu\", \"gelu\" or \"gelu_tanh\", got \"tanh\""},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, gemm(false, "Relu"), {}, "activation must be"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, without(gemm(false), "trans_b"), {}, "needs attribute 'trans_b' of type bool"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, without(gemm(false), "alpha"), {}, "needs attribute 'alpha' of type float"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, without(gemm(false), "beta"), {}, "needs attribute 'beta' of type float"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, without(gemm(false), "activation"), {}, "needs attribute 'activation' of type string"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4})}, attrs({{"trans_b", int64_t{0}}, {"alpha", 1.0}, {"beta", 1.0}, {"activation", std::string("none")}}),
+       {}, "needs attribute 'trans_b' of type bool"},
+      {K::kGemm, {f32({2, 3})}, gemm(false), {}, "takes 2 to 4 inputs, got 1"},
+      {K::kGemm, {f32({2, 3}), f32({3, 4}), f32({4}), f32({4}), f32({4})}, gemm(false), {}, "takes 2 to 4 inputs, got 5"},
+      // fused_elementwise: the body's last step, each step typed by its op's rule (details in ir_fused_expr_test)
+      {K::kFusedElementwise, {f16({4, 1}), f32({5})}, expr("cast[f32]($0); mul(#0, $1); gelu[tanh](#1)"), {f32({4, 5})}},
+      {K::kFusedElementwise, {i32({3})}, expr("neg($0)"), {i32({3})}},
+      {K::kFusedElementwise, {f16({2}), f32({})}, expr("mul($0, $1)"), {f16({2})}},  // rank-0 promotion as unfused
+      {K::kFusedElementwise, {f32({4}), f32({5})}, expr("add($0, $1)"), {},
+       "fused_elementwise: step 0 'add($0, $1)': shapes [4] and [5] do not broadcast"},
+      {K::kFusedElementwise, {f32({4})}, expr("sum($0)"), {}, "fused_elementwise: step 0 'sum($0)': sum is not an elementwise op"},
+      {K::kFusedElementwise, {f32({4}), f32({4})}, expr("relu($0)"), {}, "fused_elementwise: input $1 is not read by any step"},
+      {K::kFusedElementwise, {f32({4})}, {}, {}, "needs attribute 'expr' of type string"},
+      {K::kFusedElementwise, {f32({4})}, attrs({{"expr", int64_t{1}}}), {}, "needs attribute 'expr' of type string"},
+      {K::kFusedElementwise, {}, expr("relu($0)"), {}, "takes 1 to 32 inputs, got 0"},
+      {K::kFusedElementwise, std::vector<TensorType>(33, f32({4})), expr("relu($0)"), {}, "takes 1 to 32 inputs, got 33"},
       // layout ops
       {K::kReshape, {f32({4, 6})}, ints("shape", {2, 3, 4}), {f32({2, 3, 4})}},
       {K::kReshape, {f32({4, 6})}, ints("shape", {}), {}, "cannot reshape f32[4,6] to []"},
