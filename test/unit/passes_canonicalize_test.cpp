@@ -15,7 +15,7 @@ namespace {
 using test::check_pass;
 using test::check_unchanged;
 
-TEST_CASE("canonicalize turns linear of a matrix into gemm with trans_b; a vector stays linear") {
+TEST_CASE("canonicalize turns linear of a matrix into gemm with trans_b, a vector stays linear") {
   check_pass({"canonicalize"}, R"(
 graph(%x: f32[2,3,4], %w: f32[5,4], %b: f32[5], %v: f32[4]) {
   %y: f32[2,3,5] = linear(%x, %w, %b) loc("model.py":3)
@@ -80,7 +80,7 @@ graph(%a: f32[3,4], %m: f32[4,5]) {
 })");
 }
 
-TEST_CASE("canonicalize turns matmul of matrices into gemm; a swap of the last two dims becomes trans_b") {
+TEST_CASE("canonicalize turns matmul of matrices into gemm and a swap of the last two dims into trans_b") {
   check_pass({"canonicalize", "dce"}, R"(
 graph(%a: f32[2,3,4], %b: f32[2,5,4], %m: f32[4,6], %v: f32[4], %n: f32[4,2,5]) {
   %bt: f32[2,4,5] = transpose(%b) {dim0=2, dim1=1}

@@ -51,7 +51,7 @@ graph(%x: f32[2], %i: i32[2]) {
   check_pass({"cse"}, text, text);
 }
 
-TEST_CASE("fold-constants evaluates constant subgraphs; dce drops what is unused") {
+TEST_CASE("fold-constants evaluates constant subgraphs and dce drops what is unused") {
   check_pass({"fold-constants", "dce"}, R"(
 graph(%x: f32[2]) {
   %s: f32[2] = constant [1.0, 2.0]
