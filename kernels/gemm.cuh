@@ -4,6 +4,9 @@
 // D = L R is computed as D^T = R^T L^T, so cuBLAS's A is the row-major right operand and B the
 // left one). session_create plans each one once (descriptors, layouts, the heuristic's algorithm
 // for the given workspace and pointer alignments); run() only calls run_gemm. Header-only.
+//
+// One cublasLtMatmul is one kernel launch as far as we can steer it: the heuristic may only pick
+// algorithms that reduce split-K partial sums inside the GEMM kernel (see create_gemm).
 #pragma once
 
 #include <cublasLt.h>
@@ -15,7 +18,9 @@
 
 namespace inferno::model_support {
 
-// One GEMM in cuBLASLt's column-major terms (see the kGemms table for the row-major meaning).
+// One GEMM in cuBLASLt's column-major terms (see the kGemms table for the row-major meaning):
+// D = epilogue(alpha * op(A) B + beta * C), where C has D's layout and is either D itself or a
+// separate matrix (run_gemm's c), and the epilogue adds a bias vector and/or applies ReLU.
 struct GemmSpec {
   const char* node;
   cudaDataType_t data_type;           // A, B, C and D
@@ -27,9 +32,10 @@ struct GemmSpec {
   int64_t d_rows, d_cols, d_ld;       // D (and C): the row-major result
   int32_t batch_count;
   int64_t a_stride, b_stride, d_stride;  // elements between batched matrices; 0 repeats one
-  int64_t bias_offset;                // CUBLASLT_EPILOGUE_BIAS with the weights at this offset, or -1
-  double alpha, beta;                 // D = alpha * A B + beta * C (C is D) + bias
-  uint32_t align_a, align_b, align_d; // bytes every pointer is aligned to
+  cublasLtEpilogue_t epilogue;        // DEFAULT, BIAS, RELU or RELU_BIAS
+  int64_t bias_offset;                // the BIAS epilogues' vector: weights at this offset, or -1
+  double alpha, beta;
+  uint32_t align_a, align_b, align_c, align_d;  // bytes every pointer is aligned to
 };
 
 // The per-session plan of one GEMM.
@@ -73,11 +79,13 @@ inline int32_t create_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const unsi
   GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_TRANSA, &spec.trans_a,
                                           sizeof spec.trans_a),
            "setting TRANSA");
+  if (spec.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &spec.epilogue,
+                                            sizeof spec.epilogue),
+             "setting the epilogue");
+  }
   if (spec.bias_offset >= 0) {
-    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     const void* bias = weights + spec.bias_offset;
-    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
-             "setting the bias epilogue");
     GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
              "setting the bias pointer");
   }
@@ -93,16 +101,20 @@ inline int32_t create_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const unsi
   const uint64_t workspace = workspace_bytes;
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  // Split-K only where the partial sums are reduced in the GEMM's own kernel (INPLACE; NONE is
+  // always allowed): the schemes that reduce in a second kernel would cost a launch per GEMM.
+  const uint32_t one_kernel = CUBLASLT_REDUCTION_SCHEME_INPLACE;
   const struct {
     cublasLtMatmulPreferenceAttributes_t attribute;
-    uint32_t bytes;
-  } alignments[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, spec.align_a},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, spec.align_b},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, spec.align_d},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, spec.align_d}};
-  for (const auto& a : alignments) {
+    uint32_t value;
+  } settings[] = {{CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, one_kernel},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, spec.align_a},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, spec.align_b},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, spec.align_c},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, spec.align_d}};
+  for (const auto& setting : settings) {
     if (status == CUBLAS_STATUS_SUCCESS) {
-      status = cublasLtMatmulPreferenceSetAttribute(preference, a.attribute, &a.bytes, sizeof a.bytes);
+      status = cublasLtMatmulPreferenceSetAttribute(preference, setting.attribute, &setting.value, sizeof setting.value);
     }
   }
   cublasLtMatmulHeuristicResult_t result = {};
@@ -128,17 +140,18 @@ inline void destroy_gemm(Gemm* gemm) {
   if (gemm->desc != nullptr) cublasLtMatmulDescDestroy(gemm->desc);
 }
 
-// Enqueues one planned GEMM: D = alpha * op(A) B + beta * D (+ bias).
+// Enqueues one planned GEMM: D = epilogue(alpha * op(A) B + beta * C). C has D's layout; it is d
+// itself (beta 0, or an addend copied into D first) or a separate addend.
 inline cublasStatus_t run_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const Gemm& gemm, const void* a,
-                               const void* b, void* d, void* workspace, uint64_t workspace_bytes,
+                               const void* b, const void* c, void* d, void* workspace, uint64_t workspace_bytes,
                                cudaStream_t stream) {
   if (spec.scale_type == CUDA_R_64F) {
     const double alpha = spec.alpha, beta = spec.beta;
-    return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, d, gemm.d, d, gemm.d, &gemm.algo,
+    return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, c, gemm.d, d, gemm.d, &gemm.algo,
                           workspace, workspace_bytes, stream);
   }
   const float alpha = static_cast<float>(spec.alpha), beta = static_cast<float>(spec.beta);
-  return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, d, gemm.d, d, gemm.d, &gemm.algo,
+  return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, c, gemm.d, d, gemm.d, &gemm.algo,
                         workspace, workspace_bytes, stream);
 }
 

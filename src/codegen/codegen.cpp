@@ -5,6 +5,7 @@
 #include "codegen/emit_abi.h"
 #include "codegen/emit_context.h"
 #include "codegen/emit_elementwise.h"
+#include "codegen/emit_fused.h"
 #include "codegen/emit_gemm.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/memory_plan.h"
@@ -49,7 +50,8 @@ Status emit_node(EmitContext& ctx, int32_t index) {
   switch (node.op) {
     case ir::OpKind::kLinear:
     case ir::OpKind::kMatMul:
-    case ir::OpKind::kAddMM: return emit_gemm(ctx, index);
+    case ir::OpKind::kAddMM:
+    case ir::OpKind::kGemm: return emit_gemm(ctx, index);
     case ir::OpKind::kReshape:
       ctx.out.run.line("// " + ctx.describe(node));
       ctx.out.run.line("// (a view: the same bytes as %" + ctx.graph.name(node.inputs[0]) + ")");
@@ -74,8 +76,7 @@ Status emit_node(EmitContext& ctx, int32_t index) {
     case ir::OpKind::kMean: return emit_reduction(ctx, index);
     case ir::OpKind::kSoftmax:
     case ir::OpKind::kLogSoftmax: return emit_softmax(ctx, index);
-    case ir::OpKind::kGemm:
-    case ir::OpKind::kFusedElementwise: break;  // no lowering yet
+    case ir::OpKind::kFusedElementwise: return emit_fused_elementwise(ctx, index);
   }
   return ctx.unsupported_node(node, "no lowering");
 }
@@ -86,16 +87,31 @@ std::string section(const std::string& title) {
   return line + "\n";
 }
 
-}  // namespace
+// What each node needs from the memory plan: its scratch, and the inputs it may overwrite.
+MemoryPlanOptions plan_options(const ir::Graph& graph) {
+  MemoryPlanOptions options;
+  for (const ir::Node& node : graph.nodes()) {
+    options.scratch_bytes.push_back(scratch_bytes(graph, node));
+    std::vector<int32_t> aligned = elementwise_aligned_inputs(graph, node);
+    if (ir::op_has_trait(node.op, ir::kGemm) && node.outputs.size() == 1) {
+      const int32_t c = gemm_c_matrix_input(graph, node);
+      if (c >= 0) aligned.push_back(c);
+    }
+    options.aligned_inputs.push_back(std::move(aligned));
+  }
+  return options;
+}
 
-Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options) {
+struct Generated {
+  GeneratedModel model;
+  MemoryPlan plan;  // as model.cu uses it, workspace included
+};
+
+Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOptions& options) {
   INFERNO_RETURN_IF_ERROR(check_options(options));
   INFERNO_RETURN_IF_ERROR(check_interface(graph));
   INFERNO_ASSIGN_OR_RETURN(WeightsLayout weights, layout_weights(graph));
-
-  MemoryPlanOptions plan_options;
-  for (const ir::Node& node : graph.nodes()) plan_options.scratch_bytes.push_back(scratch_bytes(graph, node));
-  MemoryPlan plan = plan_memory(graph, plan_options);
+  MemoryPlan plan = plan_memory(graph, plan_options(graph));
 
   ModelSections sections;
   EmitContext ctx(graph, plan, weights, options, sections);
@@ -118,12 +134,30 @@ Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& 
         emit_run(ctx, sections.run.text()) + "\n" + emit_session_destroy(ctx) + "\n" + section("The model") + "\n" +
         emit_descriptors(ctx) + "\n}  // namespace\n\n" + emit_entry_point();
 
-  GeneratedModel model;
-  model.cuda_source = std::move(cu);
-  model.weights = std::move(weights.blob);
-  model.weights_checksum = weights.checksum;
-  model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
-  return model;
+  Generated out;
+  out.model.cuda_source = std::move(cu);
+  out.model.weights = std::move(weights.blob);
+  out.model.weights_checksum = weights.checksum;
+  out.model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace
+
+Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options) {
+  INFERNO_ASSIGN_OR_RETURN(Generated generated, generate_with_plan(graph, options));
+  return std::move(generated.model);
+}
+
+Expected<std::string> describe_memory_plan(const ir::Graph& graph, const CodegenOptions& options) {
+  INFERNO_ASSIGN_OR_RETURN(const Generated generated, generate_with_plan(graph, options));
+  std::string text = "memory plan: " + std::to_string(graph.nodes().size()) + " nodes\n";
+  for (size_t n = 0; n < graph.nodes().size(); ++n) {
+    const ir::Node& node = graph.nodes()[n];
+    text += "node " + std::to_string(n) + ": %" + graph.node_name(node) + " = " + std::string(ir::op_name(node.op)) + "\n";
+  }
+  return text + memory_plan_to_string(graph, generated.plan);
 }
 
 }  // namespace inferno::codegen

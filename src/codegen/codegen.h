@@ -38,4 +38,10 @@ struct GeneratedModel {
 
 Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options);
 
+/// The memory plan generate() makes for `graph`, as text (`infernoc --emit plan`): the nodes by
+/// index, then memory_plan_to_string (codegen/memory_plan.h): the arena's peak bytes against the
+/// sum of all buffers, every buffer's offset, size, lifetime in nodes, value (and the input it
+/// overwrites in place), and where each graph output comes from. Fails as generate() would.
+Expected<std::string> describe_memory_plan(const ir::Graph& graph, const CodegenOptions& options);
+
 }  // namespace inferno::codegen

@@ -84,10 +84,10 @@ std::string_view storage_type(DType dtype) {
 
 std::string_view dtype_tag(DType dtype) { return ir::dtype_name(dtype); }
 
-std::optional<std::string> op_expression(const ir::Node& node, ComputeType compute) {
-  const std::string_view variant = node.op == OpKind::kGelu ? std::string_view(node.attrs.get_string("approximate")) : "";
+std::optional<std::string> op_expression(OpKind op, const ir::Attributes& attrs, ComputeType compute) {
+  const std::string_view variant = op == OpKind::kGelu ? std::string_view(attrs.get_string("approximate")) : "";
   for (const OpRow& row : kOps) {
-    if (row.op != node.op || row.variant != variant) continue;
+    if (row.op != op || row.variant != variant) continue;
     const char* expr = compute == ComputeType::kFloat ? row.in_float
                        : compute == ComputeType::kDouble ? row.in_double
                                                          : row.in_int64;

@@ -30,9 +30,13 @@ std::string_view storage_type(ir::DType dtype);
 /// The short dtype name used in kernel names: "f32", "bool", ...
 std::string_view dtype_tag(ir::DType dtype);
 
-/// The expression computing `node` (an elementwise op) on operands `a` and `b` of the compute
-/// type, or nullopt when the op has no form in that type (e.g. exp on integers).
-std::optional<std::string> op_expression(const ir::Node& node, ComputeType compute);
+/// The expression computing elementwise op `op` (with its attributes: gelu's approximation) on
+/// operands `a` and `b` of the compute type, or nullopt when the op has no form in that type
+/// (e.g. exp on integers).
+std::optional<std::string> op_expression(ir::OpKind op, const ir::Attributes& attrs, ComputeType compute);
+inline std::optional<std::string> op_expression(const ir::Node& node, ComputeType compute) {
+  return op_expression(node.op, node.attrs, compute);
+}
 
 /// Reads `element` (an lvalue of the stored dtype) as the compute type.
 std::string load_expression(ir::DType stored, ComputeType compute, const std::string& element);

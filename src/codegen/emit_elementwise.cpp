@@ -6,10 +6,7 @@
 #include "support/check.h"
 
 namespace inferno::codegen {
-namespace {
 
-// The loop header of a grid-stride kernel over `numel` elements; int indices when they cannot
-// overflow, int64 otherwise.
 std::string loop_header(int64_t numel) {
   const std::string n = std::to_string(numel);
   const std::string block = std::to_string(kBlockThreads);
@@ -25,14 +22,12 @@ std::string launch_config(int64_t numel) {
   return "<<<" + std::to_string(blocks) + ", " + std::to_string(kBlockThreads) + ", 0, stream>>>";
 }
 
-std::string kernel_op_tag(const ir::Node& node, const ir::Graph& graph) {
-  std::string tag(ir::op_name(node.op));
-  if (node.op == ir::OpKind::kGelu) tag += node.attrs.get_string("approximate") == "tanh" ? "_tanh" : "_erf";
-  if (node.op == ir::OpKind::kCast) tag += "_" + std::string(dtype_tag(graph.type(node.inputs[0]).dtype)) + "_to";
+std::string op_tag(ir::OpKind op, const ir::Attributes& attrs, ir::DType first_input) {
+  std::string tag(ir::op_name(op));
+  if (op == ir::OpKind::kGelu) tag += attrs.get_string("approximate") == "tanh" ? "_tanh" : "_erf";
+  if (op == ir::OpKind::kCast) tag += "_" + std::string(dtype_tag(first_input)) + "_to";
   return tag;
 }
-
-}  // namespace
 
 std::string shape_tag(const ir::Shape& shape) {
   if (shape.empty()) return "scalar";
@@ -62,7 +57,7 @@ Status emit_elementwise(EmitContext& ctx, int32_t index) {
   }
   if (expr->find("inferno::kernels::") != std::string::npos) ctx.out.headers.insert("kernels/elementwise.cuh");
 
-  const std::string name = "k" + std::to_string(index) + "_" + kernel_op_tag(node, ctx.graph) + "_" +
+  const std::string name = "k" + std::to_string(index) + "_" + op_tag(node.op, node.attrs, ctx.graph.type(node.inputs[0]).dtype) + "_" +
                            std::string(dtype_tag(out_type.dtype)) + "_" + shape_tag(out_type.shape);
   const std::string ctype(compute_type_name(compute));
   std::string params, args;

@@ -15,6 +15,14 @@ inline constexpr int64_t kBlockThreads = 256;
 /// Most blocks a generated grid-stride kernel is launched with (32 per SM of an H200).
 inline constexpr int64_t kMaxBlocks = 132 * 32;
 
+/// "for (int i = ...; i < numel; ...)": the grid-stride loop over flat index `i` every generated
+/// kernel runs (int64 indices when int could overflow), and its launch "<<<blocks, 256, 0, stream>>>".
+std::string loop_header(int64_t numel);
+std::string launch_config(int64_t numel);
+
+/// An op's part of a kernel name: "relu", "gelu_tanh", "cast_f32_to" (the target dtype follows).
+std::string op_tag(ir::OpKind op, const ir::Attributes& attrs, ir::DType first_input);
+
 /// Lowers elementwise node `index` (relu ... div).
 Status emit_elementwise(EmitContext& ctx, int32_t index);
 

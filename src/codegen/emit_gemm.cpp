@@ -1,8 +1,10 @@
 #include "codegen/emit_gemm.h"
 
 #include <numeric>
+#include <set>
 
 #include "codegen/elementwise_table.h"
+#include "codegen/emit_elementwise.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/strided_view.h"
 #include "ir/text_format.h"
@@ -15,22 +17,47 @@ namespace {
 // the arena and the weights are 256-byte aligned.
 constexpr int64_t kCallerAlignment = 16;
 
-// A GEMM in row-major terms: D[b] (M x N) = L[b] (M x K) @ R[b] (K x N) over `batch` matrices.
+// The operands of a GEMM in row-major terms: D[b] (M x N) = L[b] (M x K) @ R[b] (K x N) over
+// `batch` matrices.
 struct RowMajorGemm {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1;
   int64_t left_stride = 0, right_stride = 0, out_stride = 0;  // elements between batch matrices
-  bool right_is_nk = false;  // R is stored transposed, [N, K] (linear's weight)
-  ir::ValueId left = ir::kNoValue, right = ir::kNoValue, bias = ir::kNoValue;
-  int64_t bias_offset = -1;  // weights offset of an epilogue bias
-  bool bias_copy = false;    // the bias is broadcast-copied into the output first
-  double alpha = 1.0, beta = 0.0;
+  bool right_is_nk = false;  // R is stored transposed, [N, K] (linear's weight, gemm's trans_b)
+  ir::ValueId left = ir::kNoValue, right = ir::kNoValue;
+  double alpha = 1.0;
 };
 
-int64_t product(const ir::Shape& shape, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t d = begin; d < end; ++d) p *= shape[d];
-  return p;
+// One term added to the product: coefficient * the node's input `input`.
+struct Addend {
+  int32_t input = -1;
+  double coefficient = 1.0;
+};
+
+// Where the addends and the activation go (the rules in emit_gemm.h).
+struct EpiloguePlan {
+  int32_t bias = -1;              // input of CUBLASLT_EPILOGUE_BIAS's vector
+  int32_t c = -1;                 // input read as cuBLASLt's C matrix...
+  bool c_copied = false;          // ...from the output, after a broadcast copy into it
+  double beta = 0.0;
+  int32_t kernel_addend = -1;     // input the in-place kernel adds
+  double kernel_coefficient = 1.0;
+  bool lt_relu = false;           // CUBLASLT_EPILOGUE_RELU(_BIAS)
+  std::string kernel_activation;  // "relu", "gelu", "gelu_tanh" in the in-place kernel; "" none
+
+  bool needs_kernel() const { return kernel_addend >= 0 || !kernel_activation.empty(); }
+};
+
+double float_attr(const ir::Node& node, std::string_view name, double fallback) {
+  return node.attrs.has_typed<double>(name) ? node.attrs.get_float(name) : fallback;
+}
+
+std::string activation_attr(const ir::Node& node) {
+  return node.attrs.has_typed<std::string>("activation") ? node.attrs.get_string("activation") : "none";
+}
+
+Status unsupported_gemm(const ir::Graph& graph, const ir::Node& node, const std::string& what) {
+  return unsupported(std::string(ir::op_name(node.op)) + ": " + what, graph.node_name(node), node.loc);
 }
 
 // Left-pads a batch shape with 1s to `rank` dims.
@@ -40,15 +67,17 @@ ir::Shape pad(const ir::Shape& shape, size_t rank) {
   return out;
 }
 
-Status plan_matmul(const EmitContext& ctx, const ir::Node& node, RowMajorGemm& g) {
-  ir::Shape sa = ctx.graph.type(node.inputs[0]).shape, sb = ctx.graph.type(node.inputs[1]).shape;
+// matmul and gemm: batch dims fold into M or become a strided batch.
+Status plan_batched(const ir::Graph& graph, const ir::Node& node, bool trans_b, RowMajorGemm& g) {
+  ir::Shape sa = graph.type(node.inputs[0]).shape, sb = graph.type(node.inputs[1]).shape;
   if (sa.size() == 1) sa.insert(sa.begin(), 1);
   if (sb.size() == 1) sb.push_back(1);
   g.left = node.inputs[0];
   g.right = node.inputs[1];
+  g.right_is_nk = trans_b;
   g.m = sa[sa.size() - 2];
   g.k = sa.back();
-  g.n = sb.back();
+  g.n = trans_b ? sb[sb.size() - 2] : sb.back();
   const ir::Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
   const int64_t na = ir::shape_numel(batch_a), nb = ir::shape_numel(batch_b);
   const size_t rank = std::max(batch_a.size(), batch_b.size());
@@ -64,63 +93,118 @@ Status plan_matmul(const EmitContext& ctx, const ir::Node& node, RowMajorGemm& g
     g.right_stride = g.k * g.n;
     g.out_stride = g.m * g.n;
   } else {
-    return ctx.unsupported_node(node, "batch dims " + ir::shape_to_string(batch_a) + " and " +
-                                          ir::shape_to_string(batch_b) +
-                                          " broadcast in a way a strided batched GEMM cannot express");
+    return unsupported_gemm(graph, node,
+                            "batch dims " + ir::shape_to_string(batch_a) + " and " + ir::shape_to_string(batch_b) +
+                                " broadcast in a way a strided batched GEMM cannot express");
   }
   return Status::ok();
 }
 
-// True when `bias` is a row vector of length n (shape [n] or [1, ..., 1, n]) stored in the weights.
-bool epilogue_bias(const EmitContext& ctx, ir::ValueId bias, int64_t n) {
-  const ir::TensorType& type = ctx.graph.type(bias);
-  if (type.dtype == ir::DType::kF64 || type.rank() == 0 || type.shape.back() != n || type.numel() != n) return false;
-  return ctx.graph.value(bias).kind == ir::ValueKind::kConstant && ctx.weights.stored(bias);
-}
-
-Status plan_gemm(const EmitContext& ctx, const ir::Node& node, RowMajorGemm& g) {
+Status plan_operands(const ir::Graph& graph, const ir::Node& node, RowMajorGemm& g) {
   switch (node.op) {
-    case ir::OpKind::kMatMul: return plan_matmul(ctx, node, g);
+    case ir::OpKind::kMatMul: return plan_batched(graph, node, false, g);
+    case ir::OpKind::kGemm:
+      g.alpha = float_attr(node, "alpha", 1.0);
+      return plan_batched(graph, node, node.attrs.has_typed<bool>("trans_b") && node.attrs.get_bool("trans_b"), g);
     case ir::OpKind::kLinear: {
-      const ir::Shape& x = ctx.graph.type(node.inputs[0]).shape;
-      const ir::Shape& w = ctx.graph.type(node.inputs[1]).shape;
+      const ir::Shape& x = graph.type(node.inputs[0]).shape;
+      const ir::Shape& w = graph.type(node.inputs[1]).shape;
       g.left = node.inputs[0];
       g.right = node.inputs[1];
       g.right_is_nk = true;
-      g.m = product(x, 0, x.size() - 1);
+      g.m = ir::shape_numel(ir::Shape(x.begin(), x.end() - 1));
       g.n = w[0];
       g.k = w[1];
-      if (node.inputs.size() == 3) {
-        g.bias = node.inputs[2];
-        if (epilogue_bias(ctx, g.bias, g.n)) {
-          g.bias_offset = ctx.weights.offset.at(static_cast<size_t>(g.bias));
-        } else {
-          g.bias_copy = true;
-          g.beta = 1.0;
-        }
-      }
       return Status::ok();
     }
     case ir::OpKind::kAddMM: {
-      g.bias = node.inputs[0];
       g.left = node.inputs[1];
       g.right = node.inputs[2];
-      const ir::Shape& a = ctx.graph.type(g.left).shape;
+      const ir::Shape& a = graph.type(g.left).shape;
       g.m = a[0];
       g.k = a[1];
-      g.n = ctx.graph.type(g.right).shape[1];
+      g.n = graph.type(g.right).shape[1];
       g.alpha = node.attrs.get_float("alpha");
-      const double beta = node.attrs.get_float("beta");
-      if (beta == 1.0 && epilogue_bias(ctx, g.bias, g.n)) {
-        g.bias_offset = ctx.weights.offset.at(static_cast<size_t>(g.bias));
-      } else if (beta != 0.0) {
-        g.bias_copy = true;
-        g.beta = beta;
-      }
       return Status::ok();
     }
-    default: INFERNO_CHECK(false, "plan_gemm: not a GEMM"); return Status::ok();
+    default: INFERNO_CHECK(false, "plan_operands: not a GEMM"); return Status::ok();
   }
+}
+
+// The terms added to the product, in input order. A zero coefficient drops its term, as PyTorch's
+// addmm ignores the bias (NaNs included) when beta == 0.
+std::vector<Addend> addends(const ir::Node& node) {
+  std::vector<Addend> terms;
+  switch (node.op) {
+    case ir::OpKind::kLinear:
+      if (node.inputs.size() == 3) terms.push_back({2, 1.0});
+      break;
+    case ir::OpKind::kAddMM: terms.push_back({0, node.attrs.get_float("beta")}); break;
+    case ir::OpKind::kGemm:
+      if (node.inputs.size() >= 3) terms.push_back({2, float_attr(node, "beta", 1.0)});
+      if (node.inputs.size() == 4) terms.push_back({3, 1.0});
+      break;
+    default: break;
+  }
+  std::erase_if(terms, [](const Addend& a) { return a.coefficient == 0.0; });
+  return terms;
+}
+
+// A row vector of the output's N values, in the weights: what CUBLASLT_EPILOGUE_BIAS reads.
+bool epilogue_bias(const ir::Graph& graph, ir::ValueId v, const ir::TensorType& out) {
+  const ir::TensorType& type = graph.type(v);
+  if (type.dtype == ir::DType::kF64 || type.rank() == 0 || out.rank() == 0) return false;
+  const int64_t n = out.shape.back();
+  return type.shape.back() == n && type.numel() == n && graph.value(v).kind == ir::ValueKind::kConstant;
+}
+
+// An addend with the output's elements in the output's order: cuBLASLt's C with D's layout.
+bool full_shape(const ir::TensorType& addend, const ir::TensorType& out) {
+  return addend.numel() == out.numel() && is_contiguous(coalesce(broadcast_view(addend.shape, out.shape)));
+}
+
+Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& node) {
+  const ir::TensorType& out = graph.type(node.outputs[0]);
+  const bool lt_epilogues = out.dtype != ir::DType::kF64;
+  EpiloguePlan p;
+  std::vector<Addend> left;
+  for (const Addend& a : addends(node)) {
+    const ir::ValueId v = node.inputs[static_cast<size_t>(a.input)];
+    if (lt_epilogues && p.bias < 0 && a.coefficient == 1.0 && epilogue_bias(graph, v, out)) {
+      p.bias = a.input;
+    } else if (p.c < 0 && full_shape(graph.type(v), out)) {
+      p.c = a.input;
+      p.beta = a.coefficient;
+    } else {
+      left.push_back(a);
+    }
+  }
+  for (const Addend& a : left) {
+    if (p.c < 0) {
+      p.c = a.input;
+      p.c_copied = true;
+      p.beta = a.coefficient;
+    } else if (p.kernel_addend < 0) {
+      p.kernel_addend = a.input;
+      p.kernel_coefficient = a.coefficient;
+    } else {
+      return unsupported_gemm(graph, node, "more addends than the C matrix and the epilogue kernel can take");
+    }
+  }
+  const std::string activation = node.op == ir::OpKind::kGemm ? activation_attr(node) : "none";
+  if (activation == "relu" && lt_epilogues && p.kernel_addend < 0) {
+    p.lt_relu = true;
+  } else if (activation == "relu" || activation == "gelu" || activation == "gelu_tanh") {
+    p.kernel_activation = activation;
+  } else if (activation != "none") {
+    return unsupported_gemm(graph, node, "no lowering for activation '" + comment_text(activation, 32) + "'");
+  }
+  return p;
+}
+
+const char* epilogue_name(const EpiloguePlan& p) {
+  if (p.bias >= 0) return p.lt_relu ? "CUBLASLT_EPILOGUE_RELU_BIAS" : "CUBLASLT_EPILOGUE_BIAS";
+  return p.lt_relu ? "CUBLASLT_EPILOGUE_RELU" : "CUBLASLT_EPILOGUE_DEFAULT";
 }
 
 bool caller_buffer(const EmitContext& ctx, ir::ValueId v) {
@@ -137,9 +221,90 @@ int64_t alignment(const EmitContext& ctx, ir::ValueId v, int64_t batch, int64_t 
   return align;
 }
 
-std::string operand_text(const EmitContext& ctx, ir::ValueId v) { return ctx.graph.type(v).to_string(); }
+std::string coefficient_text(double c) { return c == 1.0 ? "" : ir::format_attr_float(c) + " * "; }
+
+// "epilogue: + %b (cuBLASLt bias), + 2.0 * %r (C matrix), relu (cuBLASLt)": the kGemms comment's
+// second line; empty when the GEMM has no epilogue.
+std::string epilogue_text(const EmitContext& ctx, const ir::Node& node, const EpiloguePlan& p,
+                          const std::string& kernel) {
+  auto value = [&](int32_t input) { return "%" + ctx.graph.name(node.inputs[static_cast<size_t>(input)]); };
+  std::vector<std::string> parts;
+  if (p.bias >= 0) parts.push_back("+ " + value(p.bias) + " (cuBLASLt bias)");
+  if (p.c >= 0) {
+    parts.push_back("+ " + coefficient_text(p.beta) + value(p.c) +
+                    (p.c_copied ? " (broadcast-copied into the output, read as C)" : " (C matrix)"));
+  }
+  if (p.lt_relu) parts.push_back("relu (cuBLASLt)");
+  if (p.needs_kernel()) {
+    std::string what;
+    if (p.kernel_addend >= 0) what = "+ " + coefficient_text(p.kernel_coefficient) + value(p.kernel_addend);
+    if (!p.kernel_activation.empty()) what += (what.empty() ? "" : ", ") + p.kernel_activation;
+    parts.push_back(what + " (in-place kernel " + kernel + ")");
+  }
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "epilogue: " : ", ") + part;
+  return text;
+}
+
+// The in-place kernel after the GEMM: out = activation(out + coefficient * addend).
+void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const EpiloguePlan& p, const std::string& name) {
+  const ir::ValueId out = node.outputs[0];
+  const ir::TensorType& out_type = ctx.graph.type(out);
+  const ir::DType dtype = out_type.dtype;
+  const ComputeType compute = choose_compute_type({dtype}, dtype);
+  const std::string ctype(compute_type_name(compute));
+  const std::string storage(storage_type(dtype));
+  std::string params = storage + "* out", args = ctx.pointer(out);
+  SourceWriter body;
+  std::string value = load_expression(dtype, compute, "out[i]");
+  if (p.kernel_addend >= 0) {
+    const ir::ValueId addend = node.inputs[static_cast<size_t>(p.kernel_addend)];
+    const ir::TensorType& type = ctx.graph.type(addend);
+    params += ", const " + std::string(storage_type(type.dtype)) + "* addend";
+    args += ", " + ctx.pointer(addend);
+    std::string term = load_expression(type.dtype, compute, "addend[" +
+                                       offset_expression(coalesce(broadcast_view(type.shape, out_type.shape)), "i") + "]");
+    if (p.kernel_coefficient != 1.0) {
+      term = (compute == ComputeType::kFloat ? float_literal(static_cast<float>(p.kernel_coefficient))
+                                             : double_literal(p.kernel_coefficient)) + " * " + term;
+    }
+    value += " + " + term;
+  }
+  std::string result = "a";
+  if (!p.kernel_activation.empty()) {
+    ir::Attributes attrs;
+    ir::OpKind op = ir::OpKind::kRelu;
+    if (p.kernel_activation != "relu") {
+      op = ir::OpKind::kGelu;
+      attrs.set("approximate", std::string(p.kernel_activation == "gelu" ? "none" : "tanh"));
+    }
+    const std::optional<std::string> expr = op_expression(op, attrs, compute);
+    INFERNO_CHECK(expr.has_value(), "gemm epilogue: no expression for the activation");
+    result = *expr;
+    ctx.out.headers.insert("kernels/elementwise.cuh");
+  }
+  body.line("const " + ctype + " a = " + value + ";");
+  body.line("out[i] = " + store_expression(dtype, compute, result) + ";");
+
+  SourceWriter& k = ctx.out.kernels;
+  k.line("// " + ctx.describe(node));
+  k.line("// The epilogue cuBLASLt does not do, in place on the GEMM's output.");
+  k.open("__global__ void " + name + "(" + params + ")");
+  k.open(loop_header(out_type.numel()));
+  k.append(body);
+  k.close();
+  k.close();
+  k.line("");
+  ctx.out.run.line(name + launch_config(out_type.numel()) + "(" + args + ");");
+  ctx.out.run.line("MODEL_CHECK_LAUNCH(" + ctx.label(node) + ");");
+}
 
 }  // namespace
+
+int32_t gemm_c_matrix_input(const ir::Graph& graph, const ir::Node& node) {
+  const Expected<EpiloguePlan> p = plan_epilogue(graph, node);
+  return p && !p->c_copied ? p->c : -1;
+}
 
 Status emit_gemm(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
@@ -150,7 +315,8 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
     return ctx.unsupported_node(node, "integer GEMMs are not supported (" + std::string(ir::dtype_name(dtype)) + ")");
   }
   RowMajorGemm g;
-  INFERNO_RETURN_IF_ERROR(plan_gemm(ctx, node, g));
+  INFERNO_RETURN_IF_ERROR(plan_operands(ctx.graph, node, g));
+  INFERNO_ASSIGN_OR_RETURN(const EpiloguePlan p, plan_epilogue(ctx.graph, node));
   if (g.batch > INT32_MAX) return ctx.unsupported_node(node, "more than 2^31 batched matrices");
 
   SourceWriter& run = ctx.out.run;
@@ -169,49 +335,63 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   const char* compute = f64 ? "CUBLAS_COMPUTE_64F"
                         : (dtype == ir::DType::kF32 && ctx.options.tf32) ? "CUBLAS_COMPUTE_32F_FAST_TF32"
                                                                          : "CUBLAS_COMPUTE_32F";
+  auto input = [&](int32_t i) { return node.inputs[static_cast<size_t>(i)]; };
+  const ir::ValueId c = p.c >= 0 && !p.c_copied ? input(p.c) : out;  // what cuBLASLt reads as C
   const std::string m = std::to_string(g.m), n = std::to_string(g.n), k = std::to_string(g.k);
   const int64_t align_a = alignment(ctx, g.right, g.batch, g.right_stride);
   const int64_t align_b = alignment(ctx, g.left, g.batch, g.left_stride);
+  const int64_t align_c = alignment(ctx, c, g.batch, g.out_stride);
   const int64_t align_d = alignment(ctx, out, g.batch, g.out_stride);
+  const int64_t bias_offset = p.bias >= 0 ? ctx.weights.offset.at(static_cast<size_t>(input(p.bias))) : -1;
+  INFERNO_CHECK(p.bias < 0 || bias_offset >= 0, "gemm: an epilogue bias that is not in the weights");
+  const std::string kernel = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_epilogue_" +
+                             (p.kernel_addend >= 0 ? "add_" : "") +
+                             (p.kernel_activation.empty() ? "" : p.kernel_activation + "_") +
+                             std::string(dtype_tag(dtype)) + "_" + shape_tag(out_type.shape);
 
-  // The kGemms entry, with a line saying what it computes in row-major terms.
-  std::string what = operand_text(ctx, g.left) + " @ " + operand_text(ctx, g.right) + (g.right_is_nk ? "^T" : "");
-  if (g.bias_offset >= 0) what += " + bias (epilogue)";
-  if (g.bias_copy) what += " + bias (copied into the output, beta " + ir::format_attr_float(g.beta) + ")";
+  // The kGemms entry, with comments saying what it computes in row-major terms, and how.
+  std::string what = ctx.graph.type(g.left).to_string() + " @ " + ctx.graph.type(g.right).to_string() +
+                     (g.right_is_nk ? "^T" : "");
+  if (g.alpha != 1.0) what = ir::format_attr_float(g.alpha) + " * " + what;
   what += " -> " + out_type.to_string() + ": M " + m + ", N " + n + ", K " + k;
   if (g.batch > 1) what += ", " + std::to_string(g.batch) + " batches";
   const int32_t gemm = ctx.out.num_gemms++;
   SourceWriter& spec = ctx.out.gemm_specs;
   spec.line("// " + std::to_string(gemm) + ": %" + comment_text(ctx.graph.node_name(node)) + " = " + comment_text(what));
+  const std::string epilogue = epilogue_text(ctx, node, p, kernel);
+  if (!epilogue.empty()) spec.line("//    " + comment_text(epilogue, 400));
   spec.line("{" + ctx.label(node) + ", " + data_type + ", " + compute + ", " + (f64 ? "CUDA_R_64F" : "CUDA_R_32F") +
             ", " + (g.right_is_nk ? "CUBLAS_OP_T" : "CUBLAS_OP_N") + ",");
   spec.line(" /* A */ " + (g.right_is_nk ? k + ", " + n + ", " + k : n + ", " + k + ", " + n) + ", /* B */ " + k + ", " +
             m + ", " + k + ", /* D */ " + n + ", " + m + ", " + n + ",");
   spec.line(" /* batch */ " + std::to_string(g.batch) + ", " + std::to_string(g.right_stride) + ", " +
-            std::to_string(g.left_stride) + ", " + std::to_string(g.out_stride) + ", /* bias */ " +
-            std::to_string(g.bias_offset) + ", /* alpha, beta */ " + double_literal(g.alpha) + ", " +
-            double_literal(g.beta) + ", /* alignment */ " + std::to_string(align_a) + ", " + std::to_string(align_b) +
-            ", " + std::to_string(align_d) + "},");
+            std::to_string(g.left_stride) + ", " + std::to_string(g.out_stride) + ", /* epilogue */ " +
+            epilogue_name(p) + ", /* bias */ " + std::to_string(bias_offset) + ",");
+  spec.line(" /* alpha, beta */ " + double_literal(g.alpha) + ", " + double_literal(p.c >= 0 ? p.beta : 0.0) +
+            ", /* alignment A, B, C, D */ " + std::to_string(align_a) + ", " + std::to_string(align_b) + ", " +
+            std::to_string(align_c) + ", " + std::to_string(align_d) + "},");
 
-  // run(): check caller buffers' alignment, copy a broadcast bias, multiply.
-  for (const ir::ValueId v : {g.left, g.right, out}) {
-    if (!caller_buffer(ctx, v) || (v == g.right && g.right == g.left)) continue;
+  // run(): check caller buffers' alignment, copy a broadcast addend, multiply, finish in place.
+  std::set<ir::ValueId> checked;
+  for (const ir::ValueId v : {g.left, g.right, c, out}) {
+    if (!caller_buffer(ctx, v) || !checked.insert(v).second) continue;
     ctx.out.checks_alignment = true;
     run.line("if (misaligned(" + ctx.pointer(v) + ", " + std::to_string(kCallerAlignment) + ")) return bad_alignment(" +
              ctx.label(node) + ", " + c_string_literal("%" + ctx.graph.name(v)) + ", " +
              std::to_string(kCallerAlignment) + ", error, error_size);");
   }
-  if (g.bias_copy) {
-    const ir::TensorType& bias = ctx.graph.type(g.bias);
-    const StridedView view = broadcast_view(bias.shape, {g.m, g.n});
-    const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_bias_" +
-                             std::string(dtype_tag(dtype)) + "_" + std::to_string(g.m) + "x" + std::to_string(g.n);
-    emit_copy(ctx, dtype, view, g.m * g.n, ctx.pointer(g.bias), ctx.pointer(out), ctx.label(node), name,
-              ctx.describe(node) + ": the bias, broadcast");
+  if (p.c_copied) {
+    const ir::ValueId addend = input(p.c);
+    const StridedView view = broadcast_view(ctx.graph.type(addend).shape, out_type.shape);
+    const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_addend_" +
+                             std::string(dtype_tag(dtype)) + "_" + shape_tag(out_type.shape);
+    emit_copy(ctx, dtype, view, out_type.numel(), ctx.pointer(addend), ctx.pointer(out), ctx.label(node), name,
+              ctx.describe(node) + ": the addend, broadcast");
   }
   run.line("MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[" + std::to_string(gemm) + "], state->gemms[" +
-           std::to_string(gemm) + "], " + ctx.pointer(g.right) + ", " + ctx.pointer(g.left) + ", " + ctx.pointer(out) +
-           ", workspace, kWorkspaceBytes, stream), " + ctx.label(node) + ");");
+           std::to_string(gemm) + "], " + ctx.pointer(g.right) + ", " + ctx.pointer(g.left) + ", " + ctx.pointer(c) +
+           ", " + ctx.pointer(out) + ", workspace, kWorkspaceBytes, stream), " + ctx.label(node) + ");");
+  if (p.needs_kernel()) emit_epilogue_kernel(ctx, node, p, kernel);
   return Status::ok();
 }
 

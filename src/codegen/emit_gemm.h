@@ -1,38 +1,48 @@
-// GEMM nodes (linear, matmul, addmm) through cuBLASLt.
+// GEMM nodes (linear, matmul, addmm, gemm) through cuBLASLt.
 //
 // Row-major trick: cuBLASLt is column-major, and a row-major matrix is the column-major layout of
 // its transpose. The row-major product D[M,N] = L[M,K] @ R[K,N] is computed as D^T = R^T L^T:
 // cuBLAS's A is the right operand R (an N x K column-major matrix, ld N; or, for linear's weight
-// stored [N,K], the K x N matrix w with TRANSA = T), its B the left operand L (K x M, ld K), and
-// D^T (N x M, ld N) has exactly the bytes of row-major D. So:
-//  - linear(x[..., K], w[N, K], b[N]): the leading dims of x fold into M; the bias is
-//    CUBLASLT_EPILOGUE_BIAS (one value per row of D^T, i.e. per output feature) when it is a
-//    length-N vector in the weights blob, else broadcast-copied into the output and added with
-//    beta = 1.
-//  - matmul: 1-D operands are [1,K] / [K,1] (the result's bytes are the same); batch dims either
-//    fold into M (the right operand has no batch), or become a strided batch (equal batch dims,
-//    or a left operand without batch read with stride 0). Other broadcasts are unsupported.
-//  - addmm(bias, a, b, alpha, beta): a row-vector bias with beta == 1 is the epilogue (alpha scales
-//    the product only); otherwise the bias is broadcast-copied into the output and scaled by beta
-//    (beta == 0 ignores it, as PyTorch does).
+// and gemm's trans_b operand stored [N,K], the K x N matrix with TRANSA = T), its B the left
+// operand L (K x M, ld K), and D^T (N x M, ld N) has exactly the bytes of row-major D.
+//
+// Operands: linear(x[..., K], w[N, K]) folds x's leading dims into M. matmul and gemm: 1-D
+// matmul operands are [1,K] / [K,1] (the result's bytes are the same); batch dims either fold
+// into M (the right operand has no batch), or become a strided batch (equal batch dims, or a
+// left operand without batch read with stride 0). Other broadcasts are unsupported.
+//
+// Epilogue: every GEMM is out = activation(alpha * (L @ R) + sum of coefficient * addend), with
+// the addends linear's bias (1), addmm's bias (beta; none when beta == 0, as PyTorch), gemm's c
+// (beta, likewise) and d (1). Each addend takes the first of these that fits:
+//  1. CUBLASLT_EPILOGUE_BIAS: a row vector of N values (shape [N] or [1, ..., N]) that is a
+//     constant in the weights blob, coefficient 1, not f64 (one such);
+//  2. cuBLASLt's C matrix, beta = its coefficient: an addend of the output's full shape, read in
+//     place from its own buffer (C != D, same layout);
+//  3. the C matrix as the output itself: the addend broadcast-copied into the output first;
+//  4. added by the in-place epilogue kernel (below), when the C matrix is taken.
+// relu is CUBLASLT_EPILOGUE_RELU / RELU_BIAS (not for f64, and not when an addend is left for
+// the kernel, which must come first). gelu and gelu_tanh are never cuBLASLt's GELU epilogues:
+// cuBLASLt's documentation says only "x := GELU(x)", not which GELU. What cuBLASLt cannot do runs
+// in one generated in-place kernel on the output right after the GEMM (one launch, no buffer).
 // f32 computes in CUBLAS_COMPUTE_32F (or _FAST_TF32 with CodegenOptions::tf32), f16 and bf16 in
 // 32F with 16-bit data, f64 in 64F; integer GEMMs are unsupported.
 //
 // session_create makes the descriptors and layouts of every GEMM and asks the heuristic once for
 // an algorithm (with the arena's workspace); run() only calls cublasLtMatmul with that algorithm.
+// The kGemms table's comments say, per GEMM, what goes where.
 #pragma once
 
-#include <string>
+#include <cstdint>
 
 #include "codegen/emit_context.h"
 
 namespace inferno::codegen {
 
-/// Lowers GEMM node `index`: a kGemms entry and its launch in run().
+/// Lowers GEMM node `index`: a kGemms entry and its launches in run().
 Status emit_gemm(EmitContext& ctx, int32_t index);
 
-/// The fixed host code every model with GEMMs carries: GemmSpec, Gemm, create_gemm, run_gemm,
-/// destroy_gemm (it uses write_error, kWorkspaceBytes and the model status codes).
-
+/// The input of GEMM node `node` that cuBLASLt reads as a separate C matrix (rule 2 above), or -1.
+/// C is read at the output's own positions, so the output may take its bytes (C == D).
+int32_t gemm_c_matrix_input(const ir::Graph& graph, const ir::Node& node);
 
 }  // namespace inferno::codegen

@@ -24,7 +24,41 @@ int64_t first_fit(const std::vector<LiveRange>& live, int64_t bytes) {
   return align_up(cursor);
 }
 
+// The input position `out` of node `n` may overwrite (MemoryPlanOptions::aligned_inputs' rules
+// in memory_plan.h), or -1.
+int32_t in_place_input(const ir::Graph& graph, const ir::Node& node, const std::vector<int32_t>& aligned,
+                       const std::vector<ir::ValueId>& root, const std::vector<int32_t>& last_use,
+                       const MemoryPlan& plan, int32_t n) {
+  const int64_t bytes = graph.type(node.outputs[0]).size_bytes();
+  if (bytes == 0) return -1;
+  for (const int32_t j : aligned) {
+    const ir::ValueId r = root[node.inputs[static_cast<size_t>(j)]];
+    if (plan.storage[r].kind != StorageKind::kArena || last_use[r] != n || graph.type(r).size_bytes() != bytes ||
+        graph.type(node.inputs[static_cast<size_t>(j)]).size_bytes() != bytes) {
+      continue;
+    }
+    bool only_aligned_reads = true;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const bool is_aligned = std::find(aligned.begin(), aligned.end(), static_cast<int32_t>(i)) != aligned.end();
+      only_aligned_reads &= root[node.inputs[i]] != r || is_aligned;
+    }
+    if (only_aligned_reads) return j;
+  }
+  return -1;
+}
+
 }  // namespace
+
+std::vector<int32_t> elementwise_aligned_inputs(const ir::Graph& graph, const ir::Node& node) {
+  std::vector<int32_t> aligned;
+  const bool elementwise = ir::op_has_trait(node.op, ir::kElementwise) || node.op == ir::OpKind::kFusedElementwise;
+  if (!elementwise || node.outputs.size() != 1) return aligned;
+  const ir::Shape& out = graph.type(node.outputs[0]).shape;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (graph.type(node.inputs[i]).shape == out) aligned.push_back(static_cast<int32_t>(i));
+  }
+  return aligned;
+}
 
 int64_t align_up(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
 
@@ -77,12 +111,13 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
   }
   for (const OutputCopy& copy : plan.output_copies) last_use[root[copy.value]] = num_nodes;
 
-  // First-fit placement in node order.
+  // First-fit placement in node order; an in-place output starts where its input's bytes are.
   std::vector<LiveRange> live;
-  auto place = [&](int64_t bytes, int32_t first, int32_t last, ir::ValueId value, int32_t scratch_node) {
+  auto place = [&](int64_t bytes, int32_t first, int32_t last, ir::ValueId value, int32_t scratch_node,
+                   int64_t at = -1) {
     ArenaBuffer buffer{0, bytes, first, last, value, scratch_node};
     if (bytes > 0) {
-      buffer.offset = first_fit(live, bytes);
+      buffer.offset = at >= 0 ? at : first_fit(live, bytes);
       const LiveRange range{buffer.offset, buffer.offset + bytes, last};
       live.insert(std::upper_bound(live.begin(), live.end(), range,
                                    [](const LiveRange& a, const LiveRange& b) { return a.begin < b.begin; }),
@@ -95,14 +130,30 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
   };
   for (int32_t n = 0; n < num_nodes; ++n) {
     std::erase_if(live, [n](const LiveRange& range) { return range.last_node < n; });
-    for (const ir::ValueId out : graph.nodes()[n].outputs) {
+    const ir::Node& node = graph.nodes()[n];
+    for (const ir::ValueId out : node.outputs) {
       if (root[out] != out) continue;  // an alias: placed with its root
       if (group_output[out] >= 0) {
         plan.storage[out] = {StorageKind::kOutput, group_output[out], out};
-      } else {
-        const int32_t buffer = place(graph.type(out).size_bytes(), n, last_use[out], out, -1);
-        plan.storage[out] = {StorageKind::kArena, buffer, out};
+        continue;
       }
+      int32_t over = -1;
+      if (options.in_place && node.outputs.size() == 1) {
+        over = in_place_input(graph, node,
+                              options.aligned_inputs.empty() ? elementwise_aligned_inputs(graph, node)
+                                                             : options.aligned_inputs.at(static_cast<size_t>(n)),
+                              root, last_use, plan, n);
+      }
+      int32_t buffer = -1;
+      if (over >= 0) {
+        const ir::ValueId input = root[node.inputs[static_cast<size_t>(over)]];
+        const int64_t at = plan.buffers[static_cast<size_t>(plan.storage[input].index)].offset;
+        buffer = place(graph.type(out).size_bytes(), n, last_use[out], out, -1, at);
+        plan.buffers[static_cast<size_t>(buffer)].in_place_of = input;
+      } else {
+        buffer = place(graph.type(out).size_bytes(), n, last_use[out], out, -1);
+      }
+      plan.storage[out] = {StorageKind::kArena, buffer, out};
     }
     const auto scratch = static_cast<size_t>(n) < options.scratch_bytes.size() ? options.scratch_bytes[n] : 0;
     if (scratch > 0) plan.scratch_buffer[n] = place(scratch, n, n, ir::kNoValue, n);
@@ -138,6 +189,7 @@ std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan
             (buffer.last_node == num_nodes ? std::string("end") : std::to_string(buffer.last_node)) + ", " +
             (buffer.value != ir::kNoValue ? "%" + graph.name(buffer.value)
                                           : "scratch of node " + std::to_string(buffer.scratch_node)) +
+            (buffer.in_place_of != ir::kNoValue ? " (in place of %" + graph.name(buffer.in_place_of) + ")" : "") +
             "\n";
   }
   size_t next_copy = 0;

@@ -12,6 +12,11 @@
 //    end of run() when an output copy reads it). Buffers are placed first-fit, in node order,
 //    into ranges freed by groups whose last use came before the current node; offsets are
 //    256-byte aligned. A node's scratch buffer lives only during that node.
+//  - In place: a node may write its output over one of its inputs (the output's buffer starts at
+//    the input's offset) when the node's kernel reads that input only at the output element's
+//    own position (MemoryPlanOptions::aligned_inputs), the input's group is an arena buffer whose
+//    last use is this node, the node reads no other part of that group, the two have the same
+//    byte size, and the output is an arena value itself.
 //  - The arena is the planned bytes, then the cuBLASLt workspace (when the model has GEMMs).
 #pragma once
 
@@ -52,6 +57,7 @@ struct ArenaBuffer {
   int32_t last_node = 0;      ///< ...through this one; the node count means "until the output copies"
   ir::ValueId value = ir::kNoValue;  ///< the alias group's root; kNoValue for a node's scratch
   int32_t scratch_node = -1;  ///< the node whose scratch this is, or -1
+  ir::ValueId in_place_of = ir::kNoValue;  ///< the input group whose bytes first_node overwrites, or kNoValue
 };
 
 /// A graph output the producing node does not write directly: copied from `value` at the end.
@@ -79,7 +85,16 @@ struct MemoryPlanOptions {
   std::vector<int64_t> scratch_bytes;
   /// Reserved after the planned buffers (kGemmWorkspaceBytes for models with GEMMs).
   int64_t workspace_bytes = 0;
+  /// By node index: the inputs (positions) the node's kernel reads only at the output element's
+  /// own position, so that its output may overwrite them. Empty: elementwise_aligned_inputs of
+  /// every node. codegen adds the GEMMs' C matrices (emit_gemm.h).
+  std::vector<std::vector<int32_t>> aligned_inputs;
+  bool in_place = true;  ///< false: never write an output over an input
 };
+
+/// The inputs of an elementwise or fused_elementwise node with the output's shape (the generated
+/// kernels read those at the output's own index); none for other ops.
+std::vector<int32_t> elementwise_aligned_inputs(const ir::Graph& graph, const ir::Node& node);
 
 /// Plans `graph`, which must be verified (topologically ordered, every value defined once).
 MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options = {});
@@ -87,6 +102,7 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options 
 /// The plan as text, one line per buffer and per graph output, for tests and INFERNO_DEBUG:
 ///   arena: 2 buffers, peak 512 bytes (unshared 768), workspace 0 at 512, total 512
 ///   buffer 0: [0, 128) 128 bytes, nodes 0..1, %a
+///   buffer 1: [0, 128) 128 bytes, nodes 1..2, %b (in place of %a)
 ///   output 0 %y: written by node 2
 ///   output 1 %v: written by node 1 (as %a)       (%v is a reshape of %a)
 ///   output 2 %x: copy of input 0

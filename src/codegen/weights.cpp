@@ -13,11 +13,11 @@ Expected<WeightsLayout> layout_weights(const ir::Graph& graph) {
   layout.offset.assign(num_values, -1);
   layout.inlined.assign(num_values, false);
 
-  // How each constant is read: by an elementwise kernel only (a literal will do for a scalar), or
-  // from memory (any other op, or a graph output's copy).
+  // How each constant is read: by a generated elementwise or fused kernel only (a literal will do
+  // for a scalar), or from memory (any other op, or a graph output's copy).
   std::vector<bool> read_elementwise(num_values, false), read_from_memory(num_values, false);
   for (const ir::Node& node : graph.nodes()) {
-    const bool elementwise = ir::op_has_trait(node.op, ir::kElementwise);
+    const bool elementwise = ir::op_has_trait(node.op, ir::kElementwise) || node.op == ir::OpKind::kFusedElementwise;
     for (const ir::ValueId in : node.inputs) (elementwise ? read_elementwise : read_from_memory)[in] = true;
   }
   for (const ir::ValueId out : graph.outputs()) read_from_memory[out] = true;

@@ -1,6 +1,6 @@
 // The weights blob: every constant the generated code reads from memory, in graph.constants()
-// order, each at a 256-byte aligned offset. Rank-0 constants read only by elementwise nodes are
-// not stored: the generated kernels hold them as literals.
+// order, each at a 256-byte aligned offset. Rank-0 constants read only by elementwise and
+// fused_elementwise nodes are not stored: the generated kernels hold them as literals.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,9 @@
 // The memory plan on hand-written graphs: first-fit reuse of freed ranges, 256-byte alignment,
-// reshape aliasing, graph outputs written in place or copied, scratch, peak vs unshared bytes.
+// reshape aliasing, graph outputs written in place or copied, scratch, peak vs unshared bytes,
+// outputs written over their inputs (in place), and describe_memory_plan's text.
 #include <string>
 
+#include "codegen/codegen.h"
 #include "codegen/memory_plan.h"
 #include "ir/parser.h"
 #include "support/catch.h"
@@ -24,6 +26,13 @@ const codegen::Storage& storage(const ir::Graph& graph, const codegen::MemoryPla
   return plan.of(v);
 }
 
+// First-fit reuse alone: the tests of placement turn writing over inputs off.
+codegen::MemoryPlanOptions no_in_place() {
+  codegen::MemoryPlanOptions options;
+  options.in_place = false;
+  return options;
+}
+
 int64_t offset(const ir::Graph& graph, const codegen::MemoryPlan& plan, const std::string& name) {
   const codegen::Storage& s = storage(graph, plan, name);
   REQUIRE(s.kind == StorageKind::kArena);
@@ -41,7 +50,7 @@ TEST_CASE("a chain reuses the ranges its dead values free", "[codegen]") {
   %d: f32[8,8] = exp(%c)
   return %d
 })");
-  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph, no_in_place());
   CHECK(offset(graph, plan, "a") == 0);
   CHECK(offset(graph, plan, "b") == 256);
   CHECK(offset(graph, plan, "c") == 0);
@@ -67,7 +76,7 @@ TEST_CASE("offsets are 256-byte aligned and a value outlives its last reader's n
   %d: f32[3] = add(%a, %c)
   return %d
 })");
-  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph, no_in_place());
   CHECK(offset(graph, plan, "a") == 0);
   CHECK(offset(graph, plan, "b") == 256);
   CHECK(offset(graph, plan, "c") == 512);  // b is still read by c's own node
@@ -103,7 +112,7 @@ TEST_CASE("reshape aliases its input's bytes and extends their life", "[codegen]
   %d: f32[32] = add(%r, %c)
   return %d
 })");
-  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph, no_in_place());
   const codegen::Storage r = storage(graph, plan, "r");  // a copy: g++ 13 warns about the temporary name
   CHECK(r.kind == StorageKind::kArena);
   CHECK(r.root == graph.find_value("a"));
@@ -173,7 +182,7 @@ TEST_CASE("scratch lives during its node only, apart from the node's inputs and 
   %c: f32[64] = exp(%b)
   return %c
 })");
-  codegen::MemoryPlanOptions options;
+  codegen::MemoryPlanOptions options = no_in_place();
   options.scratch_bytes = {0, 100, 0};
   options.workspace_bytes = 1000;
   const codegen::MemoryPlan plan = codegen::plan_memory(graph, options);
@@ -188,6 +197,119 @@ TEST_CASE("scratch lives during its node only, apart from the node's inputs and 
   CHECK(plan.planned_bytes == 768);
   CHECK(plan.workspace_offset == 768);
   CHECK(plan.arena_bytes == 768 + 1024);  // the workspace is aligned too
+}
+
+TEST_CASE("an elementwise chain writes each value over the one it consumes", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[8,8]) {
+  %a: f32[8,8] = relu(%x)
+  %b: f32[8,8] = neg(%a)
+  %c: f32[8,8] = abs(%b)
+  %d: f32[8,8] = exp(%c)
+  return %d
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  CHECK(codegen::memory_plan_to_string(graph, plan) ==
+        "arena: 3 buffers, peak 256 bytes (unshared 768), workspace 0 at 256, total 256\n"
+        "buffer 0: [0, 256) 256 bytes, nodes 0..1, %a\n"
+        "buffer 1: [0, 256) 256 bytes, nodes 1..2, %b (in place of %a)\n"
+        "buffer 2: [0, 256) 256 bytes, nodes 2..3, %c (in place of %b)\n"
+        "output 0 %d: written by node 3\n");
+}
+
+TEST_CASE("in place only over a dying, unbroadcast arena input of the same size", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[8,8], %row: f32[8]) {
+  %a: f32[8] = neg(%row)
+  %b: f32[8,8] = add(%x, %a)
+  %c: f32[8,8] = exp(%b)
+  %h: f16[8,8] = cast(%c) {dtype=f16}
+  %e: f32[8,8] = mul(%b, %c)
+  %f: f32[8,8] = relu(%e)
+  %g: f16[8,8] = neg(%h)
+  %s: f32[] = sum(%f) {dims=[], keepdim=false}
+  %t: f16[] = sum(%g) {dims=[], keepdim=false}
+  return %s, %t
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  auto in_place_of = [&](const std::string& name) -> std::string {
+    const codegen::Storage& s = storage(graph, plan, name);
+    REQUIRE(s.kind == StorageKind::kArena);
+    const ir::ValueId over = plan.buffers.at(static_cast<size_t>(s.index)).in_place_of;
+    return over == ir::kNoValue ? "" : graph.name(over);
+  };
+  CHECK(in_place_of("b") == "");  // over neither a graph input (%x) nor a broadcast one (%a)
+  CHECK(in_place_of("c") == "");  // %b is read again later
+  CHECK(in_place_of("h") == "");  // f16 is not the size of %c's f32 (which also lives on)
+  CHECK(in_place_of("e") == "b");  // the first dying input; %c dies here too
+  CHECK(in_place_of("f") == "e");
+  CHECK(in_place_of("g") == "h");
+  CHECK(offset(graph, plan, "e") == offset(graph, plan, "b"));
+  CHECK(offset(graph, plan, "c") != offset(graph, plan, "b"));
+  // Turned off, every value has its own range while it lives.
+  const codegen::MemoryPlan apart = codegen::plan_memory(graph, no_in_place());
+  for (const codegen::ArenaBuffer& b : apart.buffers) CHECK(b.in_place_of == ir::kNoValue);
+  CHECK(apart.planned_bytes > plan.planned_bytes);
+}
+
+TEST_CASE("no output over an input the node also reads another way, a constant or a kept value", "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[1,4], %y: f32[4]) {
+  %k: f32[4] = constant [1, 2, 3, 4]
+  %a: f32[1,4] = relu(%x)
+  %r: f32[4] = reshape(%a) {shape=[4]}
+  %b: f32[1,4] = add(%a, %r)
+  %c: f32[4] = mul(%k, %y)
+  %d: f32[4] = neg(%c)
+  %e: f32[1,4] = sub(%b, %d)
+  return %e, %d
+})");
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph);
+  // %a's bytes are also read as %r, which broadcasts: writing %b over them would race.
+  CHECK(plan.buffers.at(static_cast<size_t>(storage(graph, plan, "b").index)).in_place_of == ir::kNoValue);
+  // The constant %k is no arena buffer; %d is a graph output, written where the caller wants it.
+  CHECK(plan.buffers.at(static_cast<size_t>(storage(graph, plan, "c").index)).in_place_of == ir::kNoValue);
+  CHECK(storage(graph, plan, "d").kind == StorageKind::kOutput);
+}
+
+TEST_CASE("a GEMM writes its output over a dying full-shape addend, cuBLASLt's C", "[codegen]") {
+  codegen::CodegenOptions options;
+  options.source_model_hash = "0";
+  const std::string gemm = "{activation=\"none\", alpha=1.0, beta=1.0, trans_b=false}";
+  auto plan_text = [&](const std::string& text) {
+    auto described = codegen::describe_memory_plan(parse(text), options);
+    INFO((described ? "" : described.status().to_string()));
+    REQUIRE(described.has_value());
+    return *described;
+  };
+  const std::string over = plan_text(R"(graph(%x: f32[4,8], %w: f32[8,8], %r: f32[4,8]) {
+  %h: f32[4,8] = relu(%r)
+  %y: f32[4,8] = gemm(%x, %w, %h) )" + gemm + R"(
+  %s: f32[] = sum(%y) {dims=[], keepdim=false}
+  return %s
+})");
+  CHECK(over ==
+        "memory plan: 3 nodes\n"
+        "node 0: %h = relu\n"
+        "node 1: %y = gemm\n"
+        "node 2: %s = sum\n"
+        "arena: 2 buffers, peak 256 bytes (unshared 512), workspace 33554432 at 256, total 33554688\n"
+        "buffer 0: [0, 128) 128 bytes, nodes 0..1, %h\n"
+        "buffer 1: [0, 128) 128 bytes, nodes 1..2, %y (in place of %h)\n"
+        "output 0 %s: written by node 2\n");
+  // %h is also the left operand: the GEMM would overwrite what it still reads.
+  const std::string read_twice = plan_text(R"(graph(%w: f32[8,8], %r: f32[8,8]) {
+  %h: f32[8,8] = relu(%r)
+  %y: f32[8,8] = gemm(%h, %w, %h) )" + gemm + R"(
+  %s: f32[] = sum(%y) {dims=[], keepdim=false}
+  return %s
+})");
+  CHECK(read_twice.find("in place") == std::string::npos);
+  // A broadcast addend is copied into the output first: the output has its own bytes.
+  const std::string broadcast = plan_text(R"(graph(%x: f32[4,8], %w: f32[8,8], %r: f32[4,1]) {
+  %h: f32[4,1] = relu(%r)
+  %y: f32[4,8] = gemm(%x, %w, %h) )" + gemm + R"(
+  %s: f32[] = sum(%y) {dims=[], keepdim=false}
+  return %s
+})");
+  CHECK(broadcast.find("in place") == std::string::npos);
 }
 
 }  // namespace inferno

@@ -22,6 +22,54 @@ ir::Attributes attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>
   return a;
 }
 
+ir::Attributes gemm_attrs(bool trans_b, double alpha, double beta, const std::string& activation) {
+  return attrs({{"trans_b", trans_b}, {"alpha", alpha}, {"beta", beta}, {"activation", activation}});
+}
+
+// Each variant takes another route through the GEMM epilogue (codegen/emit_gemm.h).
+Expected<ir::ValueId> add_gemm_sample(ir::Graph& graph, ir::ValueId x, int variant, const std::string& tag,
+                                      uint64_t seed) {
+  const ir::DType dtype = graph.type(x).dtype;
+  auto c = [&](const std::string& name, ir::Shape shape, uint64_t s) { return constant(graph, tag + name, dtype, shape, s); };
+  switch (variant) {
+    case 0:  // the plain product
+      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {4, 5}, seed)}, gemm_attrs(false, 1.0, 1.0, "none"), tag);
+    case 1:  // trans_b, a row bias and relu: cuBLASLt's RELU_BIAS epilogue
+      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {5, 4}, seed), c("_c", {5}, seed + 1)},
+                             gemm_attrs(true, 1.0, 1.0, "relu"), tag);
+    case 2:  // batched; a broadcast c and a full-shape residual d, then gelu: C, kernel addend, kernel gelu
+      return ir::build_value(graph, OpKind::kGemm,
+                             {x, c("_b", {2, 4, 5}, seed), c("_c", {3, 1}, seed + 1), c("_d", {2, 3, 5}, seed + 2)},
+                             gemm_attrs(false, 0.5, 2.0, "gelu"), tag);
+    case 3:  // a full-shape c scaled by beta, read as a separate C matrix; gelu_tanh in the kernel
+      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {5, 4}, seed), c("_c", {2, 3, 5}, seed + 1)},
+                             gemm_attrs(true, 1.0, -1.5, "gelu_tanh"), tag);
+    default:  // a scalar c, broadcast-copied into the output, and relu
+      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {4, 5}, seed), c("_c", {}, seed + 1)},
+                             gemm_attrs(false, 2.0, 1.0, "relu"), tag);
+  }
+}
+
+// Fused bodies: silu as torch.export spells it; broadcast and scalar operands; f16/bf16 steps.
+Expected<ir::ValueId> add_fused_sample(ir::Graph& graph, ir::ValueId x, int variant, const std::string& tag,
+                                       uint64_t seed) {
+  const ir::DType dtype = graph.type(x).dtype;
+  switch (variant) {
+    case 0:
+      return ir::build_value(graph, OpKind::kFusedElementwise, {x}, attrs({{"expr", std::string("sigmoid($0); mul($0, #0)")}}),
+                             tag);
+    case 1:
+      return ir::build_value(graph, OpKind::kFusedElementwise,
+                             {x, constant(graph, tag + "_row", dtype, {4}, seed), constant(graph, tag + "_s", dtype, {}, seed + 1)},
+                             attrs({{"expr", std::string("add($0, $1); mul(#0, $2); gelu[tanh](#1)")}}), tag);
+    default:
+      return ir::build_value(graph, OpKind::kFusedElementwise,
+                             {x, constant(graph, tag + "_h", ir::DType::kF16, {3, 1}, seed),
+                              constant(graph, tag + "_r", ir::DType::kBF16, {4}, seed + 1)},
+                             attrs({{"expr", std::string("cast[f16]($0); mul(#0, $1); cast[bf16](#1); add(#2, $2)")}}), tag);
+  }
+}
+
 }  // namespace
 
 std::vector<OpKind> all_op_kinds() {
@@ -37,6 +85,8 @@ int op_sample_variants(OpKind op) {
     case OpKind::kMatMul: return 3;
     case OpKind::kSum: return 2;
     case OpKind::kAddMM: return 2;
+    case OpKind::kGemm: return 5;
+    case OpKind::kFusedElementwise: return 3;
     default: return 1;
   }
 }
@@ -64,6 +114,8 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
                               constant(graph, tag + "_a", dtype, {3, 2}, seed + 1),
                               constant(graph, tag + "_b", dtype, {2, 4}, seed + 2)},
                              attrs({{"alpha", 0.5}, {"beta", variant ? 1.0 : 2.0}}), tag);
+    case OpKind::kGemm: return add_gemm_sample(graph, x, variant, tag, seed);
+    case OpKind::kFusedElementwise: return add_fused_sample(graph, x, variant, tag, seed);
     case OpKind::kReshape: return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{6, 4}}}), tag);
     case OpKind::kTranspose:
       return ir::build_value(graph, op, {x}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}), tag);

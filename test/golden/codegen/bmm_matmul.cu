@@ -59,11 +59,13 @@ const GemmSpec kGemms[kNumGemms] = {
   // 0: %bmm = f32[2,4,8] @ f32[2,8,6] -> f32[2,4,6]: M 4, N 6, K 8, 2 batches
   {"%bmm", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
    /* A */ 6, 8, 6, /* B */ 8, 4, 8, /* D */ 6, 4, 6,
-   /* batch */ 2, 48, 32, 24, /* bias */ -1, /* alpha, beta */ 1.0, 0.0, /* alignment */ 16, 16, 32},
+   /* batch */ 2, 48, 32, 24, /* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,
+   /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 16, 16, 32, 32},
   // 1: %matmul = f32[2,4,8] @ f32[8,5] -> f32[2,4,5]: M 8, N 5, K 8
   {"%matmul", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
    /* A */ 5, 8, 5, /* B */ 8, 8, 8, /* D */ 5, 8, 5,
-   /* batch */ 1, 0, 0, 0, /* bias */ -1, /* alpha, beta */ 1.0, 0.0, /* alignment */ 256, 16, 256},
+   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,
+   /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 256, 16, 256, 256},
 };
 
 // What session_create makes and run() reads.
@@ -133,10 +135,10 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_add = static_cast<float*>(args->outputs[1]);  // output 1
   const float* const v_expand_1 = reinterpret_cast<const float*>(weights + 256);  // weights [256, 416)
 
-  // %bmm = matmul(%a, %b) at export_fixtures.py:164
+  // %bmm = gemm(%a, %b) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:164
   if (misaligned(v_a, 16)) return bad_alignment("%bmm", "%a", 16, error, error_size);
   if (misaligned(v_b, 16)) return bad_alignment("%bmm", "%b", 16, error, error_size);
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_b, v_a, v_bmm, workspace, kWorkspaceBytes, stream), "%bmm");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_b, v_a, v_bmm, v_bmm, workspace, kWorkspaceBytes, stream), "%bmm");
 
   // %permute = permute(%bmm) {dims=[0, 2, 1]} at export_fixtures.py:164
   {
@@ -145,9 +147,9 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(v_bmm, v_permute, 3, shape, strides, 48, stream), "%permute");
   }
 
-  // %matmul = matmul(%a, %weight) at export_fixtures.py:165
+  // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_weight, v_a, v_matmul, workspace, kWorkspaceBytes, stream), "%matmul");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_weight, v_a, v_matmul, v_matmul, workspace, kWorkspaceBytes, stream), "%matmul");
 
   // %view = reshape(%matmul) {shape=[2, 20]} at export_fixtures.py:166
   // (a view: the same bytes as %matmul)
