@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/graph_dump.h"
 #include "cli/tensor_io.h"
 #include "codegen/codegen.h"
 #include "driver/arch.h"
@@ -210,12 +211,18 @@ Status run_command(const CliOptions& options) {
   INFERNO_ASSIGN_OR_RETURN(frontend::LoadOptions load, load_options(options, data));
   INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, frontend::load_model(options.model, load));
   spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(), describe(graph));
+  if (!options.dump_graph_dir.empty()) INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
   INFERNO_RETURN_IF_ERROR(optimize(graph, options));
   spdlog::debug("optimized: {}", describe(graph));
+  if (!options.dump_graph_dir.empty()) INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));
 
   if (options.reference) return run_reference(graph, options, data);
   if (backend) return run_backend(graph, options, *backend);
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
+  if (options.emit == Emit::kPlan) {
+    INFERNO_ASSIGN_OR_RETURN(const std::string plan, codegen::describe_memory_plan(graph, codegen::CodegenOptions{}));
+    return emit_text(options, plan);
+  }
   ir::PrintOptions print;
   print.max_constant_elements = options.full_constants ? -1 : kPrintedConstantElements;
   return emit_text(options, ir::print_graph(graph, print));

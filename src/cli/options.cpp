@@ -31,8 +31,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       ->take_all();
   app.add_option("--emit", emit,
                  "what to write: so (a CUDA shared library, the default), cu (the generated CUDA source, not "
-                 "compiled), ir (IR text) or dot (Graphviz)")
-      ->check(CLI::IsMember({"so", "cu", "ir", "dot"}));
+                 "compiled), ir (IR text), dot (Graphviz) or plan (the arena memory plan: every buffer's offset, size "
+                 "and lifetime)")
+      ->check(CLI::IsMember({"so", "cu", "ir", "dot", "plan"}));
   app.add_option("-o,--output", o.output,
                  "the output file (default for so: the model's file name with .so, in the current directory; "
                  "the other emits go to stdout without it)");
@@ -58,6 +59,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   app.add_option("-O", opt_level, "optimization level: -O0 runs no passes, -O1 (the default) the default pipeline")
       ->check(CLI::Range(0, 1));
   app.add_flag("--print-after-all", o.print_after_all, "print the IR after every pass to stderr");
+  app.add_option("--dump-graph", o.dump_graph_dir,
+                 "write the graph before and after optimization to DIR/before.dot and DIR/after.dot, and render "
+                 "them to PNG when Graphviz's dot is on PATH");
   app.add_flag("-v,--verbose", verbose, "log more detail to stderr");
   app.add_flag("-q,--quiet", quiet, "log only errors");
 
@@ -68,7 +72,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return {std::nullopt, code == 0 ? 0 : static_cast<int>(ErrorCode::kInvalidInput)};
   }
 
-  o.emit = emit == "ir" ? Emit::kIr : emit == "dot" ? Emit::kDot : emit == "cu" ? Emit::kCuda : Emit::kSharedObject;
+  o.emit = emit == "ir"     ? Emit::kIr
+           : emit == "dot"  ? Emit::kDot
+           : emit == "cu"   ? Emit::kCuda
+           : emit == "plan" ? Emit::kPlan
+                            : Emit::kSharedObject;
   o.weights = weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
   const bool o0 = opt_level == 0;

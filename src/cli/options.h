@@ -9,7 +9,7 @@
 
 namespace inferno::cli {
 
-enum class Emit { kSharedObject, kCuda, kIr, kDot };
+enum class Emit { kSharedObject, kCuda, kIr, kDot, kPlan };
 enum class WeightsMode { kEmbedded, kExternal };
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
@@ -29,6 +29,7 @@ struct CliOptions {
   std::string save_outputs_dir;          ///< --save-outputs
   std::optional<std::vector<std::string>> passes;  ///< --passes=a,b; -O0 gives an empty list
   bool print_after_all = false;
+  std::string dump_graph_dir;            ///< --dump-graph: before.dot/after.dot (+ .png) here
   Verbosity verbosity = Verbosity::kNormal;
 };
 

@@ -66,8 +66,14 @@ TEST_CASE("emit ir prints the graph and -o writes it to a file") {
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(contains(result.out, "graph("));
-  CHECK(contains(result.out, "= linear("));
-  CHECK(contains(result.out, "= relu("));
+  // linear -> relu -> linear, optimized: a GEMM with the ReLU in its epilogue, then a GEMM.
+  CHECK(contains(result.out, "= gemm("));
+  CHECK(contains(result.out, "activation=\"relu\""));
+  CHECK_FALSE(contains(result.out, "= relu("));
+  auto unoptimized = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "-O0"});
+  REQUIRE(unoptimized.exit_code == 0);
+  CHECK(contains(unoptimized.out, "= linear("));
+  CHECK(contains(unoptimized.out, "= relu("));
   CHECK(contains(result.out, "<elided>"));  // the weights, without --full-constants
 
   const auto dir = scratch_dir("emit");
@@ -118,6 +124,52 @@ class ScopedEnv {
   std::string old_;
   bool had_ = false;
 };
+
+TEST_CASE("emit plan prints the arena plan of the optimized graph") {
+  auto plan = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "plan"});
+  REQUIRE(plan.exit_code == 0);
+  INFO(plan.out);
+  CHECK(contains(plan.out, "arena:"));
+  CHECK(contains(plan.out, "peak"));
+  CHECK(contains(plan.out, "buffer 0:"));
+  CHECK(contains(plan.out, "output 0"));
+}
+
+TEST_CASE("dump-graph writes the graph before and after optimization, and PNGs when dot is on PATH") {
+  const auto dir = scratch_dir("dump_graph");
+  const std::string dumps = (dir / "graphs").string();
+  {
+    ScopedEnv path("PATH", (dir / "no_dot_here").string());  // no Graphviz: DOT only
+    auto run = infernoc({fixture_path("mm_relu/model.pt2"), "--emit", "ir", "--dump-graph", dumps});
+    REQUIRE(run.exit_code == 0);
+  }
+  const std::string before = test::read_text_file(dumps + "/before.dot");
+  const std::string after = test::read_text_file(dumps + "/after.dot");
+  CHECK(contains(before, "digraph"));
+  CHECK(contains(before, "matmul"));
+  CHECK(contains(after, "gemm"));
+  CHECK_FALSE(std::filesystem::exists(dumps + "/before.png"));
+
+  // A fake dot that writes its -o argument: run with relative names in the dump directory.
+  test::write_script(dir / "bin" / "dot", "[ \"$1\" = -Tpng ] && [ \"$3\" = -o ] && echo png > \"$4\"\n");
+  {
+    ScopedEnv path("PATH", (dir / "bin").string());
+    auto run = infernoc({fixture_path("mm_relu/model.pt2"), "--emit", "ir", "--dump-graph", dumps});
+    REQUIRE(run.exit_code == 0);
+  }
+  CHECK(test::read_text_file(dumps + "/before.png") == "png\n");
+  CHECK(test::read_text_file(dumps + "/after.png") == "png\n");
+
+  // A failing dot is a warning: the DOT files are what was asked for.
+  test::write_script(dir / "bin" / "dot", "echo 'dot: syntax error' >&2; exit 1\n");
+  {
+    ScopedEnv path("PATH", (dir / "bin").string());
+    auto run = infernoc({fixture_path("mm_relu/model.pt2"), "--emit", "ir", "--dump-graph", dumps});
+    CHECK(run.exit_code == 0);
+    CHECK(contains(run.err, "syntax error"));
+  }
+  driver::remove_tree(dir.string());
+}
 
 /// A fake nvcc that "links" model.so in the build directory after checking it is complete.
 std::string succeeding_nvcc(const std::filesystem::path& dir) {
