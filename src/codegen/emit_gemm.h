@@ -19,7 +19,10 @@
 //  2. cuBLASLt's C matrix, beta = its coefficient: an addend of the output's full shape, read in
 //     place from its own buffer (C != D, same layout);
 //  3. the C matrix as the output itself: the addend broadcast-copied into the output first;
-//  4. added by the in-place epilogue kernel (below), when the C matrix is taken.
+//  4. added by the in-place epilogue kernel (below), when the C matrix is taken. The GEMM's sum
+//     is then stored, rounded to the dtype, before this addend joins it: one rounding more than
+//     the reference's, as PyTorch's unfused GEMM and add would round (rare: two addends that
+//     are neither an epilogue bias nor the first full-shape one).
 // relu is CUBLASLT_EPILOGUE_RELU / RELU_BIAS (not for f64, and not when an addend is left for
 // the kernel, which must come first). gelu and gelu_tanh are never cuBLASLt's GELU epilogues:
 // cuBLASLt's documentation says only "x := GELU(x)", not which GELU. What cuBLASLt cannot do runs
