@@ -68,6 +68,15 @@ Tolerance gelu_tolerance(DType dtype) {
   return t;
 }
 
+// "arena + 512": where run() in `cu` puts the value whose pointer is `pointer`.
+std::string arena_offset(const std::string& cu, const std::string& pointer) {
+  const size_t at = cu.find("* const " + pointer + " = reinterpret_cast<");
+  REQUIRE(at != std::string::npos);
+  const size_t begin = cu.find("(arena + ", at);
+  REQUIRE(begin < cu.find('\n', at));
+  return cu.substr(begin + 1, cu.find(')', begin) - begin - 1);
+}
+
 double max_abs(const ir::Tensor& t) {
   double m = 0;
   for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get(i)));
@@ -182,11 +191,17 @@ TEST_CASE("gpu: every gemm epilogue route matches the reference, in every floati
     c.output(c.gemm("folded_batch_bias_gelu", {xb, wt, bias}, true, 1.5, 1.0, "gelu"), gelu_tolerance(dtype));
     c.output(c.gemm("scalar_c_relu", {x, w, s}, false, 2.0, 1.0, "relu"));
     c.output(c.gemm("residual_over_batches", {xb, wb, r}, false, 1.0, 0.5, "none"));
+    // C read from an arena buffer that dies at the GEMM: the output takes its bytes (C == D).
+    const ir::ValueId dying = c.node(OpKind::kAbs, {r}, {}, "dying");
+    const ir::ValueId over = c.gemm("over_its_c", {x, w, dying}, false, 1.0, -1.0, "gelu_tanh");
+    c.output(c.node(OpKind::kNeg, {over}, {}, "after_over_its_c"), gelu_tolerance(dtype));
     const std::string cu = c.check();
     if (dtype != DType::kF64) {
       CHECK(cu.find("CUBLASLT_EPILOGUE_RELU_BIAS") != std::string::npos);
       CHECK(cu.find("(C matrix)") != std::string::npos);
     }
+    CHECK(arena_offset(cu, "v_over_its_c") == arena_offset(cu, "v_dying"));
+    CHECK(cu.find("v_w, v_x, v_dying, v_over_its_c, workspace") != std::string::npos);
   }
 }
 
@@ -227,12 +242,8 @@ TEST_CASE("gpu: fused elementwise nodes match the reference: broadcasts, literal
   const ir::ValueId again = c.node(OpKind::kNeg, {over}, {}, "again");
   c.output(c.fused("last", {again, x}, "add($0, $1); abs(#0)"));
   const std::string cu = c.check();
-  const std::string in_place = "* const v_over_relu = reinterpret_cast<float*>(arena + ";
-  const size_t at = cu.find(in_place);
-  REQUIRE(at != std::string::npos);
-  const std::string offset = cu.substr(at + in_place.size(), cu.find(')', at) - at - in_place.size());
-  CHECK(cu.find("* const v_relu = reinterpret_cast<float*>(arena + " + offset + ");") != std::string::npos);
-  CHECK(cu.find("* const v_again = reinterpret_cast<float*>(arena + " + offset + ");") != std::string::npos);
+  CHECK(arena_offset(cu, "v_over_relu") == arena_offset(cu, "v_relu"));
+  CHECK(arena_offset(cu, "v_again") == arena_offset(cu, "v_relu"));
 }
 
 TEST_CASE("gpu: linear, addmm and matmul (the -O0 forms) match the reference", "[gpu][codegen]") {
