@@ -100,11 +100,11 @@ std::vector<int32_t> elementwise_aligned_inputs(const ir::Graph& graph, const ir
 MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options = {});
 
 /// The plan as text, one line per buffer and per graph output, for tests and INFERNO_DEBUG:
-///   arena: 2 buffers, peak 512 bytes (unshared 768), workspace 0 at 512, total 512
+///   arena: 2 buffers, peak 256 bytes (unshared 512), workspace 0 at 256, total 256
 ///   buffer 0: [0, 128) 128 bytes, nodes 0..1, %a
 ///   buffer 1: [0, 128) 128 bytes, nodes 1..2, %b (in place of %a)
 ///   output 0 %y: written by node 2
-///   output 1 %v: written by node 1 (as %a)       (%v is a reshape of %a)
+///   output 1 %v: written by node 3 (as %c)       (%v is a reshape of %c)
 ///   output 2 %x: copy of input 0
 std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan);
 
