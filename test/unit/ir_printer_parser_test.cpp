@@ -305,7 +305,7 @@ TEST_CASE("parser accepts comments, free whitespace and hand-written spellings")
   CHECK(std::isnan(h.get(3)));
 }
 
-TEST_CASE("constants may appear between nodes; printing moves them up") {
+TEST_CASE("constants may appear between nodes, and printing moves them up") {
   const Graph g = parse_ok(
       "graph(%x: f32[2]) {\n"
       "  %y: f32[2] = relu(%x)\n"
