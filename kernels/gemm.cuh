@@ -27,17 +27,17 @@ namespace inferno::model_support {
 // separate matrix (run_gemm's c), and the epilogue adds a bias vector and/or applies ReLU.
 struct GemmSpec {
   const char* node;
-  cudaDataType_t data_type;           // A, B, C and D
+  cudaDataType_t data_type;  // A, B, C and D
   cublasComputeType_t compute_type;
-  cudaDataType_t scale_type;          // alpha and beta
+  cudaDataType_t scale_type;  // alpha and beta
   cublasOperation_t trans_a;
-  int64_t a_rows, a_cols, a_ld;       // A: the row-major right operand
-  int64_t b_rows, b_cols, b_ld;       // B: the row-major left operand
-  int64_t d_rows, d_cols, d_ld;       // D (and C): the row-major result
+  int64_t a_rows, a_cols, a_ld;  // A: the row-major right operand
+  int64_t b_rows, b_cols, b_ld;  // B: the row-major left operand
+  int64_t d_rows, d_cols, d_ld;  // D (and C): the row-major result
   int32_t batch_count;
   int64_t a_stride, b_stride, d_stride;  // elements between batched matrices; 0 repeats one
-  cublasLtEpilogue_t epilogue;        // DEFAULT, BIAS, RELU or RELU_BIAS
-  int64_t bias_offset;                // the BIAS epilogues' vector: weights at this offset, or -1
+  cublasLtEpilogue_t epilogue;           // DEFAULT, BIAS, RELU or RELU_BIAS
+  int64_t bias_offset;  // the BIAS epilogues' vector: weights at this offset, or -1
   double alpha, beta;
   uint32_t align_a, align_b, align_c, align_d;  // bytes every pointer is aligned to
 };
@@ -49,29 +49,31 @@ struct Gemm {
   cublasLtMatmulAlgo_t algo;
 };
 
-inline int32_t cublas_failure(cublasStatus_t status, const char* node, const char* what, char* error, size_t error_size) {
+inline int32_t cublas_failure(cublasStatus_t status, const char* node, const char* what,
+                              char* error, size_t error_size) {
   write_error(error, error_size, "%s: %s failed: %s", node, what, cublasLtGetStatusName(status));
   return INFERNO_MODEL_CUBLAS_ERROR;
 }
 
-#define GEMM_TRY(call, what)                                                           \
-  do {                                                                                 \
-    const cublasStatus_t status_ = (call);                                             \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                            \
-      return cublas_failure(status_, spec.node, what, error, error_size);              \
-    }                                                                                  \
+#define GEMM_TRY(call, what)                                              \
+  do {                                                                    \
+    const cublasStatus_t status_ = (call);                                \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                               \
+      return cublas_failure(status_, spec.node, what, error, error_size); \
+    }                                                                     \
   } while (0)
 
-inline cublasStatus_t make_layout(cublasLtMatrixLayout_t* layout, cudaDataType_t type, int64_t rows, int64_t cols,
-                           int64_t ld, int32_t batch, int64_t stride) {
+inline cublasStatus_t make_layout(cublasLtMatrixLayout_t* layout, cudaDataType_t type, int64_t rows,
+                                  int64_t cols, int64_t ld, int32_t batch, int64_t stride) {
   cublasStatus_t status = cublasLtMatrixLayoutCreate(layout, type, static_cast<uint64_t>(rows),
                                                      static_cast<uint64_t>(cols), ld);
   if (status == CUBLAS_STATUS_SUCCESS && batch > 1) {
-    status = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
+    status = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                                              sizeof batch);
   }
   if (status == CUBLAS_STATUS_SUCCESS && batch > 1) {
-    status = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
-                                              sizeof stride);
+    status = cublasLtMatrixLayoutSetAttribute(*layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                              &stride, sizeof stride);
   }
   return status;
 }
@@ -79,25 +81,30 @@ inline cublasStatus_t make_layout(cublasLtMatrixLayout_t* layout, cudaDataType_t
 // Descriptors, layouts and the heuristic's algorithm for one GEMM, once per session.
 inline int32_t create_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const unsigned char* weights,
                            uint64_t workspace_bytes, Gemm* gemm, char* error, size_t error_size) {
-  GEMM_TRY(cublasLtMatmulDescCreate(&gemm->desc, spec.compute_type, spec.scale_type), "cublasLtMatmulDescCreate");
+  GEMM_TRY(cublasLtMatmulDescCreate(&gemm->desc, spec.compute_type, spec.scale_type),
+           "cublasLtMatmulDescCreate");
   GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_TRANSA, &spec.trans_a,
                                           sizeof spec.trans_a),
            "setting TRANSA");
   if (spec.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
-    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &spec.epilogue,
-                                            sizeof spec.epilogue),
+    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                            &spec.epilogue, sizeof spec.epilogue),
              "setting the epilogue");
   }
   if (spec.bias_offset >= 0) {
     const void* bias = weights + spec.bias_offset;
-    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+    GEMM_TRY(cublasLtMatmulDescSetAttribute(gemm->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                            sizeof bias),
              "setting the bias pointer");
   }
-  GEMM_TRY(make_layout(&gemm->a, spec.data_type, spec.a_rows, spec.a_cols, spec.a_ld, spec.batch_count, spec.a_stride),
+  GEMM_TRY(make_layout(&gemm->a, spec.data_type, spec.a_rows, spec.a_cols, spec.a_ld,
+                       spec.batch_count, spec.a_stride),
            "the layout of A");
-  GEMM_TRY(make_layout(&gemm->b, spec.data_type, spec.b_rows, spec.b_cols, spec.b_ld, spec.batch_count, spec.b_stride),
+  GEMM_TRY(make_layout(&gemm->b, spec.data_type, spec.b_rows, spec.b_cols, spec.b_ld,
+                       spec.batch_count, spec.b_stride),
            "the layout of B");
-  GEMM_TRY(make_layout(&gemm->d, spec.data_type, spec.d_rows, spec.d_cols, spec.d_ld, spec.batch_count, spec.d_stride),
+  GEMM_TRY(make_layout(&gemm->d, spec.data_type, spec.d_rows, spec.d_cols, spec.d_ld,
+                       spec.batch_count, spec.d_stride),
            "the layout of D");
 
   cublasLtMatmulPreference_t preference = nullptr;
@@ -114,14 +121,15 @@ inline int32_t create_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const unsi
                   {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, spec.align_d}};
   for (const auto& setting : settings) {
     if (status == CUBLAS_STATUS_SUCCESS) {
-      status = cublasLtMatmulPreferenceSetAttribute(preference, setting.attribute, &setting.value, sizeof setting.value);
+      status = cublasLtMatmulPreferenceSetAttribute(preference, setting.attribute, &setting.value,
+                                                    sizeof setting.value);
     }
   }
   cublasLtMatmulHeuristicResult_t result = {};
   int found = 0;
   if (status == CUBLAS_STATUS_SUCCESS) {
-    status = cublasLtMatmulAlgoGetHeuristic(lt, gemm->desc, gemm->a, gemm->b, gemm->d, gemm->d, preference, 1,
-                                            &result, &found);
+    status = cublasLtMatmulAlgoGetHeuristic(lt, gemm->desc, gemm->a, gemm->b, gemm->d, gemm->d,
+                                            preference, 1, &result, &found);
   }
   cublasLtMatmulPreferenceDestroy(preference);
   GEMM_TRY(status, "choosing an algorithm");
@@ -142,29 +150,30 @@ inline void destroy_gemm(Gemm* gemm) {
 
 // Enqueues one planned GEMM: D = epilogue(alpha * op(A) B + beta * C). C has D's layout; it is d
 // itself (beta 0, or an addend copied into D first) or a separate addend.
-inline cublasStatus_t run_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const Gemm& gemm, const void* a,
-                               const void* b, const void* c, void* d, void* workspace, uint64_t workspace_bytes,
-                               cudaStream_t stream) {
+inline cublasStatus_t run_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const Gemm& gemm,
+                               const void* a, const void* b, const void* c, void* d,
+                               void* workspace, uint64_t workspace_bytes, cudaStream_t stream) {
   if (spec.scale_type == CUDA_R_64F) {
     const double alpha = spec.alpha, beta = spec.beta;
-    return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, c, gemm.d, d, gemm.d, &gemm.algo,
-                          workspace, workspace_bytes, stream);
+    return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, c, gemm.d, d, gemm.d,
+                          &gemm.algo, workspace, workspace_bytes, stream);
   }
   const float alpha = static_cast<float>(spec.alpha), beta = static_cast<float>(spec.beta);
-  return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, c, gemm.d, d, gemm.d, &gemm.algo,
-                        workspace, workspace_bytes, stream);
+  return cublasLtMatmul(lt, gemm.desc, &alpha, a, gemm.a, b, gemm.b, &beta, c, gemm.d, d, gemm.d,
+                        &gemm.algo, workspace, workspace_bytes, stream);
 }
 
 }  // namespace inferno::model_support
 
 // Checks a cublasLtMatmul in run(): a sticky CUDA error behind it is a lost device.
-#define MODEL_CHECK_CUBLAS(call, node)                                                   \
-  do {                                                                                   \
-    const cublasStatus_t status_ = (call);                                               \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                              \
-      const cudaError_t cuda_ = cudaGetLastError();                                      \
-      if (is_sticky(cuda_)) return cuda_failure(cuda_, node, error, error_size);         \
-      write_error(error, error_size, "%s: cublasLtMatmul failed: %s", node, cublasLtGetStatusName(status_)); \
-      return INFERNO_MODEL_CUBLAS_ERROR;                                                 \
-    }                                                                                    \
+#define MODEL_CHECK_CUBLAS(call, node)                                           \
+  do {                                                                           \
+    const cublasStatus_t status_ = (call);                                       \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                                      \
+      const cudaError_t cuda_ = cudaGetLastError();                              \
+      if (is_sticky(cuda_)) return cuda_failure(cuda_, node, error, error_size); \
+      write_error(error, error_size, "%s: cublasLtMatmul failed: %s", node,      \
+                  cublasLtGetStatusName(status_));                               \
+      return INFERNO_MODEL_CUBLAS_ERROR;                                         \
+    }                                                                            \
   } while (0)

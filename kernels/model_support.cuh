@@ -16,7 +16,8 @@
 
 namespace inferno::model_support {
 
-__attribute__((format(printf, 3, 4))) inline void write_error(char* error, size_t size, const char* format, ...) {
+__attribute__((format(printf, 3, 4))) inline void write_error(char* error, size_t size,
+                                                              const char* format, ...) {
   if (error == nullptr || size == 0) return;
   va_list args;
   va_start(args, format);
@@ -40,21 +41,24 @@ inline bool is_sticky(cudaError_t error) {
     case cudaErrorECCUncorrectable:
     case cudaErrorNvlinkUncorrectable:
     case cudaErrorContained:
-    case cudaErrorContextIsDestroyed: return true;
-    default: return false;
+    case cudaErrorContextIsDestroyed:
+      return true;
+    default:
+      return false;
   }
 }
 
 inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status), cudaGetErrorName(status));
+  write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status),
+              cudaGetErrorName(status));
   return is_sticky(status) ? INFERNO_MODEL_DEVICE_LOST : INFERNO_MODEL_CUDA_ERROR;
 }
 
 // Every failure in run() names the node it happened in.
-#define MODEL_CHECK_CUDA(call, node)                                                      \
-  do {                                                                                   \
-    const cudaError_t status_ = (call);                                                  \
-    if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size);   \
+#define MODEL_CHECK_CUDA(call, node)                                                   \
+  do {                                                                                 \
+    const cudaError_t status_ = (call);                                                \
+    if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size); \
   } while (0)
 #define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
 
@@ -63,8 +67,10 @@ inline bool misaligned(const void* pointer, uintptr_t alignment) {
   return reinterpret_cast<uintptr_t>(pointer) % alignment != 0;
 }
 
-inline int32_t bad_alignment(const char* node, const char* value, int alignment, char* error, size_t error_size) {
-  write_error(error, error_size, "%s: the buffer of %s must be %d-byte aligned", node, value, alignment);
+inline int32_t bad_alignment(const char* node, const char* value, int alignment, char* error,
+                             size_t error_size) {
+  write_error(error, error_size, "%s: the buffer of %s must be %d-byte aligned", node, value,
+              alignment);
   return INFERNO_MODEL_BAD_ARGUMENT;
 }
 

@@ -41,20 +41,34 @@ extern "C" {
 
 const char* inferno_status_name(inferno_status status) {
   switch (status) {
-    case INFERNO_STATUS_OK: return "ok";
-    case INFERNO_STATUS_INVALID_ARGUMENT: return "invalid_argument";
-    case INFERNO_STATUS_IO: return "io";
-    case INFERNO_STATUS_LOAD_FAILED: return "load_failed";
-    case INFERNO_STATUS_ABI_MISMATCH: return "abi_mismatch";
-    case INFERNO_STATUS_ARCH_MISMATCH: return "arch_mismatch";
-    case INFERNO_STATUS_WEIGHTS_CORRUPT: return "weights_corrupt";
-    case INFERNO_STATUS_NO_DEVICE: return "no_device";
-    case INFERNO_STATUS_OUT_OF_MEMORY: return "out_of_memory";
-    case INFERNO_STATUS_CUDA_ERROR: return "cuda_error";
-    case INFERNO_STATUS_CUBLAS_ERROR: return "cublas_error";
-    case INFERNO_STATUS_BUSY: return "busy";
-    case INFERNO_STATUS_DEVICE_LOST: return "device_lost";
-    case INFERNO_STATUS_INTERNAL: return "internal";
+    case INFERNO_STATUS_OK:
+      return "ok";
+    case INFERNO_STATUS_INVALID_ARGUMENT:
+      return "invalid_argument";
+    case INFERNO_STATUS_IO:
+      return "io";
+    case INFERNO_STATUS_LOAD_FAILED:
+      return "load_failed";
+    case INFERNO_STATUS_ABI_MISMATCH:
+      return "abi_mismatch";
+    case INFERNO_STATUS_ARCH_MISMATCH:
+      return "arch_mismatch";
+    case INFERNO_STATUS_WEIGHTS_CORRUPT:
+      return "weights_corrupt";
+    case INFERNO_STATUS_NO_DEVICE:
+      return "no_device";
+    case INFERNO_STATUS_OUT_OF_MEMORY:
+      return "out_of_memory";
+    case INFERNO_STATUS_CUDA_ERROR:
+      return "cuda_error";
+    case INFERNO_STATUS_CUBLAS_ERROR:
+      return "cublas_error";
+    case INFERNO_STATUS_BUSY:
+      return "busy";
+    case INFERNO_STATUS_DEVICE_LOST:
+      return "device_lost";
+    case INFERNO_STATUS_INTERNAL:
+      return "internal";
   }
   return "unknown_status";
 }

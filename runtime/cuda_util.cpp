@@ -19,8 +19,10 @@ bool is_sticky(cudaError_t error) {
     case cudaErrorECCUncorrectable:
     case cudaErrorNvlinkUncorrectable:
     case cudaErrorContained:
-    case cudaErrorContextIsDestroyed: return true;
-    default: return false;
+    case cudaErrorContextIsDestroyed:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -28,13 +30,16 @@ inferno_status status_of(cudaError_t error) {
   if (error == cudaSuccess) return INFERNO_STATUS_OK;
   if (is_sticky(error)) return INFERNO_STATUS_DEVICE_LOST;
   switch (error) {
-    case cudaErrorMemoryAllocation: return INFERNO_STATUS_OUT_OF_MEMORY;
+    case cudaErrorMemoryAllocation:
+      return INFERNO_STATUS_OUT_OF_MEMORY;
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorStubLibrary:
     case cudaErrorInvalidDevice:
-    case cudaErrorDevicesUnavailable: return INFERNO_STATUS_NO_DEVICE;
-    default: return INFERNO_STATUS_CUDA_ERROR;
+    case cudaErrorDevicesUnavailable:
+      return INFERNO_STATUS_NO_DEVICE;
+    default:
+      return INFERNO_STATUS_CUDA_ERROR;
   }
 }
 

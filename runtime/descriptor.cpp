@@ -32,27 +32,40 @@ void validate_tensors(const std::string& path, const char* role, int32_t count,
 
 std::string dtype_name(int32_t dtype) {
   switch (dtype) {
-    case INFERNO_DTYPE_F32: return "f32";
-    case INFERNO_DTYPE_F16: return "f16";
-    case INFERNO_DTYPE_BF16: return "bf16";
-    case INFERNO_DTYPE_F64: return "f64";
-    case INFERNO_DTYPE_I64: return "i64";
-    case INFERNO_DTYPE_I32: return "i32";
-    case INFERNO_DTYPE_BOOL: return "bool";
-    default: return "dtype(" + std::to_string(dtype) + ")";
+    case INFERNO_DTYPE_F32:
+      return "f32";
+    case INFERNO_DTYPE_F16:
+      return "f16";
+    case INFERNO_DTYPE_BF16:
+      return "bf16";
+    case INFERNO_DTYPE_F64:
+      return "f64";
+    case INFERNO_DTYPE_I64:
+      return "i64";
+    case INFERNO_DTYPE_I32:
+      return "i32";
+    case INFERNO_DTYPE_BOOL:
+      return "bool";
+    default:
+      return "dtype(" + std::to_string(dtype) + ")";
   }
 }
 
 int64_t dtype_size(int32_t dtype) {
   switch (dtype) {
     case INFERNO_DTYPE_F32:
-    case INFERNO_DTYPE_I32: return 4;
+    case INFERNO_DTYPE_I32:
+      return 4;
     case INFERNO_DTYPE_F16:
-    case INFERNO_DTYPE_BF16: return 2;
+    case INFERNO_DTYPE_BF16:
+      return 2;
     case INFERNO_DTYPE_F64:
-    case INFERNO_DTYPE_I64: return 8;
-    case INFERNO_DTYPE_BOOL: return 1;
-    default: return 0;
+    case INFERNO_DTYPE_I64:
+      return 8;
+    case INFERNO_DTYPE_BOOL:
+      return 1;
+    default:
+      return 0;
   }
 }
 

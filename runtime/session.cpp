@@ -34,11 +34,20 @@ void check_model(int32_t status, char* error, const Model& model, const char* wh
   error[kErrorSize - 1] = '\0';  // whatever the model wrote, the text ends inside the buffer
   inferno_status mapped = INFERNO_STATUS_INTERNAL;
   switch (status) {
-    case INFERNO_MODEL_CUDA_ERROR: mapped = INFERNO_STATUS_CUDA_ERROR; break;
-    case INFERNO_MODEL_CUBLAS_ERROR: mapped = INFERNO_STATUS_CUBLAS_ERROR; break;
-    case INFERNO_MODEL_DEVICE_LOST: mapped = INFERNO_STATUS_DEVICE_LOST; break;
-    case INFERNO_MODEL_BAD_ARGUMENT: mapped = INFERNO_STATUS_INVALID_ARGUMENT; break;
-    default: break;
+    case INFERNO_MODEL_CUDA_ERROR:
+      mapped = INFERNO_STATUS_CUDA_ERROR;
+      break;
+    case INFERNO_MODEL_CUBLAS_ERROR:
+      mapped = INFERNO_STATUS_CUBLAS_ERROR;
+      break;
+    case INFERNO_MODEL_DEVICE_LOST:
+      mapped = INFERNO_STATUS_DEVICE_LOST;
+      break;
+    case INFERNO_MODEL_BAD_ARGUMENT:
+      mapped = INFERNO_STATUS_INVALID_ARGUMENT;
+      break;
+    default:
+      break;
   }
   fail(mapped, "model '" + model.path() + "': " + what + " failed: " + error);
 }

@@ -77,12 +77,14 @@ void check_device_memory(const char* role, const inferno_tensor_desc* descs,
                   std::to_string(device));
         }
         break;
-      case cudaMemoryTypeManaged: break;
+      case cudaMemoryTypeManaged:
+        break;
       case cudaMemoryTypeHost:
         if (attr.devicePointer == nullptr)
           bad(role, descs[i], "data is host memory not mapped for the device");
         break;
-      default: bad(role, descs[i], "data is host memory, not device memory");
+      default:
+        bad(role, descs[i], "data is host memory, not device memory");
     }
   }
 }

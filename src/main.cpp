@@ -1,10 +1,10 @@
 // infernoc: the compiler's command-line entry point. Parses the command line, sets up logging,
 // runs the command and turns its Status into a message and an exit code (docs/design.md).
-#include <cstdio>
-#include <exception>
-
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
 
 #include "cli/command.h"
 #include "cli/options.h"
@@ -15,9 +15,15 @@ void setup_logging(inferno::cli::Verbosity verbosity) {
   auto logger = spdlog::stderr_logger_st("infernoc");
   logger->set_pattern("infernoc: %v");
   switch (verbosity) {
-    case inferno::cli::Verbosity::kQuiet: logger->set_level(spdlog::level::err); break;
-    case inferno::cli::Verbosity::kNormal: logger->set_level(spdlog::level::info); break;
-    case inferno::cli::Verbosity::kVerbose: logger->set_level(spdlog::level::debug); break;
+    case inferno::cli::Verbosity::kQuiet:
+      logger->set_level(spdlog::level::err);
+      break;
+    case inferno::cli::Verbosity::kNormal:
+      logger->set_level(spdlog::level::info);
+      break;
+    case inferno::cli::Verbosity::kVerbose:
+      logger->set_level(spdlog::level::debug);
+      break;
   }
   spdlog::set_default_logger(logger);
 }

@@ -2,11 +2,10 @@
 // Compares two NumPy arrays elementwise with torch.testing's rule |a - e| <= atol + rtol * |e|
 // (defaults: fp32's 1.3e-6 and 1e-5). Prints the largest differences; exit 0 when close, 1 when
 // not, 3 when the files cannot be compared.
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/tensor_io.h"
 
@@ -42,7 +41,7 @@ int main(int argc, char** argv) {
     if (!(diff <= atol + rtol * std::fabs(e))) ++mismatches;
   }
   std::printf("%s: %lld elements, max abs diff %.3g, max rel diff %.3g (rtol %g, atol %g): %s\n",
-              actual->type.to_string().c_str(), static_cast<long long>(actual->numel()), max_abs, max_rel, rtol,
-              atol, mismatches == 0 ? "match" : "MISMATCH");
+              actual->type.to_string().c_str(), static_cast<long long>(actual->numel()), max_abs,
+              max_rel, rtol, atol, mismatches == 0 ? "match" : "MISMATCH");
   return mismatches == 0 ? 0 : 1;
 }

@@ -46,33 +46,33 @@ typedef enum inferno_model_status {
 
 /* A model input or output: dense, row-major, on the device. */
 typedef struct inferno_tensor_desc {
-  const char* name;     /* printable: [A-Za-z0-9_.] */
-  int32_t dtype;        /* an inferno_dtype */
+  const char* name; /* printable: [A-Za-z0-9_.] */
+  int32_t dtype;    /* an inferno_dtype */
   int32_t rank;
   const int64_t* shape; /* rank entries */
 } inferno_tensor_desc;
 
 /* Where the model came from and what it was built for. */
 typedef struct inferno_manifest {
-  const char* compiler_version;   /* infernoc's version, e.g. "0.1.0" */
-  const char* cuda_version;       /* CUDA toolkit used, e.g. "13.0" */
-  const int32_t* sm_archs;        /* compute capabilities with machine code, e.g. {90}: 90 = sm_90 */
+  const char* compiler_version; /* infernoc's version, e.g. "0.1.0" */
+  const char* cuda_version;     /* CUDA toolkit used, e.g. "13.0" */
+  const int32_t* sm_archs;      /* compute capabilities with machine code, e.g. {90}: 90 = sm_90 */
   int32_t num_sm_archs;
-  const char* source_model_hash;  /* hex digest of the source model file */
-  uint64_t weights_checksum;      /* FNV-1a 64 of the weights blob (inferno_fnv1a64 below) */
+  const char* source_model_hash; /* hex digest of the source model file */
+  uint64_t weights_checksum;     /* FNV-1a 64 of the weights blob (inferno_fnv1a64 below) */
 } inferno_manifest;
 
 /* What one call of run() needs. All pointers are device pointers unless said otherwise. */
 typedef struct inferno_model_run_args {
-  void* stream;               /* a cudaStream_t; every launch goes onto it */
-  void* arena;                /* arena_bytes of scratch, 256-byte aligned, owned by the session */
-  void* const* inputs;        /* host array of num_inputs device pointers, in input order */
-  void* const* outputs;       /* host array of num_outputs device pointers, in output order */
+  void* stream;         /* a cudaStream_t; every launch goes onto it */
+  void* arena;          /* arena_bytes of scratch, 256-byte aligned, owned by the session */
+  void* const* inputs;  /* host array of num_inputs device pointers, in input order */
+  void* const* outputs; /* host array of num_outputs device pointers, in output order */
 } inferno_model_run_args;
 
 typedef struct inferno_model {
-  uint32_t abi_version;       /* INFERNO_MODEL_ABI_VERSION of the compiler that wrote it */
-  uint32_t struct_size;       /* sizeof(inferno_model) as compiled into the model */
+  uint32_t abi_version; /* INFERNO_MODEL_ABI_VERSION of the compiler that wrote it */
+  uint32_t struct_size; /* sizeof(inferno_model) as compiled into the model */
   inferno_manifest manifest;
 
   int32_t num_inputs;
@@ -80,16 +80,17 @@ typedef struct inferno_model {
   int32_t num_outputs;
   const inferno_tensor_desc* outputs;
 
-  uint64_t arena_bytes;       /* per-session scratch for intermediates */
-  uint64_t workspace_bytes;   /* of arena_bytes, the part the model uses as cuBLASLt workspace */
-  uint64_t weights_bytes;     /* size of the weights blob */
-  const void* weights;        /* the embedded blob (host memory); NULL when external */
-  const char* weights_file;   /* file name beside the .so holding the blob when external, else NULL */
+  uint64_t arena_bytes;     /* per-session scratch for intermediates */
+  uint64_t workspace_bytes; /* of arena_bytes, the part the model uses as cuBLASLt workspace */
+  uint64_t weights_bytes;   /* size of the weights blob */
+  const void* weights;      /* the embedded blob (host memory); NULL when external */
+  const char* weights_file; /* file name beside the .so holding the blob when external, else NULL */
 
   /* Creates per-session state on the current device (cuBLASLt handle, matmul plans) bound to the
    * uploaded weights (`device_weights`, weights_bytes long, 256-byte aligned). On failure returns a
    * status and writes a NUL-terminated message of at most `error_size` bytes to `error`. */
-  int32_t (*session_create)(const void* device_weights, void** state, char* error, size_t error_size);
+  int32_t (*session_create)(const void* device_weights, void** state, char* error,
+                            size_t error_size);
   /* Enqueues one inference on args->stream. Never allocates, never synchronizes; safe to capture
    * into a CUDA graph. One call at a time per state. */
   int32_t (*run)(void* state, const inferno_model_run_args* args, char* error, size_t error_size);

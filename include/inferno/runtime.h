@@ -64,7 +64,7 @@ typedef struct inferno_session inferno_session;
 /* A caller-owned tensor for inferno_session_run: dense, row-major, in device memory. */
 typedef struct inferno_tensor {
   void* data;
-  int32_t dtype;        /* an inferno_dtype */
+  int32_t dtype; /* an inferno_dtype */
   int32_t rank;
   const int64_t* shape; /* rank entries (may be NULL when rank is 0) */
 } inferno_tensor;

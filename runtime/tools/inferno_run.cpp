@@ -1,6 +1,6 @@
 // inferno-run: loads a model.so, feeds it .npy inputs (or zeros), saves its outputs as .npy,
-// optionally times it or counts the work one run launches. Exit codes (as infernoc's): 0 ok, 1 other error, 3 bad model or input, 4 no device or wrong
-// arch, 5 I/O.
+// optionally times it or counts the work one run launches. Exit codes (as infernoc's): 0 ok, 1
+// other error, 3 bad model or input, 4 no device or wrong arch, 5 I/O.
 #include <cuda_runtime_api.h>
 
 #include <CLI/CLI.hpp>
@@ -20,15 +20,20 @@ namespace {
 
 int exit_code(inferno_status status) {
   switch (status) {
-    case INFERNO_STATUS_OK: return 0;
+    case INFERNO_STATUS_OK:
+      return 0;
     case INFERNO_STATUS_INVALID_ARGUMENT:
     case INFERNO_STATUS_LOAD_FAILED:
     case INFERNO_STATUS_ABI_MISMATCH:
-    case INFERNO_STATUS_WEIGHTS_CORRUPT: return 3;
+    case INFERNO_STATUS_WEIGHTS_CORRUPT:
+      return 3;
     case INFERNO_STATUS_NO_DEVICE:
-    case INFERNO_STATUS_ARCH_MISMATCH: return 4;
-    case INFERNO_STATUS_IO: return 5;
-    default: return 1;
+    case INFERNO_STATUS_ARCH_MISMATCH:
+      return 4;
+    case INFERNO_STATUS_IO:
+      return 5;
+    default:
+      return 1;
   }
 }
 
@@ -128,7 +133,8 @@ void print_latency(std::vector<double> micros) {
 // intended, so a test asserting it catches an extra launch from any source.
 void print_launch_counts(const std::function<void()>& run_on_stream, cudaStream_t stream) {
   cudaGraph_t graph = nullptr;
-  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+             "cudaStreamBeginCapture");
   run_on_stream();
   check_cuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
   size_t count = 0;
@@ -139,14 +145,18 @@ void print_launch_counts(const std::function<void()>& run_on_stream, cudaStream_
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     check_cuda(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType");
-    if (type == cudaGraphNodeTypeKernel) ++kernels;
-    else if (type == cudaGraphNodeTypeMemcpy) ++copies;
-    else if (type == cudaGraphNodeTypeMemset) ++memsets;
-    else ++other;
+    if (type == cudaGraphNodeTypeKernel)
+      ++kernels;
+    else if (type == cudaGraphNodeTypeMemcpy)
+      ++copies;
+    else if (type == cudaGraphNodeTypeMemset)
+      ++memsets;
+    else
+      ++other;
   }
   cudaGraphDestroy(graph);
-  std::printf("launches per run: %d kernels, %d memcpy, %d memset, %d other\n", kernels, copies, memsets,
-              other);
+  std::printf("launches per run: %d kernels, %d memcpy, %d memset, %d other\n", kernels, copies,
+              memsets, other);
 }
 
 struct Options {
@@ -185,8 +195,9 @@ int run(const Options& opt) {
       const auto bytes =
           inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
       buffers.push_back(std::make_unique<DeviceBuffer>(bytes.size()));
-      check_cuda(cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
-                 "cudaMemcpy of an input");
+      check_cuda(
+          cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
+          "cudaMemcpy of an input");
     }
     const auto& d = in_descs[i];
     inputs.push_back({buffers.back()->data, d.dtype, d.rank, d.shape});
@@ -256,8 +267,9 @@ int main(int argc, char** argv) {
   app.add_option("--iters", opt.iters, "time this many runs after warm-up")->check(non_negative);
   app.add_option("--device", opt.device, "CUDA device index")->check(non_negative);
   app.add_flag("--no-graph", opt.no_graph, "run without capturing a CUDA graph");
-  app.add_flag("--count-kernels", opt.count_kernels,
-               "capture one run into a CUDA graph and print how many kernels (and copies) it launches");
+  app.add_flag(
+      "--count-kernels", opt.count_kernels,
+      "capture one run into a CUDA graph and print how many kernels (and copies) it launches");
   app.add_option("--check", opt.check_sm,
                  "only validate the file for this SM (e.g. 90; 0: any), no GPU")
       ->check(non_negative);

@@ -8,13 +8,20 @@ namespace {
 // The .npy descr that carries a dtype unchanged; "" for bf16 (carried as '<f4').
 const char* descr_of(int32_t dtype) {
   switch (dtype) {
-    case INFERNO_DTYPE_F32: return "<f4";
-    case INFERNO_DTYPE_F16: return "<f2";
-    case INFERNO_DTYPE_F64: return "<f8";
-    case INFERNO_DTYPE_I64: return "<i8";
-    case INFERNO_DTYPE_I32: return "<i4";
-    case INFERNO_DTYPE_BOOL: return "|b1";
-    default: return "";
+    case INFERNO_DTYPE_F32:
+      return "<f4";
+    case INFERNO_DTYPE_F16:
+      return "<f2";
+    case INFERNO_DTYPE_F64:
+      return "<f8";
+    case INFERNO_DTYPE_I64:
+      return "<i8";
+    case INFERNO_DTYPE_I32:
+      return "<i4";
+    case INFERNO_DTYPE_BOOL:
+      return "|b1";
+    default:
+      return "";
   }
 }
 

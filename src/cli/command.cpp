@@ -1,13 +1,13 @@
 #include "cli/command.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/graph_dump.h"
 #include "cli/tensor_io.h"
@@ -32,13 +32,16 @@ constexpr int64_t kPrintedConstantElements = 16;
 std::string describe(const ir::Graph& graph) {
   int64_t constant_bytes = 0;
   for (ir::ValueId c : graph.constants()) constant_bytes += graph.type(c).size_bytes();
-  return std::to_string(graph.inputs().size()) + " inputs, " + std::to_string(graph.outputs().size()) +
-         " outputs, " + std::to_string(graph.nodes().size()) + " nodes, " +
-         std::to_string(graph.constants().size()) + " constants (" + std::to_string(constant_bytes) + " bytes)";
+  return std::to_string(graph.inputs().size()) + " inputs, " +
+         std::to_string(graph.outputs().size()) + " outputs, " +
+         std::to_string(graph.nodes().size()) + " nodes, " +
+         std::to_string(graph.constants().size()) + " constants (" +
+         std::to_string(constant_bytes) + " bytes)";
 }
 
 /// Input specs from --input, or else from the shapes and dtypes of the --data files.
-Expected<frontend::LoadOptions> load_options(const CliOptions& options, std::vector<ir::Tensor>& data) {
+Expected<frontend::LoadOptions> load_options(const CliOptions& options,
+                                             std::vector<ir::Tensor>& data) {
   frontend::LoadOptions load;
   for (const std::string& text : options.input_specs) {
     INFERNO_ASSIGN_OR_RETURN(frontend::InputSpec spec, frontend::parse_input_spec(text));
@@ -60,7 +63,8 @@ Status optimize(ir::Graph& graph, const CliOptions& options) {
   const bool dump = options.print_after_all || (debug != nullptr && std::string(debug) == "1");
   if (dump) {
     pipeline.after_pass = [](std::string_view pass, const ir::Graph& g) {
-      std::cerr << "// ----- IR after " << pass << " -----\n" << ir::print_graph(g, {kPrintedConstantElements});
+      std::cerr << "// ----- IR after " << pass << " -----\n"
+                << ir::print_graph(g, {kPrintedConstantElements});
     };
   }
   if (options.passes) return passes::run_passes(graph, *options.passes, pipeline);
@@ -77,7 +81,8 @@ Status emit_text(const CliOptions& options, const std::string& text) {
   return Status::ok();
 }
 
-Status run_reference(const ir::Graph& graph, const CliOptions& options, const std::vector<ir::Tensor>& data) {
+Status run_reference(const ir::Graph& graph, const CliOptions& options,
+                     const std::vector<ir::Tensor>& data) {
   if (data.size() != graph.inputs().size()) {
     return invalid_input("the model has " + std::to_string(graph.inputs().size()) + " inputs but " +
                          std::to_string(data.size()) + " --data files were given");
@@ -86,7 +91,8 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options, const st
     const ir::TensorType& expected = graph.type(graph.inputs()[i]);
     if (data[i].type != expected) {
       return invalid_input("--data " + options.data_files[i] + " is " + data[i].type.to_string() +
-                           " but model input '" + graph.name(graph.inputs()[i]) + "' is " + expected.to_string());
+                           " but model input '" + graph.name(graph.inputs()[i]) + "' is " +
+                           expected.to_string());
     }
   }
   INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, data));
@@ -94,7 +100,9 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options, const st
   std::filesystem::create_directories(options.save_outputs_dir, ec);
   if (ec) return io_error("cannot create '" + options.save_outputs_dir + "': " + ec.message());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string path = (std::filesystem::path(options.save_outputs_dir) / ("out" + std::to_string(i) + ".npy")).string();
+    const std::string path =
+        (std::filesystem::path(options.save_outputs_dir) / ("out" + std::to_string(i) + ".npy"))
+            .string();
     INFERNO_RETURN_IF_ERROR(write_tensor(path, outputs[i]));
     spdlog::info("wrote {} ({})", path, outputs[i].type.to_string());
   }
@@ -132,12 +140,14 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 
   // --emit cu compiles nothing: nvcc is only needed when named, and only gives the manifest's
   // CUDA version otherwise.
-  Expected<driver::Toolchain> toolchain = driver::check_toolchain(driver::NvccSearch::from_environment(options.nvcc));
+  Expected<driver::Toolchain> toolchain =
+      driver::check_toolchain(driver::NvccSearch::from_environment(options.nvcc));
   if (toolchain) {
     build.toolchain = *toolchain;
     plan.have_toolchain = true;
     spdlog::debug("nvcc {} at {}", toolchain->version.to_string(), toolchain->nvcc);
-    if (build_so) INFERNO_RETURN_IF_ERROR(driver::check_archs_supported(build.toolchain, build.archs));
+    if (build_so)
+      INFERNO_RETURN_IF_ERROR(driver::check_archs_supported(build.toolchain, build.archs));
   } else if (build_so || !options.nvcc.empty()) {
     return toolchain.status();
   } else {
@@ -149,22 +159,25 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
   }
 
   // Outputs: the .so (or model.cu), and the weights file named after it.
-  const std::string library = build_so ? (options.output.empty() ? default_output(options.model) : options.output)
-                                       : default_output(options.output.empty() ? options.model : options.output);
+  const std::string library =
+      build_so ? (options.output.empty() ? default_output(options.model) : options.output)
+               : default_output(options.output.empty() ? options.model : options.output);
   if (build_so) {
     const fs::path dir = fs::absolute(library).parent_path();
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return io_error("cannot write '" + library + "': no directory '" + dir.string() + "'");
+    if (!fs::is_directory(dir, ec))
+      return io_error("cannot write '" + library + "': no directory '" + dir.string() + "'");
     if (fs::equivalent(library, options.model, ec)) {
-      return invalid_input("the output '" + library + "' is the model file itself; choose another -o");
+      return invalid_input("the output '" + library +
+                           "' is the model file itself; choose another -o");
     }
     build.output = library;
   }
   if (options.weights == WeightsMode::kExternal) {
     const fs::path weights = fs::path(library).replace_extension(".weights");
     if (weights == fs::path(library)) {
-      return invalid_input("--weights external would write the weights over the output '" + library +
-                           "'; choose another -o");
+      return invalid_input("--weights external would write the weights over the output '" +
+                           library + "'; choose another -o");
     }
     plan.weights_file_name = weights.filename().string();
     build.external_weights = weights.string();
@@ -181,18 +194,21 @@ Status run_backend(const ir::Graph& graph, const CliOptions& options, const Back
   codegen_options.external_weights_file = plan.weights_file_name;
   INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash, driver::hash_file_hex(options.model));
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
-  INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated, codegen::generate(graph, codegen_options));
+  INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
+                           codegen::generate(graph, codegen_options));
   spdlog::debug("generated model.cu: {} lines, weights {}",
                 std::count(generated.cuda_source.begin(), generated.cuda_source.end(), '\n'),
                 driver::format_size(generated.weights.size()));
 
-  if (options.emit == Emit::kSharedObject) return driver::build_shared_object(generated, plan.build);
+  if (options.emit == Emit::kSharedObject)
+    return driver::build_shared_object(generated, plan.build);
 
   INFERNO_RETURN_IF_ERROR(emit_text(options, generated.cuda_source));
   if (options.keep_build_dir.empty()) return Status::ok();
   INFERNO_RETURN_IF_ERROR(driver::write_build_dir(options.keep_build_dir, generated, plan.build));
   if (!plan.weights_file_name.empty()) {
-    const std::string weights = (std::filesystem::path(options.keep_build_dir) / plan.weights_file_name).string();
+    const std::string weights =
+        (std::filesystem::path(options.keep_build_dir) / plan.weights_file_name).string();
     INFERNO_RETURN_IF_ERROR(driver::write_bytes_atomic(weights, generated.weights));
   }
   spdlog::info("wrote the build directory {}", options.keep_build_dir);
@@ -210,17 +226,21 @@ Status run_command(const CliOptions& options) {
   std::vector<ir::Tensor> data;
   INFERNO_ASSIGN_OR_RETURN(frontend::LoadOptions load, load_options(options, data));
   INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, frontend::load_model(options.model, load));
-  spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(), describe(graph));
-  if (!options.dump_graph_dir.empty()) INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
+  spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(),
+               describe(graph));
+  if (!options.dump_graph_dir.empty())
+    INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
   INFERNO_RETURN_IF_ERROR(optimize(graph, options));
   spdlog::debug("optimized: {}", describe(graph));
-  if (!options.dump_graph_dir.empty()) INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));
+  if (!options.dump_graph_dir.empty())
+    INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));
 
   if (options.reference) return run_reference(graph, options, data);
   if (backend) return run_backend(graph, options, *backend);
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   if (options.emit == Emit::kPlan) {
-    INFERNO_ASSIGN_OR_RETURN(const std::string plan, codegen::describe_memory_plan(graph, codegen::CodegenOptions{}));
+    INFERNO_ASSIGN_OR_RETURN(const std::string plan,
+                             codegen::describe_memory_plan(graph, codegen::CodegenOptions{}));
     return emit_text(options, plan);
   }
   ir::PrintOptions print;

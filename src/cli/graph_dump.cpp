@@ -1,10 +1,10 @@
 #include "cli/graph_dump.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-
-#include <spdlog/spdlog.h>
 
 #include "driver/process.h"
 #include "driver/program_search.h"
@@ -33,8 +33,8 @@ void render_png(const std::string& dir, const std::string& stem) {
   if (!result) {
     spdlog::warn("--dump-graph: cannot run {}: {}", dot, result.status().message());
   } else if (!result->succeeded()) {
-    spdlog::warn("--dump-graph: {} failed ({}) rendering {}.png: {}", dot, result->describe_end(), stem,
-                 result->output);
+    spdlog::warn("--dump-graph: {} failed ({}) rendering {}.png: {}", dot, result->describe_end(),
+                 stem, result->output);
   } else {
     spdlog::info("wrote {}/{}.png", dir, stem);
   }

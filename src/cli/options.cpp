@@ -7,15 +7,19 @@
 namespace inferno::cli {
 
 ParsedCommandLine parse_command_line(int argc, char** argv) {
-  CLI::App app{"infernoc: compile a PyTorch model (torch.export .pt2 or TorchScript .pt) for NVIDIA GPUs",
-               "infernoc"};
+  CLI::App app{
+      "infernoc: compile a PyTorch model (torch.export .pt2 or TorchScript .pt) for NVIDIA GPUs",
+      "infernoc"};
   app.set_version_flag("--version", std::string("infernoc ") + kInfernoVersion);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 unsupported op or feature, 3 invalid model, input or\n"
       "command line, 4 toolchain or environment, 5 I/O error.\n"
-      "Environment: INFERNO_DEBUG=1 prints the IR after every pass to stderr; CUDACXX, CUDA_HOME and\n"
-      "PATH locate nvcc (see --nvcc); INFERNO_KERNELS_DIR overrides where the CUDA kernels are; TMPDIR\n"
-      "holds the temporary build directory. Without --arch, the GPUs the CUDA driver reports set the\n"
+      "Environment: INFERNO_DEBUG=1 prints the IR after every pass to stderr; CUDACXX, CUDA_HOME "
+      "and\n"
+      "PATH locate nvcc (see --nvcc); INFERNO_KERNELS_DIR overrides where the CUDA kernels are; "
+      "TMPDIR\n"
+      "holds the temporary build directory. Without --arch, the GPUs the CUDA driver reports set "
+      "the\n"
       "target (CUDA_VISIBLE_DEVICES applies); with no GPU or driver the target is sm_90.");
 
   CliOptions o;
@@ -24,43 +28,61 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   std::string passes;
   int opt_level = 1;
   bool verbose = false, quiet = false;
-  app.add_option("model", o.model, "the model: a torch.export archive (.pt2) or a TorchScript file (.pt)")
+  app.add_option("model", o.model,
+                 "the model: a torch.export archive (.pt2) or a TorchScript file (.pt)")
       ->required();
   app.add_option("--input", o.input_specs,
-                 "an input's shape and dtype, NAME:DIMS:DTYPE (e.g. x:1x512:f32); one per model input, in order")
+                 "an input's shape and dtype, NAME:DIMS:DTYPE (e.g. x:1x512:f32); one per model "
+                 "input, in order")
       ->take_all();
   app.add_option("--emit", emit,
-                 "what to write: so (a CUDA shared library, the default), cu (the generated CUDA source, not "
-                 "compiled), ir (IR text), dot (Graphviz) or plan (the arena memory plan: every buffer's offset, size "
+                 "what to write: so (a CUDA shared library, the default), cu (the generated CUDA "
+                 "source, not "
+                 "compiled), ir (IR text), dot (Graphviz) or plan (the arena memory plan: every "
+                 "buffer's offset, size "
                  "and lifetime)")
       ->check(CLI::IsMember({"so", "cu", "ir", "dot", "plan"}));
-  app.add_option("-o,--output", o.output,
-                 "the output file (default for so: the model's file name with .so, in the current directory; "
-                 "the other emits go to stdout without it)");
+  app.add_option(
+      "-o,--output", o.output,
+      "the output file (default for so: the model's file name with .so, in the current directory; "
+      "the other emits go to stdout without it)");
   app.add_option("--arch", o.arch,
-                 "GPUs to build for, comma separated: sm_90, sm_90a, sm_80,sm_90, ... (default: the local GPU's "
+                 "GPUs to build for, comma separated: sm_90, sm_90a, sm_80,sm_90, ... (default: "
+                 "the local GPU's "
                  "arch, or sm_90 when there is no GPU)");
   app.add_option("--nvcc", o.nvcc,
-                 "the nvcc to use (default: $CUDACXX, else $CUDA_HOME/bin/nvcc, else /usr/local/cuda/bin/nvcc, "
+                 "the nvcc to use (default: $CUDACXX, else $CUDA_HOME/bin/nvcc, else "
+                 "/usr/local/cuda/bin/nvcc, "
                  "else nvcc on PATH); CUDA 12.0 or newer");
-  app.add_flag("--tf32", o.tf32, "allow TF32 tensor-core math in fp32 GEMMs (faster, about 10 mantissa bits)");
+  app.add_flag("--tf32", o.tf32,
+               "allow TF32 tensor-core math in fp32 GEMMs (faster, about 10 mantissa bits)");
   app.add_option("--weights", weights,
-                 "embedded (the default: inside the .so) or external (in <output stem>.weights beside the .so)")
+                 "embedded (the default: inside the .so) or external (in <output stem>.weights "
+                 "beside the .so)")
       ->check(CLI::IsMember({"embedded", "external"}));
   app.add_option("--keep-build", o.keep_build_dir,
-                 "build in this directory and keep it: model.cu, weights.bin, exports.map, nvcc.log and the nvcc "
+                 "build in this directory and keep it: model.cu, weights.bin, exports.map, "
+                 "nvcc.log and the nvcc "
                  "command (command.txt)");
-  app.add_flag("--full-constants", o.full_constants, "with --emit ir: print the data of every constant");
-  app.add_flag("--reference", o.reference,
-               "run the optimized graph on the CPU reference interpreter (needs --data and --save-outputs)");
-  app.add_option("--data", o.data_files, "an input as a NumPy .npy file; one per model input, in order")->take_all();
-  app.add_option("--save-outputs", o.save_outputs_dir, "with --reference: write out0.npy, out1.npy, ... here");
-  app.add_option("--passes", passes, "run exactly these passes, comma separated, instead of the default pipeline");
-  app.add_option("-O", opt_level, "optimization level: -O0 runs no passes, -O1 (the default) the default pipeline")
+  app.add_flag("--full-constants", o.full_constants,
+               "with --emit ir: print the data of every constant");
+  app.add_flag(
+      "--reference", o.reference,
+      "run the optimized graph on the CPU reference interpreter (needs --data and --save-outputs)");
+  app.add_option("--data", o.data_files,
+                 "an input as a NumPy .npy file; one per model input, in order")
+      ->take_all();
+  app.add_option("--save-outputs", o.save_outputs_dir,
+                 "with --reference: write out0.npy, out1.npy, ... here");
+  app.add_option("--passes", passes,
+                 "run exactly these passes, comma separated, instead of the default pipeline");
+  app.add_option("-O", opt_level,
+                 "optimization level: -O0 runs no passes, -O1 (the default) the default pipeline")
       ->check(CLI::Range(0, 1));
   app.add_flag("--print-after-all", o.print_after_all, "print the IR after every pass to stderr");
   app.add_option("--dump-graph", o.dump_graph_dir,
-                 "write the graph before and after optimization to DIR/before.dot and DIR/after.dot, and render "
+                 "write the graph before and after optimization to DIR/before.dot and "
+                 "DIR/after.dot, and render "
                  "them to PNG when Graphviz's dot is on PATH");
   app.add_flag("-v,--verbose", verbose, "log more detail to stderr");
   app.add_flag("-q,--quiet", quiet, "log only errors");
@@ -97,13 +119,17 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     std::fprintf(stderr, "infernoc: error: %s\n", message.c_str());
     return ParsedCommandLine{std::nullopt, static_cast<int>(ErrorCode::kInvalidInput)};
   };
-  if (o.reference && o.data_files.empty()) return usage_error("--reference needs --data for every model input");
-  if (o.reference && o.save_outputs_dir.empty()) return usage_error("--reference needs --save-outputs DIR");
-  if (!o.reference && !o.save_outputs_dir.empty()) return usage_error("--save-outputs is only used with --reference");
+  if (o.reference && o.data_files.empty())
+    return usage_error("--reference needs --data for every model input");
+  if (o.reference && o.save_outputs_dir.empty())
+    return usage_error("--reference needs --save-outputs DIR");
+  if (!o.reference && !o.save_outputs_dir.empty())
+    return usage_error("--save-outputs is only used with --reference");
   if (o0 && app.count("--passes") > 0) return usage_error("-O0 and --passes exclude each other");
   const bool compiles = !o.reference && (o.emit == Emit::kSharedObject || o.emit == Emit::kCuda);
   for (const char* flag : {"--arch", "--nvcc", "--tf32", "--weights", "--keep-build"}) {
-    if (!compiles && app.count(flag) > 0) return usage_error(std::string(flag) + " is only used with --emit so or cu");
+    if (!compiles && app.count(flag) > 0)
+      return usage_error(std::string(flag) + " is only used with --emit so or cu");
   }
   return {std::move(o), 0};
 }

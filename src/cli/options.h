@@ -17,19 +17,19 @@ struct CliOptions {
   std::string model;
   std::vector<std::string> input_specs;  ///< --input NAME:DIMS:DTYPE, in graph input order
   Emit emit = Emit::kSharedObject;
-  std::string output;                    ///< -o; empty: stdout for text emits, <model stem>.so for so
-  std::string arch;                      ///< --arch sm_90a,...; empty: the local GPU's, else sm_90
-  std::string nvcc;                      ///< --nvcc; empty: $CUDACXX, $CUDA_HOME/bin/nvcc, ... PATH
-  bool tf32 = false;                     ///< --tf32: allow TF32 in fp32 GEMMs
+  std::string output;  ///< -o; empty: stdout for text emits, <model stem>.so for so
+  std::string arch;    ///< --arch sm_90a,...; empty: the local GPU's, else sm_90
+  std::string nvcc;    ///< --nvcc; empty: $CUDACXX, $CUDA_HOME/bin/nvcc, ... PATH
+  bool tf32 = false;   ///< --tf32: allow TF32 in fp32 GEMMs
   WeightsMode weights = WeightsMode::kEmbedded;  ///< --weights embedded|external
-  std::string keep_build_dir;            ///< --keep-build
-  bool full_constants = false;           ///< --full-constants: print every constant's data
-  bool reference = false;                ///< --reference: run on the reference interpreter
-  std::vector<std::string> data_files;   ///< --data, in graph input order
-  std::string save_outputs_dir;          ///< --save-outputs
+  std::string keep_build_dir;                    ///< --keep-build
+  bool full_constants = false;                   ///< --full-constants: print every constant's data
+  bool reference = false;                        ///< --reference: run on the reference interpreter
+  std::vector<std::string> data_files;           ///< --data, in graph input order
+  std::string save_outputs_dir;                  ///< --save-outputs
   std::optional<std::vector<std::string>> passes;  ///< --passes=a,b; -O0 gives an empty list
   bool print_after_all = false;
-  std::string dump_graph_dir;            ///< --dump-graph: before.dot/after.dot (+ .png) here
+  std::string dump_graph_dir;  ///< --dump-graph: before.dot/after.dot (+ .png) here
   Verbosity verbosity = Verbosity::kNormal;
 };
 

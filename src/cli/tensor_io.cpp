@@ -27,7 +27,8 @@ Expected<ir::Tensor> read_tensor(const std::string& path) {
     return t;
   }
   return unsupported("'" + path + "' has NumPy dtype '" + array.descr +
-                     "', which no model input can take (supported: float32, float16, float64, int64, int32, bool)");
+                     "', which no model input can take (supported: float32, float16, float64, "
+                     "int64, int32, bool)");
 }
 
 Status write_tensor(const std::string& path, const ir::Tensor& tensor) {
@@ -37,7 +38,8 @@ Status write_tensor(const std::string& path, const ir::Tensor& tensor) {
     return write_tensor(path, widened);
   }
   for (const auto& [descr, dtype] : kNpyDTypes) {
-    if (dtype == tensor.type.dtype) return write_npy(path, NpyArray{descr, tensor.type.shape, tensor.data});
+    if (dtype == tensor.type.dtype)
+      return write_npy(path, NpyArray{descr, tensor.type.shape, tensor.data});
   }
   return internal_error("no NumPy dtype for " + tensor.type.to_string());
 }

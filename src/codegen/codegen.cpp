@@ -19,13 +19,15 @@ constexpr int64_t kRuntimeMaxRank = 16;  // the runtime's limit on descriptor ra
 Status check_options(const CodegenOptions& options) {
   if (options.sm_archs.empty()) return invalid_input("codegen: no SM architecture to build for");
   for (const int arch : options.sm_archs) {
-    if (arch < 10 || arch > 999) return invalid_input("codegen: bad SM architecture " + std::to_string(arch));
+    if (arch < 10 || arch > 999)
+      return invalid_input("codegen: bad SM architecture " + std::to_string(arch));
   }
   const std::string& file = options.external_weights_file;
   if (!file.empty()) {
     bool plain = file != "." && file != ".." && file.size() <= 255;
     for (const char c : file) plain &= c > 0x20 && c < 0x7f && c != '/' && c != '\\';
-    if (!plain) return invalid_input("external weights file '" + file + "' must be a plain file name");
+    if (!plain)
+      return invalid_input("external weights file '" + file + "' must be a plain file name");
   }
   return Status::ok();
 }
@@ -34,8 +36,9 @@ Status check_interface(const ir::Graph& graph) {
   for (const auto* list : {&graph.inputs(), &graph.outputs()}) {
     for (const ir::ValueId v : *list) {
       if (graph.type(v).rank() > kRuntimeMaxRank) {
-        return unsupported("%" + graph.name(v) + " has rank " + std::to_string(graph.type(v).rank()) +
-                           "; model inputs and outputs have at most " + std::to_string(kRuntimeMaxRank) + " dims");
+        return unsupported(
+            "%" + graph.name(v) + " has rank " + std::to_string(graph.type(v).rank()) +
+            "; model inputs and outputs have at most " + std::to_string(kRuntimeMaxRank) + " dims");
       }
     }
   }
@@ -46,19 +49,22 @@ Status check_interface(const ir::Graph& graph) {
 // compiler warning (-Wswitch), and a node the cases cannot lower is an unsupported Status.
 Status emit_node(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
-  if (node.outputs.size() != 1) return ctx.unsupported_node(node, "ops with several outputs have no lowering");
+  if (node.outputs.size() != 1)
+    return ctx.unsupported_node(node, "ops with several outputs have no lowering");
   switch (node.op) {
     case ir::OpKind::kLinear:
     case ir::OpKind::kMatMul:
     case ir::OpKind::kAddMM:
-    case ir::OpKind::kGemm: return emit_gemm(ctx, index);
+    case ir::OpKind::kGemm:
+      return emit_gemm(ctx, index);
     case ir::OpKind::kReshape:
       ctx.out.run.line("// " + ctx.describe(node));
       ctx.out.run.line("// (a view: the same bytes as %" + ctx.graph.name(node.inputs[0]) + ")");
       return Status::ok();
     case ir::OpKind::kTranspose:
     case ir::OpKind::kPermute:
-    case ir::OpKind::kExpand: return emit_layout(ctx, index);
+    case ir::OpKind::kExpand:
+      return emit_layout(ctx, index);
     case ir::OpKind::kRelu:
     case ir::OpKind::kGelu:
     case ir::OpKind::kSilu:
@@ -71,12 +77,16 @@ Status emit_node(EmitContext& ctx, int32_t index) {
     case ir::OpKind::kAdd:
     case ir::OpKind::kSub:
     case ir::OpKind::kMul:
-    case ir::OpKind::kDiv: return emit_elementwise(ctx, index);
+    case ir::OpKind::kDiv:
+      return emit_elementwise(ctx, index);
     case ir::OpKind::kSum:
-    case ir::OpKind::kMean: return emit_reduction(ctx, index);
+    case ir::OpKind::kMean:
+      return emit_reduction(ctx, index);
     case ir::OpKind::kSoftmax:
-    case ir::OpKind::kLogSoftmax: return emit_softmax(ctx, index);
-    case ir::OpKind::kFusedElementwise: return emit_fused_elementwise(ctx, index);
+    case ir::OpKind::kLogSoftmax:
+      return emit_softmax(ctx, index);
+    case ir::OpKind::kFusedElementwise:
+      return emit_fused_elementwise(ctx, index);
   }
   return ctx.unsupported_node(node, "no lowering");
 }
@@ -126,13 +136,17 @@ Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOpti
     plan.arena_bytes = plan.workspace_offset + kGemmWorkspaceBytes;
   }
 
-  std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" + emit_weights_embedding(ctx) +
-                   "\nnamespace {\n\nusing namespace inferno::model_support;  // kernels/model_support.cuh, gemm.cuh\n\n" +
+  std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" +
+                   emit_weights_embedding(ctx) +
+                   "\nnamespace {\n\nusing namespace inferno::model_support;  // "
+                   "kernels/model_support.cuh, gemm.cuh\n\n" +
                    emit_size_constants(ctx) + "\n";
-  if (!sections.kernels.empty()) cu += section("Kernels, in node order") + "\n" + sections.kernels.text();
+  if (!sections.kernels.empty())
+    cu += section("Kernels, in node order") + "\n" + sections.kernels.text();
   cu += section("The session") + "\n" + emit_state(ctx) + "\n" + emit_session_create(ctx) + "\n" +
-        emit_run(ctx, sections.run.text()) + "\n" + emit_session_destroy(ctx) + "\n" + section("The model") + "\n" +
-        emit_descriptors(ctx) + "\n}  // namespace\n\n" + emit_entry_point();
+        emit_run(ctx, sections.run.text()) + "\n" + emit_session_destroy(ctx) + "\n" +
+        section("The model") + "\n" + emit_descriptors(ctx) + "\n}  // namespace\n\n" +
+        emit_entry_point();
 
   Generated out;
   out.model.cuda_source = std::move(cu);
@@ -155,7 +169,8 @@ Expected<std::string> describe_memory_plan(const ir::Graph& graph, const Codegen
   std::string text = "memory plan: " + std::to_string(graph.nodes().size()) + " nodes\n";
   for (size_t n = 0; n < graph.nodes().size(); ++n) {
     const ir::Node& node = graph.nodes()[n];
-    text += "node " + std::to_string(n) + ": %" + graph.node_name(node) + " = " + std::string(ir::op_name(node.op)) + "\n";
+    text += "node " + std::to_string(n) + ": %" + graph.node_name(node) + " = " +
+            std::string(ir::op_name(node.op)) + "\n";
   }
   return text + memory_plan_to_string(graph, generated.plan);
 }

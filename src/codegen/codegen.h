@@ -23,15 +23,19 @@ namespace inferno::codegen {
 
 struct CodegenOptions {
   std::vector<int> sm_archs = {90};  // compute capabilities with machine code (90 = sm_90/sm_90a)
-  bool tf32 = false;  // allow TF32 in fp32 GEMMs (CUBLAS_COMPUTE_32F_FAST_TF32); default full fp32 like PyTorch
-  std::string external_weights_file;  // non-empty: weights live in this file beside the .so (file name only)
+  bool tf32 = false;  // allow TF32 in fp32 GEMMs (CUBLAS_COMPUTE_32F_FAST_TF32); default full fp32
+                      // like PyTorch
+  std::string external_weights_file;  // non-empty: weights live in this file beside the .so (file
+                                      // name only)
   std::string source_model_hash;      // hex digest of the model file
   std::string cuda_version;           // e.g. "13.0"
 };
 
 struct GeneratedModel {
   std::string cuda_source;         // model.cu
-  std::vector<std::byte> weights;  // the weights blob; model.cu embeds it with a top-level asm `.incbin "weights.bin"` (path relative to the compiler's cwd, which the driver sets to the build dir), unless external
+  std::vector<std::byte> weights;  // the weights blob; model.cu embeds it with a top-level asm
+                                   // `.incbin "weights.bin"` (path relative to the compiler's cwd,
+                                   // which the driver sets to the build dir), unless external
   uint64_t weights_checksum = 0;   // inferno_fnv1a64 of weights
   std::string exports_map;         // linker version script exporting only inferno_model_describe
 };

@@ -33,7 +33,8 @@ std::string_view dtype_tag(ir::DType dtype);
 /// The expression computing elementwise op `op` (with its attributes: gelu's approximation) on
 /// operands `a` and `b` of the compute type, or nullopt when the op has no form in that type
 /// (e.g. exp on integers).
-std::optional<std::string> op_expression(ir::OpKind op, const ir::Attributes& attrs, ComputeType compute);
+std::optional<std::string> op_expression(ir::OpKind op, const ir::Attributes& attrs,
+                                         ComputeType compute);
 inline std::optional<std::string> op_expression(const ir::Node& node, ComputeType compute) {
   return op_expression(node.op, node.attrs, compute);
 }

@@ -13,7 +13,8 @@ namespace inferno::codegen {
 std::string emit_file_header(const EmitContext& ctx);
 /// The #includes: CUDA, the ABI header, and the kernels/ headers the launches need.
 std::string emit_includes(const EmitContext& ctx);
-/// The .incbin of weights.bin into the host object (nothing when the weights are external or empty).
+/// The .incbin of weights.bin into the host object (nothing when the weights are external or
+/// empty).
 std::string emit_weights_embedding(const EmitContext& ctx);
 /// Sizes as constants (kWeightsBytes, kArenaBytes, kWorkspaceOffset, kWorkspaceBytes).
 std::string emit_size_constants(const EmitContext& ctx);

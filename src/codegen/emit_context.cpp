@@ -15,7 +15,8 @@ EmitContext::EmitContext(const ir::Graph& g, const MemoryPlan& p, const WeightsL
     std::string id = value_identifier(graph.name(v));
     if (!taken.insert(id).second) {
       id += "_" + std::to_string(v);
-      INFERNO_CHECK(taken.insert(id).second, "codegen: cannot make a unique identifier for %" + graph.name(v));
+      INFERNO_CHECK(taken.insert(id).second,
+                    "codegen: cannot make a unique identifier for %" + graph.name(v));
     }
     identifiers_[static_cast<size_t>(v)] = std::move(id);
   }
@@ -23,9 +24,11 @@ EmitContext::EmitContext(const ir::Graph& g, const MemoryPlan& p, const WeightsL
 
 std::string EmitContext::describe(const ir::Node& node) const {
   std::string text;
-  for (size_t i = 0; i < node.outputs.size(); ++i) text += (i ? ", %" : "%") + graph.name(node.outputs[i]);
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    text += (i ? ", %" : "%") + graph.name(node.outputs[i]);
   text += " = " + std::string(ir::op_name(node.op)) + "(";
-  for (size_t i = 0; i < node.inputs.size(); ++i) text += (i ? ", %" : "%") + graph.name(node.inputs[i]);
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    text += (i ? ", %" : "%") + graph.name(node.inputs[i]);
   text += ")";
   const std::string attrs = ir::format_attributes(node.attrs);
   if (!attrs.empty()) text += " " + attrs;
@@ -33,10 +36,13 @@ std::string EmitContext::describe(const ir::Node& node) const {
   return comment_text(text, 400);
 }
 
-std::string EmitContext::label(const ir::Node& node) const { return c_string_literal("%" + graph.node_name(node)); }
+std::string EmitContext::label(const ir::Node& node) const {
+  return c_string_literal("%" + graph.node_name(node));
+}
 
 Status EmitContext::unsupported_node(const ir::Node& node, const std::string& what) const {
-  return unsupported(std::string(ir::op_name(node.op)) + ": " + what, graph.node_name(node), node.loc);
+  return unsupported(std::string(ir::op_name(node.op)) + ": " + what, graph.node_name(node),
+                     node.loc);
 }
 
 std::string EmitContext::scratch(int32_t node_index) const {

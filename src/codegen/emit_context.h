@@ -18,12 +18,12 @@ namespace inferno::codegen {
 
 /// The parts of model.cu that per-node lowering appends to, in node order.
 struct ModelSections {
-  SourceWriter kernels;            ///< file scope: one __global__ per elementwise node
-  SourceWriter gemm_specs;         ///< entries of the kGemms table
-  SourceWriter run;                ///< statements of run(), one block per node
-  std::set<std::string> headers;   ///< kernels/*.cuh the launches need
+  SourceWriter kernels;           ///< file scope: one __global__ per elementwise node
+  SourceWriter gemm_specs;        ///< entries of the kGemms table
+  SourceWriter run;               ///< statements of run(), one block per node
+  std::set<std::string> headers;  ///< kernels/*.cuh the launches need
   int32_t num_gemms = 0;
-  bool checks_alignment = false;   ///< run() checks caller buffers' alignment (misaligned())
+  bool checks_alignment = false;  ///< run() checks caller buffers' alignment (misaligned())
 };
 
 class EmitContext {
@@ -38,7 +38,9 @@ class EmitContext {
   ModelSections& out;
 
   /// The pointer variable run() declares for a value (see codegen.cpp), e.g. "v_fc1_weight".
-  const std::string& pointer(ir::ValueId v) const { return identifiers_.at(static_cast<size_t>(v)); }
+  const std::string& pointer(ir::ValueId v) const {
+    return identifiers_.at(static_cast<size_t>(v));
+  }
   /// "%add_2 = add(%mul, %y) {alpha=1.0} at export_fixtures.py:110", safe inside a // comment.
   std::string describe(const ir::Node& node) const;
   /// The node's name as a C string literal for error messages: "\"%add_2\"".

@@ -16,7 +16,8 @@ inline constexpr int64_t kBlockThreads = 256;
 inline constexpr int64_t kMaxBlocks = 132 * 32;
 
 /// "for (int i = ...; i < numel; ...)": the grid-stride loop over flat index `i` every generated
-/// kernel runs (int64 indices when int could overflow), and its launch "<<<blocks, 256, 0, stream>>>".
+/// kernel runs (int64 indices when int could overflow), and its launch "<<<blocks, 256, 0,
+/// stream>>>".
 std::string loop_header(int64_t numel);
 std::string launch_config(int64_t numel);
 
@@ -32,8 +33,8 @@ std::string shape_tag(const ir::Shape& shape);
 /// A generated gather kernel `name`: out[i] = in[offset(i)] over `numel` elements of `dtype`, for
 /// copies the strided_copy launcher does not take (more than kMaxRank dims after coalescing).
 /// Appends the kernel (under `comment`) and its launch from `in` to `out` in run().
-void emit_gather_kernel(EmitContext& ctx, const std::string& name, const std::string& comment, ir::DType dtype,
-                        const StridedView& coalesced, int64_t numel, const std::string& in, const std::string& out,
-                        const std::string& label);
+void emit_gather_kernel(EmitContext& ctx, const std::string& name, const std::string& comment,
+                        ir::DType dtype, const StridedView& coalesced, int64_t numel,
+                        const std::string& in, const std::string& out, const std::string& label);
 
 }  // namespace inferno::codegen

@@ -15,7 +15,8 @@ constexpr size_t kMaxNameOps = 40;
 std::string step_tag(const ir::FusedStep& step) {
   if (step.op == ir::OpKind::kCast) return "to_" + std::string(dtype_tag(step.type.dtype));
   std::string tag(ir::op_name(step.op));
-  if (step.op == ir::OpKind::kGelu) tag += step.attrs.get_string("approximate") == "tanh" ? "_tanh" : "_erf";
+  if (step.op == ir::OpKind::kGelu)
+    tag += step.attrs.get_string("approximate") == "tanh" ? "_tanh" : "_erf";
   return tag;
 }
 
@@ -29,21 +30,24 @@ std::string kernel_name(int32_t index, const ir::FusedExpr& expr, const ir::Tens
     }
     ops += (ops.empty() ? "" : "_") + tag;
   }
-  return "k" + std::to_string(index) + "_fused_" + ops + "_" + std::string(dtype_tag(out.dtype)) + "_" +
-         shape_tag(out.shape);
+  return "k" + std::to_string(index) + "_fused_" + ops + "_" + std::string(dtype_tag(out.dtype)) +
+         "_" + shape_tag(out.shape);
 }
 
 std::string operand_text(const ir::FusedOperand& operand) {
-  return (operand.kind == ir::FusedOperand::Kind::kInput ? "$" : "#") + std::to_string(operand.index);
+  return (operand.kind == ir::FusedOperand::Kind::kInput ? "$" : "#") +
+         std::to_string(operand.index);
 }
 
 // "#1 = gelu[tanh]($0, #0) -> f16": what a step computes, for the comment above its code.
 std::string step_text(size_t k, const ir::FusedStep& step) {
   std::string text = "#" + std::to_string(k) + " = " + std::string(ir::op_name(step.op));
-  if (step.op == ir::OpKind::kGelu) text += "[" + comment_text(step.attrs.get_string("approximate"), 16) + "]";
+  if (step.op == ir::OpKind::kGelu)
+    text += "[" + comment_text(step.attrs.get_string("approximate"), 16) + "]";
   if (step.op == ir::OpKind::kCast) text += "[" + std::string(dtype_tag(step.type.dtype)) + "]";
   text += "(";
-  for (size_t j = 0; j < step.operands.size(); ++j) text += (j ? ", " : "") + operand_text(step.operands[j]);
+  for (size_t j = 0; j < step.operands.size(); ++j)
+    text += (j ? ", " : "") + operand_text(step.operands[j]);
   return text + ") -> " + std::string(dtype_tag(step.type.dtype));
 }
 
@@ -59,8 +63,8 @@ Status emit_fused_elementwise(EmitContext& ctx, int32_t index) {
   if (!parsed) return invalid_input(parsed.status().message(), ctx.graph.node_name(node), node.loc);
   const ir::FusedExpr& expr = *parsed;
   if (expr.result() != out_type) {
-    return ctx.unsupported_node(node, "the expression gives " + expr.result().to_string() + ", not the node's " +
-                                          out_type.to_string());
+    return ctx.unsupported_node(node, "the expression gives " + expr.result().to_string() +
+                                          ", not the node's " + out_type.to_string());
   }
   ctx.out.run.line("// " + ctx.describe(node));
   const int64_t numel = out_type.numel();
@@ -79,7 +83,8 @@ Status emit_fused_elementwise(EmitContext& ctx, int32_t index) {
     const std::string type(storage_type(input_types[i].dtype));
     params += "const " + type + "* " + param + ", ";
     args += ctx.pointer(in) + ", ";
-    const std::string offset = offset_expression(coalesce(broadcast_view(input_types[i].shape, out_type.shape)), "i");
+    const std::string offset =
+        offset_expression(coalesce(broadcast_view(input_types[i].shape, out_type.shape)), "i");
     body.line("const " + type + " x" + std::to_string(i) + " = " + param + "[" + offset + "];");
   }
 
@@ -89,16 +94,19 @@ Status emit_fused_elementwise(EmitContext& ctx, int32_t index) {
     std::vector<ir::DType> operand_dtypes;
     for (const ir::FusedOperand& operand : step.operands) {
       const auto at = static_cast<size_t>(operand.index);
-      operand_dtypes.push_back(operand.kind == ir::FusedOperand::Kind::kInput ? input_types[at].dtype
-                                                                              : expr.steps[at].type.dtype);
+      operand_dtypes.push_back(operand.kind == ir::FusedOperand::Kind::kInput
+                                   ? input_types[at].dtype
+                                   : expr.steps[at].type.dtype);
     }
     const ComputeType compute = choose_compute_type(operand_dtypes, step.type.dtype);
     const std::optional<std::string> value = op_expression(step.op, step.attrs, compute);
     if (!value) {
-      return ctx.unsupported_node(node, "step " + std::to_string(k) + " (" + std::string(ir::op_name(step.op)) +
-                                            ") has no " + std::string(compute_type_name(compute)) + " form");
+      return ctx.unsupported_node(node, "step " + std::to_string(k) + " (" +
+                                            std::string(ir::op_name(step.op)) + ") has no " +
+                                            std::string(compute_type_name(compute)) + " form");
     }
-    if (value->find("inferno::kernels::") != std::string::npos) ctx.out.headers.insert("kernels/elementwise.cuh");
+    if (value->find("inferno::kernels::") != std::string::npos)
+      ctx.out.headers.insert("kernels/elementwise.cuh");
     const std::string ctype(compute_type_name(compute));
     const std::string result = "s" + std::to_string(k);
     body.line("// " + step_text(k, step));
@@ -108,14 +116,18 @@ Status emit_fused_elementwise(EmitContext& ctx, int32_t index) {
       const ir::FusedOperand& operand = step.operands[j];
       const std::string name = j == 0 ? "a" : "b";
       const auto at = static_cast<size_t>(operand.index);
-      if (operand.kind == ir::FusedOperand::Kind::kInput && ctx.weights.is_inlined(node.inputs[at])) {
+      if (operand.kind == ir::FusedOperand::Kind::kInput &&
+          ctx.weights.is_inlined(node.inputs[at])) {
         const ir::ValueId in = node.inputs[at];
-        body.line("const " + ctype + " " + name + " = " + scalar_literal(*ctx.graph.value(in).constant, compute) +
-                  ";  // %" + comment_text(ctx.graph.name(in)));
+        body.line("const " + ctype + " " + name + " = " +
+                  scalar_literal(*ctx.graph.value(in).constant, compute) + ";  // %" +
+                  comment_text(ctx.graph.name(in)));
         continue;
       }
-      const std::string source = (operand.kind == ir::FusedOperand::Kind::kInput ? "x" : "s") + std::to_string(at);
-      body.line("const " + ctype + " " + name + " = " + load_expression(operand_dtypes[j], compute, source) + ";");
+      const std::string source =
+          (operand.kind == ir::FusedOperand::Kind::kInput ? "x" : "s") + std::to_string(at);
+      body.line("const " + ctype + " " + name + " = " +
+                load_expression(operand_dtypes[j], compute, source) + ";");
     }
     body.line(result + " = " + store_expression(step.type.dtype, compute, *value) + ";");
     body.close();
@@ -126,7 +138,8 @@ Status emit_fused_elementwise(EmitContext& ctx, int32_t index) {
   SourceWriter& k = ctx.out.kernels;
   k.line("// " + ctx.describe(node));
   k.line("// expr: " + comment_text(ir::fused_expr_to_string(expr), 400));
-  k.open("__global__ void " + name + "(" + params + std::string(storage_type(out_type.dtype)) + "* out)");
+  k.open("__global__ void " + name + "(" + params + std::string(storage_type(out_type.dtype)) +
+         "* out)");
   k.open(loop_header(numel));
   k.append(body);
   k.close();

@@ -36,11 +36,11 @@ struct Addend {
 
 // Where the addends and the activation go (the rules in emit_gemm.h).
 struct EpiloguePlan {
-  int32_t bias = -1;              // input of CUBLASLT_EPILOGUE_BIAS's vector
-  int32_t c = -1;                 // input read as cuBLASLt's C matrix...
-  bool c_copied = false;          // ...from the output, after a broadcast copy into it
+  int32_t bias = -1;      // input of CUBLASLT_EPILOGUE_BIAS's vector
+  int32_t c = -1;         // input read as cuBLASLt's C matrix...
+  bool c_copied = false;  // ...from the output, after a broadcast copy into it
   double beta = 0.0;
-  int32_t kernel_addend = -1;     // input the in-place kernel adds
+  int32_t kernel_addend = -1;  // input the in-place kernel adds
   double kernel_coefficient = 1.0;
   bool lt_relu = false;           // CUBLASLT_EPILOGUE_RELU(_BIAS)
   std::string kernel_activation;  // "relu", "gelu", "gelu_tanh" in the in-place kernel; "" none
@@ -53,11 +53,13 @@ double float_attr(const ir::Node& node, std::string_view name, double fallback) 
 }
 
 std::string activation_attr(const ir::Node& node) {
-  return node.attrs.has_typed<std::string>("activation") ? node.attrs.get_string("activation") : "none";
+  return node.attrs.has_typed<std::string>("activation") ? node.attrs.get_string("activation")
+                                                         : "none";
 }
 
 Status unsupported_gemm(const ir::Graph& graph, const ir::Node& node, const std::string& what) {
-  return unsupported(std::string(ir::op_name(node.op)) + ": " + what, graph.node_name(node), node.loc);
+  return unsupported(std::string(ir::op_name(node.op)) + ": " + what, graph.node_name(node),
+                     node.loc);
 }
 
 // Left-pads a batch shape with 1s to `rank` dims.
@@ -94,7 +96,8 @@ Status plan_batched(const ir::Graph& graph, const ir::Node& node, bool trans_b, 
     g.out_stride = g.m * g.n;
   } else {
     return unsupported_gemm(graph, node,
-                            "batch dims " + ir::shape_to_string(batch_a) + " and " + ir::shape_to_string(batch_b) +
+                            "batch dims " + ir::shape_to_string(batch_a) + " and " +
+                                ir::shape_to_string(batch_b) +
                                 " broadcast in a way a strided batched GEMM cannot express");
   }
   return Status::ok();
@@ -102,10 +105,12 @@ Status plan_batched(const ir::Graph& graph, const ir::Node& node, bool trans_b, 
 
 Status plan_operands(const ir::Graph& graph, const ir::Node& node, RowMajorGemm& g) {
   switch (node.op) {
-    case ir::OpKind::kMatMul: return plan_batched(graph, node, false, g);
+    case ir::OpKind::kMatMul:
+      return plan_batched(graph, node, false, g);
     case ir::OpKind::kGemm:
       g.alpha = float_attr(node, "alpha", 1.0);
-      return plan_batched(graph, node, node.attrs.has_typed<bool>("trans_b") && node.attrs.get_bool("trans_b"), g);
+      return plan_batched(
+          graph, node, node.attrs.has_typed<bool>("trans_b") && node.attrs.get_bool("trans_b"), g);
     case ir::OpKind::kLinear: {
       const ir::Shape& x = graph.type(node.inputs[0]).shape;
       const ir::Shape& w = graph.type(node.inputs[1]).shape;
@@ -127,7 +132,9 @@ Status plan_operands(const ir::Graph& graph, const ir::Node& node, RowMajorGemm&
       g.alpha = node.attrs.get_float("alpha");
       return Status::ok();
     }
-    default: INFERNO_CHECK(false, "plan_operands: not a GEMM"); return Status::ok();
+    default:
+      INFERNO_CHECK(false, "plan_operands: not a GEMM");
+      return Status::ok();
   }
 }
 
@@ -139,12 +146,15 @@ std::vector<Addend> addends(const ir::Node& node) {
     case ir::OpKind::kLinear:
       if (node.inputs.size() == 3) terms.push_back({2, 1.0});
       break;
-    case ir::OpKind::kAddMM: terms.push_back({0, node.attrs.get_float("beta")}); break;
+    case ir::OpKind::kAddMM:
+      terms.push_back({0, node.attrs.get_float("beta")});
+      break;
     case ir::OpKind::kGemm:
       if (node.inputs.size() >= 3) terms.push_back({2, float_attr(node, "beta", 1.0)});
       if (node.inputs.size() == 4) terms.push_back({3, 1.0});
       break;
-    default: break;
+    default:
+      break;
   }
   std::erase_if(terms, [](const Addend& a) { return a.coefficient == 0.0; });
   return terms;
@@ -155,12 +165,14 @@ bool epilogue_bias(const ir::Graph& graph, ir::ValueId v, const ir::TensorType& 
   const ir::TensorType& type = graph.type(v);
   if (type.dtype == ir::DType::kF64 || type.rank() == 0 || out.rank() == 0) return false;
   const int64_t n = out.shape.back();
-  return type.shape.back() == n && type.numel() == n && graph.value(v).kind == ir::ValueKind::kConstant;
+  return type.shape.back() == n && type.numel() == n &&
+         graph.value(v).kind == ir::ValueKind::kConstant;
 }
 
 // An addend with the output's elements in the output's order: cuBLASLt's C with D's layout.
 bool full_shape(const ir::TensorType& addend, const ir::TensorType& out) {
-  return addend.numel() == out.numel() && is_contiguous(coalesce(broadcast_view(addend.shape, out.shape)));
+  return addend.numel() == out.numel() &&
+         is_contiguous(coalesce(broadcast_view(addend.shape, out.shape)));
 }
 
 Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& node) {
@@ -188,7 +200,8 @@ Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& nod
       p.kernel_addend = a.input;
       p.kernel_coefficient = a.coefficient;
     } else {
-      return unsupported_gemm(graph, node, "more addends than the C matrix and the epilogue kernel can take");
+      return unsupported_gemm(graph, node,
+                              "more addends than the C matrix and the epilogue kernel can take");
     }
   }
   const std::string activation = node.op == ir::OpKind::kGemm ? activation_attr(node) : "none";
@@ -197,7 +210,8 @@ Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& nod
   } else if (activation == "relu" || activation == "gelu" || activation == "gelu_tanh") {
     p.kernel_activation = activation;
   } else if (activation != "none") {
-    return unsupported_gemm(graph, node, "no lowering for activation '" + comment_text(activation, 32) + "'");
+    return unsupported_gemm(graph, node,
+                            "no lowering for activation '" + comment_text(activation, 32) + "'");
   }
   return p;
 }
@@ -227,17 +241,21 @@ std::string coefficient_text(double c) { return c == 1.0 ? "" : ir::format_attr_
 // second line; empty when the GEMM has no epilogue.
 std::string epilogue_text(const EmitContext& ctx, const ir::Node& node, const EpiloguePlan& p,
                           const std::string& kernel) {
-  auto value = [&](int32_t input) { return "%" + ctx.graph.name(node.inputs[static_cast<size_t>(input)]); };
+  auto value = [&](int32_t input) {
+    return "%" + ctx.graph.name(node.inputs[static_cast<size_t>(input)]);
+  };
   std::vector<std::string> parts;
   if (p.bias >= 0) parts.push_back("+ " + value(p.bias) + " (cuBLASLt bias)");
   if (p.c >= 0) {
-    parts.push_back("+ " + coefficient_text(p.beta) + value(p.c) +
-                    (p.c_copied ? " (broadcast-copied into the output, read as C)" : " (C matrix)"));
+    parts.push_back(
+        "+ " + coefficient_text(p.beta) + value(p.c) +
+        (p.c_copied ? " (broadcast-copied into the output, read as C)" : " (C matrix)"));
   }
   if (p.lt_relu) parts.push_back("relu (cuBLASLt)");
   if (p.needs_kernel()) {
     std::string what;
-    if (p.kernel_addend >= 0) what = "+ " + coefficient_text(p.kernel_coefficient) + value(p.kernel_addend);
+    if (p.kernel_addend >= 0)
+      what = "+ " + coefficient_text(p.kernel_coefficient) + value(p.kernel_addend);
     if (!p.kernel_activation.empty()) what += (what.empty() ? "" : ", ") + p.kernel_activation;
     parts.push_back(what + " (in-place kernel " + kernel + ")");
   }
@@ -247,7 +265,8 @@ std::string epilogue_text(const EmitContext& ctx, const ir::Node& node, const Ep
 }
 
 // The in-place kernel after the GEMM: out = activation(out + coefficient * addend).
-void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const EpiloguePlan& p, const std::string& name) {
+void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const EpiloguePlan& p,
+                          const std::string& name) {
   const ir::ValueId out = node.outputs[0];
   const ir::TensorType& out_type = ctx.graph.type(out);
   const ir::DType dtype = out_type.dtype;
@@ -262,11 +281,15 @@ void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const Epilogue
     const ir::TensorType& type = ctx.graph.type(addend);
     params += ", const " + std::string(storage_type(type.dtype)) + "* addend";
     args += ", " + ctx.pointer(addend);
-    std::string term = load_expression(type.dtype, compute, "addend[" +
-                                       offset_expression(coalesce(broadcast_view(type.shape, out_type.shape)), "i") + "]");
+    std::string term = load_expression(
+        type.dtype, compute,
+        "addend[" + offset_expression(coalesce(broadcast_view(type.shape, out_type.shape)), "i") +
+            "]");
     if (p.kernel_coefficient != 1.0) {
-      term = (compute == ComputeType::kFloat ? float_literal(static_cast<float>(p.kernel_coefficient))
-                                             : double_literal(p.kernel_coefficient)) + " * " + term;
+      term =
+          (compute == ComputeType::kFloat ? float_literal(static_cast<float>(p.kernel_coefficient))
+                                          : double_literal(p.kernel_coefficient)) +
+          " * " + term;
     }
     value += " + " + term;
   }
@@ -312,7 +335,8 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   const ir::TensorType& out_type = ctx.graph.type(out);
   const ir::DType dtype = out_type.dtype;
   if (!ir::is_floating(dtype)) {
-    return ctx.unsupported_node(node, "integer GEMMs are not supported (" + std::string(ir::dtype_name(dtype)) + ")");
+    return ctx.unsupported_node(
+        node, "integer GEMMs are not supported (" + std::string(ir::dtype_name(dtype)) + ")");
   }
   RowMajorGemm g;
   INFERNO_RETURN_IF_ERROR(plan_operands(ctx.graph, node, g));
@@ -333,8 +357,9 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
                                                       : "CUDA_R_64F";
   const bool f64 = dtype == ir::DType::kF64;
   const char* compute = f64 ? "CUBLAS_COMPUTE_64F"
-                        : (dtype == ir::DType::kF32 && ctx.options.tf32) ? "CUBLAS_COMPUTE_32F_FAST_TF32"
-                                                                         : "CUBLAS_COMPUTE_32F";
+                        : (dtype == ir::DType::kF32 && ctx.options.tf32)
+                            ? "CUBLAS_COMPUTE_32F_FAST_TF32"
+                            : "CUBLAS_COMPUTE_32F";
   auto input = [&](int32_t i) { return node.inputs[static_cast<size_t>(i)]; };
   const ir::ValueId c = p.c >= 0 && !p.c_copied ? input(p.c) : out;  // what cuBLASLt reads as C
   const std::string m = std::to_string(g.m), n = std::to_string(g.n), k = std::to_string(g.k);
@@ -342,33 +367,39 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   const int64_t align_b = alignment(ctx, g.left, g.batch, g.left_stride);
   const int64_t align_c = alignment(ctx, c, g.batch, g.out_stride);
   const int64_t align_d = alignment(ctx, out, g.batch, g.out_stride);
-  const int64_t bias_offset = p.bias >= 0 ? ctx.weights.offset.at(static_cast<size_t>(input(p.bias))) : -1;
-  INFERNO_CHECK(p.bias < 0 || bias_offset >= 0, "gemm: an epilogue bias that is not in the weights");
-  const std::string kernel = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_epilogue_" +
-                             (p.kernel_addend >= 0 ? "add_" : "") +
+  const int64_t bias_offset =
+      p.bias >= 0 ? ctx.weights.offset.at(static_cast<size_t>(input(p.bias))) : -1;
+  INFERNO_CHECK(p.bias < 0 || bias_offset >= 0,
+                "gemm: an epilogue bias that is not in the weights");
+  const std::string kernel = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) +
+                             "_epilogue_" + (p.kernel_addend >= 0 ? "add_" : "") +
                              (p.kernel_activation.empty() ? "" : p.kernel_activation + "_") +
                              std::string(dtype_tag(dtype)) + "_" + shape_tag(out_type.shape);
 
   // The kGemms entry, with comments saying what it computes in row-major terms, and how.
-  std::string what = ctx.graph.type(g.left).to_string() + " @ " + ctx.graph.type(g.right).to_string() +
-                     (g.right_is_nk ? "^T" : "");
+  std::string what = ctx.graph.type(g.left).to_string() + " @ " +
+                     ctx.graph.type(g.right).to_string() + (g.right_is_nk ? "^T" : "");
   if (g.alpha != 1.0) what = ir::format_attr_float(g.alpha) + " * " + what;
   what += " -> " + out_type.to_string() + ": M " + m + ", N " + n + ", K " + k;
   if (g.batch > 1) what += ", " + std::to_string(g.batch) + " batches";
   const int32_t gemm = ctx.out.num_gemms++;
   SourceWriter& spec = ctx.out.gemm_specs;
-  spec.line("// " + std::to_string(gemm) + ": %" + comment_text(ctx.graph.node_name(node)) + " = " + comment_text(what));
+  spec.line("// " + std::to_string(gemm) + ": %" + comment_text(ctx.graph.node_name(node)) + " = " +
+            comment_text(what));
   const std::string epilogue = epilogue_text(ctx, node, p, kernel);
   if (!epilogue.empty()) spec.line("//    " + comment_text(epilogue, 400));
-  spec.line("{" + ctx.label(node) + ", " + data_type + ", " + compute + ", " + (f64 ? "CUDA_R_64F" : "CUDA_R_32F") +
-            ", " + (g.right_is_nk ? "CUBLAS_OP_T" : "CUBLAS_OP_N") + ",");
-  spec.line(" /* A */ " + (g.right_is_nk ? k + ", " + n + ", " + k : n + ", " + k + ", " + n) + ", /* B */ " + k + ", " +
-            m + ", " + k + ", /* D */ " + n + ", " + m + ", " + n + ",");
-  spec.line(" /* batch */ " + std::to_string(g.batch) + ", " + std::to_string(g.right_stride) + ", " +
-            std::to_string(g.left_stride) + ", " + std::to_string(g.out_stride) + ", /* epilogue */ " +
-            epilogue_name(p) + ", /* bias */ " + std::to_string(bias_offset) + ",");
-  spec.line(" /* alpha, beta */ " + double_literal(g.alpha) + ", " + double_literal(p.c >= 0 ? p.beta : 0.0) +
-            ", /* alignment A, B, C, D */ " + std::to_string(align_a) + ", " + std::to_string(align_b) + ", " +
+  spec.line("{" + ctx.label(node) + ", " + data_type + ", " + compute + ", " +
+            (f64 ? "CUDA_R_64F" : "CUDA_R_32F") + ", " +
+            (g.right_is_nk ? "CUBLAS_OP_T" : "CUBLAS_OP_N") + ",");
+  spec.line(" /* A */ " + (g.right_is_nk ? k + ", " + n + ", " + k : n + ", " + k + ", " + n) +
+            ", /* B */ " + k + ", " + m + ", " + k + ", /* D */ " + n + ", " + m + ", " + n + ",");
+  spec.line(" /* batch */ " + std::to_string(g.batch) + ", " + std::to_string(g.right_stride) +
+            ", " + std::to_string(g.left_stride) + ", " + std::to_string(g.out_stride) +
+            ", /* epilogue */ " + epilogue_name(p) + ", /* bias */ " + std::to_string(bias_offset) +
+            ",");
+  spec.line(" /* alpha, beta */ " + double_literal(g.alpha) + ", " +
+            double_literal(p.c >= 0 ? p.beta : 0.0) + ", /* alignment A, B, C, D */ " +
+            std::to_string(align_a) + ", " + std::to_string(align_b) + ", " +
             std::to_string(align_c) + ", " + std::to_string(align_d) + "},");
 
   // run(): check caller buffers' alignment, copy a broadcast addend, multiply, finish in place.
@@ -376,21 +407,24 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   for (const ir::ValueId v : {g.left, g.right, c, out}) {
     if (!caller_buffer(ctx, v) || !checked.insert(v).second) continue;
     ctx.out.checks_alignment = true;
-    run.line("if (misaligned(" + ctx.pointer(v) + ", " + std::to_string(kCallerAlignment) + ")) return bad_alignment(" +
-             ctx.label(node) + ", " + c_string_literal("%" + ctx.graph.name(v)) + ", " +
-             std::to_string(kCallerAlignment) + ", error, error_size);");
+    run.line("if (misaligned(" + ctx.pointer(v) + ", " + std::to_string(kCallerAlignment) +
+             ")) return bad_alignment(" + ctx.label(node) + ", " +
+             c_string_literal("%" + ctx.graph.name(v)) + ", " + std::to_string(kCallerAlignment) +
+             ", error, error_size);");
   }
   if (p.c_copied) {
     const ir::ValueId addend = input(p.c);
     const StridedView view = broadcast_view(ctx.graph.type(addend).shape, out_type.shape);
-    const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_addend_" +
-                             std::string(dtype_tag(dtype)) + "_" + shape_tag(out_type.shape);
-    emit_copy(ctx, dtype, view, out_type.numel(), ctx.pointer(addend), ctx.pointer(out), ctx.label(node), name,
-              ctx.describe(node) + ": the addend, broadcast");
+    const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) +
+                             "_addend_" + std::string(dtype_tag(dtype)) + "_" +
+                             shape_tag(out_type.shape);
+    emit_copy(ctx, dtype, view, out_type.numel(), ctx.pointer(addend), ctx.pointer(out),
+              ctx.label(node), name, ctx.describe(node) + ": the addend, broadcast");
   }
-  run.line("MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[" + std::to_string(gemm) + "], state->gemms[" +
-           std::to_string(gemm) + "], " + ctx.pointer(g.right) + ", " + ctx.pointer(g.left) + ", " + ctx.pointer(c) +
-           ", " + ctx.pointer(out) + ", workspace, kWorkspaceBytes, stream), " + ctx.label(node) + ");");
+  run.line("MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[" + std::to_string(gemm) +
+           "], state->gemms[" + std::to_string(gemm) + "], " + ctx.pointer(g.right) + ", " +
+           ctx.pointer(g.left) + ", " + ctx.pointer(c) + ", " + ctx.pointer(out) +
+           ", workspace, kWorkspaceBytes, stream), " + ctx.label(node) + ");");
   if (p.needs_kernel()) emit_epilogue_kernel(ctx, node, p, kernel);
   return Status::ok();
 }

@@ -27,7 +27,8 @@ struct ReductionShape {
 
 ReductionShape reduction_shape(const ir::Shape& shape, const ir::IntList& dims) {
   auto reduced = [&](size_t d) {
-    return dims.empty() || std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+    return dims.empty() ||
+           std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
   };
   // Size-1 dims sit anywhere; the others must read kept..., reduced..., kept... in that order.
   int phase = 0;  // 0: before the reduced run, 1: inside it, 2: after it
@@ -45,9 +46,14 @@ ReductionShape reduction_shape(const ir::Shape& shape, const ir::IntList& dims) 
   if (adjacent) {
     phase = 0;
     for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] != 1 && reduced(d)) phase = 1;
-      else if (shape[d] != 1 && phase == 1) phase = 2;
-      (shape[d] == 1 ? r.reduce : reduced(d) ? r.reduce : phase == 0 ? r.outer : r.inner) *= shape[d];
+      if (shape[d] != 1 && reduced(d))
+        phase = 1;
+      else if (shape[d] != 1 && phase == 1)
+        phase = 2;
+      (shape[d] == 1 ? r.reduce
+       : reduced(d)  ? r.reduce
+       : phase == 0  ? r.outer
+                     : r.inner) *= shape[d];
     }
     return r;
   }
@@ -68,9 +74,9 @@ ReductionShape reduction_shape(const ir::Shape& shape, const ir::IntList& dims) 
 
 }  // namespace
 
-void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64_t numel, const std::string& in,
-               const std::string& out, const std::string& label, const std::string& kernel_name,
-               const std::string& comment) {
+void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64_t numel,
+               const std::string& in, const std::string& out, const std::string& label,
+               const std::string& kernel_name, const std::string& comment) {
   StridedView c = coalesce(view);
   if (c.rank() > kMaxCopyRank) {
     emit_gather_kernel(ctx, kernel_name, comment, dtype, c, numel, in, out, label);
@@ -82,8 +88,9 @@ void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64
   run.open("");
   run.line("const int64_t shape[] = " + int_list(c.shape) + ";");
   run.line("const int64_t strides[] = " + int_list(c.strides) + ";");
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::strided_copy<" + std::string(storage_type(dtype)) + ">(" + in + ", " +
-           out + ", " + std::to_string(c.rank()) + ", shape, strides, " + std::to_string(numel) + ", stream), " + label + ");");
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::strided_copy<" + std::string(storage_type(dtype)) +
+           ">(" + in + ", " + out + ", " + std::to_string(c.rank()) + ", shape, strides, " +
+           std::to_string(numel) + ", stream), " + label + ");");
   run.close();
 }
 
@@ -102,18 +109,26 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
     case ir::OpKind::kTranspose: {
       std::vector<int64_t> dims(in_type.shape.size());
       std::iota(dims.begin(), dims.end(), 0);
-      std::swap(dims.at(static_cast<size_t>(node.attrs.get_int("dim0"))), dims.at(static_cast<size_t>(node.attrs.get_int("dim1"))));
+      std::swap(dims.at(static_cast<size_t>(node.attrs.get_int("dim0"))),
+                dims.at(static_cast<size_t>(node.attrs.get_int("dim1"))));
       view = permute_view(in_type.shape, dims);
       break;
     }
-    case ir::OpKind::kPermute: view = permute_view(in_type.shape, node.attrs.get_ints("dims")); break;
-    case ir::OpKind::kExpand: view = broadcast_view(in_type.shape, out_type.shape); break;
-    default: INFERNO_CHECK(false, "emit_layout: not a copying layout op"); break;
+    case ir::OpKind::kPermute:
+      view = permute_view(in_type.shape, node.attrs.get_ints("dims"));
+      break;
+    case ir::OpKind::kExpand:
+      view = broadcast_view(in_type.shape, out_type.shape);
+      break;
+    default:
+      INFERNO_CHECK(false, "emit_layout: not a copying layout op");
+      break;
   }
-  const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_" +
-                           std::string(dtype_tag(out_type.dtype)) + "_" + shape_tag(out_type.shape);
-  emit_copy(ctx, out_type.dtype, view, out_type.numel(), ctx.pointer(in), ctx.pointer(out), ctx.label(node), name,
-            ctx.describe(node));
+  const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) +
+                           "_" + std::string(dtype_tag(out_type.dtype)) + "_" +
+                           shape_tag(out_type.shape);
+  emit_copy(ctx, out_type.dtype, view, out_type.numel(), ctx.pointer(in), ctx.pointer(out),
+            ctx.label(node), name, ctx.describe(node));
   return Status::ok();
 }
 
@@ -121,7 +136,9 @@ int64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node) {
   if (node.op != ir::OpKind::kSum && node.op != ir::OpKind::kMean) return 0;
   const ir::TensorType& in = graph.type(node.inputs[0]);
   if (!ir::is_floating(in.dtype) || in.numel() == 0) return 0;
-  return reduction_shape(in.shape, node.attrs.get_ints("dims")).permutation.empty() ? 0 : in.size_bytes();
+  return reduction_shape(in.shape, node.attrs.get_ints("dims")).permutation.empty()
+             ? 0
+             : in.size_bytes();
 }
 
 Status emit_reduction(EmitContext& ctx, int32_t index) {
@@ -130,7 +147,8 @@ Status emit_reduction(EmitContext& ctx, int32_t index) {
   const ir::TensorType& in_type = ctx.graph.type(in);
   const ir::TensorType& out_type = ctx.graph.type(out);
   if (!ir::is_floating(in_type.dtype)) {
-    return ctx.unsupported_node(node, "integer and bool reductions are not supported (" + in_type.to_string() + ")");
+    return ctx.unsupported_node(
+        node, "integer and bool reductions are not supported (" + in_type.to_string() + ")");
   }
   const ReductionShape r = reduction_shape(in_type.shape, node.attrs.get_ints("dims"));
   const bool mean = node.op == ir::OpKind::kMean;
@@ -146,18 +164,20 @@ Status emit_reduction(EmitContext& ctx, int32_t index) {
   if (!r.permutation.empty()) {
     run.line("// the reduced dims are not adjacent: permute them last, into scratch");
     source = "reinterpret_cast<" + type + "*>(" + ctx.scratch(index) + ")";
-    const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_permute_" +
-                             std::string(dtype_tag(in_type.dtype)) + "_" + shape_tag(in_type.shape);
-    emit_copy(ctx, in_type.dtype, permute_view(in_type.shape, r.permutation), in_type.numel(), ctx.pointer(in), source,
-              ctx.label(node), name, ctx.describe(node));
+    const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) +
+                             "_permute_" + std::string(dtype_tag(in_type.dtype)) + "_" +
+                             shape_tag(in_type.shape);
+    emit_copy(ctx, in_type.dtype, permute_view(in_type.shape, r.permutation), in_type.numel(),
+              ctx.pointer(in), source, ctx.label(node), name, ctx.describe(node));
   }
   // A mean over no elements is 0 * inf = NaN, as in PyTorch.
-  const std::string scale = !mean ? "1.0f"
-                            : r.reduce == 0 ? "__builtin_inff()"
-                                            : float_literal(static_cast<float>(1.0 / static_cast<double>(r.reduce)));
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<" + type + ">(" + source + ", " + ctx.pointer(out) + ", " +
-           std::to_string(r.outer) + ", " + std::to_string(r.reduce) + ", " + std::to_string(r.inner) + ", " + scale +
-           ", stream), " + ctx.label(node) + ");");
+  const std::string scale =
+      !mean           ? "1.0f"
+      : r.reduce == 0 ? "__builtin_inff()"
+                      : float_literal(static_cast<float>(1.0 / static_cast<double>(r.reduce)));
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<" + type + ">(" + source + ", " +
+           ctx.pointer(out) + ", " + std::to_string(r.outer) + ", " + std::to_string(r.reduce) +
+           ", " + std::to_string(r.inner) + ", " + scale + ", stream), " + ctx.label(node) + ");");
   return Status::ok();
 }
 
@@ -165,10 +185,12 @@ Status emit_softmax(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::ValueId in = node.inputs[0], out = node.outputs[0];
   const ir::TensorType& type = ctx.graph.type(in);
-  if (!ir::is_floating(type.dtype)) return ctx.unsupported_node(node, "expects a floating-point input");
+  if (!ir::is_floating(type.dtype))
+    return ctx.unsupported_node(node, "expects a floating-point input");
   const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
   int64_t outer = 1, n = 1, inner = 1;  // a scalar is [1, 1, 1]
-  for (size_t d = 0; d < type.shape.size(); ++d) (d < dim ? outer : d == dim ? n : inner) *= type.shape[d];
+  for (size_t d = 0; d < type.shape.size(); ++d)
+    (d < dim ? outer : d == dim ? n : inner) *= type.shape[d];
   SourceWriter& run = ctx.out.run;
   run.line("// " + ctx.describe(node));
   if (type.numel() == 0) {
@@ -176,9 +198,10 @@ Status emit_softmax(EmitContext& ctx, int32_t index) {
     return Status::ok();
   }
   ctx.out.headers.insert("kernels/softmax.cuh");
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::softmax<" + std::string(storage_type(type.dtype)) + ">(" +
-           ctx.pointer(in) + ", " + ctx.pointer(out) + ", " + std::to_string(outer) + ", " + std::to_string(n) + ", " +
-           std::to_string(inner) + ", " + (node.op == ir::OpKind::kLogSoftmax ? "true" : "false") + ", stream), " +
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::softmax<" + std::string(storage_type(type.dtype)) +
+           ">(" + ctx.pointer(in) + ", " + ctx.pointer(out) + ", " + std::to_string(outer) + ", " +
+           std::to_string(n) + ", " + std::to_string(inner) + ", " +
+           (node.op == ir::OpKind::kLogSoftmax ? "true" : "false") + ", stream), " +
            ctx.label(node) + ");");
   return Status::ok();
 }
@@ -187,13 +210,17 @@ void emit_output_copies(EmitContext& ctx) {
   for (const OutputCopy& copy : ctx.plan.output_copies) {
     const ir::TensorType& type = ctx.graph.type(copy.value);
     const std::string j = std::to_string(copy.output);
-    const std::string what = "output " + j + " is %" + ctx.graph.name(copy.value) + ", which no node writes there: copy it";
+    const std::string what = "output " + j + " is %" + ctx.graph.name(copy.value) +
+                             ", which no node writes there: copy it";
     ctx.out.run.line("// " + comment_text(what));
     if (type.numel() == 0) continue;
-    const std::string out = "static_cast<" + std::string(storage_type(type.dtype)) + "*>(args->outputs[" + j + "])";
-    emit_copy(ctx, type.dtype, StridedView{{type.numel()}, {1}}, type.numel(), ctx.pointer(copy.value), out,
-              c_string_literal("output " + j), "copy_output" + j + "_" + std::string(dtype_tag(type.dtype)) + "_" +
-              shape_tag(type.shape), comment_text(what));
+    const std::string out =
+        "static_cast<" + std::string(storage_type(type.dtype)) + "*>(args->outputs[" + j + "])";
+    emit_copy(
+        ctx, type.dtype, StridedView{{type.numel()}, {1}}, type.numel(), ctx.pointer(copy.value),
+        out, c_string_literal("output " + j),
+        "copy_output" + j + "_" + std::string(dtype_tag(type.dtype)) + "_" + shape_tag(type.shape),
+        comment_text(what));
   }
 }
 

@@ -24,8 +24,8 @@ int64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node);
 /// Copies `numel` elements of `dtype` from pointer expression `in` to `out` through a view:
 /// strided_copy (a bit copy for every dtype) when the coalesced view has at most kMaxRank dims,
 /// else a generated gather kernel named `kernel_name`.
-void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64_t numel, const std::string& in,
-               const std::string& out, const std::string& label, const std::string& kernel_name,
-               const std::string& comment);
+void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64_t numel,
+               const std::string& in, const std::string& out, const std::string& label,
+               const std::string& kernel_name, const std::string& comment);
 
 }  // namespace inferno::codegen

@@ -26,20 +26,22 @@ int64_t first_fit(const std::vector<LiveRange>& live, int64_t bytes) {
 
 // The input position `out` of node `n` may overwrite (MemoryPlanOptions::aligned_inputs' rules
 // in memory_plan.h), or -1.
-int32_t in_place_input(const ir::Graph& graph, const ir::Node& node, const std::vector<int32_t>& aligned,
-                       const std::vector<ir::ValueId>& root, const std::vector<int32_t>& last_use,
-                       const MemoryPlan& plan, int32_t n) {
+int32_t in_place_input(const ir::Graph& graph, const ir::Node& node,
+                       const std::vector<int32_t>& aligned, const std::vector<ir::ValueId>& root,
+                       const std::vector<int32_t>& last_use, const MemoryPlan& plan, int32_t n) {
   const int64_t bytes = graph.type(node.outputs[0]).size_bytes();
   if (bytes == 0) return -1;
   for (const int32_t j : aligned) {
     const ir::ValueId r = root[node.inputs[static_cast<size_t>(j)]];
-    if (plan.storage[r].kind != StorageKind::kArena || last_use[r] != n || graph.type(r).size_bytes() != bytes ||
+    if (plan.storage[r].kind != StorageKind::kArena || last_use[r] != n ||
+        graph.type(r).size_bytes() != bytes ||
         graph.type(node.inputs[static_cast<size_t>(j)]).size_bytes() != bytes) {
       continue;
     }
     bool only_aligned_reads = true;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const bool is_aligned = std::find(aligned.begin(), aligned.end(), static_cast<int32_t>(i)) != aligned.end();
+      const bool is_aligned =
+          std::find(aligned.begin(), aligned.end(), static_cast<int32_t>(i)) != aligned.end();
       only_aligned_reads &= root[node.inputs[i]] != r || is_aligned;
     }
     if (only_aligned_reads) return j;
@@ -51,7 +53,8 @@ int32_t in_place_input(const ir::Graph& graph, const ir::Node& node, const std::
 
 std::vector<int32_t> elementwise_aligned_inputs(const ir::Graph& graph, const ir::Node& node) {
   std::vector<int32_t> aligned;
-  const bool elementwise = ir::op_has_trait(node.op, ir::kElementwise) || node.op == ir::OpKind::kFusedElementwise;
+  const bool elementwise =
+      ir::op_has_trait(node.op, ir::kElementwise) || node.op == ir::OpKind::kFusedElementwise;
   if (!elementwise || node.outputs.size() != 1) return aligned;
   const ir::Shape& out = graph.type(node.outputs[0]).shape;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -60,7 +63,9 @@ std::vector<int32_t> elementwise_aligned_inputs(const ir::Graph& graph, const ir
   return aligned;
 }
 
-int64_t align_up(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+int64_t align_up(int64_t bytes, int64_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
 
 MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options) {
   const auto num_values = static_cast<size_t>(graph.num_values());
@@ -106,21 +111,24 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
   // Liveness per group: from the root's node to the last node reading any member.
   std::vector<int32_t> last_use(num_values, -1);
   for (int32_t n = 0; n < num_nodes; ++n) {
-    for (const ir::ValueId out : graph.nodes()[n].outputs) last_use[root[out]] = std::max(last_use[root[out]], n);
-    for (const ir::ValueId in : graph.nodes()[n].inputs) last_use[root[in]] = std::max(last_use[root[in]], n);
+    for (const ir::ValueId out : graph.nodes()[n].outputs)
+      last_use[root[out]] = std::max(last_use[root[out]], n);
+    for (const ir::ValueId in : graph.nodes()[n].inputs)
+      last_use[root[in]] = std::max(last_use[root[in]], n);
   }
   for (const OutputCopy& copy : plan.output_copies) last_use[root[copy.value]] = num_nodes;
 
   // First-fit placement in node order; an in-place output starts where its input's bytes are.
   std::vector<LiveRange> live;
-  auto place = [&](int64_t bytes, int32_t first, int32_t last, ir::ValueId value, int32_t scratch_node,
-                   int64_t at = -1) {
+  auto place = [&](int64_t bytes, int32_t first, int32_t last, ir::ValueId value,
+                   int32_t scratch_node, int64_t at = -1) {
     ArenaBuffer buffer{0, bytes, first, last, value, scratch_node};
     if (bytes > 0) {
       buffer.offset = at >= 0 ? at : first_fit(live, bytes);
       const LiveRange range{buffer.offset, buffer.offset + bytes, last};
-      live.insert(std::upper_bound(live.begin(), live.end(), range,
-                                   [](const LiveRange& a, const LiveRange& b) { return a.begin < b.begin; }),
+      live.insert(std::upper_bound(
+                      live.begin(), live.end(), range,
+                      [](const LiveRange& a, const LiveRange& b) { return a.begin < b.begin; }),
                   range);
       plan.planned_bytes = std::max(plan.planned_bytes, align_up(buffer.offset + bytes));
       plan.unshared_bytes += align_up(bytes);
@@ -140,8 +148,9 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
       int32_t over = -1;
       if (options.in_place && node.outputs.size() == 1) {
         over = in_place_input(graph, node,
-                              options.aligned_inputs.empty() ? elementwise_aligned_inputs(graph, node)
-                                                             : options.aligned_inputs.at(static_cast<size_t>(n)),
+                              options.aligned_inputs.empty()
+                                  ? elementwise_aligned_inputs(graph, node)
+                                  : options.aligned_inputs.at(static_cast<size_t>(n)),
                               root, last_use, plan, n);
       }
       int32_t buffer = -1;
@@ -155,7 +164,8 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
       }
       plan.storage[out] = {StorageKind::kArena, buffer, out};
     }
-    const auto scratch = static_cast<size_t>(n) < options.scratch_bytes.size() ? options.scratch_bytes[n] : 0;
+    const auto scratch =
+        static_cast<size_t>(n) < options.scratch_bytes.size() ? options.scratch_bytes[n] : 0;
     if (scratch > 0) plan.scratch_buffer[n] = place(scratch, n, n, ir::kNoValue, n);
   }
   for (int32_t n = 0; n < num_nodes; ++n) {
@@ -178,32 +188,47 @@ std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan
     for (const ir::ValueId out : graph.nodes()[n].outputs) defined_at[out] = n;
   }
   std::string text = "arena: " + std::to_string(plan.buffers.size()) + " buffers, peak " +
-                     std::to_string(plan.planned_bytes) + " bytes (unshared " + std::to_string(plan.unshared_bytes) +
-                     "), workspace " + std::to_string(plan.workspace_bytes) + " at " +
-                     std::to_string(plan.workspace_offset) + ", total " + std::to_string(plan.arena_bytes) + "\n";
+                     std::to_string(plan.planned_bytes) + " bytes (unshared " +
+                     std::to_string(plan.unshared_bytes) + "), workspace " +
+                     std::to_string(plan.workspace_bytes) + " at " +
+                     std::to_string(plan.workspace_offset) + ", total " +
+                     std::to_string(plan.arena_bytes) + "\n";
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
     const ArenaBuffer& buffer = plan.buffers[b];
-    text += "buffer " + std::to_string(b) + ": [" + std::to_string(buffer.offset) + ", " +
-            std::to_string(buffer.offset + buffer.bytes) + ") " + std::to_string(buffer.bytes) + " bytes, nodes " +
-            std::to_string(buffer.first_node) + ".." +
-            (buffer.last_node == num_nodes ? std::string("end") : std::to_string(buffer.last_node)) + ", " +
-            (buffer.value != ir::kNoValue ? "%" + graph.name(buffer.value)
-                                          : "scratch of node " + std::to_string(buffer.scratch_node)) +
-            (buffer.in_place_of != ir::kNoValue ? " (in place of %" + graph.name(buffer.in_place_of) + ")" : "") +
-            "\n";
+    text +=
+        "buffer " + std::to_string(b) + ": [" + std::to_string(buffer.offset) + ", " +
+        std::to_string(buffer.offset + buffer.bytes) + ") " + std::to_string(buffer.bytes) +
+        " bytes, nodes " + std::to_string(buffer.first_node) + ".." +
+        (buffer.last_node == num_nodes ? std::string("end") : std::to_string(buffer.last_node)) +
+        ", " +
+        (buffer.value != ir::kNoValue ? "%" + graph.name(buffer.value)
+                                      : "scratch of node " + std::to_string(buffer.scratch_node)) +
+        (buffer.in_place_of != ir::kNoValue
+             ? " (in place of %" + graph.name(buffer.in_place_of) + ")"
+             : "") +
+        "\n";
   }
   size_t next_copy = 0;
   for (size_t j = 0; j < graph.outputs().size(); ++j) {
     const ir::ValueId v = graph.outputs()[j];
     text += "output " + std::to_string(j) + " %" + graph.name(v) + ": ";
-    if (next_copy < plan.output_copies.size() && plan.output_copies[next_copy].output == static_cast<int32_t>(j)) {
+    if (next_copy < plan.output_copies.size() &&
+        plan.output_copies[next_copy].output == static_cast<int32_t>(j)) {
       ++next_copy;
       const Storage& from = plan.of(v);
       switch (from.kind) {
-        case StorageKind::kInput: text += "copy of input " + std::to_string(from.index); break;
-        case StorageKind::kConstant: text += "copy of constant %" + graph.name(from.root); break;
-        case StorageKind::kArena: text += "copy of buffer " + std::to_string(from.index); break;
-        case StorageKind::kOutput: text += "copy of output " + std::to_string(from.index); break;
+        case StorageKind::kInput:
+          text += "copy of input " + std::to_string(from.index);
+          break;
+        case StorageKind::kConstant:
+          text += "copy of constant %" + graph.name(from.root);
+          break;
+        case StorageKind::kArena:
+          text += "copy of buffer " + std::to_string(from.index);
+          break;
+        case StorageKind::kOutput:
+          text += "copy of output " + std::to_string(from.index);
+          break;
       }
     } else {
       const ir::ValueId r = plan.of(v).root;

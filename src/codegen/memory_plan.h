@@ -45,19 +45,20 @@ enum class StorageKind : uint8_t {
 /// Where one value's bytes are. Every member of an alias group has its root's storage.
 struct Storage {
   StorageKind kind = StorageKind::kArena;
-  int32_t index = -1;            ///< input, output or arena buffer index (constants: unused)
+  int32_t index = -1;               ///< input, output or arena buffer index (constants: unused)
   ir::ValueId root = ir::kNoValue;  ///< the value that owns the bytes (itself unless an alias)
 };
 
 /// One arena range and who uses it.
 struct ArenaBuffer {
   int64_t offset = 0;
-  int64_t bytes = 0;          ///< as requested (the next buffer may start at align_up(offset + bytes))
-  int32_t first_node = 0;     ///< live from this node...
-  int32_t last_node = 0;      ///< ...through this one; the node count means "until the output copies"
+  int64_t bytes = 0;       ///< as requested (the next buffer may start at align_up(offset + bytes))
+  int32_t first_node = 0;  ///< live from this node...
+  int32_t last_node = 0;   ///< ...through this one; the node count means "until the output copies"
   ir::ValueId value = ir::kNoValue;  ///< the alias group's root; kNoValue for a node's scratch
-  int32_t scratch_node = -1;  ///< the node whose scratch this is, or -1
-  ir::ValueId in_place_of = ir::kNoValue;  ///< the input group whose bytes first_node overwrites, or kNoValue
+  int32_t scratch_node = -1;         ///< the node whose scratch this is, or -1
+  ir::ValueId in_place_of =
+      ir::kNoValue;  ///< the input group whose bytes first_node overwrites, or kNoValue
 };
 
 /// A graph output the producing node does not write directly: copied from `value` at the end.
@@ -67,15 +68,15 @@ struct OutputCopy {
 };
 
 struct MemoryPlan {
-  std::vector<Storage> storage;          ///< by ValueId; only inputs, constants and node outputs
+  std::vector<Storage> storage;  ///< by ValueId; only inputs, constants and node outputs
   std::vector<ArenaBuffer> buffers;
-  std::vector<int32_t> scratch_buffer;   ///< by node index: arena buffer index, or -1
-  std::vector<OutputCopy> output_copies; ///< in output order
-  int64_t planned_bytes = 0;    ///< end of the highest buffer, aligned: the peak of live bytes
-  int64_t unshared_bytes = 0;   ///< sum of every buffer's aligned size: what no reuse would take
+  std::vector<int32_t> scratch_buffer;    ///< by node index: arena buffer index, or -1
+  std::vector<OutputCopy> output_copies;  ///< in output order
+  int64_t planned_bytes = 0;   ///< end of the highest buffer, aligned: the peak of live bytes
+  int64_t unshared_bytes = 0;  ///< sum of every buffer's aligned size: what no reuse would take
   int64_t workspace_offset = 0;
   int64_t workspace_bytes = 0;
-  int64_t arena_bytes = 0;      ///< planned bytes + workspace
+  int64_t arena_bytes = 0;  ///< planned bytes + workspace
 
   const Storage& of(ir::ValueId value) const { return storage.at(static_cast<size_t>(value)); }
 };

@@ -72,7 +72,8 @@ std::string c_string_literal(std::string_view text) {
 std::string value_identifier(std::string_view name) {
   std::string out = "v_";
   for (const char c : name.substr(0, std::min<size_t>(name.size(), 62))) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     out += ok ? c : '_';
   }
   return out;
@@ -81,7 +82,8 @@ std::string value_identifier(std::string_view name) {
 std::string float_literal(float value) {
   if (!std::isfinite(value)) {
     char bits[40];
-    std::snprintf(bits, sizeof bits, "__uint_as_float(0x%08" PRIx32 "u)", std::bit_cast<uint32_t>(value));
+    std::snprintf(bits, sizeof bits, "__uint_as_float(0x%08" PRIx32 "u)",
+                  std::bit_cast<uint32_t>(value));
     return bits;
   }
   char text[40];
@@ -94,7 +96,8 @@ std::string float_literal(float value) {
 std::string double_literal(double value) {
   if (!std::isfinite(value)) {
     char bits[48];
-    std::snprintf(bits, sizeof bits, "__longlong_as_double(0x%016" PRIx64 "ll)", std::bit_cast<uint64_t>(value));
+    std::snprintf(bits, sizeof bits, "__longlong_as_double(0x%016" PRIx64 "ll)",
+                  std::bit_cast<uint64_t>(value));
     return bits;
   }
   char text[40];

@@ -12,7 +12,8 @@
 
 namespace inferno::codegen {
 
-/// Output element (c_0, ..., c_{r-1}) of a row-major `shape` reads source offset sum c_d * strides[d].
+/// Output element (c_0, ..., c_{r-1}) of a row-major `shape` reads source offset sum c_d *
+/// strides[d].
 struct StridedView {
   ir::Shape shape;
   std::vector<int64_t> strides;  ///< in source elements

@@ -17,8 +17,10 @@ Expected<WeightsLayout> layout_weights(const ir::Graph& graph) {
   // for a scalar), or from memory (any other op, or a graph output's copy).
   std::vector<bool> read_elementwise(num_values, false), read_from_memory(num_values, false);
   for (const ir::Node& node : graph.nodes()) {
-    const bool elementwise = ir::op_has_trait(node.op, ir::kElementwise) || node.op == ir::OpKind::kFusedElementwise;
-    for (const ir::ValueId in : node.inputs) (elementwise ? read_elementwise : read_from_memory)[in] = true;
+    const bool elementwise =
+        ir::op_has_trait(node.op, ir::kElementwise) || node.op == ir::OpKind::kFusedElementwise;
+    for (const ir::ValueId in : node.inputs)
+      (elementwise ? read_elementwise : read_from_memory)[in] = true;
   }
   for (const ir::ValueId out : graph.outputs()) read_from_memory[out] = true;
 
@@ -34,8 +36,10 @@ Expected<WeightsLayout> layout_weights(const ir::Graph& graph) {
     } else {
       continue;  // unused
     }
-    if (value.constant == nullptr || static_cast<int64_t>(value.constant->data.size()) != value.type.size_bytes()) {
-      return invalid_input("constant %" + value.name + " has no data (elided IR text cannot be compiled)");
+    if (value.constant == nullptr ||
+        static_cast<int64_t>(value.constant->data.size()) != value.type.size_bytes()) {
+      return invalid_input("constant %" + value.name +
+                           " has no data (elided IR text cannot be compiled)");
     }
   }
 

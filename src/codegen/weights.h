@@ -13,10 +13,10 @@
 namespace inferno::codegen {
 
 struct WeightsLayout {
-  std::vector<int64_t> offset;   ///< by ValueId: offset in the blob, or -1 when not stored
-  std::vector<bool> inlined;     ///< by ValueId: a rank-0 constant written as a literal
+  std::vector<int64_t> offset;  ///< by ValueId: offset in the blob, or -1 when not stored
+  std::vector<bool> inlined;    ///< by ValueId: a rank-0 constant written as a literal
   std::vector<std::byte> blob;
-  uint64_t checksum = 0;         ///< inferno_fnv1a64 of blob
+  uint64_t checksum = 0;  ///< inferno_fnv1a64 of blob
 
   bool stored(ir::ValueId v) const { return offset.at(static_cast<size_t>(v)) >= 0; }
   bool is_inlined(ir::ValueId v) const { return inlined.at(static_cast<size_t>(v)); }

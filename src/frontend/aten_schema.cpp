@@ -12,21 +12,34 @@ bool holds(const AtenArg& v) {
   return std::holds_alternative<T>(v);
 }
 
-bool is_python_number(const AtenArg& v) { return holds<int64_t>(v) || holds<double>(v) || holds<bool>(v); }
+bool is_python_number(const AtenArg& v) {
+  return holds<int64_t>(v) || holds<double>(v) || holds<bool>(v);
+}
 
 std::string_view kind_name(ArgKind kind) {
   switch (kind) {
-    case ArgKind::kTensor: return "a tensor";
-    case ArgKind::kTensorList: return "a list of tensors";
-    case ArgKind::kInt: return "an int";
-    case ArgKind::kFloat: return "a float";
-    case ArgKind::kBool: return "a bool";
-    case ArgKind::kInts: return "a list of ints";
-    case ArgKind::kString: return "a string";
-    case ArgKind::kDType: return "a dtype";
-    case ArgKind::kScalar: return "a number";
-    case ArgKind::kTensorOrScalar: return "a tensor or a number";
-    case ArgKind::kAny: return "anything";
+    case ArgKind::kTensor:
+      return "a tensor";
+    case ArgKind::kTensorList:
+      return "a list of tensors";
+    case ArgKind::kInt:
+      return "an int";
+    case ArgKind::kFloat:
+      return "a float";
+    case ArgKind::kBool:
+      return "a bool";
+    case ArgKind::kInts:
+      return "a list of ints";
+    case ArgKind::kString:
+      return "a string";
+    case ArgKind::kDType:
+      return "a dtype";
+    case ArgKind::kScalar:
+      return "a number";
+    case ArgKind::kTensorOrScalar:
+      return "a tensor or a number";
+    case ArgKind::kAny:
+      return "anything";
   }
   return "?";
 }
@@ -36,24 +49,28 @@ std::string_view kind_name(ArgKind kind) {
 bool normalize(const ArgDef& def, AtenArg& v, std::optional<int64_t>& unsupported_dtype) {
   if (holds<NoneArg>(v)) return def.nullable || def.kind == ArgKind::kAny;
   switch (def.kind) {
-    case ArgKind::kTensor: return holds<ir::ValueId>(v);
+    case ArgKind::kTensor:
+      return holds<ir::ValueId>(v);
     case ArgKind::kTensorList:
       if (holds<std::vector<int64_t>>(v) && std::get<std::vector<int64_t>>(v).empty()) {
         v = std::vector<ir::ValueId>{};  // an empty list of unknown element type
       }
       return holds<std::vector<ir::ValueId>>(v);
-    case ArgKind::kInt: return holds<int64_t>(v);
+    case ArgKind::kInt:
+      return holds<int64_t>(v);
     case ArgKind::kFloat:
       if (holds<int64_t>(v)) v = static_cast<double>(std::get<int64_t>(v));
       return holds<double>(v);
-    case ArgKind::kBool: return holds<bool>(v);
+    case ArgKind::kBool:
+      return holds<bool>(v);
     case ArgKind::kInts:
       if (holds<int64_t>(v)) v = std::vector<int64_t>{std::get<int64_t>(v)};
       if (holds<std::vector<ir::ValueId>>(v) && std::get<std::vector<ir::ValueId>>(v).empty()) {
         v = std::vector<int64_t>{};
       }
       return holds<std::vector<int64_t>>(v);
-    case ArgKind::kString: return holds<std::string>(v);
+    case ArgKind::kString:
+      return holds<std::string>(v);
     case ArgKind::kDType:
       if (holds<int64_t>(v)) {
         const int64_t n = std::get<int64_t>(v);
@@ -65,9 +82,12 @@ bool normalize(const ArgDef& def, AtenArg& v, std::optional<int64_t>& unsupporte
         v = *d;
       }
       return holds<ir::DType>(v);
-    case ArgKind::kScalar: return is_python_number(v);
-    case ArgKind::kTensorOrScalar: return holds<ir::ValueId>(v) || is_python_number(v);
-    case ArgKind::kAny: return true;
+    case ArgKind::kScalar:
+      return is_python_number(v);
+    case ArgKind::kTensorOrScalar:
+      return holds<ir::ValueId>(v) || is_python_number(v);
+    case ArgKind::kAny:
+      return true;
   }
   return false;
 }
@@ -75,7 +95,7 @@ bool normalize(const ArgDef& def, AtenArg& v, std::optional<int64_t>& unsupporte
 }  // namespace
 
 std::string_view arg_type_name(const AtenArg& value) {
-  static constexpr std::string_view kNames[] = {"None", "tensor", "tensor list", "int",     "float",
+  static constexpr std::string_view kNames[] = {"None", "tensor", "tensor list", "int",  "float",
                                                 "bool", "string", "int list",    "dtype"};
   static_assert(std::size(kNames) == std::variant_size_v<AtenArg>);
   return kNames[value.index()];
@@ -83,21 +103,29 @@ std::string_view arg_type_name(const AtenArg& value) {
 
 std::optional<ir::DType> dtype_from_c10(int64_t scalar_type) {
   switch (scalar_type) {
-    case 3: return ir::DType::kI32;
-    case 4: return ir::DType::kI64;
-    case 5: return ir::DType::kF16;
-    case 6: return ir::DType::kF32;
-    case 7: return ir::DType::kF64;
-    case 11: return ir::DType::kBool;
-    case 15: return ir::DType::kBF16;
-    default: return std::nullopt;
+    case 3:
+      return ir::DType::kI32;
+    case 4:
+      return ir::DType::kI64;
+    case 5:
+      return ir::DType::kF16;
+    case 6:
+      return ir::DType::kF32;
+    case 7:
+      return ir::DType::kF64;
+    case 11:
+      return ir::DType::kBool;
+    case 15:
+      return ir::DType::kBF16;
+    default:
+      return std::nullopt;
   }
 }
 
 std::string c10_dtype_name(int64_t scalar_type) {
   static constexpr std::string_view kNames[] = {
-      "uint8",  "int8",   "int16",    "int32",     "int64",      "float16", "float32",  "float64",
-      "complex32", "complex64", "complex128", "bool", "qint8", "quint8", "qint32", "bfloat16"};
+      "uint8",     "int8",      "int16",      "int32", "int64", "float16", "float32", "float64",
+      "complex32", "complex64", "complex128", "bool",  "qint8", "quint8",  "qint32",  "bfloat16"};
   if (scalar_type >= 0 && scalar_type < static_cast<int64_t>(std::size(kNames))) {
     return std::string(kNames[scalar_type]);
   }
@@ -105,7 +133,9 @@ std::string c10_dtype_name(int64_t scalar_type) {
 }
 
 Expected<BoundArgs> bind_arguments(const Schema& schema, const AtenCall& call) {
-  auto fail = [&](const std::string& what) { return invalid_input(call.op + ": " + what, call.node_name, call.loc); };
+  auto fail = [&](const std::string& what) {
+    return invalid_input(call.op + ": " + what, call.node_name, call.loc);
+  };
   if (call.positional.size() > schema.size()) {
     return fail("takes at most " + std::to_string(schema.size()) + " arguments, got " +
                 std::to_string(call.positional.size()) + " positional");
@@ -124,18 +154,20 @@ Expected<BoundArgs> bind_arguments(const Schema& schema, const AtenCall& call) {
   for (size_t i = 0; i < schema.size(); ++i) {
     const ArgDef& def = schema[i];
     if (!slots[i]) {
-      if (!def.default_value) return fail("missing required argument '" + std::string(def.name) + "'");
+      if (!def.default_value)
+        return fail("missing required argument '" + std::string(def.name) + "'");
       slots[i] = def.default_value;
     }
     AtenArg v = std::move(*slots[i]);
     std::optional<int64_t> bad_dtype;
     if (!normalize(def, v, bad_dtype)) {
       if (bad_dtype) {
-        return unsupported(call.op + ": dtype " + c10_dtype_name(*bad_dtype) + " is not supported", call.node_name,
-                           call.loc);
+        return unsupported(call.op + ": dtype " + c10_dtype_name(*bad_dtype) + " is not supported",
+                           call.node_name, call.loc);
       }
-      return fail("argument '" + std::string(def.name) + "' must be " + std::string(kind_name(def.kind)) +
-                  (def.nullable ? " or None" : "") + ", got " + std::string(arg_type_name(v)));
+      return fail("argument '" + std::string(def.name) + "' must be " +
+                  std::string(kind_name(def.kind)) + (def.nullable ? " or None" : "") + ", got " +
+                  std::string(arg_type_name(v)));
     }
     values.push_back(std::move(v));
   }
@@ -160,13 +192,15 @@ bool BoundArgs::is_none(std::string_view name) const { return holds<NoneArg>(get
 namespace {
 template <typename T>
 const T& checked(const AtenArg& v, std::string_view name) {
-  INFERNO_CHECK(std::holds_alternative<T>(v), "argument " + std::string(name) + " has kind " +
-                                                  std::string(arg_type_name(v)));
+  INFERNO_CHECK(std::holds_alternative<T>(v),
+                "argument " + std::string(name) + " has kind " + std::string(arg_type_name(v)));
   return std::get<T>(v);
 }
 }  // namespace
 
-ir::ValueId BoundArgs::tensor(std::string_view name) const { return checked<ir::ValueId>(get(name), name); }
+ir::ValueId BoundArgs::tensor(std::string_view name) const {
+  return checked<ir::ValueId>(get(name), name);
+}
 std::optional<ir::ValueId> BoundArgs::opt_tensor(std::string_view name) const {
   if (is_none(name)) return std::nullopt;
   return tensor(name);
@@ -174,7 +208,9 @@ std::optional<ir::ValueId> BoundArgs::opt_tensor(std::string_view name) const {
 std::vector<ir::ValueId> BoundArgs::tensors(std::string_view name) const {
   return checked<std::vector<ir::ValueId>>(get(name), name);
 }
-int64_t BoundArgs::get_int(std::string_view name) const { return checked<int64_t>(get(name), name); }
+int64_t BoundArgs::get_int(std::string_view name) const {
+  return checked<int64_t>(get(name), name);
+}
 double BoundArgs::get_float(std::string_view name) const {
   const AtenArg& v = get(name);
   if (holds<int64_t>(v)) return static_cast<double>(std::get<int64_t>(v));

@@ -48,13 +48,16 @@ inline ArgDef arg(std::string_view name, ArgKind kind, AtenArg default_value) {
   return {name, kind, false, std::move(default_value)};
 }
 /// An optional argument: None allowed, None by default.
-inline ArgDef opt(std::string_view name, ArgKind kind) { return {name, kind, true, AtenArg{NoneArg{}}}; }
+inline ArgDef opt(std::string_view name, ArgKind kind) {
+  return {name, kind, true, AtenArg{NoneArg{}}};
+}
 
 /// The arguments of one call, bound to its schema. Getters are checked (internal errors): the
 /// binder already verified every value against its kind.
 class BoundArgs {
  public:
-  BoundArgs(const Schema* schema, std::vector<AtenArg> values) : schema_(schema), values_(std::move(values)) {}
+  BoundArgs(const Schema* schema, std::vector<AtenArg> values)
+      : schema_(schema), values_(std::move(values)) {}
 
   bool has(std::string_view name) const { return index(name) >= 0; }
   const AtenArg& get(std::string_view name) const;

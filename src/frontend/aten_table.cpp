@@ -23,9 +23,10 @@ using ir::OpKind;
 using ir::ValueId;
 using Outputs = Expected<std::vector<ValueId>>;
 
-constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Float = ArgKind::kFloat, Bool = ArgKind::kBool,
-                  Ints = ArgKind::kInts, Str = ArgKind::kString, DTy = ArgKind::kDType, Num = ArgKind::kScalar,
-                  TorNum = ArgKind::kTensorOrScalar, Any = ArgKind::kAny;
+constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Float = ArgKind::kFloat,
+                  Bool = ArgKind::kBool, Ints = ArgKind::kInts, Str = ArgKind::kString,
+                  DTy = ArgKind::kDType, Num = ArgKind::kScalar, TorNum = ArgKind::kTensorOrScalar,
+                  Any = ArgKind::kAny;
 
 // What a builder sees: the graph, the call and its bound arguments, and helpers that name nodes
 // after the call's node and attach its source location.
@@ -42,7 +43,9 @@ struct Ctx {
                           std::string_view suffix = "") const {
     return ir::build_value(g, op, std::move(in), std::move(attrs), name(suffix), call.loc);
   }
-  Status invalid(const std::string& what) const { return invalid_input(call.op + ": " + what, call.node_name, call.loc); }
+  Status invalid(const std::string& what) const {
+    return invalid_input(call.op + ": " + what, call.node_name, call.loc);
+  }
   Status unsupported_arg(const std::string& what) const {
     return unsupported(call.op + ": " + what, call.node_name, call.loc);
   }
@@ -91,8 +94,10 @@ ValueId operand(const Ctx& c, const AtenArg& v, DType peer, std::string_view suf
   if (std::holds_alternative<ValueId>(v)) return std::get<ValueId>(v);
   DType dtype = peer;
   if (!ir::is_floating(peer)) {
-    if (std::holds_alternative<double>(v)) dtype = DType::kF32;
-    else if (peer == DType::kBool && std::holds_alternative<int64_t>(v)) dtype = DType::kI64;
+    if (std::holds_alternative<double>(v))
+      dtype = DType::kF32;
+    else if (peer == DType::kBool && std::holds_alternative<int64_t>(v))
+      dtype = DType::kI64;
   }
   return ir::add_scalar_constant(c.g, number(v), dtype, c.name(suffix));
 }
@@ -102,7 +107,8 @@ Expected<ValueId> scaled(const Ctx& c, const AtenArg& other, DType peer, std::st
   const AtenArg& alpha = c.a.get("alpha");
   if (number(alpha) == 1) return operand(c, other, peer, suffix);
   if (!std::holds_alternative<ValueId>(other)) {
-    const bool floating = std::holds_alternative<double>(other) || std::holds_alternative<double>(alpha);
+    const bool floating =
+        std::holds_alternative<double>(other) || std::holds_alternative<double>(alpha);
     const AtenArg product = floating ? AtenArg{number(other) * number(alpha)}
                                      : AtenArg{static_cast<int64_t>(number(other) * number(alpha))};
     return operand(c, product, peer, suffix);
@@ -124,7 +130,8 @@ Outputs dropout(Ctx& c) {
   if (c.call.op != "aten::native_dropout") return std::vector<ValueId>{x};
   // native_dropout also returns the keep-mask: all true at inference.
   const ValueId ones = ir::add_scalar_constant(c.g, 1, DType::kBool, c.name("mask_value"));
-  INFERNO_ASSIGN_OR_RETURN(ValueId mask, c.build(OpKind::kExpand, {ones}, attrs({{"shape", c.type(x).shape}}), "mask"));
+  INFERNO_ASSIGN_OR_RETURN(
+      ValueId mask, c.build(OpKind::kExpand, {ones}, attrs({{"shape", c.type(x).shape}}), "mask"));
   return std::vector<ValueId>{x, mask};
 }
 
@@ -148,15 +155,17 @@ Builder binary(OpKind op) {
   return [op](Ctx& c) -> Outputs {
     const AtenArg &self = c.a.get("self"), &other = c.a.get("other");
     if (c.a.has("rounding_mode") && !c.a.is_none("rounding_mode")) {
-      return c.unsupported_arg("rounding_mode '" + c.a.get_string("rounding_mode") + "' is not supported");
+      return c.unsupported_arg("rounding_mode '" + c.a.get_string("rounding_mode") +
+                               "' is not supported");
     }
     const ValueId* tensor = std::get_if<ValueId>(&self);
     if (!tensor) tensor = std::get_if<ValueId>(&other);
     if (!tensor) return c.invalid("needs a tensor operand, got two numbers");
     const DType peer = c.type(*tensor).dtype;
     const ValueId x = operand(c, self, peer, "self");
-    INFERNO_ASSIGN_OR_RETURN(ValueId y, c.a.has("alpha") ? scaled(c, other, peer, "other")
-                                                         : Expected<ValueId>(operand(c, other, peer, "other")));
+    INFERNO_ASSIGN_OR_RETURN(ValueId y, c.a.has("alpha")
+                                            ? scaled(c, other, peer, "other")
+                                            : Expected<ValueId>(operand(c, other, peer, "other")));
     return one(c.build(op, {x, y}));
   };
 }
@@ -186,8 +195,8 @@ Builder matmul(int64_t rank, std::string_view rhs) {
     const ValueId x = c.a.tensor("self"), y = c.a.tensor(rhs);
     const ir::TensorType &tx = c.type(x), &ty = c.type(y);
     if (rank > 0 && (tx.rank() != rank || ty.rank() != rank)) {
-      return c.invalid("expects two " + std::to_string(rank) + "-D tensors, got " + tx.to_string() + " and " +
-                       ty.to_string());
+      return c.invalid("expects two " + std::to_string(rank) + "-D tensors, got " + tx.to_string() +
+                       " and " + ty.to_string());
     }
     if (rank == 3 && tx.shape[0] != ty.shape[0]) {
       return c.invalid("batch sizes differ (" + tx.to_string() + ", " + ty.to_string() + ")");
@@ -202,12 +211,14 @@ Outputs transpose(Ctx& c) {
   INFERNO_ASSIGN_OR_RETURN(int64_t d0, c.dim(c.a.get_int("dim0"), rank));
   INFERNO_ASSIGN_OR_RETURN(int64_t d1, c.dim(c.a.get_int("dim1"), rank));
   if (d0 == d1 || rank < 2) return std::vector<ValueId>{x};
-  return one(c.build(OpKind::kTranspose, {x}, attrs({{"dim0", std::min(d0, d1)}, {"dim1", std::max(d0, d1)}})));
+  return one(c.build(OpKind::kTranspose, {x},
+                     attrs({{"dim0", std::min(d0, d1)}, {"dim1", std::max(d0, d1)}})));
 }
 
 Outputs t(Ctx& c) {
   const ValueId x = c.a.tensor("self");
-  if (c.type(x).rank() > 2) return c.invalid("expects a tensor with at most 2 dims, got " + c.type(x).to_string());
+  if (c.type(x).rank() > 2)
+    return c.invalid("expects a tensor with at most 2 dims, got " + c.type(x).to_string());
   if (c.type(x).rank() < 2) return std::vector<ValueId>{x};
   return one(c.build(OpKind::kTranspose, {x}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{1}}})));
 }
@@ -220,7 +231,8 @@ Outputs permute(Ctx& c) {
     INFERNO_ASSIGN_OR_RETURN(dims[i], c.dim(dims[i], c.type(x).rank()));
     is_identity = is_identity && dims[i] == static_cast<int64_t>(i);
   }
-  if (is_identity && static_cast<int64_t>(dims.size()) == c.type(x).rank()) return std::vector<ValueId>{x};
+  if (is_identity && static_cast<int64_t>(dims.size()) == c.type(x).rank())
+    return std::vector<ValueId>{x};
   return one(c.build(OpKind::kPermute, {x}, attrs({{"dims", std::move(dims)}})));
 }
 
@@ -232,17 +244,22 @@ Builder view(std::string_view size_arg) {
     const int64_t numel = c.type(x).numel();
     int64_t known = 1, infer = -1;
     for (size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == -1 && infer < 0) infer = static_cast<int64_t>(i);
-      else if (shape[i] < 0) return c.invalid("bad target shape " + ir::shape_to_string(shape));
-      else if (__builtin_mul_overflow(known, shape[i], &known)) return c.invalid("target shape overflows");
+      if (shape[i] == -1 && infer < 0)
+        infer = static_cast<int64_t>(i);
+      else if (shape[i] < 0)
+        return c.invalid("bad target shape " + ir::shape_to_string(shape));
+      else if (__builtin_mul_overflow(known, shape[i], &known))
+        return c.invalid("target shape overflows");
     }
     if (infer >= 0) {
       if (known == 0 || numel % known != 0) {
-        return c.invalid("shape " + ir::shape_to_string(shape) + " is invalid for input " + c.type(x).to_string());
+        return c.invalid("shape " + ir::shape_to_string(shape) + " is invalid for input " +
+                         c.type(x).to_string());
       }
       shape[infer] = numel / known;
     } else if (known != numel) {
-      return c.invalid("shape " + ir::shape_to_string(shape) + " is invalid for input " + c.type(x).to_string());
+      return c.invalid("shape " + ir::shape_to_string(shape) + " is invalid for input " +
+                       c.type(x).to_string());
     }
     return one(reshape(c, x, std::move(shape)));
   };
@@ -254,7 +271,9 @@ Outputs flatten(Ctx& c) {
   if (in.empty()) return one(reshape(c, x, {1}));
   INFERNO_ASSIGN_OR_RETURN(int64_t start, c.dim(c.a.get_int("start_dim"), c.type(x).rank()));
   INFERNO_ASSIGN_OR_RETURN(int64_t end, c.dim(c.a.get_int("end_dim"), c.type(x).rank()));
-  if (start > end) return c.invalid("start_dim " + std::to_string(start) + " is after end_dim " + std::to_string(end));
+  if (start > end)
+    return c.invalid("start_dim " + std::to_string(start) + " is after end_dim " +
+                     std::to_string(end));
   ir::Shape out(in.begin(), in.begin() + start);
   out.push_back(ir::shape_numel(ir::Shape(in.begin() + start, in.begin() + end + 1)));
   out.insert(out.end(), in.begin() + end + 1, in.end());
@@ -293,11 +312,13 @@ Outputs expand(Ctx& c) {
   const ValueId x = c.a.tensor("self");
   const ir::Shape& in = c.type(x).shape;
   ir::Shape shape = c.a.get_ints("size");
-  if (shape.size() < in.size()) return c.invalid("cannot expand " + c.type(x).to_string() + " to fewer dims");
+  if (shape.size() < in.size())
+    return c.invalid("cannot expand " + c.type(x).to_string() + " to fewer dims");
   const size_t lead = shape.size() - in.size();
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] != -1) continue;
-    if (i < lead) return c.invalid("-1 is not allowed for a new leading dim in " + ir::shape_to_string(shape));
+    if (i < lead)
+      return c.invalid("-1 is not allowed for a new leading dim in " + ir::shape_to_string(shape));
     shape[i] = in[i - lead];
   }
   if (shape == in) return std::vector<ValueId>{x};
@@ -351,7 +372,9 @@ Outputs to_dtype(Ctx& c) {
   return one(cast(c, x, *dtype));
 }
 
-Outputs refuse_view_dtype(Ctx& c) { return c.unsupported_arg("reinterpreting a tensor as another dtype is not supported"); }
+Outputs refuse_view_dtype(Ctx& c) {
+  return c.unsupported_arg("reinterpreting a tensor as another dtype is not supported");
+}
 
 // ---- the table -----------------------------------------------------------------------------
 
@@ -365,10 +388,13 @@ struct OpEntry {
 std::vector<OpEntry> make_table() {
   const Schema self_only = {arg("self", T)};
   const Schema drop = {arg("input", T), arg("p", Float), arg("train", Bool)};
-  const Schema binary_alpha = {arg("self", TorNum), arg("other", TorNum), arg("alpha", Num, int64_t{1})};
-  const Schema reduce_dims = {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false), opt("dtype", DTy)};
+  const Schema binary_alpha = {arg("self", TorNum), arg("other", TorNum),
+                               arg("alpha", Num, int64_t{1})};
+  const Schema reduce_dims = {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false),
+                              opt("dtype", DTy)};
   const Schema reduce_all = {arg("self", T), opt("dtype", DTy)};
-  const Schema copy_flags = {arg("non_blocking", Any, false), arg("copy", Any, false), opt("memory_format", Any)};
+  const Schema copy_flags = {arg("non_blocking", Any, false), arg("copy", Any, false),
+                             opt("memory_format", Any)};
   auto with = [](Schema s, const Schema& more) {
     s.insert(s.end(), more.begin(), more.end());
     return s;
@@ -376,8 +402,11 @@ std::vector<OpEntry> make_table() {
   std::vector<OpEntry> table = {
       // GEMMs
       {"aten::linear", "", {arg("input", T), arg("weight", T), opt("bias", T)}, linear},
-      {"aten::addmm", "", {arg("self", T), arg("mat1", T), arg("mat2", T), arg("beta", Num, int64_t{1}),
-                           arg("alpha", Num, int64_t{1})}, addmm},
+      {"aten::addmm",
+       "",
+       {arg("self", T), arg("mat1", T), arg("mat2", T), arg("beta", Num, int64_t{1}),
+        arg("alpha", Num, int64_t{1})},
+       addmm},
       {"aten::mm", "", {arg("self", T), arg("mat2", T)}, matmul(2, "mat2")},
       {"aten::bmm", "", {arg("self", T), arg("mat2", T)}, matmul(3, "mat2")},
       {"aten::matmul", "", {arg("self", T), arg("other", T)}, matmul(0, "other")},
@@ -390,11 +419,16 @@ std::vector<OpEntry> make_table() {
       {"aten::view_copy", "", {arg("self", T), arg("size", Ints)}, view("size")},
       {"aten::_unsafe_view", "", {arg("self", T), arg("size", Ints)}, view("size")},
       {"aten::reshape", "", {arg("self", T), arg("shape", Ints)}, view("shape")},
-      {"aten::flatten", "", {arg("self", T), arg("start_dim", Int, int64_t{0}), arg("end_dim", Int, int64_t{-1})},
+      {"aten::flatten",
+       "",
+       {arg("self", T), arg("start_dim", Int, int64_t{0}), arg("end_dim", Int, int64_t{-1})},
        flatten},
       {"aten::unsqueeze", "", {arg("self", T), arg("dim", Int)}, unsqueeze},
       {"aten::squeeze", "", {arg("self", T), opt("dim", Ints)}, squeeze},
-      {"aten::expand", "", {arg("self", T), arg("size", Ints), arg("implicit", Bool, false)}, expand},
+      {"aten::expand",
+       "",
+       {arg("self", T), arg("size", Ints), arg("implicit", Bool, false)},
+       expand},
       // identities at inference
       {"aten::contiguous", "", {arg("self", T), opt("memory_format", Any)}, identity("self")},
       {"aten::clone", "", {arg("self", T), opt("memory_format", Any)}, identity("self")},
@@ -408,7 +442,10 @@ std::vector<OpEntry> make_table() {
       {"aten::native_dropout", "", {arg("input", T), arg("p", Float), opt("train", Bool)}, dropout},
       // unary elementwise
       {"aten::relu", "", self_only, unary(OpKind::kRelu)},
-      {"aten::gelu", "", {arg("self", T), arg("approximate", Str, std::string("none"))}, unary(OpKind::kGelu)},
+      {"aten::gelu",
+       "",
+       {arg("self", T), arg("approximate", Str, std::string("none"))},
+       unary(OpKind::kGelu)},
       {"aten::silu", "", self_only, unary(OpKind::kSilu)},
       {"aten::sigmoid", "", self_only, unary(OpKind::kSigmoid)},
       {"aten::tanh", "", self_only, unary(OpKind::kTanh)},
@@ -418,32 +455,64 @@ std::vector<OpEntry> make_table() {
       // binary elementwise
       {"aten::add", "", binary_alpha, binary(OpKind::kAdd)},
       {"aten::sub", "", binary_alpha, binary(OpKind::kSub)},
-      {"aten::rsub", "", {arg("self", T), arg("other", TorNum), arg("alpha", Num, int64_t{1})}, rsub},
+      {"aten::rsub",
+       "",
+       {arg("self", T), arg("other", TorNum), arg("alpha", Num, int64_t{1})},
+       rsub},
       {"aten::mul", "", {arg("self", TorNum), arg("other", TorNum)}, binary(OpKind::kMul)},
-      {"aten::div", "", {arg("self", TorNum), arg("other", TorNum), opt("rounding_mode", Str)}, binary(OpKind::kDiv)},
+      {"aten::div",
+       "",
+       {arg("self", TorNum), arg("other", TorNum), opt("rounding_mode", Str)},
+       binary(OpKind::kDiv)},
       // reductions
       {"aten::sum", "default", reduce_all, reduce(OpKind::kSum)},
       {"aten::sum", "", reduce_dims, reduce(OpKind::kSum)},
       {"aten::mean", "default", reduce_all, reduce(OpKind::kMean)},
       {"aten::mean", "", reduce_dims, reduce(OpKind::kMean)},
-      {"aten::softmax", "", {arg("self", T), arg("dim", Int), opt("dtype", DTy)}, softmax(OpKind::kSoftmax)},
-      {"aten::_softmax", "", {arg("self", T), arg("dim", Int), arg("half_to_float", Bool)}, softmax(OpKind::kSoftmax)},
-      {"aten::log_softmax", "", {arg("self", T), arg("dim", Int), opt("dtype", DTy)}, softmax(OpKind::kLogSoftmax)},
-      {"aten::_log_softmax", "", {arg("self", T), arg("dim", Int), arg("half_to_float", Bool)},
+      {"aten::softmax",
+       "",
+       {arg("self", T), arg("dim", Int), opt("dtype", DTy)},
+       softmax(OpKind::kSoftmax)},
+      {"aten::_softmax",
+       "",
+       {arg("self", T), arg("dim", Int), arg("half_to_float", Bool)},
+       softmax(OpKind::kSoftmax)},
+      {"aten::log_softmax",
+       "",
+       {arg("self", T), arg("dim", Int), opt("dtype", DTy)},
+       softmax(OpKind::kLogSoftmax)},
+      {"aten::_log_softmax",
+       "",
+       {arg("self", T), arg("dim", Int), arg("half_to_float", Bool)},
        softmax(OpKind::kLogSoftmax)},
       // dtype conversions (TorchScript's prim_* overloads included)
       {"aten::to", "dtype", with({arg("self", T), arg("dtype", DTy)}, copy_flags), to_dtype},
-      {"aten::to", "device", with({arg("self", T), arg("device", Any), arg("dtype", DTy)}, copy_flags), to_dtype},
-      {"aten::to", "dtype_layout", with({arg("self", T), opt("dtype", DTy), opt("layout", Any), opt("device", Any),
-                                         opt("pin_memory", Any)}, copy_flags), to_dtype},
+      {"aten::to", "device",
+       with({arg("self", T), arg("device", Any), arg("dtype", DTy)}, copy_flags), to_dtype},
+      {"aten::to", "dtype_layout",
+       with({arg("self", T), opt("dtype", DTy), opt("layout", Any), opt("device", Any),
+             opt("pin_memory", Any)},
+            copy_flags),
+       to_dtype},
       {"aten::to", "other", with({arg("self", T), arg("other", T)}, copy_flags), to_dtype},
-      {"aten::to", "prim_Device", {arg("self", T), opt("device", Any), opt("dtype", DTy), arg("non_blocking", Any, false),
-                                   arg("copy", Any, false)}, to_dtype},
-      {"aten::to", "prim_dtype", {arg("self", T), opt("dtype", DTy), arg("non_blocking", Any, false),
-                                  arg("copy", Any, false)}, to_dtype},
-      {"aten::to", "prim_other", {arg("self", T), arg("non_blocking", Any, false), arg("copy", Any, false)}, to_dtype},
-      {"aten::_to_copy", "", {arg("self", T), opt("dtype", DTy), opt("layout", Any), opt("device", Any),
-                              opt("pin_memory", Any), arg("non_blocking", Any, false), opt("memory_format", Any)},
+      {"aten::to",
+       "prim_Device",
+       {arg("self", T), opt("device", Any), opt("dtype", DTy), arg("non_blocking", Any, false),
+        arg("copy", Any, false)},
+       to_dtype},
+      {"aten::to",
+       "prim_dtype",
+       {arg("self", T), opt("dtype", DTy), arg("non_blocking", Any, false),
+        arg("copy", Any, false)},
+       to_dtype},
+      {"aten::to",
+       "prim_other",
+       {arg("self", T), arg("non_blocking", Any, false), arg("copy", Any, false)},
+       to_dtype},
+      {"aten::_to_copy",
+       "",
+       {arg("self", T), opt("dtype", DTy), opt("layout", Any), opt("device", Any),
+        opt("pin_memory", Any), arg("non_blocking", Any, false), opt("memory_format", Any)},
        to_dtype},
       {"aten::type_as", "", {arg("self", T), arg("other", T)}, to_dtype},
   };
@@ -502,7 +571,8 @@ Expected<std::vector<ir::ValueId>> lower_aten_call(ir::Graph& graph, const AtenC
     }
     Ctx ctx{graph, call, *bound};
     Outputs out = entry->build(ctx);
-    if (!out && out.status().message().rfind(call.op, 0) != 0) {  // name the ATen op in shape errors
+    if (!out &&
+        out.status().message().rfind(call.op, 0) != 0) {  // name the ATen op in shape errors
       const Status& s = out.status();
       return Status(s.code(), call.op + ": " + s.message(), s.node(), s.location());
     }

@@ -10,16 +10,22 @@ namespace inferno::frontend {
 Expected<ModelFormat> detect_format(const std::string& path) {
   INFERNO_ASSIGN_OR_RETURN(Pt2Archive archive, Pt2Archive::open(path));
   const std::vector<std::string>& names = archive.records();
-  auto has_name = [&](std::string_view n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  auto has_name = [&](std::string_view n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
   if (archive.has("archive_format")) return ModelFormat::kPt2;
   if (has_name("serialized_exported_program.json")) {
-    return invalid_input("'" + path +
-                         "' is a torch.export archive in the layout of torch <= 2.7 (serialized_exported_program.json); "
-                         "infernoc reads the archive format of torch >= 2.8: re-export the model with torch >= 2.8");
+    return invalid_input(
+        "'" + path +
+        "' is a torch.export archive in the layout of torch <= 2.7 "
+        "(serialized_exported_program.json); "
+        "infernoc reads the archive format of torch >= 2.8: re-export the model with torch >= 2.8");
   }
-  const bool has_code = std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.starts_with("code/"); });
+  const bool has_code = std::any_of(names.begin(), names.end(),
+                                    [](const std::string& n) { return n.starts_with("code/"); });
   if (archive.has("data.pkl") && has_code) return ModelFormat::kTorchScript;
-  return invalid_input("'" + path + "' is neither a torch.export archive (.pt2) nor a TorchScript file");
+  return invalid_input("'" + path +
+                       "' is neither a torch.export archive (.pt2) nor a TorchScript file");
 }
 
 Expected<ir::Graph> load_model(const std::string& path, const LoadOptions& options) {

@@ -11,7 +11,8 @@ constexpr int64_t kMaxDim = int64_t{1} << 31;
 constexpr int64_t kMaxElements = int64_t{1} << 48;
 
 bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.';
 }
 
 // "x.1" -> "x": TorchScript's unique-name suffix.
@@ -34,7 +35,9 @@ std::string join(const std::vector<std::string>& names) {
 
 Expected<InputSpec> parse_input_spec(std::string_view text) {
   const std::string quoted = "--input '" + std::string(text) + "'";
-  auto fail = [&](const std::string& what) { return invalid_input(quoted + ": " + what + " (expected NAME:DIMS:DTYPE, e.g. x:1x512:f32)"); };
+  auto fail = [&](const std::string& what) {
+    return invalid_input(quoted + ": " + what + " (expected NAME:DIMS:DTYPE, e.g. x:1x512:f32)");
+  };
   const size_t c1 = text.find(':');
   const size_t c2 = c1 == std::string_view::npos ? c1 : text.find(':', c1 + 1);
   if (c2 == std::string_view::npos || text.find(':', c2 + 1) != std::string_view::npos) {
@@ -58,7 +61,8 @@ Expected<InputSpec> parse_input_spec(std::string_view text) {
         return fail("dim '" + std::string(field) + "' is not a non-negative integer");
       }
       if (d > kMaxDim) return fail("dim " + std::to_string(d) + " is larger than 2^31");
-      if (spec.type.shape.size() == kMaxRank) return fail("more than " + std::to_string(kMaxRank) + " dims");
+      if (spec.type.shape.size() == kMaxRank)
+        return fail("more than " + std::to_string(kMaxRank) + " dims");
       spec.type.shape.push_back(d);
       if (__builtin_mul_overflow(numel, d, &numel) || numel > kMaxElements) {
         return fail("more than 2^48 elements");
@@ -71,25 +75,28 @@ Expected<InputSpec> parse_input_spec(std::string_view text) {
   std::optional<ir::DType> parsed = ir::parse_dtype(dtype);
   if (!parsed) {
     std::string names;
-    for (ir::DType d : ir::kAllDTypes) names += (names.empty() ? "" : ", ") + std::string(ir::dtype_name(d));
+    for (ir::DType d : ir::kAllDTypes)
+      names += (names.empty() ? "" : ", ") + std::string(ir::dtype_name(d));
     return fail("unknown dtype '" + std::string(dtype) + "' (one of " + names + ")");
   }
   spec.type.dtype = *parsed;
   return spec;
 }
 
-Status check_input_specs(const std::vector<InputSpec>& specs, const std::vector<std::string>& model_names) {
+Status check_input_specs(const std::vector<InputSpec>& specs,
+                         const std::vector<std::string>& model_names) {
   if (specs.size() != model_names.size()) {
     return invalid_input("model has " + std::to_string(model_names.size()) + " input" +
-                         (model_names.size() == 1 ? "" : "s") + " (" + join(model_names) + ") but " +
-                         std::to_string(specs.size()) + " --input" + (specs.size() == 1 ? " was" : "s were") +
-                         " given");
+                         (model_names.size() == 1 ? "" : "s") + " (" + join(model_names) +
+                         ") but " + std::to_string(specs.size()) + " --input" +
+                         (specs.size() == 1 ? " was" : "s were") + " given");
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].name.empty()) continue;
     if (strip_dot_number(specs[i].name) != strip_dot_number(model_names[i])) {
-      return invalid_input("--input " + std::to_string(i) + " is named '" + specs[i].name + "' but the model's input " +
-                           std::to_string(i) + " is '" + model_names[i] + "'");
+      return invalid_input("--input " + std::to_string(i) + " is named '" + specs[i].name +
+                           "' but the model's input " + std::to_string(i) + " is '" +
+                           model_names[i] + "'");
     }
   }
   return Status::ok();

@@ -30,6 +30,7 @@ struct LoadOptions {
 
 /// Matches `specs` against the model's input names (`model_names`, in order): the counts must be
 /// equal and every named spec must match. TorchScript's ".N" suffixes are ignored on both sides.
-Status check_input_specs(const std::vector<InputSpec>& specs, const std::vector<std::string>& model_names);
+Status check_input_specs(const std::vector<InputSpec>& specs,
+                         const std::vector<std::string>& model_names);
 
 }  // namespace inferno::frontend

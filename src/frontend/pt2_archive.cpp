@@ -4,6 +4,9 @@
 // the .pt2 frontend that includes LibTorch headers.
 #include "frontend/pt2_archive.h"
 
+#include <c10/util/Exception.h>
+#include <caffe2/serialize/inline_container.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -11,15 +14,13 @@
 #include <map>
 #include <new>
 
-#include <c10/util/Exception.h>
-#include <caffe2/serialize/inline_container.h>
-
 namespace inferno::frontend {
 namespace {
 
 constexpr uint32_t kEocdSignature = 0x06054b50, kZip64LocatorSignature = 0x07064b50,
                    kZip64EocdSignature = 0x06064b50, kCentralSignature = 0x02014b50;
-constexpr size_t kEocdSize = 22, kZip64LocatorSize = 20, kZip64EocdSize = 56, kCentralHeaderSize = 46;
+constexpr size_t kEocdSize = 22, kZip64LocatorSize = 20, kZip64EocdSize = 56,
+                 kCentralHeaderSize = 46;
 constexpr uint64_t kMaxCentralDirectory = uint64_t{256} << 20;
 
 uint64_t le(const std::byte* p, int n) {
@@ -44,11 +45,14 @@ bool read_at(std::ifstream& in, uint64_t offset, size_t n, std::vector<std::byte
 
 // The central directory's entries, or a message saying what is wrong with the file.
 Expected<std::vector<Entry>> read_directory(std::ifstream& in, uint64_t file_size) {
-  const auto bad = [](const std::string& what) { return invalid_input("not a readable zip archive: " + what); };
+  const auto bad = [](const std::string& what) {
+    return invalid_input("not a readable zip archive: " + what);
+  };
   if (file_size < kEocdSize) return bad("file too small");
   const uint64_t tail_size = std::min<uint64_t>(file_size, kEocdSize + 0xFFFF);
   std::vector<std::byte> tail;
-  if (!read_at(in, file_size - tail_size, tail_size, tail)) return bad("cannot read the end of the file");
+  if (!read_at(in, file_size - tail_size, tail_size, tail))
+    return bad("cannot read the end of the file");
   int64_t eocd = -1;
   for (int64_t i = static_cast<int64_t>(tail_size - kEocdSize); i >= 0; --i) {
     if (le(&tail[i], 4) == kEocdSignature) {
@@ -62,7 +66,8 @@ Expected<std::vector<Entry>> read_directory(std::ifstream& in, uint64_t file_siz
   if (count == 0xFFFF || dir_size == 0xFFFFFFFF || dir_offset == 0xFFFFFFFF) {  // zip64
     const uint64_t eocd_pos = file_size - tail_size + eocd;
     std::vector<std::byte> loc, rec;
-    if (eocd_pos < kZip64LocatorSize || !read_at(in, eocd_pos - kZip64LocatorSize, kZip64LocatorSize, loc) ||
+    if (eocd_pos < kZip64LocatorSize ||
+        !read_at(in, eocd_pos - kZip64LocatorSize, kZip64LocatorSize, loc) ||
         le(loc.data(), 4) != kZip64LocatorSignature) {
       return bad("missing zip64 locator");
     }
@@ -75,8 +80,8 @@ Expected<std::vector<Entry>> read_directory(std::ifstream& in, uint64_t file_siz
     dir_size = le(rec.data() + 40, 8);
     dir_offset = le(rec.data() + 48, 8);
   }
-  if (dir_offset > file_size || dir_size > file_size - dir_offset || dir_size > kMaxCentralDirectory ||
-      count > dir_size / kCentralHeaderSize) {
+  if (dir_offset > file_size || dir_size > file_size - dir_offset ||
+      dir_size > kMaxCentralDirectory || count > dir_size / kCentralHeaderSize) {
     return bad("central directory out of bounds");
   }
   std::vector<std::byte> dir;
@@ -130,7 +135,7 @@ std::string first_line(const char* what) {
 
 struct Pt2Archive::Impl {
   std::string path;
-  std::vector<std::string> names;     ///< top folder stripped
+  std::vector<std::string> names;  ///< top folder stripped
   std::map<std::string, uint64_t, std::less<>> sizes;
   bool has_top_folder = false;
   mutable std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
@@ -145,7 +150,8 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(status)) return io_error("cannot read '" + path + "': no such file");
-  if (std::filesystem::is_directory(status)) return io_error("cannot read '" + path + "': it is a directory");
+  if (std::filesystem::is_directory(status))
+    return io_error("cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot read '" + path + "': " + std::strerror(errno));
   in.seekg(0, std::ios::end);
@@ -158,9 +164,10 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
   // PyTorch puts every entry under one top folder; strip it when all entries share it.
   const std::string& first = entries->empty() ? std::string() : entries->front().name;
   const std::string top = first.substr(0, first.find('/') + 1);
-  impl->has_top_folder = !top.empty() && std::all_of(entries->begin(), entries->end(), [&](const Entry& e) {
-    return e.name.size() > top.size() && e.name.compare(0, top.size(), top) == 0;
-  });
+  impl->has_top_folder =
+      !top.empty() && std::all_of(entries->begin(), entries->end(), [&](const Entry& e) {
+        return e.name.size() > top.size() && e.name.compare(0, top.size(), top) == 0;
+      });
   for (Entry& e : *entries) {
     std::string name = impl->has_top_folder ? e.name.substr(top.size()) : e.name;
     impl->sizes.emplace(name, e.size);
@@ -171,7 +178,9 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
 
 const std::string& Pt2Archive::path() const { return impl_->path; }
 const std::vector<std::string>& Pt2Archive::records() const { return impl_->names; }
-bool Pt2Archive::has(std::string_view name) const { return impl_->sizes.find(name) != impl_->sizes.end(); }
+bool Pt2Archive::has(std::string_view name) const {
+  return impl_->sizes.find(name) != impl_->sizes.end();
+}
 
 std::optional<uint64_t> Pt2Archive::size(std::string_view name) const {
   auto it = impl_->sizes.find(name);
@@ -184,18 +193,23 @@ Expected<std::vector<std::byte>> Pt2Archive::read(std::string_view name, uint64_
   const std::optional<uint64_t> expected_size = size(name);
   if (!expected_size) return invalid_input(where + " is missing");
   if (*expected_size > max_bytes) {
-    return invalid_input(where + " is " + std::to_string(*expected_size) + " bytes, more than the limit of " +
-                         std::to_string(max_bytes));
+    return invalid_input(where + " is " + std::to_string(*expected_size) +
+                         " bytes, more than the limit of " + std::to_string(max_bytes));
   }
-  if (!impl_->has_top_folder) return invalid_input("'" + impl_->path + "': archive entries are not under a top folder");
+  if (!impl_->has_top_folder)
+    return invalid_input("'" + impl_->path + "': archive entries are not under a top folder");
   try {
-    if (!impl_->reader) impl_->reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(impl_->path);
+    if (!impl_->reader)
+      impl_->reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(impl_->path);
     auto [data, n] = impl_->reader->getRecord(std::string(name));
-    if (n != *expected_size) return invalid_input(where + " has " + std::to_string(n) + " bytes, the directory says " + std::to_string(*expected_size));
+    if (n != *expected_size)
+      return invalid_input(where + " has " + std::to_string(n) + " bytes, the directory says " +
+                           std::to_string(*expected_size));
     const auto* bytes = static_cast<const std::byte*>(data.get());
     return std::vector<std::byte>(bytes, bytes + n);
   } catch (const c10::Error& e) {
-    return invalid_input(where + " cannot be read (truncated or corrupt archive): " + first_line(e.what_without_backtrace()));
+    return invalid_input(where + " cannot be read (truncated or corrupt archive): " +
+                         first_line(e.what_without_backtrace()));
   } catch (const std::bad_alloc&) {
     return invalid_input(where + " cannot be read: out of memory");
   } catch (const std::exception& e) {

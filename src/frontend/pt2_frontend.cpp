@@ -34,20 +34,23 @@ constexpr std::string_view kAssertOps[] = {"aten::_assert_tensor_metadata", "ate
 
 class Loader {
  public:
-  Loader(const Pt2Archive& archive, const LoadOptions& options) : archive_(archive), options_(options) {}
+  Loader(const Pt2Archive& archive, const LoadOptions& options)
+      : archive_(archive), options_(options) {}
   Expected<ir::Graph> load();
 
  private:
   Status check_header() const;
   Expected<std::string> model_record() const;
   Status read_values(const JsonRef& graph);
-  Status bind_user_inputs(const std::vector<std::pair<std::string, TensorMeta*>>& inputs, const JsonRef& root);
+  Status bind_user_inputs(const std::vector<std::pair<std::string, TensorMeta*>>& inputs,
+                          const JsonRef& root);
   Status add_inputs(const JsonRef& signature, const std::string& model, const JsonRef& root);
   Status check_ops(const std::vector<JsonRef>& nodes) const;
   Status lower(const JsonRef& node);
   Expected<AtenArg> decode(const JsonRef& arg) const;
   Expected<int64_t> sym_value(const JsonRef& sym) const;
-  Status check_type(const std::string& name, ValueId v, const std::string& node, const SourceLocation& loc) const;
+  Status check_type(const std::string& name, ValueId v, const std::string& node,
+                    const SourceLocation& loc) const;
   Status set_outputs(const JsonRef& signature);
 
   const Pt2Archive& archive_;
@@ -72,14 +75,19 @@ Expected<std::string> read_small(const Pt2Archive& archive, const std::string& n
 Status Loader::check_header() const {
   const std::string& path = archive_.path();
   INFERNO_ASSIGN_OR_RETURN(std::string format, read_small(archive_, "archive_format"));
-  if (format != "pt2") return invalid_input("'" + path + "': archive_format is '" + format + "', expected 'pt2'");
+  if (format != "pt2")
+    return invalid_input("'" + path + "': archive_format is '" + format + "', expected 'pt2'");
   if (archive_.has("archive_version")) {
     INFERNO_ASSIGN_OR_RETURN(std::string version, read_small(archive_, "archive_version"));
-    if (version != "0") return invalid_input("'" + path + "': archive_version " + version + " is not supported (infernoc reads version 0)");
+    if (version != "0")
+      return invalid_input("'" + path + "': archive_version " + version +
+                           " is not supported (infernoc reads version 0)");
   }
   if (archive_.has("byteorder")) {
     INFERNO_ASSIGN_OR_RETURN(std::string order, read_small(archive_, "byteorder"));
-    if (order != "little") return unsupported("'" + path + "': byte order '" + order + "' is not supported (only little endian)");
+    if (order != "little")
+      return unsupported("'" + path + "': byte order '" + order +
+                         "' is not supported (only little endian)");
   }
   return Status::ok();
 }
@@ -89,11 +97,13 @@ Expected<std::string> Loader::model_record() const {
   if (archive_.has("models/model.json")) return std::string("models/model.json");
   std::vector<std::string> found;
   for (const std::string& r : archive_.records()) {
-    if (r.starts_with("models/") && r.ends_with(".json") && r.find('/', 7) == std::string::npos) found.push_back(r);
+    if (r.starts_with("models/") && r.ends_with(".json") && r.find('/', 7) == std::string::npos)
+      found.push_back(r);
   }
   if (found.size() == 1) return found.front();
   return invalid_input("'" + archive_.path() + "': " +
-                       (found.empty() ? "no models/*.json record" : "several models; infernoc reads models/model.json"));
+                       (found.empty() ? "no models/*.json record"
+                                      : "several models; infernoc reads models/model.json"));
 }
 
 Status Loader::read_values(const JsonRef& graph) {
@@ -115,7 +125,8 @@ Status Loader::read_values(const JsonRef& graph) {
 
 // Types the user inputs: --input specs (checked against the model) or the file's sizes, binding
 // the symbols of dynamic dims on the way.
-Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorMeta*>>& inputs, const JsonRef& root) {
+Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorMeta*>>& inputs,
+                                const JsonRef& root) {
   std::vector<std::string> names;
   for (const auto& [name, meta] : inputs) names.push_back(name);
   const bool given = !options_.inputs.empty();
@@ -123,20 +134,23 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
   std::vector<ir::TensorType> types;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& [name, meta] = inputs[i];
-    INFERNO_ASSIGN_OR_RETURN(ir::DType dtype, dtype_from_code(meta->dtype_code, "input '" + name + "'"));
+    INFERNO_ASSIGN_OR_RETURN(ir::DType dtype,
+                             dtype_from_code(meta->dtype_code, "input '" + name + "'"));
     ir::TensorType type{dtype, {}};
     for (const SymDim& d : meta->sizes) type.shape.push_back(d.value.value_or(-1));
     if (given) {
       const ir::TensorType& spec = options_.inputs[i].type;
       bool fits = spec.dtype == type.dtype && spec.rank() == type.rank();
-      for (size_t k = 0; fits && k < type.shape.size(); ++k) fits = type.shape[k] < 0 || type.shape[k] == spec.shape[k];
+      for (size_t k = 0; fits && k < type.shape.size(); ++k)
+        fits = type.shape[k] < 0 || type.shape[k] == spec.shape[k];
       if (!fits) {
         std::string expected = std::string(ir::dtype_name(dtype)) + "[";
         for (size_t k = 0; k < meta->sizes.size(); ++k) {
-          expected += (k ? "," : "") + (meta->sizes[k].value ? std::to_string(*meta->sizes[k].value) : meta->sizes[k].expr);
+          expected += (k ? "," : "") + (meta->sizes[k].value ? std::to_string(*meta->sizes[k].value)
+                                                             : meta->sizes[k].expr);
         }
-        return invalid_input("--input " + std::to_string(i) + " (" + name + ") is " + spec.to_string() +
-                             " but the model expects " + expected + "]");
+        return invalid_input("--input " + std::to_string(i) + " (" + name + ") is " +
+                             spec.to_string() + " but the model expects " + expected + "]");
       }
       type.shape = spec.shape;
     }
@@ -149,12 +163,14 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
       if (!given) type.shape[k] = *d.hint;
       auto [it, fresh] = symbols_.emplace(d.expr, type.shape[k]);
       if (!fresh && it->second != type.shape[k]) {
-        return invalid_input("input " + name + " dim " + std::to_string(k) + " is " + std::to_string(type.shape[k]) +
-                             " but " + d.expr + " is " + std::to_string(it->second) + " elsewhere");
+        return invalid_input("input " + name + " dim " + std::to_string(k) + " is " +
+                             std::to_string(type.shape[k]) + " but " + d.expr + " is " +
+                             std::to_string(it->second) + " elsewhere");
       }
     }
     if (!ir::checked_numel(type.shape)) {
-      return invalid_input("input " + name + " has an invalid or too large shape " + type.to_string());
+      return invalid_input("input " + name + " has an invalid or too large shape " +
+                           type.to_string());
     }
     types.push_back(std::move(type));
   }
@@ -165,23 +181,33 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
       auto it = symbols_.find(sym);
       if (it == symbols_.end()) continue;
       std::optional<JsonRef> lo = range.find("min_val"), hi = range.find("max_val");
-      const bool below = lo && lo->raw().is_number_integer() && it->second < lo->raw().get<int64_t>();
-      const bool above = hi && hi->raw().is_number_integer() && it->second > hi->raw().get<int64_t>();
+      const bool below =
+          lo && lo->raw().is_number_integer() && it->second < lo->raw().get<int64_t>();
+      const bool above =
+          hi && hi->raw().is_number_integer() && it->second > hi->raw().get<int64_t>();
       if (below || above) {
         return invalid_input("dynamic dim " + sym + " = " + std::to_string(it->second) +
                              " is outside the range the model was exported for");
       }
     }
   }
-  for (size_t i = 0; i < inputs.size(); ++i) values_[inputs[i].first] = graph_.add_input(inputs[i].first, types[i]);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    values_[inputs[i].first] = graph_.add_input(inputs[i].first, types[i]);
   return Status::ok();
 }
 
 Status Loader::add_inputs(const JsonRef& signature, const std::string& model, const JsonRef& root) {
-  INFERNO_ASSIGN_OR_RETURN(PayloadConfig weights, read_payload_config(archive_, "data/weights/" + model + "_weights_config.json", "data/weights/"));
-  INFERNO_ASSIGN_OR_RETURN(PayloadConfig constants, read_payload_config(archive_, "data/constants/" + model + "_constants_config.json", "data/constants/"));
+  INFERNO_ASSIGN_OR_RETURN(
+      PayloadConfig weights,
+      read_payload_config(archive_, "data/weights/" + model + "_weights_config.json",
+                          "data/weights/"));
+  INFERNO_ASSIGN_OR_RETURN(
+      PayloadConfig constants,
+      read_payload_config(archive_, "data/constants/" + model + "_constants_config.json",
+                          "data/constants/"));
   if (archive_.has("data/weights/" + model + ".pt")) {
-    return invalid_input("'" + archive_.path() + "': the weights are stored as a pickle (data/weights/" + model +
+    return invalid_input("'" + archive_.path() +
+                         "': the weights are stored as a pickle (data/weights/" + model +
                          ".pt, a legacy layout), which infernoc does not read");
   }
   INFERNO_ASSIGN_OR_RETURN(JsonRef specs_json, signature.at("input_specs"));
@@ -191,12 +217,16 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
     INFERNO_ASSIGN_OR_RETURN(auto member, spec.one_of());
     auto& [kind, body] = member;
     if (kind == "constant_input") continue;  // a Python constant argument: baked into the graph
-    if (kind == "custom_obj") return body.error("a custom object input is stored as a pickle, which infernoc does not read");
-    if (kind == "token") return unsupported(record_ + ": effect tokens (side-effecting ops) are not supported");
+    if (kind == "custom_obj")
+      return body.error(
+          "a custom object input is stored as a pickle, which infernoc does not read");
+    if (kind == "token")
+      return unsupported(record_ + ": effect tokens (side-effecting ops) are not supported");
     INFERNO_ASSIGN_OR_RETURN(JsonRef arg, body.at("arg"));
     if (kind == "user_input") {
       INFERNO_ASSIGN_OR_RETURN(auto a, arg.one_of());
-      if (a.first != "as_tensor") return unsupported(record_ + ": non-tensor user input (" + a.first + ") is not supported");
+      if (a.first != "as_tensor")
+        return unsupported(record_ + ": non-tensor user input (" + a.first + ") is not supported");
       INFERNO_ASSIGN_OR_RETURN(JsonRef n, a.second.at("name"));
       INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
       auto meta = metas_.find(name);
@@ -204,18 +234,25 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
       user_inputs.emplace_back(name, &meta->second);
       continue;
     }
-    const char* fqn_key = kind == "parameter" ? "parameter_name" : kind == "buffer" ? "buffer_name"
-                        : kind == "tensor_constant" ? "tensor_constant_name" : nullptr;
+    const char* fqn_key = kind == "parameter"         ? "parameter_name"
+                          : kind == "buffer"          ? "buffer_name"
+                          : kind == "tensor_constant" ? "tensor_constant_name"
+                                                      : nullptr;
     if (!fqn_key) return body.error("unknown input spec kind '" + kind + "'");
     INFERNO_ASSIGN_OR_RETURN(JsonRef n, arg.at("name"));
     INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
     INFERNO_ASSIGN_OR_RETURN(JsonRef f, body.at(fqn_key));
     INFERNO_ASSIGN_OR_RETURN(std::string fqn, f.string());
-    const std::string what = (kind == "tensor_constant" ? "tensor constant" : kind) + " '" + fqn + "'";
+    const std::string what =
+        (kind == "tensor_constant" ? "tensor constant" : kind) + " '" + fqn + "'";
     const Payload* payload = nullptr;
-    if (auto w = weights.find(fqn); w != weights.end()) payload = &w->second;
-    else if (auto c = constants.find(fqn); c != constants.end()) payload = &c->second;
-    if (!payload) return invalid_input(record_ + ": " + what + " has no entry in the weights or constants config");
+    if (auto w = weights.find(fqn); w != weights.end())
+      payload = &w->second;
+    else if (auto c = constants.find(fqn); c != constants.end())
+      payload = &c->second;
+    if (!payload)
+      return invalid_input(record_ + ": " + what +
+                           " has no entry in the weights or constants config");
     INFERNO_ASSIGN_OR_RETURN(ir::Tensor tensor, load_payload(archive_, *payload, what, cache_));
     auto meta = metas_.find(name);
     if (meta != metas_.end()) {
@@ -239,11 +276,14 @@ Status Loader::check_ops(const std::vector<JsonRef>& nodes) const {
     INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
     INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
     const Target parsed = parse_target(target);
-    const bool known = parsed.aten && (is_supported_aten_op(parsed.op) || parsed.op == "aten::sym_size" ||
-                                       std::find(std::begin(kAssertOps), std::end(kAssertOps), parsed.op) != std::end(kAssertOps));
+    const bool known =
+        parsed.aten && (is_supported_aten_op(parsed.op) || parsed.op == "aten::sym_size" ||
+                        std::find(std::begin(kAssertOps), std::end(kAssertOps), parsed.op) !=
+                            std::end(kAssertOps));
     if (known) continue;
     INFERNO_ASSIGN_OR_RETURN(std::vector<std::string> outs, output_names(node));
-    missing.push_back(unsupported(parsed.op, outs.empty() ? std::string() : outs.front(), location_from(node)));
+    missing.push_back(
+        unsupported(parsed.op, outs.empty() ? std::string() : outs.front(), location_from(node)));
   }
   return missing.empty() ? Status::ok() : unsupported_ops_error(missing);
 }
@@ -251,7 +291,8 @@ Status Loader::check_ops(const std::vector<JsonRef>& nodes) const {
 Expected<int64_t> Loader::sym_value(const JsonRef& sym) const {
   INFERNO_ASSIGN_OR_RETURN(auto member, sym.one_of());
   if (member.first == "as_int") return member.second.integer();
-  if (member.first != "as_name") return sym.error("unknown SymInt argument kind '" + member.first + "'");
+  if (member.first != "as_name")
+    return sym.error("unknown SymInt argument kind '" + member.first + "'");
   INFERNO_ASSIGN_OR_RETURN(std::string name, member.second.string());
   if (auto it = sym_sizes_.find(name); it != sym_sizes_.end()) return it->second;
   if (auto it = sym_int_values_.find(name); it != sym_int_values_.end()) {
@@ -270,7 +311,8 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
     if (it == values_.end()) return t.error("value '" + name + "' is used before it is defined");
     return it->second;
   };
-  if (kind == "as_none" || kind == "as_memory_format" || kind == "as_layout") return AtenArg{NoneArg{}};
+  if (kind == "as_none" || kind == "as_memory_format" || kind == "as_layout")
+    return AtenArg{NoneArg{}};
   if (kind == "as_tensor") {
     INFERNO_ASSIGN_OR_RETURN(ValueId t, tensor(v));
     return AtenArg{t};
@@ -302,7 +344,8 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
   }
   if (kind == "as_device") {
     std::optional<JsonRef> type = v.find("type");
-    return AtenArg{type && type->raw().is_string() ? type->raw().get<std::string>() : std::string("cpu")};
+    return AtenArg{type && type->raw().is_string() ? type->raw().get<std::string>()
+                                                   : std::string("cpu")};
   }
   if (kind == "as_sym_int") {
     INFERNO_ASSIGN_OR_RETURN(int64_t i, sym_value(v));
@@ -321,14 +364,17 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
     }
     return kind == "as_tensors" ? AtenArg{std::move(ts)} : AtenArg{std::move(is)};
   }
-  return unsupported(record_ + ": argument kind '" + kind + "' is not supported (at " + arg.path() + ")");
+  return unsupported(record_ + ": argument kind '" + kind + "' is not supported (at " + arg.path() +
+                     ")");
 }
 
 // A lowered value's IR type must equal what the file records: a mismatch is a bug in a shape
 // rule or a lowering, not in the model.
-Status Loader::check_type(const std::string& name, ValueId v, const std::string& node, const SourceLocation& loc) const {
+Status Loader::check_type(const std::string& name, ValueId v, const std::string& node,
+                          const SourceLocation& loc) const {
   auto it = metas_.find(name);
-  if (it == metas_.end()) return invalid_input(record_ + ": value '" + name + "' has no tensor_values entry", node, loc);
+  if (it == metas_.end())
+    return invalid_input(record_ + ": value '" + name + "' has no tensor_values entry", node, loc);
   const ir::TensorType& actual = graph_.type(v);
   Expected<ir::DType> dtype = dtype_from_code(it->second.dtype_code, "value '" + name + "'");
   if (!dtype) return Status(dtype.status().code(), dtype.status().message(), node, loc);
@@ -337,11 +383,14 @@ Status Loader::check_type(const std::string& name, ValueId v, const std::string&
   for (size_t k = 0; k < it->second.sizes.size(); ++k) {
     const std::optional<int64_t> d = resolve(it->second.sizes[k], symbols_);
     recorded += (k ? "," : "") + (d ? std::to_string(*d) : it->second.sizes[k].expr);
-    same = same && (!d || (k < actual.shape.size() && *d == actual.shape[k]));  // unknown exprs are not checked
+    same = same && (!d || (k < actual.shape.size() &&
+                           *d == actual.shape[k]));  // unknown exprs are not checked
   }
   if (same) return Status::ok();
-  return Status(ErrorCode::kInternal, "value '" + name + "' is " + recorded + "] in the model but infernoc computed " +
-                                          actual.to_string(), node, loc);
+  return Status(ErrorCode::kInternal,
+                "value '" + name + "' is " + recorded + "] in the model but infernoc computed " +
+                    actual.to_string(),
+                node, loc);
 }
 
 Status Loader::lower(const JsonRef& node) {
@@ -349,11 +398,15 @@ Status Loader::lower(const JsonRef& node) {
   INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
   const Target parsed = parse_target(target);
   INFERNO_ASSIGN_OR_RETURN(std::vector<std::string> outs, output_names(node));
-  AtenCall call{parsed.op, parsed.overload, {}, {}, outs.empty() ? std::string() : outs.front(), location_from(node)};
+  AtenCall call{
+      parsed.op,          parsed.overload, {}, {}, outs.empty() ? std::string() : outs.front(),
+      location_from(node)};
   if (call.node_name.empty()) {
-    if (std::optional<JsonRef> n = node.find("name"); n && n->raw().is_string()) call.node_name = n->raw().get<std::string>();
+    if (std::optional<JsonRef> n = node.find("name"); n && n->raw().is_string())
+      call.node_name = n->raw().get<std::string>();
   }
-  if (std::find(std::begin(kAssertOps), std::end(kAssertOps), call.op) != std::end(kAssertOps)) return Status::ok();
+  if (std::find(std::begin(kAssertOps), std::end(kAssertOps), call.op) != std::end(kAssertOps))
+    return Status::ok();
   // Errors from here on are about this node: name it where the error does not already.
   auto lower_call = [&]() -> Status {
     INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
@@ -368,13 +421,18 @@ Status Loader::lower(const JsonRef& node) {
       if (std::optional<JsonRef> k = input.find("kind")) {
         INFERNO_ASSIGN_OR_RETURN(kind, k->integer());
       }
-      if (kind == 2) call.keyword.emplace_back(std::move(name), std::move(*value));
-      else call.positional.push_back(std::move(*value));
+      if (kind == 2)
+        call.keyword.emplace_back(std::move(name), std::move(*value));
+      else
+        call.positional.push_back(std::move(*value));
     }
     if (call.op == "aten::sym_size") {  // sym_size.int(self, dim): a static size by now
-      const auto* self = call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
-      const auto* dim = call.positional.size() < 2 ? nullptr : std::get_if<int64_t>(&call.positional[1]);
-      if (!self || !dim || outs.size() != 1) return invalid_input(record_ + ": malformed sym_size node");
+      const auto* self =
+          call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
+      const auto* dim =
+          call.positional.size() < 2 ? nullptr : std::get_if<int64_t>(&call.positional[1]);
+      if (!self || !dim || outs.size() != 1)
+        return invalid_input(record_ + ": malformed sym_size node");
       Expected<int64_t> d = ir::normalize_dim(*dim, graph_.type(*self).rank());
       if (!d) return d.status();
       if (graph_.type(*self).rank() == 0) return invalid_input(record_ + ": sym_size of a scalar");
@@ -383,8 +441,10 @@ Status Loader::lower(const JsonRef& node) {
     }
     INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> results, lower_aten_call(graph_, call));
     if (results.size() != outs.size()) {
-      return Status(ErrorCode::kInternal, call.op + " gave " + std::to_string(results.size()) + " outputs, the model has " +
-                                              std::to_string(outs.size()), call.node_name, call.loc);
+      return Status(ErrorCode::kInternal,
+                    call.op + " gave " + std::to_string(results.size()) +
+                        " outputs, the model has " + std::to_string(outs.size()),
+                    call.node_name, call.loc);
     }
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].empty()) continue;
@@ -407,13 +467,16 @@ Status Loader::set_outputs(const JsonRef& signature) {
     auto& [kind, body] = member;
     if (kind != "user_output") {
       std::string what = kind;
-      if (std::optional<JsonRef> b = body.find("buffer_name"); b && b->raw().is_string()) what += " of '" + b->raw().get<std::string>() + "'";
+      if (std::optional<JsonRef> b = body.find("buffer_name"); b && b->raw().is_string())
+        what += " of '" + b->raw().get<std::string>() + "'";
       return unsupported("the model's output " + std::to_string(i) + " is a " + what +
                          " (the model mutates state), which infernoc does not support");
     }
     INFERNO_ASSIGN_OR_RETURN(JsonRef arg, body.at("arg"));
     INFERNO_ASSIGN_OR_RETURN(auto a, arg.one_of());
-    if (a.first != "as_tensor") return unsupported("the model's output " + std::to_string(i) + " is not a tensor (" + a.first + ")");
+    if (a.first != "as_tensor")
+      return unsupported("the model's output " + std::to_string(i) + " is not a tensor (" +
+                         a.first + ")");
     INFERNO_ASSIGN_OR_RETURN(JsonRef n, a.second.at("name"));
     INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
     auto it = values_.find(name);
@@ -452,7 +515,10 @@ Expected<ir::Graph> Loader::load() {
   for (const JsonRef& node : nodes) INFERNO_RETURN_IF_ERROR(lower(node));
   INFERNO_RETURN_IF_ERROR(set_outputs(signature));
   const Status verified = ir::verify(graph_);
-  if (!verified) return Status(ErrorCode::kInternal, "the .pt2 frontend built an invalid graph: " + verified.message(), verified.node(), verified.location());
+  if (!verified)
+    return Status(ErrorCode::kInternal,
+                  "the .pt2 frontend built an invalid graph: " + verified.message(),
+                  verified.node(), verified.location());
   return std::move(graph_);
 }
 
@@ -460,7 +526,8 @@ Expected<ir::Graph> Loader::load() {
 
 Expected<ir::Graph> load_pt2(const std::string& path, const LoadOptions& options) {
   INFERNO_ASSIGN_OR_RETURN(ModelFormat format, detect_format(path));
-  if (format != ModelFormat::kPt2) return invalid_input("'" + path + "' is a TorchScript file, not a torch.export archive");
+  if (format != ModelFormat::kPt2)
+    return invalid_input("'" + path + "' is a TorchScript file, not a torch.export archive");
   INFERNO_ASSIGN_OR_RETURN(Pt2Archive archive, Pt2Archive::open(path));
   return Loader(archive, options).load();
 }

@@ -8,15 +8,23 @@ namespace {
 
 const char* type_name(const nlohmann::json& v) {
   switch (v.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a bool";
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "a bool";
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return "an integer";
-    case nlohmann::json::value_t::number_float: return "a float";
-    default: return "a binary value";
+    case nlohmann::json::value_t::number_unsigned:
+      return "an integer";
+    case nlohmann::json::value_t::number_float:
+      return "a float";
+    default:
+      return "a binary value";
   }
 }
 
@@ -59,7 +67,8 @@ Expected<std::vector<JsonRef>> JsonRef::items() const {
   if (!value_->is_array()) return expected("an array");
   std::vector<JsonRef> out;
   out.reserve(value_->size());
-  for (size_t i = 0; i < value_->size(); ++i) out.push_back(child((*value_)[i], path_ + "[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < value_->size(); ++i)
+    out.push_back(child((*value_)[i], path_ + "[" + std::to_string(i) + "]"));
   return out;
 }
 
@@ -73,7 +82,8 @@ Expected<std::vector<std::pair<std::string, JsonRef>>> JsonRef::members() const 
 }
 
 Expected<std::pair<std::string, JsonRef>> JsonRef::one_of() const {
-  if (!value_->is_object() || value_->size() != 1) return expected("an object with exactly one member");
+  if (!value_->is_object() || value_->size() != 1)
+    return expected("an object with exactly one member");
   auto it = value_->begin();
   return std::pair<std::string, JsonRef>(it.key(), child(it.value(), path_ + "." + it.key()));
 }

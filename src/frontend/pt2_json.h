@@ -7,13 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "support/status.h"
 
@@ -52,7 +51,9 @@ class JsonRef {
   Status error(const std::string& what) const;
 
  private:
-  JsonRef child(const nlohmann::json& value, std::string path) const { return {value, file_, std::move(path)}; }
+  JsonRef child(const nlohmann::json& value, std::string path) const {
+    return {value, file_, std::move(path)};
+  }
   Status expected(const char* what) const;
 
   const nlohmann::json* value_;

@@ -57,21 +57,33 @@ Expected<TensorMeta> parse_tensor_meta(const JsonRef& j) {
 
 Expected<ir::DType> dtype_from_code(int64_t code, const std::string& what) {
   switch (code) {
-    case 4: return ir::DType::kI32;
-    case 5: return ir::DType::kI64;
-    case 6: return ir::DType::kF16;
-    case 7: return ir::DType::kF32;
-    case 8: return ir::DType::kF64;
-    case 12: return ir::DType::kBool;
-    case 13: return ir::DType::kBF16;
-    default: break;
+    case 4:
+      return ir::DType::kI32;
+    case 5:
+      return ir::DType::kI64;
+    case 6:
+      return ir::DType::kF16;
+    case 7:
+      return ir::DType::kF32;
+    case 8:
+      return ir::DType::kF64;
+    case 12:
+      return ir::DType::kBool;
+    case 13:
+      return ir::DType::kBF16;
+    default:
+      break;
   }
   static const std::map<int64_t, const char*> kNames = {
-      {1, "uint8"},          {2, "int8"},           {3, "int16"},      {9, "complex32"},
-      {10, "complex64"},     {11, "complex128"},    {28, "uint16"},    {29, "float8_e4m3fn"},
-      {30, "float8_e5m2"},   {31, "float8_e4m3fnuz"}, {32, "float8_e5m2fnuz"}};
+      {1, "uint8"},           {2, "int8"},
+      {3, "int16"},           {9, "complex32"},
+      {10, "complex64"},      {11, "complex128"},
+      {28, "uint16"},         {29, "float8_e4m3fn"},
+      {30, "float8_e5m2"},    {31, "float8_e4m3fnuz"},
+      {32, "float8_e5m2fnuz"}};
   auto it = kNames.find(code);
-  if (it == kNames.end()) return invalid_input(what + " has unknown dtype code " + std::to_string(code));
+  if (it == kNames.end())
+    return invalid_input(what + " has unknown dtype code " + std::to_string(code));
   return unsupported(what + " has dtype " + it->second + ", which infernoc does not support");
 }
 
@@ -142,8 +154,10 @@ class ExprParser {
     std::optional<int64_t> v;
     if (eat("-")) {
       v = unary();
-      if (v && *v != INT64_MIN) v = -*v;
-      else v.reset();
+      if (v && *v != INT64_MIN)
+        v = -*v;
+      else
+        v.reset();
     } else {
       v = primary();
     }
@@ -160,11 +174,14 @@ class ExprParser {
     if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
       int64_t v = 0;
       for (; pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])); ++pos_) {
-        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v)) return std::nullopt;
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v))
+          return std::nullopt;
       }
       return v;
     }
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    while (pos_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+      ++pos_;
     auto it = symbols_.find(s_.substr(start, pos_ - start));
     if (pos_ == start || it == symbols_.end()) return std::nullopt;
     return it->second;
@@ -194,12 +211,14 @@ SourceLocation location_from(const JsonRef& node) {
   if (!trace || !trace->raw().is_string()) return {};
   const std::string& text = trace->raw().get_ref<const std::string&>();
   SourceLocation best, any;
-  for (size_t pos = text.find("File \""); pos != std::string::npos; pos = text.find("File \"", pos + 1)) {
+  for (size_t pos = text.find("File \""); pos != std::string::npos;
+       pos = text.find("File \"", pos + 1)) {
     const size_t begin = pos + 6, end = text.find("\", line ", begin);
     if (end == std::string::npos) break;
     const std::string file = text.substr(begin, end - begin);
     int64_t line = 0;
-    for (size_t i = end + 8; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && line < 1e9; ++i) {
+    for (size_t i = end + 8;
+         i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && line < 1e9; ++i) {
       line = line * 10 + (text[i] - '0');
     }
     SourceLocation loc{file.substr(file.find_last_of("/\\") + 1), line};

@@ -77,12 +77,13 @@ Expected<PayloadConfig> read_payload_config(const Pt2Archive& archive, const std
                                             const std::string& base_dir);
 
 /// Storage records already read, shared by the tensors that view them.
-using RecordCache = std::map<std::string, std::shared_ptr<const std::vector<std::byte>>, std::less<>>;
+using RecordCache =
+    std::map<std::string, std::shared_ptr<const std::vector<std::byte>>, std::less<>>;
 
 /// The payload's tensor as a dense row-major ir::Tensor: its storage record viewed through the
 /// meta's sizes, strides and storage_offset (a 0-byte record means zeros). Everything is
 /// bounds-checked before any byte is copied. `what` ("parameter 'fc1.weight'") names it in errors.
-Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payload, const std::string& what,
-                                  RecordCache& cache);
+Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payload,
+                                  const std::string& what, RecordCache& cache);
 
 }  // namespace inferno::frontend::pt2

@@ -24,8 +24,8 @@ Expected<std::vector<int64_t>> static_ints(const std::vector<SymDim>& dims, cons
 }
 
 // Copies the strided view into `dst` (dense, row-major).
-void gather(const std::byte* src, std::byte* dst, const ir::Shape& sizes, const std::vector<int64_t>& strides,
-            int64_t offset, int64_t elem, int64_t numel) {
+void gather(const std::byte* src, std::byte* dst, const ir::Shape& sizes,
+            const std::vector<int64_t>& strides, int64_t offset, int64_t elem, int64_t numel) {
   const size_t rank = sizes.size();
   if (strides == ir::contiguous_strides(sizes)) {
     std::memcpy(dst, src + offset * elem, static_cast<size_t>(numel * elem));
@@ -45,27 +45,34 @@ void gather(const std::byte* src, std::byte* dst, const ir::Shape& sizes, const 
 }
 
 // Checks the view against its storage record (read once per record), then gathers it.
-Expected<ir::Tensor> gather_record(const Pt2Archive& archive, const Payload& payload, const std::string& what,
-                                   ir::TensorType type, const std::vector<int64_t>& strides, int64_t offset,
+Expected<ir::Tensor> gather_record(const Pt2Archive& archive, const Payload& payload,
+                                   const std::string& what, ir::TensorType type,
+                                   const std::vector<int64_t>& strides, int64_t offset,
                                    int64_t needed, RecordCache& cache) {
   const std::optional<uint64_t> record_size = archive.size(payload.record);
   const int64_t numel = type.numel(), elem = ir::dtype_size(type.dtype);
   if (numel > 0 && *record_size < static_cast<uint64_t>(needed)) {
-    return invalid_input("record " + payload.record + " has " + std::to_string(*record_size) + " bytes but " + what +
-                         " (" + type.to_string() + ", strides " + ir::shape_to_string(strides) + ", offset " +
-                         std::to_string(offset) + ") needs " + std::to_string(needed));
+    return invalid_input("record " + payload.record + " has " + std::to_string(*record_size) +
+                         " bytes but " + what + " (" + type.to_string() + ", strides " +
+                         ir::shape_to_string(strides) + ", offset " + std::to_string(offset) +
+                         ") needs " + std::to_string(needed));
   }
   auto it = cache.find(payload.record);
   if (it == cache.end()) {
-    INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, archive.read(payload.record, kMaxRecordBytes));
-    it = cache.emplace(payload.record, std::make_shared<const std::vector<std::byte>>(std::move(bytes))).first;
+    INFERNO_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                             archive.read(payload.record, kMaxRecordBytes));
+    it = cache
+             .emplace(payload.record,
+                      std::make_shared<const std::vector<std::byte>>(std::move(bytes)))
+             .first;
   }
   const std::vector<std::byte>& storage = *it->second;
   if (numel > 0 && storage.size() < static_cast<uint64_t>(needed)) {
     return invalid_input("record " + payload.record + " is shorter than " + what + " needs");
   }
   ir::Tensor tensor = ir::Tensor::zeros(std::move(type));
-  if (numel > 0) gather(storage.data(), tensor.data.data(), tensor.type.shape, strides, offset, elem, numel);
+  if (numel > 0)
+    gather(storage.data(), tensor.data.data(), tensor.type.shape, strides, offset, elem, numel);
   return tensor;
 }
 
@@ -97,10 +104,11 @@ Expected<PayloadConfig> read_payload_config(const Pt2Archive& archive, const std
   return config;
 }
 
-Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payload, const std::string& what,
-                                  RecordCache& cache) {
+Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payload,
+                                  const std::string& what, RecordCache& cache) {
   if (payload.use_pickle || !payload.meta) {
-    return invalid_input(what + " is stored as a pickle, which infernoc does not read (" + payload.record + ")");
+    return invalid_input(what + " is stored as a pickle, which infernoc does not read (" +
+                         payload.record + ")");
   }
   const TensorMeta& meta = *payload.meta;
   INFERNO_ASSIGN_OR_RETURN(ir::DType dtype, dtype_from_code(meta.dtype_code, what));
@@ -109,14 +117,15 @@ Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payl
   if (!meta.storage_offset.value) return invalid_input(what + " has a symbolic storage offset");
   const int64_t offset = *meta.storage_offset.value;
   if (strides.size() != sizes.size()) {
-    return invalid_input(what + " has " + std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) +
-                         " strides");
+    return invalid_input(what + " has " + std::to_string(sizes.size()) + " sizes but " +
+                         std::to_string(strides.size()) + " strides");
   }
   // Element count and the largest element offset of the view, overflow-checked.
   int64_t numel = 1, last = offset;
   bool overflow = offset < 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] < 0 || strides[i] < 0) return invalid_input(what + " has a negative size or stride");
+    if (sizes[i] < 0 || strides[i] < 0)
+      return invalid_input(what + " has a negative size or stride");
     overflow = overflow || __builtin_mul_overflow(numel, sizes[i], &numel);
     int64_t span = 0;
     if (sizes[i] > 0) {
@@ -126,19 +135,25 @@ Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payl
   }
   const int64_t elem = ir::dtype_size(dtype);
   int64_t needed = 0, dense_bytes = 0;
-  overflow = overflow || __builtin_add_overflow(last, 1, &needed) || __builtin_mul_overflow(needed, elem, &needed) ||
-             __builtin_mul_overflow(numel, elem, &dense_bytes) || static_cast<uint64_t>(dense_bytes) > kMaxRecordBytes;
+  overflow = overflow || __builtin_add_overflow(last, 1, &needed) ||
+             __builtin_mul_overflow(needed, elem, &needed) ||
+             __builtin_mul_overflow(numel, elem, &dense_bytes) ||
+             static_cast<uint64_t>(dense_bytes) > kMaxRecordBytes;
   if (overflow) return invalid_input(what + ": sizes, strides and offset overflow");
 
   ir::TensorType type{dtype, sizes};
-  if (!ir::checked_numel(sizes)) return invalid_input(what + " has an invalid or too large shape " + type.to_string());
+  if (!ir::checked_numel(sizes))
+    return invalid_input(what + " has an invalid or too large shape " + type.to_string());
   const std::optional<uint64_t> record_size = archive.size(payload.record);
-  if (!record_size) return invalid_input(what + ": record " + payload.record + " is missing from the archive");
+  if (!record_size)
+    return invalid_input(what + ": record " + payload.record + " is missing from the archive");
   try {
-    if (*record_size == 0) return ir::Tensor::zeros(std::move(type));  // the writer's encoding of zeros
+    if (*record_size == 0)
+      return ir::Tensor::zeros(std::move(type));  // the writer's encoding of zeros
     return gather_record(archive, payload, what, std::move(type), strides, offset, needed, cache);
   } catch (const std::bad_alloc&) {
-    return invalid_input(what + " (" + std::to_string(dense_bytes) + " bytes) does not fit in memory");
+    return invalid_input(what + " (" + std::to_string(dense_bytes) +
+                         " bytes) does not fit in memory");
   }
 }
 

@@ -57,9 +57,9 @@ using Known = std::variant<AtenArg, TupleValue>;
 /// Node kinds this file decodes itself rather than through the ATen table.
 bool is_decoded_here(std::string_view kind) {
   static constexpr std::string_view kKinds[] = {
-      "prim::Constant",  "prim::ListConstruct", "prim::ListUnpack", "prim::TupleConstruct",
-      "prim::TupleUnpack", "prim::NumToTensor", "aten::Int",        "aten::Float",
-      "aten::ScalarImplicit", "aten::size",     "aten::dim",        "aten::numel"};
+      "prim::Constant",       "prim::ListConstruct", "prim::ListUnpack", "prim::TupleConstruct",
+      "prim::TupleUnpack",    "prim::NumToTensor",   "aten::Int",        "aten::Float",
+      "aten::ScalarImplicit", "aten::size",          "aten::dim",        "aten::numel"};
   for (std::string_view k : kKinds) {
     if (k == kind) return true;
   }
@@ -68,9 +68,9 @@ bool is_decoded_here(std::string_view kind) {
 
 /// Arithmetic folded here when every operand is a compile-time number (static size math).
 bool is_foldable_math(std::string_view kind) {
-  static constexpr std::string_view kKinds[] = {"aten::add",      "aten::sub",          "aten::mul",
-                                                "aten::div",      "aten::floordiv",     "aten::floor_divide",
-                                                "aten::remainder", "aten::neg"};
+  static constexpr std::string_view kKinds[] = {
+      "aten::add",      "aten::sub",          "aten::mul",       "aten::div",
+      "aten::floordiv", "aten::floor_divide", "aten::remainder", "aten::neg"};
   for (std::string_view k : kKinds) {
     if (k == kind) return true;
   }
@@ -81,13 +81,15 @@ bool is_foldable_math(std::string_view kind) {
 bool is_traced_python_scalar(const at::Tensor& tensor) {
   const auto type = tensor.scalar_type();
   return tensor.dim() == 0 && tensor.layout() == c10::kStrided && !tensor.is_quantized() &&
-         (type == c10::ScalarType::Double || type == c10::ScalarType::Long || type == c10::ScalarType::Bool);
+         (type == c10::ScalarType::Double || type == c10::ScalarType::Long ||
+          type == c10::ScalarType::Bool);
 }
 
 /// True if `value` is a compile-time number before any shape is known: a scalar-typed value, a
 /// Python scalar recorded by tracing (0-dim f64/i64/bool constant), prim::NumToTensor, or math
 /// on such values (`scalar_math` holds the outputs of the math nodes found so far).
-bool is_static_number(const jit::Value* value, const std::unordered_set<const jit::Value*>& scalar_math) {
+bool is_static_number(const jit::Value* value,
+                      const std::unordered_set<const jit::Value*>& scalar_math) {
   const auto type_kind = value->type()->kind();
   if (type_kind == c10::TypeKind::IntType || type_kind == c10::TypeKind::FloatType ||
       type_kind == c10::TypeKind::BoolType || type_kind == c10::TypeKind::NumberType) {
@@ -105,7 +107,8 @@ bool is_static_number(const jit::Value* value, const std::unordered_set<const ji
 
 /// True for foldable arithmetic on static numbers (trailing alpha/rounding_mode may be anything
 /// but a tensor).
-bool is_static_math(const jit::Node* node, const std::unordered_set<const jit::Value*>& scalar_math) {
+bool is_static_math(const jit::Node* node,
+                    const std::unordered_set<const jit::Value*>& scalar_math) {
   const std::string kind = node->kind().toQualString();
   if (!is_foldable_math(kind) || node->outputs().size() != 1) return false;
   const size_t arity = kind == "aten::neg" ? 1 : 2;
@@ -144,7 +147,8 @@ SourceLocation location_of(const jit::Node* node) {
     auto file_line_col = range.file_line_col();
     if (!file_line_col) return {};
     std::string file = std::get<0>(*file_line_col);
-    if (size_t slash = file.find_last_of("/\\"); slash != std::string::npos) file.erase(0, slash + 1);
+    if (size_t slash = file.find_last_of("/\\"); slash != std::string::npos)
+      file.erase(0, slash + 1);
     if (file.empty()) return {};
     return SourceLocation{file, static_cast<int64_t>(std::get<1>(*file_line_col))};
   } catch (const std::exception&) {
@@ -154,14 +158,22 @@ SourceLocation location_of(const jit::Node* node) {
 
 std::optional<ir::DType> to_ir_dtype(c10::ScalarType type) {
   switch (type) {
-    case c10::ScalarType::Float: return ir::DType::kF32;
-    case c10::ScalarType::Half: return ir::DType::kF16;
-    case c10::ScalarType::BFloat16: return ir::DType::kBF16;
-    case c10::ScalarType::Double: return ir::DType::kF64;
-    case c10::ScalarType::Long: return ir::DType::kI64;
-    case c10::ScalarType::Int: return ir::DType::kI32;
-    case c10::ScalarType::Bool: return ir::DType::kBool;
-    default: return std::nullopt;
+    case c10::ScalarType::Float:
+      return ir::DType::kF32;
+    case c10::ScalarType::Half:
+      return ir::DType::kF16;
+    case c10::ScalarType::BFloat16:
+      return ir::DType::kBF16;
+    case c10::ScalarType::Double:
+      return ir::DType::kF64;
+    case c10::ScalarType::Long:
+      return ir::DType::kI64;
+    case c10::ScalarType::Int:
+      return ir::DType::kI32;
+    case c10::ScalarType::Bool:
+      return ir::DType::kBool;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -173,15 +185,16 @@ Expected<ir::Tensor> to_ir_tensor(const at::Tensor& tensor, const std::string& n
   }
   auto dtype = to_ir_dtype(tensor.scalar_type());
   if (!dtype) {
-    return unsupported(std::string("constant tensor of dtype ") + c10::toString(tensor.scalar_type()),
-                       name, loc);
+    return unsupported(
+        std::string("constant tensor of dtype ") + c10::toString(tensor.scalar_type()), name, loc);
   }
   at::Tensor dense = tensor.cpu().contiguous();
   ir::Tensor out;
   out.type = {*dtype, ir::Shape(dense.sizes().begin(), dense.sizes().end())};
   const size_t bytes = static_cast<size_t>(dense.numel()) * dense.element_size();
   if (bytes != static_cast<size_t>(out.type.size_bytes())) {
-    return internal_error("constant '" + name + "': element size differs between LibTorch and the IR");
+    return internal_error("constant '" + name +
+                          "': element size differs between LibTorch and the IR");
   }
   out.data.resize(bytes);
   if (bytes > 0) std::memcpy(out.data.data(), dense.data_ptr(), bytes);
@@ -226,7 +239,8 @@ class Walker {
         scalar_math.insert(node->output());
         continue;
       }
-      if (kind.rfind("aten::", 0) == 0 && node->blocks().empty() && is_supported_aten_op(kind)) continue;
+      if (kind.rfind("aten::", 0) == 0 && node->blocks().empty() && is_supported_aten_op(kind))
+        continue;
       found.push_back(unsupported(kind, node_name(node), location_of(node)));
     }
     return found;
@@ -235,19 +249,22 @@ class Walker {
   Status add_inputs(const std::vector<InputSpec>& specs) {
     std::vector<std::string> names;
     const auto inputs = graph_.inputs();
-    for (size_t i = 1; i < inputs.size(); ++i) names.push_back(strip_unique_suffix(inputs[i]->debugName()));
+    for (size_t i = 1; i < inputs.size(); ++i)
+      names.push_back(strip_unique_suffix(inputs[i]->debugName()));
     if (specs.empty()) {
       std::string list;
       for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
       return invalid_input(
-          "TorchScript models carry no input shapes; give one --input NAME:DIMS:DTYPE (or --data FILE) "
-          "per model input: " + list);
+          "TorchScript models carry no input shapes; give one --input NAME:DIMS:DTYPE (or --data "
+          "FILE) "
+          "per model input: " +
+          list);
     }
     INFERNO_RETURN_IF_ERROR(check_input_specs(specs, names));
     for (size_t i = 1; i < inputs.size(); ++i) {
       if (inputs[i]->type()->kind() != c10::TypeKind::TensorType) {
-        return unsupported("model input '" + names[i - 1] + "' of type " + inputs[i]->type()->str() +
-                           " (only tensor inputs are supported)");
+        return unsupported("model input '" + names[i - 1] + "' of type " +
+                           inputs[i]->type()->str() + " (only tensor inputs are supported)");
       }
       values_[inputs[i]] = AtenArg(out_.add_input(names[i - 1], specs[i - 1].type));
     }
@@ -261,7 +278,8 @@ class Walker {
 
   Status set_outputs() {
     std::vector<ir::ValueId> outputs;
-    for (const jit::Value* value : graph_.outputs()) INFERNO_RETURN_IF_ERROR(flatten_output(value, outputs));
+    for (const jit::Value* value : graph_.outputs())
+      INFERNO_RETURN_IF_ERROR(flatten_output(value, outputs));
     out_.set_outputs(std::move(outputs));
     return Status::ok();
   }
@@ -278,7 +296,8 @@ class Walker {
     }
     if (kind == "prim::TupleUnpack") return visit_tuple_unpack(node);
     if (kind == "prim::ListUnpack") return visit_list_unpack(node);
-    if (kind == "aten::size" || kind == "aten::dim" || kind == "aten::numel") return visit_size(node, kind);
+    if (kind == "aten::size" || kind == "aten::dim" || kind == "aten::numel")
+      return visit_size(node, kind);
     if (kind == "prim::NumToTensor" || kind == "aten::Int" || kind == "aten::Float" ||
         kind == "aten::ScalarImplicit") {
       return visit_scalar_cast(node, kind);
@@ -289,7 +308,8 @@ class Walker {
   Status visit_constant(const jit::Node* node) {
     const jit::Value* output = node->output();
     auto ivalue = jit::toIValue(output);
-    if (!ivalue) return unsupported("prim::Constant without a value", node_name(node), location_of(node));
+    if (!ivalue)
+      return unsupported("prim::Constant without a value", node_name(node), location_of(node));
     if (ivalue->isNone()) return bind(output, AtenArg(NoneArg{}));
     if (ivalue->isBool()) return bind(output, AtenArg(ivalue->toBool()));
     if (ivalue->isInt()) return bind(output, AtenArg(ivalue->toInt()));
@@ -301,29 +321,35 @@ class Walker {
     if (ivalue->isTensorList()) {
       std::vector<ir::ValueId> ids;
       for (const at::Tensor& tensor : ivalue->toTensorVector()) {
-        INFERNO_ASSIGN_OR_RETURN(ir::Tensor data, to_ir_tensor(tensor, node_name(node), location_of(node)));
+        INFERNO_ASSIGN_OR_RETURN(ir::Tensor data,
+                                 to_ir_tensor(tensor, node_name(node), location_of(node)));
         ids.push_back(out_.add_constant(output->debugName(), std::move(data)));
       }
       return bind(output, AtenArg(std::move(ids)));
     }
-    return unsupported("prim::Constant of type " + ivalue->tagKind(), node_name(node), location_of(node));
+    return unsupported("prim::Constant of type " + ivalue->tagKind(), node_name(node),
+                       location_of(node));
   }
 
   Status bind_tensor_constant(const jit::Node* node, const at::Tensor& tensor) {
     const jit::Value* output = node->output();
     if (is_traced_python_scalar(tensor)) {
-      if (tensor.scalar_type() == c10::ScalarType::Double) return bind(output, AtenArg(tensor.item<double>()));
-      if (tensor.scalar_type() == c10::ScalarType::Long) return bind(output, AtenArg(tensor.item<int64_t>()));
+      if (tensor.scalar_type() == c10::ScalarType::Double)
+        return bind(output, AtenArg(tensor.item<double>()));
+      if (tensor.scalar_type() == c10::ScalarType::Long)
+        return bind(output, AtenArg(tensor.item<int64_t>()));
       return bind(output, AtenArg(tensor.item<bool>()));
     }
-    INFERNO_ASSIGN_OR_RETURN(ir::Tensor data, to_ir_tensor(tensor, node_name(node), location_of(node)));
+    INFERNO_ASSIGN_OR_RETURN(ir::Tensor data,
+                             to_ir_tensor(tensor, node_name(node), location_of(node)));
     return bind(output, AtenArg(out_.add_constant(output->debugName(), std::move(data))));
   }
 
   /// Int lists (shapes, dims) and tensor lists (cat, stack); other element types are unsupported.
   Status visit_list_construct(const jit::Node* node) {
     auto list_type = node->output()->type()->cast<c10::ListType>();
-    const auto element_kind = list_type ? list_type->getElementType()->kind() : c10::TypeKind::AnyType;
+    const auto element_kind =
+        list_type ? list_type->getElementType()->kind() : c10::TypeKind::AnyType;
     if (element_kind != c10::TypeKind::IntType && element_kind != c10::TypeKind::TensorType) {
       return unsupported("prim::ListConstruct of " + node->output()->type()->str(), node_name(node),
                          location_of(node));
@@ -339,12 +365,13 @@ class Walker {
       } else if (element_kind == c10::TypeKind::TensorType && id) {
         tensors.push_back(*id);
       } else {
-        return invalid_input("prim::ListConstruct: element '" + input->debugName() + "' does not fit " +
-                                 node->output()->type()->str(),
+        return invalid_input("prim::ListConstruct: element '" + input->debugName() +
+                                 "' does not fit " + node->output()->type()->str(),
                              node_name(node), location_of(node));
       }
     }
-    if (element_kind == c10::TypeKind::TensorType) return bind(node->output(), AtenArg(std::move(tensors)));
+    if (element_kind == c10::TypeKind::TensorType)
+      return bind(node->output(), AtenArg(std::move(tensors)));
     return bind(node->output(), AtenArg(std::move(ints)));
   }
 
@@ -360,7 +387,8 @@ class Walker {
                            node_name(node), location_of(node));
     }
     for (size_t i = 0; i < count; ++i) {
-      INFERNO_RETURN_IF_ERROR(bind(node->outputs()[i], ints ? AtenArg((*ints)[i]) : AtenArg((*tensors)[i])));
+      INFERNO_RETURN_IF_ERROR(
+          bind(node->outputs()[i], ints ? AtenArg((*ints)[i]) : AtenArg((*tensors)[i])));
     }
     return Status::ok();
   }
@@ -383,17 +411,21 @@ class Walker {
   Status visit_size(const jit::Node* node, const std::string& kind) {
     INFERNO_ASSIGN_OR_RETURN(AtenArg self, arg(node->inputs()[0], node));
     auto* id = std::get_if<ir::ValueId>(&self);
-    if (!id) return invalid_input(kind + " of a value that is not a tensor", node_name(node), location_of(node));
+    if (!id)
+      return invalid_input(kind + " of a value that is not a tensor", node_name(node),
+                           location_of(node));
     const ir::Shape& shape = out_.type(*id).shape;
-    if (kind == "aten::dim") return bind(node->output(), AtenArg(static_cast<int64_t>(shape.size())));
+    if (kind == "aten::dim")
+      return bind(node->output(), AtenArg(static_cast<int64_t>(shape.size())));
     if (kind == "aten::numel") return bind(node->output(), AtenArg(ir::shape_numel(shape)));
     if (node->inputs().size() == 1) return bind(node->output(), AtenArg(shape));
     INFERNO_ASSIGN_OR_RETURN(AtenArg dim_arg, arg(node->inputs()[1], node));
     auto* dim = std::get_if<int64_t>(&dim_arg);
     const int64_t rank = static_cast<int64_t>(shape.size());
     if (!dim || *dim < -rank || *dim >= rank) {
-      return invalid_input("aten::size: dim out of range for a tensor of rank " + std::to_string(rank),
-                           node_name(node), location_of(node));
+      return invalid_input(
+          "aten::size: dim out of range for a tensor of rank " + std::to_string(rank),
+          node_name(node), location_of(node));
     }
     return bind(node->output(), AtenArg(shape[static_cast<size_t>(*dim < 0 ? *dim + rank : *dim)]));
   }
@@ -405,24 +437,28 @@ class Walker {
       return unsupported(kind + " of a computed tensor (data-dependent value)", node_name(node),
                          location_of(node));
     }
-    if (kind == "aten::Int") return bind(node->output(), AtenArg(static_cast<int64_t>(as_double(value))));
+    if (kind == "aten::Int")
+      return bind(node->output(), AtenArg(static_cast<int64_t>(as_double(value))));
     if (kind == "aten::Float") return bind(node->output(), AtenArg(as_double(value)));
     return bind(node->output(), value);
   }
 
   /// Folds add/sub/mul/div/floordiv/neg/remainder whose operands are all compile-time numbers,
   /// with Python's semantics: ints stay exact ints, `/` gives a float, `//` and % floor.
-  static std::optional<AtenArg> fold_scalar_math(const std::string& kind, const std::vector<AtenArg>& args) {
+  static std::optional<AtenArg> fold_scalar_math(const std::string& kind,
+                                                 const std::vector<AtenArg>& args) {
     const size_t arity = kind == "aten::neg" ? 1 : 2;
     if (!is_foldable_math(kind) || args.size() < arity || !is_number(args[0]) ||
         (arity == 2 && !is_number(args[1]))) {
       return std::nullopt;
     }
-    if (arity == 1) return is_integer(args[0]) ? AtenArg(-as_int(args[0])) : AtenArg(-as_double(args[0]));
+    if (arity == 1)
+      return is_integer(args[0]) ? AtenArg(-as_int(args[0])) : AtenArg(-as_double(args[0]));
     AtenArg rhs = args[1];
     if ((kind == "aten::add" || kind == "aten::sub") && args.size() > 2 && is_number(args[2])) {
-      rhs = is_integer(rhs) && is_integer(args[2]) ? AtenArg(as_int(rhs) * as_int(args[2]))
-                                                   : AtenArg(as_double(rhs) * as_double(args[2]));  // alpha
+      rhs = is_integer(rhs) && is_integer(args[2])
+                ? AtenArg(as_int(rhs) * as_int(args[2]))
+                : AtenArg(as_double(rhs) * as_double(args[2]));  // alpha
     }
     std::string rounding;
     if (kind == "aten::floordiv" || kind == "aten::floor_divide") rounding = "floor";
@@ -445,12 +481,15 @@ class Walker {
     if (kind == "aten::sub") return AtenArg(a - b);
     if (kind == "aten::mul") return AtenArg(a * b);
     if (kind == "aten::remainder") return AtenArg(a - std::floor(a / b) * b);
-    return AtenArg(rounding == "floor" ? std::floor(a / b) : rounding == "trunc" ? std::trunc(a / b) : a / b);
+    return AtenArg(rounding == "floor"   ? std::floor(a / b)
+                   : rounding == "trunc" ? std::trunc(a / b)
+                                         : a / b);
   }
 
   Status visit_aten(const jit::Node* node, const std::string& kind) {
     const c10::FunctionSchema* schema = node->maybeSchema();
-    if (!schema) return unsupported(kind + " (no matching schema)", node_name(node), location_of(node));
+    if (!schema)
+      return unsupported(kind + " (no matching schema)", node_name(node), location_of(node));
     AtenCall call;
     call.op = kind;
     call.overload = schema->overload_name().empty() ? "default" : schema->overload_name();
@@ -466,11 +505,12 @@ class Walker {
                            ? to_ir_dtype(scalar_type)
                            : std::nullopt;
           if (!dtype) {
-            return unsupported(kind + " with dtype " +
-                                   (*code >= 0 && *code < static_cast<int64_t>(c10::ScalarType::NumOptions)
-                                        ? std::string(c10::toString(scalar_type))
-                                        : std::to_string(*code)),
-                               call.node_name, call.loc);
+            return unsupported(
+                kind + " with dtype " +
+                    (*code >= 0 && *code < static_cast<int64_t>(c10::ScalarType::NumOptions)
+                         ? std::string(c10::toString(scalar_type))
+                         : std::to_string(*code)),
+                call.node_name, call.loc);
           }
           value = *dtype;
         }
@@ -478,7 +518,8 @@ class Walker {
       call.positional.push_back(std::move(value));
     }
     if (node->outputs().size() == 1) {
-      if (auto folded = fold_scalar_math(kind, call.positional)) return bind(node->output(), *folded);
+      if (auto folded = fold_scalar_math(kind, call.positional))
+        return bind(node->output(), *folded);
     }
     INFERNO_ASSIGN_OR_RETURN(std::vector<ir::ValueId> results, lower_aten_call(out_, call));
     const auto outputs = node->outputs();
@@ -486,10 +527,12 @@ class Walker {
       return bind(outputs[0], AtenArg(std::move(results)));  // Tensor[] (split, unbind, ...)
     }
     if (results.size() != outputs.size()) {
-      return internal_error("lowering " + kind + " gave " + std::to_string(results.size()) + " values for " +
-                            std::to_string(outputs.size()) + " outputs (node '" + call.node_name + "')");
+      return internal_error("lowering " + kind + " gave " + std::to_string(results.size()) +
+                            " values for " + std::to_string(outputs.size()) + " outputs (node '" +
+                            call.node_name + "')");
     }
-    for (size_t i = 0; i < results.size(); ++i) INFERNO_RETURN_IF_ERROR(bind(outputs[i], AtenArg(results[i])));
+    for (size_t i = 0; i < results.size(); ++i)
+      INFERNO_RETURN_IF_ERROR(bind(outputs[i], AtenArg(results[i])));
     return Status::ok();
   }
 
@@ -506,8 +549,8 @@ class Walker {
                            node_name(user), location_of(user));
     }
     if (const auto* decoded = std::get_if<AtenArg>(&found->second)) return *decoded;
-    return unsupported(std::string(user->kind().toQualString()) + " with a tuple argument", node_name(user),
-                       location_of(user));
+    return unsupported(std::string(user->kind().toQualString()) + " with a tuple argument",
+                       node_name(user), location_of(user));
   }
 
   Status flatten_output(const jit::Value* value, std::vector<ir::ValueId>& outputs) {
@@ -516,7 +559,8 @@ class Walker {
       return invalid_input("model output '" + value->debugName() + "' is not defined by the graph");
     }
     if (const auto* tuple = std::get_if<TupleValue>(&found->second)) {
-      for (const jit::Value* element : tuple->elements) INFERNO_RETURN_IF_ERROR(flatten_output(element, outputs));
+      for (const jit::Value* element : tuple->elements)
+        INFERNO_RETURN_IF_ERROR(flatten_output(element, outputs));
       return Status::ok();
     }
     if (const auto* id = std::get_if<ir::ValueId>(&std::get<AtenArg>(found->second))) {
@@ -538,7 +582,8 @@ Expected<ir::Graph> load_frozen(const std::string& path, const LoadOptions& opti
   try {
     module = torch::jit::load(path, c10::Device(c10::kCPU));
   } catch (const c10::Error& e) {
-    return invalid_input("cannot load TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()));
+    return invalid_input("cannot load TorchScript model '" + path +
+                         "': " + first_line(e.what_without_backtrace()));
   }
   module.eval();
   torch::jit::Module frozen = torch::jit::freeze(module);
@@ -561,7 +606,8 @@ Expected<ir::Graph> load_torchscript(const std::string& path, const LoadOptions&
   try {
     return load_frozen(path, options);
   } catch (const c10::Error& e) {
-    return invalid_input("TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()));
+    return invalid_input("TorchScript model '" + path +
+                         "': " + first_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {
     return invalid_input("TorchScript model '" + path + "': " + first_line(e.what()));
   }

@@ -15,16 +15,18 @@ Expected<std::vector<ValueId>> build_node(Graph& graph, OpKind op, std::vector<V
     return Status(types.status().code(), types.status().message(), std::string(name_hint), loc);
   }
   Node node{op, std::move(inputs), {}, std::move(attrs), std::move(loc)};
-  for (TensorType& t : *types) node.outputs.push_back(graph.add_node_output(name_hint, std::move(t)));
+  for (TensorType& t : *types)
+    node.outputs.push_back(graph.add_node_output(name_hint, std::move(t)));
   std::vector<ValueId> outputs = node.outputs;
   graph.append_node(std::move(node));
   return outputs;
 }
 
-Expected<ValueId> build_value(Graph& graph, OpKind op, std::vector<ValueId> inputs, Attributes attrs,
-                              std::string_view name_hint, SourceLocation loc) {
-  INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> outputs,
-                           build_node(graph, op, std::move(inputs), std::move(attrs), name_hint, std::move(loc)));
+Expected<ValueId> build_value(Graph& graph, OpKind op, std::vector<ValueId> inputs,
+                              Attributes attrs, std::string_view name_hint, SourceLocation loc) {
+  INFERNO_ASSIGN_OR_RETURN(
+      std::vector<ValueId> outputs,
+      build_node(graph, op, std::move(inputs), std::move(attrs), name_hint, std::move(loc)));
   return outputs.front();
 }
 

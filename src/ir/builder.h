@@ -17,10 +17,12 @@ Expected<std::vector<ValueId>> build_node(Graph& graph, OpKind op, std::vector<V
                                           SourceLocation loc = {});
 
 /// build_node for single-output ops.
-Expected<ValueId> build_value(Graph& graph, OpKind op, std::vector<ValueId> inputs, Attributes attrs,
-                              std::string_view name_hint, SourceLocation loc = {});
+Expected<ValueId> build_value(Graph& graph, OpKind op, std::vector<ValueId> inputs,
+                              Attributes attrs, std::string_view name_hint,
+                              SourceLocation loc = {});
 
 /// A rank-0 constant holding `value` converted to `dtype`.
-ValueId add_scalar_constant(Graph& graph, double value, DType dtype, std::string_view name_hint = "scalar");
+ValueId add_scalar_constant(Graph& graph, double value, DType dtype,
+                            std::string_view name_hint = "scalar");
 
 }  // namespace inferno::ir

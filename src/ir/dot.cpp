@@ -27,14 +27,30 @@ std::string dot_label(const std::vector<std::string>& lines) {
     if (i) out += "\\n";
     for (char c : lines[i]) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '{': out += "&#123;"; break;
-        case '}': out += "&#125;"; break;
-        case '|': out += "&#124;"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '{':
+          out += "&#123;";
+          break;
+        case '}':
+          out += "&#125;";
+          break;
+        case '|':
+          out += "&#124;";
+          break;
         default: {  // labels are printable already; never let a control byte through
           const auto byte = static_cast<unsigned char>(c);
           out += byte < 0x20 || byte == 0x7f ? '?' : c;
@@ -60,7 +76,8 @@ std::string op_line(const Node& node) {
   std::string line(op_name(node.op));
   if (node.op != OpKind::kGemm) return line;
   if (node.attrs.has_typed<bool>("trans_b") && node.attrs.get_bool("trans_b")) line += " b^T";
-  if (node.attrs.has_typed<std::string>("activation") && node.attrs.get_string("activation") != "none") {
+  if (node.attrs.has_typed<std::string>("activation") &&
+      node.attrs.get_string("activation") != "none") {
     const std::string quoted = quote_string(node.attrs.get_string("activation"));
     line += " +" + shorten(quoted.substr(1, quoted.size() - 2), kMaxAttrLabel);
   }
@@ -79,7 +96,8 @@ std::vector<std::string> fused_body_lines(const std::string& expr) {
     }
     const size_t end = std::min(expr.find("; ", begin), expr.size());
     const std::string quoted = quote_string(std::string_view(expr).substr(begin, end - begin));
-    lines.push_back("#" + std::to_string(k) + " = " + shorten(quoted.substr(1, quoted.size() - 2), kMaxAttrLabel));
+    lines.push_back("#" + std::to_string(k) + " = " +
+                    shorten(quoted.substr(1, quoted.size() - 2), kMaxAttrLabel));
     begin = end + 2;
   }
   return lines;
@@ -92,17 +110,21 @@ std::vector<std::string> node_lines(const Graph& graph, const Node& node) {
   for (ValueId out : node.outputs) lines.push_back(typed_name(graph, out));
   Attributes rest;
   for (const auto& [name, value] : node.attrs.entries()) {
-    const bool is_bool = std::holds_alternative<bool>(value), is_string = std::holds_alternative<std::string>(value);
-    const bool shown = (node.op == OpKind::kGemm && ((name == "trans_b" && is_bool) || (name == "activation" && is_string))) ||
+    const bool is_bool = std::holds_alternative<bool>(value),
+               is_string = std::holds_alternative<std::string>(value);
+    const bool shown = (node.op == OpKind::kGemm &&
+                        ((name == "trans_b" && is_bool) || (name == "activation" && is_string))) ||
                        (node.op == OpKind::kFusedElementwise && name == "expr" && is_string);
     if (!shown) rest.set(name, value);
   }
   if (!rest.empty()) {
     std::string attrs = format_attributes(rest);
-    lines.push_back(shorten(attrs.substr(1, attrs.size() - 2), kMaxAttrLabel));  // without the braces
+    lines.push_back(
+        shorten(attrs.substr(1, attrs.size() - 2), kMaxAttrLabel));  // without the braces
   }
   if (node.op == OpKind::kFusedElementwise && node.attrs.has_typed<std::string>("expr")) {
-    for (std::string& line : fused_body_lines(node.attrs.get_string("expr"))) lines.push_back(std::move(line));
+    for (std::string& line : fused_body_lines(node.attrs.get_string("expr")))
+      lines.push_back(std::move(line));
   }
   const std::string loc = format_loc(node.loc);
   if (!loc.empty()) lines.push_back(loc.substr(1));  // drop the leading space
@@ -111,12 +133,14 @@ std::vector<std::string> node_lines(const Graph& graph, const Node& node) {
 
 class DotWriter {
  public:
-  explicit DotWriter(const Graph& graph) : graph_(graph), producer_(static_cast<size_t>(graph.num_values())) {}
+  explicit DotWriter(const Graph& graph)
+      : graph_(graph), producer_(static_cast<size_t>(graph.num_values())) {}
 
   std::string write() {
     out_ = "digraph G {\n  rankdir=TB;\n  node [fontname=\"monospace\"];\n";
     for (ValueId v : graph_.inputs()) declare_value(v, "shape=ellipse");
-    for (ValueId v : graph_.constants()) declare_value(v, "shape=ellipse, style=filled, fillcolor=lightgrey");
+    for (ValueId v : graph_.constants())
+      declare_value(v, "shape=ellipse, style=filled, fillcolor=lightgrey");
     const std::vector<Node>& nodes = graph_.nodes();
     for (size_t i = 0; i < nodes.size(); ++i) write_node(i, nodes[i]);
     for (size_t i = 0; i < graph_.outputs().size(); ++i) {

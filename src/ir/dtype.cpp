@@ -6,13 +6,20 @@ namespace inferno::ir {
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return "f32";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kF64: return "f64";
-    case DType::kI64: return "i64";
-    case DType::kI32: return "i32";
-    case DType::kBool: return "bool";
+    case DType::kF32:
+      return "f32";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF64:
+      return "f64";
+    case DType::kI64:
+      return "i64";
+    case DType::kI32:
+      return "i32";
+    case DType::kBool:
+      return "bool";
   }
   INFERNO_CHECK(false, "bad dtype");
   return {};
@@ -27,13 +34,20 @@ std::optional<DType> parse_dtype(std::string_view name) {
 
 int64_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return 4;
-    case DType::kF16: return 2;
-    case DType::kBF16: return 2;
-    case DType::kF64: return 8;
-    case DType::kI64: return 8;
-    case DType::kI32: return 4;
-    case DType::kBool: return 1;
+    case DType::kF32:
+      return 4;
+    case DType::kF16:
+      return 2;
+    case DType::kBF16:
+      return 2;
+    case DType::kF64:
+      return 8;
+    case DType::kI64:
+      return 8;
+    case DType::kI32:
+      return 4;
+    case DType::kBool:
+      return 1;
   }
   INFERNO_CHECK(false, "bad dtype");
   return 0;
@@ -50,13 +64,20 @@ namespace {
 int category(DType d) { return d == DType::kBool ? 0 : is_integral(d) ? 1 : 2; }
 int width_rank(DType d) {
   switch (d) {
-    case DType::kBool: return 0;
-    case DType::kI32: return 1;
-    case DType::kI64: return 2;
-    case DType::kF16: return 1;
-    case DType::kBF16: return 1;
-    case DType::kF32: return 2;
-    case DType::kF64: return 3;
+    case DType::kBool:
+      return 0;
+    case DType::kI32:
+      return 1;
+    case DType::kI64:
+      return 2;
+    case DType::kF16:
+      return 1;
+    case DType::kBF16:
+      return 1;
+    case DType::kF32:
+      return 2;
+    case DType::kF64:
+      return 3;
   }
   return 0;
 }

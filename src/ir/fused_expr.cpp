@@ -56,12 +56,13 @@ std::string operand_text(const FusedOperand& operand) {
 /// One left-to-right pass over the text; `pos_` is the next unread byte.
 class ExprParser {
  public:
-  ExprParser(std::string_view text, const std::vector<TensorType>& inputs) : text_(text), inputs_(inputs) {}
+  ExprParser(std::string_view text, const std::vector<TensorType>& inputs)
+      : text_(text), inputs_(inputs) {}
 
   Expected<FusedExpr> parse() {
     if (text_.size() > kMaxFusedExprBytes) {
-      return invalid_input("expr has " + std::to_string(text_.size()) + " bytes, more than the limit of " +
-                           std::to_string(kMaxFusedExprBytes));
+      return invalid_input("expr has " + std::to_string(text_.size()) +
+                           " bytes, more than the limit of " + std::to_string(kMaxFusedExprBytes));
     }
     if (inputs_.size() > static_cast<size_t>(kMaxFusedInputs)) {
       return invalid_input(std::to_string(inputs_.size()) + " inputs, more than the limit of " +
@@ -88,7 +89,8 @@ class ExprParser {
     if (name.empty()) return error("expected an op name");
     const std::optional<OpKind> op = parse_op_name(name);
     if (!op) return error("unknown op '" + excerpt(name) + "'");
-    if (!op_has_trait(*op, kElementwise)) return error(std::string(op_name(*op)) + " is not an elementwise op");
+    if (!op_has_trait(*op, kElementwise))
+      return error(std::string(op_name(*op)) + " is not an elementwise op");
     step.op = *op;
     INFERNO_RETURN_IF_ERROR(parse_bracket(step));
     if (!consume("(")) return error("expected '(' after the op");
@@ -96,17 +98,20 @@ class ExprParser {
     do {
       FusedOperand operand;
       INFERNO_RETURN_IF_ERROR(parse_operand(operand));
-      operand_types.push_back(operand.kind == FusedOperand::Kind::kInput ? inputs_[operand.index]
-                                                                          : expr_.steps[operand.index].type);
+      operand_types.push_back(operand.kind == FusedOperand::Kind::kInput
+                                  ? inputs_[operand.index]
+                                  : expr_.steps[operand.index].type);
       step.operands.push_back(operand);
     } while (consume(", "));  // as many as the text holds; the length limit bounds them
     if (!consume(")")) return error("expected ', ' or ')' after an operand");
     const int n = static_cast<int>(step.operands.size());
     if (n < op_min_inputs(step.op) || n > op_max_inputs(step.op)) {
-      return error(std::string(op_name(step.op)) + " takes " + std::to_string(op_max_inputs(step.op)) +
-                   " operand(s), got " + std::to_string(n));
+      return error(std::string(op_name(step.op)) + " takes " +
+                   std::to_string(op_max_inputs(step.op)) + " operand(s), got " +
+                   std::to_string(n));
     }
-    Expected<std::vector<TensorType>> types = infer_output_types(step.op, operand_types, step.attrs);
+    Expected<std::vector<TensorType>> types =
+        infer_output_types(step.op, operand_types, step.attrs);
     if (!types) return error(types.status().message());
     INFERNO_CHECK(types->size() == 1, "elementwise ops have one output");
     step.type = std::move((*types)[0]);
@@ -125,7 +130,8 @@ class ExprParser {
     const std::string_view value = ident();
     if (!consume("]")) return error("expected an identifier and ']' after '['");
     if (step.op == OpKind::kGelu) {
-      if (value != "none" && value != "tanh") return error("gelu takes [none] or [tanh], got [" + excerpt(value) + "]");
+      if (value != "none" && value != "tanh")
+        return error("gelu takes [none] or [tanh], got [" + excerpt(value) + "]");
       step.attrs.set("approximate", std::string(value));
     } else if (step.op == OpKind::kCast) {
       const std::optional<DType> dtype = parse_dtype(value);
@@ -150,18 +156,24 @@ class ExprParser {
     const size_t digits = pos_;
     int64_t value = 0;
     while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-      value = std::min<int64_t>(value * 10 + (text_[pos_] - '0'), int64_t{1} << 31);  // saturates, no overflow
+      value = std::min<int64_t>(value * 10 + (text_[pos_] - '0'),
+                                int64_t{1} << 31);  // saturates, no overflow
       ++pos_;
     }
     const std::string spelled = excerpt(text_.substr(begin, pos_ - begin));
     if (pos_ == digits) return error("expected digits after '" + spelled + "'");
-    if (text_[digits] == '0' && pos_ - digits > 1) return error("operand " + spelled + " has a leading zero");
+    if (text_[digits] == '0' && pos_ - digits > 1)
+      return error("operand " + spelled + " has a leading zero");
     const auto current = static_cast<int64_t>(expr_.steps.size());
-    if (operand.kind == FusedOperand::Kind::kInput && value >= static_cast<int64_t>(inputs_.size())) {
-      return error(spelled + " is out of range: the node has " + std::to_string(inputs_.size()) + " input(s)");
+    if (operand.kind == FusedOperand::Kind::kInput &&
+        value >= static_cast<int64_t>(inputs_.size())) {
+      return error(spelled + " is out of range: the node has " + std::to_string(inputs_.size()) +
+                   " input(s)");
     }
-    if (operand.kind == FusedOperand::Kind::kStep && value == current) return error(spelled + " refers to its own step");
-    if (operand.kind == FusedOperand::Kind::kStep && value > current) return error(spelled + " refers to a later step");
+    if (operand.kind == FusedOperand::Kind::kStep && value == current)
+      return error(spelled + " refers to its own step");
+    if (operand.kind == FusedOperand::Kind::kStep && value > current)
+      return error(spelled + " refers to a later step");
     operand.index = static_cast<int32_t>(value);
     return Status::ok();
   }
@@ -176,7 +188,8 @@ class ExprParser {
       }
     }
     for (size_t i = 0; i < input_read.size(); ++i) {
-      if (!input_read[i]) return invalid_input("input $" + std::to_string(i) + " is not read by any step");
+      if (!input_read[i])
+        return invalid_input("input $" + std::to_string(i) + " is not read by any step");
     }
     for (size_t k = 0; k + 1 < step_read.size(); ++k) {
       if (!step_read[k]) {
@@ -208,12 +221,13 @@ class ExprParser {
   }
   std::string_view step_text_at(size_t begin) const {
     const size_t end = text_.find(';', begin);
-    return text_.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+    return text_.substr(begin,
+                        end == std::string_view::npos ? std::string_view::npos : end - begin);
   }
 
   Status error(const std::string& what) const {
-    return invalid_input("step " + std::to_string(step_index_) + " '" + excerpt(step_text_at(step_begin_)) +
-                         "': " + what);
+    return invalid_input("step " + std::to_string(step_index_) + " '" +
+                         excerpt(step_text_at(step_begin_)) + "': " + what);
   }
 
   std::string_view text_;
@@ -226,7 +240,8 @@ class ExprParser {
 
 }  // namespace
 
-Expected<FusedExpr> parse_fused_expr(std::string_view text, const std::vector<TensorType>& input_types) {
+Expected<FusedExpr> parse_fused_expr(std::string_view text,
+                                     const std::vector<TensorType>& input_types) {
   return ExprParser(text, input_types).parse();
 }
 
@@ -239,7 +254,8 @@ std::string fused_expr_to_string(const FusedExpr& expr) {
     const std::string bracket = bracket_text(step);
     if (!bracket.empty()) out += "[" + bracket + "]";
     out += "(";
-    for (size_t i = 0; i < step.operands.size(); ++i) out += (i ? ", " : "") + operand_text(step.operands[i]);
+    for (size_t i = 0; i < step.operands.size(); ++i)
+      out += (i ? ", " : "") + operand_text(step.operands[i]);
     out += ")";
   }
   return out;

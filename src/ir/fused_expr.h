@@ -44,8 +44,8 @@ struct FusedOperand {
 
 /// One elementwise op of the body.
 struct FusedStep {
-  OpKind op;                           ///< an op with the kElementwise trait
-  Attributes attrs;                    ///< the unfused op's attributes (gelu: approximate, cast: dtype)
+  OpKind op;         ///< an op with the kElementwise trait
+  Attributes attrs;  ///< the unfused op's attributes (gelu: approximate, cast: dtype)
   std::vector<FusedOperand> operands;  ///< as many as the op takes
   TensorType type;                     ///< the step's result, from the op's shape rule
   bool operator==(const FusedStep&) const = default;
@@ -64,7 +64,8 @@ struct FusedExpr {
 /// result). Only the canonical spelling is accepted (exactly "; " and ", " as separators, no
 /// other spaces, indices without leading zeros): equal bodies have equal text, and
 /// fused_expr_to_string(parse_fused_expr(t)) == t for every accepted t.
-Expected<FusedExpr> parse_fused_expr(std::string_view text, const std::vector<TensorType>& input_types);
+Expected<FusedExpr> parse_fused_expr(std::string_view text,
+                                     const std::vector<TensorType>& input_types);
 
 /// The text form of `expr` (parse_fused_expr's inverse; `type` fields are not printed).
 std::string fused_expr_to_string(const FusedExpr& expr);

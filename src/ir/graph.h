@@ -51,7 +51,8 @@ class Graph {
   ValueId add_input(std::string_view name_hint, TensorType type);
   /// Adds a constant (weights, buffers, folded values). `data` may be null only for an elided
   /// constant read from text.
-  ValueId add_constant(std::string_view name_hint, TensorType type, std::shared_ptr<const Tensor> data);
+  ValueId add_constant(std::string_view name_hint, TensorType type,
+                       std::shared_ptr<const Tensor> data);
   ValueId add_constant(std::string_view name_hint, Tensor data);
   /// Creates a fresh value defined by a node the caller is about to append.
   ValueId add_node_output(std::string_view name_hint, TensorType type);

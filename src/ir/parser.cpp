@@ -63,9 +63,11 @@ std::optional<int64_t> to_int(std::string_view text) {
 template <typename F>
 std::optional<F> to_finite(std::string_view text) {
   const size_t first_digit = text.starts_with('-') ? 1 : 0;
-  if (text.size() <= first_digit || text[first_digit] < '0' || text[first_digit] > '9') return std::nullopt;
+  if (text.size() <= first_digit || text[first_digit] < '0' || text[first_digit] > '9')
+    return std::nullopt;
   F v{};
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
+  const auto [ptr, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
   if (ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
   return v;
 }
@@ -73,10 +75,14 @@ std::optional<F> to_finite(std::string_view text) {
 /// Bits of the finite or infinite value `v` in a floating `dtype`; f16/bf16 round to nearest even.
 uint64_t float_bits(double v, DType dtype) {
   switch (dtype) {
-    case DType::kF64: return std::bit_cast<uint64_t>(v);
-    case DType::kF16: return float_to_half_bits(static_cast<float>(v));
-    case DType::kBF16: return float_to_bf16_bits(static_cast<float>(v));
-    default: return std::bit_cast<uint32_t>(static_cast<float>(v));
+    case DType::kF64:
+      return std::bit_cast<uint64_t>(v);
+    case DType::kF16:
+      return float_to_half_bits(static_cast<float>(v));
+    case DType::kBF16:
+      return float_to_bf16_bits(static_cast<float>(v));
+    default:
+      return std::bit_cast<uint32_t>(static_cast<float>(v));
   }
 }
 
@@ -200,13 +206,15 @@ Expected<Declaration> Parser::parse_declaration(const std::vector<Declaration>& 
   if (cur_.kind != TokenKind::kValueName) return expected("a value name");
   Declaration decl{cur_.text, {}, position_of(cur_)};
   std::optional<Position> first;
-  if (auto previous = defined_.find(decl.name); previous != defined_.end()) first = previous->second.pos;
+  if (auto previous = defined_.find(decl.name); previous != defined_.end())
+    first = previous->second.pos;
   for (const Declaration& other : same_statement) {
     if (other.name == decl.name) first = other.pos;
   }
   if (first) {
-    return error_at(decl.pos, "duplicate definition of %" + std::string(decl.name) + " (first defined at " +
-                                  std::to_string(first->line) + ":" + std::to_string(first->col) + ")");
+    return error_at(decl.pos, "duplicate definition of %" + std::string(decl.name) +
+                                  " (first defined at " + std::to_string(first->line) + ":" +
+                                  std::to_string(first->col) + ")");
   }
   advance();
   INFERNO_RETURN_IF_ERROR(expect(':'));
@@ -219,7 +227,9 @@ Expected<TensorType> Parser::parse_type() {
   const Token dtype_token = cur_;
   if (dtype_token.kind != TokenKind::kIdent) return expected("a dtype");
   const std::optional<DType> dtype = parse_dtype(dtype_token.text);
-  if (!dtype) return error_at(position_of(dtype_token), "unknown dtype '" + std::string(dtype_token.text) + "'");
+  if (!dtype)
+    return error_at(position_of(dtype_token),
+                    "unknown dtype '" + std::string(dtype_token.text) + "'");
   advance();
   INFERNO_RETURN_IF_ERROR(expect('['));
   TensorType type{*dtype, {}};
@@ -229,7 +239,8 @@ Expected<TensorType> Parser::parse_type() {
       const Position dim_pos = position_of(cur_);
       INFERNO_ASSIGN_OR_RETURN(int64_t dim, parse_int());
       if (dim < 0) return error_at(dim_pos, "negative dimension " + std::to_string(dim));
-      if (type.shape.size() == kMaxRank) return error_at(dim_pos, "more than " + std::to_string(kMaxRank) + " dimensions");
+      if (type.shape.size() == kMaxRank)
+        return error_at(dim_pos, "more than " + std::to_string(kMaxRank) + " dimensions");
       if (dim > 0 && dim > kMaxElements / elements) {
         return error_at(dim_pos, "shape has more than 2^40 elements");
       }
@@ -245,7 +256,8 @@ Expected<int64_t> Parser::parse_int() {
   if (cur_.kind != TokenKind::kNumber) return expected("an integer");
   const std::optional<int64_t> v = to_int(cur_.text);
   if (!v && cur_.text.find_first_not_of("-0123456789") == std::string_view::npos) {
-    return error_at(position_of(cur_), "integer " + std::string(cur_.text.substr(0, 40)) + " is out of range for int64");
+    return error_at(position_of(cur_), "integer " + std::string(cur_.text.substr(0, 40)) +
+                                           " is out of range for int64");
   }
   if (!v) return expected("an integer");
   advance();
@@ -255,7 +267,8 @@ Expected<int64_t> Parser::parse_int() {
 Expected<ValueId> Parser::parse_use() {
   if (cur_.kind != TokenKind::kValueName) return expected("a value name");
   auto it = defined_.find(cur_.text);
-  if (it == defined_.end()) return error_at(position_of(cur_), "unknown value %" + std::string(cur_.text));
+  if (it == defined_.end())
+    return error_at(position_of(cur_), "unknown value %" + std::string(cur_.text));
   advance();
   return it->second.id;
 }
@@ -270,18 +283,22 @@ Status Parser::parse_constant(const Declaration& decl) {
   }
   INFERNO_RETURN_IF_ERROR(expect('['));
   const int64_t numel = decl.type.numel();
-  const std::string what = "constant %" + std::string(decl.name) + " of type " + decl.type.to_string();
+  const std::string what =
+      "constant %" + std::string(decl.name) + " of type " + decl.type.to_string();
   std::vector<std::byte> data;
   int64_t count = 0;
   if (!cur_.is_punct(']')) {
     do {
-      if (count == numel) return error_at(position_of(cur_), what + " has " + std::to_string(numel) + " elements, found more");
+      if (count == numel)
+        return error_at(position_of(cur_),
+                        what + " has " + std::to_string(numel) + " elements, found more");
       INFERNO_RETURN_IF_ERROR(parse_element(decl.type.dtype, data));
       ++count;
     } while (accept(','));
   }
   if (cur_.is_punct(']') && count != numel) {
-    return error_at(position_of(cur_), what + " needs " + std::to_string(numel) + " elements, found " + std::to_string(count));
+    return error_at(position_of(cur_), what + " needs " + std::to_string(numel) +
+                                           " elements, found " + std::to_string(count));
   }
   INFERNO_RETURN_IF_ERROR(expect(']'));
   Tensor tensor{decl.type, std::move(data)};
@@ -299,7 +316,8 @@ Status Parser::parse_element(DType dtype, std::vector<std::byte>& data) {
   } else if (is_integral(dtype)) {
     const Position pos = position_of(cur_);
     INFERNO_ASSIGN_OR_RETURN(int64_t v, parse_int());
-    if (dtype == DType::kI32 && (v < INT32_MIN || v > INT32_MAX)) return error_at(pos, std::to_string(v) + " does not fit in i32");
+    if (dtype == DType::kI32 && (v < INT32_MIN || v > INT32_MAX))
+      return error_at(pos, std::to_string(v) + " does not fit in i32");
     bits = static_cast<uint64_t>(v);
   } else {
     INFERNO_ASSIGN_OR_RETURN(bits, parse_float_bits(dtype));
@@ -326,13 +344,16 @@ Expected<uint64_t> Parser::parse_float_bits(DType dtype) {
     advance();
     const Token payload = cur_;
     uint64_t bits = 0;
-    const std::string_view hex = payload.text.substr(payload.text.starts_with("0x") ? 2 : payload.text.size());
+    const std::string_view hex =
+        payload.text.substr(payload.text.starts_with("0x") ? 2 : payload.text.size());
     const auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), bits, 16);
-    if (payload.kind != TokenKind::kNumber || hex.empty() || ec != std::errc{} || ptr != hex.data() + hex.size()) {
+    if (payload.kind != TokenKind::kNumber || hex.empty() || ec != std::errc{} ||
+        ptr != hex.data() + hex.size()) {
       return expected("the bits of a nan as 0x...");
     }
     if (negative || (bits & ~layout.all()) != 0 || !layout.is_nan(bits)) {
-      return error_at(position_of(payload), std::string(payload.text) + " is not a nan of " + std::string(dtype_name(dtype)));
+      return error_at(position_of(payload), std::string(payload.text) + " is not a nan of " +
+                                                std::string(dtype_name(dtype)));
     }
     advance();
     INFERNO_RETURN_IF_ERROR(expect(')'));
@@ -344,7 +365,9 @@ Expected<uint64_t> Parser::parse_float_bits(DType dtype) {
   } else if (auto v = to_finite<float>(token.text)) {
     bits = float_bits(*v, dtype);
   }
-  if (!bits) return error_at(position_of(token), "invalid " + std::string(dtype_name(dtype)) + " number '" + std::string(token.text.substr(0, 40)) + "'");
+  if (!bits)
+    return error_at(position_of(token), "invalid " + std::string(dtype_name(dtype)) + " number '" +
+                                            std::string(token.text.substr(0, 40)) + "'");
   return *bits;
 }
 
@@ -353,7 +376,8 @@ Status Parser::parse_node(const std::vector<Declaration>& decls) {
   const Token op_token = cur_;
   if (op_token.kind != TokenKind::kIdent) return expected("an op name or 'constant'");
   const std::optional<OpKind> op = parse_op_name(op_token.text);
-  if (!op) return error_at(position_of(op_token), "unknown op '" + std::string(op_token.text) + "'");
+  if (!op)
+    return error_at(position_of(op_token), "unknown op '" + std::string(op_token.text) + "'");
   advance();
   Node node{*op, {}, {}, {}, {}};
   INFERNO_RETURN_IF_ERROR(expect('('));
@@ -377,20 +401,23 @@ Status Parser::parse_node(const std::vector<Declaration>& decls) {
 }
 
 /// The declared output types must be what the op's shape rule computes.
-Status Parser::check_node_types(const Node& node, Position op_pos, const std::vector<Declaration>& decls) {
+Status Parser::check_node_types(const Node& node, Position op_pos,
+                                const std::vector<Declaration>& decls) {
   std::vector<TensorType> input_types;
   for (ValueId v : node.inputs) input_types.push_back(graph_.type(v));
   Expected<std::vector<TensorType>> inferred = infer_output_types(node.op, input_types, node.attrs);
   if (!inferred) return error_at(op_pos, inferred.status().message());
   const std::string op(op_name(node.op));
   if (inferred->size() != decls.size()) {
-    return error_at(op_pos, op + " produces " + std::to_string(inferred->size()) + " output(s), but " +
-                                std::to_string(decls.size()) + " are declared");
+    return error_at(op_pos, op + " produces " + std::to_string(inferred->size()) +
+                                " output(s), but " + std::to_string(decls.size()) +
+                                " are declared");
   }
   for (size_t i = 0; i < decls.size(); ++i) {
     if (decls[i].type != (*inferred)[i]) {
-      return error_at(decls[i].pos, "%" + std::string(decls[i].name) + " is declared " + decls[i].type.to_string() +
-                                        " but " + op + " produces " + (*inferred)[i].to_string());
+      return error_at(decls[i].pos, "%" + std::string(decls[i].name) + " is declared " +
+                                        decls[i].type.to_string() + " but " + op + " produces " +
+                                        (*inferred)[i].to_string());
     }
   }
   return Status::ok();
@@ -403,7 +430,8 @@ Status Parser::parse_attributes(Attributes& attrs) {
   do {
     const Token name = cur_;
     if (name.kind != TokenKind::kIdent) return expected("an attribute name");
-    if (attrs.has(name.text)) return error_at(position_of(name), "duplicate attribute '" + std::string(name.text) + "'");
+    if (attrs.has(name.text))
+      return error_at(position_of(name), "duplicate attribute '" + std::string(name.text) + "'");
     advance();
     INFERNO_RETURN_IF_ERROR(expect('='));
     INFERNO_ASSIGN_OR_RETURN(AttrValue value, parse_attr_value());
@@ -461,7 +489,8 @@ Status Parser::parse_loc(SourceLocation& loc) {
   if (accept(':')) {
     const Position pos = position_of(cur_);
     INFERNO_ASSIGN_OR_RETURN(loc.line, parse_int());
-    if (loc.line <= 0) return error_at(pos, "line number must be positive, found " + std::to_string(loc.line));
+    if (loc.line <= 0)
+      return error_at(pos, "line number must be positive, found " + std::to_string(loc.line));
   }
   return expect(')');
 }

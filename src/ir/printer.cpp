@@ -43,7 +43,8 @@ void print_constant(const Graph& graph, ValueId id, const PrintOptions& options,
 
 void print_node(const Graph& graph, const Node& node, std::string& out) {
   out += "  ";
-  for (size_t i = 0; i < node.outputs.size(); ++i) out += (i ? ", " : "") + typed_name(graph, node.outputs[i]);
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    out += (i ? ", " : "") + typed_name(graph, node.outputs[i]);
   out += " = " + std::string(op_name(node.op)) + "(" + value_list(graph, node.inputs) + ")";
   if (!node.attrs.empty()) out += " " + format_attributes(node.attrs);
   out += format_loc(node.loc) + "\n";
@@ -53,7 +54,8 @@ void print_node(const Graph& graph, const Node& node, std::string& out) {
 
 std::string print_graph(const Graph& graph, const PrintOptions& options) {
   std::string out = "graph(";
-  for (size_t i = 0; i < graph.inputs().size(); ++i) out += (i ? ", " : "") + typed_name(graph, graph.inputs()[i]);
+  for (size_t i = 0; i < graph.inputs().size(); ++i)
+    out += (i ? ", " : "") + typed_name(graph, graph.inputs()[i]);
   out += ") {\n";
   for (ValueId id : graph.constants()) print_constant(graph, id, options, out);
   for (const Node& node : graph.nodes()) print_node(graph, node, out);

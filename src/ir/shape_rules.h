@@ -14,7 +14,8 @@ namespace inferno::ir {
 
 /// Output types of `op` applied to `inputs` with `attrs`, or an invalid-input Status that says
 /// what does not fit (arity, ranks, shapes, dtypes, missing or bad attributes).
-Expected<std::vector<TensorType>> infer_output_types(OpKind op, const std::vector<TensorType>& inputs,
+Expected<std::vector<TensorType>> infer_output_types(OpKind op,
+                                                     const std::vector<TensorType>& inputs,
                                                      const Attributes& attrs);
 
 /// NumPy/PyTorch broadcasting of two shapes.

@@ -81,13 +81,20 @@ void store(std::vector<std::byte>& data, int64_t i, T v) {
 double Tensor::get(int64_t i) const {
   INFERNO_CHECK(i >= 0 && i < numel(), "tensor index out of range");
   switch (type.dtype) {
-    case DType::kF32: return load<float>(data, i);
-    case DType::kF16: return half_bits_to_float(load<uint16_t>(data, i));
-    case DType::kBF16: return bf16_bits_to_float(load<uint16_t>(data, i));
-    case DType::kF64: return load<double>(data, i);
-    case DType::kI64: return static_cast<double>(load<int64_t>(data, i));
-    case DType::kI32: return load<int32_t>(data, i);
-    case DType::kBool: return load<uint8_t>(data, i) != 0 ? 1.0 : 0.0;
+    case DType::kF32:
+      return load<float>(data, i);
+    case DType::kF16:
+      return half_bits_to_float(load<uint16_t>(data, i));
+    case DType::kBF16:
+      return bf16_bits_to_float(load<uint16_t>(data, i));
+    case DType::kF64:
+      return load<double>(data, i);
+    case DType::kI64:
+      return static_cast<double>(load<int64_t>(data, i));
+    case DType::kI32:
+      return load<int32_t>(data, i);
+    case DType::kBool:
+      return load<uint8_t>(data, i) != 0 ? 1.0 : 0.0;
   }
   return 0;
 }
@@ -95,13 +102,27 @@ double Tensor::get(int64_t i) const {
 void Tensor::set(int64_t i, double v) {
   INFERNO_CHECK(i >= 0 && i < numel(), "tensor index out of range");
   switch (type.dtype) {
-    case DType::kF32: store<float>(data, i, static_cast<float>(v)); return;
-    case DType::kF16: store<uint16_t>(data, i, float_to_half_bits(static_cast<float>(v))); return;
-    case DType::kBF16: store<uint16_t>(data, i, float_to_bf16_bits(static_cast<float>(v))); return;
-    case DType::kF64: store<double>(data, i, v); return;
-    case DType::kI64: store<int64_t>(data, i, saturate_to<int64_t>(v)); return;
-    case DType::kI32: store<int32_t>(data, i, saturate_to<int32_t>(v)); return;
-    case DType::kBool: store<uint8_t>(data, i, v != 0.0 ? 1 : 0); return;
+    case DType::kF32:
+      store<float>(data, i, static_cast<float>(v));
+      return;
+    case DType::kF16:
+      store<uint16_t>(data, i, float_to_half_bits(static_cast<float>(v)));
+      return;
+    case DType::kBF16:
+      store<uint16_t>(data, i, float_to_bf16_bits(static_cast<float>(v)));
+      return;
+    case DType::kF64:
+      store<double>(data, i, v);
+      return;
+    case DType::kI64:
+      store<int64_t>(data, i, saturate_to<int64_t>(v));
+      return;
+    case DType::kI32:
+      store<int32_t>(data, i, saturate_to<int32_t>(v));
+      return;
+    case DType::kBool:
+      store<uint8_t>(data, i, v != 0.0 ? 1 : 0);
+      return;
   }
 }
 

@@ -20,10 +20,18 @@ std::string quote_string(std::string_view s) {
   for (char c : s) {
     const auto byte = static_cast<unsigned char>(c);
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (byte < 0x20 || byte >= 0x7f) {
           out += "\\x";
@@ -51,7 +59,8 @@ std::string format_nan(uint64_t bits, DType dtype) {
 /// inf and nan are spelled by the caller.
 std::string format_finite(double v, int precision) {
   char buf[40];
-  const auto result = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, precision);
+  const auto result =
+      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, precision);
   return std::string(buf, result.ptr);
 }
 
@@ -86,7 +95,9 @@ std::string format_attr_float(double v) {
   return out;
 }
 
-std::string format_attr_value(const AttrValue& value) { return std::visit(AttrValueFormatter{}, value); }
+std::string format_attr_value(const AttrValue& value) {
+  return std::visit(AttrValueFormatter{}, value);
+}
 
 std::string format_attributes(const Attributes& attrs) {
   if (attrs.empty()) return {};
@@ -107,11 +118,17 @@ std::string format_loc(const SourceLocation& loc) {
 
 FloatLayout float_layout(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return {32, 1ull << 31, 0xffull << 23, 1ull << 22};
-    case DType::kF64: return {64, 1ull << 63, 0x7ffull << 52, 1ull << 51};
-    case DType::kF16: return {16, 1ull << 15, 0x1full << 10, 1ull << 9};
-    case DType::kBF16: return {16, 1ull << 15, 0xffull << 7, 1ull << 6};
-    default: INFERNO_CHECK(false, "not a floating dtype"); return {};
+    case DType::kF32:
+      return {32, 1ull << 31, 0xffull << 23, 1ull << 22};
+    case DType::kF64:
+      return {64, 1ull << 63, 0x7ffull << 52, 1ull << 51};
+    case DType::kF16:
+      return {16, 1ull << 15, 0x1full << 10, 1ull << 9};
+    case DType::kBF16:
+      return {16, 1ull << 15, 0xffull << 7, 1ull << 6};
+    default:
+      INFERNO_CHECK(false, "not a floating dtype");
+      return {};
   }
 }
 
@@ -126,10 +143,14 @@ uint64_t element_bits(const Tensor& tensor, int64_t i) {
 std::string format_element(const Tensor& tensor, int64_t i) {
   const DType dtype = tensor.type.dtype;
   switch (dtype) {
-    case DType::kBool: return tensor.get(i) != 0 ? "true" : "false";
-    case DType::kI32: return std::to_string(static_cast<int32_t>(element_bits(tensor, i)));
-    case DType::kI64: return std::to_string(static_cast<int64_t>(element_bits(tensor, i)));
-    default: break;
+    case DType::kBool:
+      return tensor.get(i) != 0 ? "true" : "false";
+    case DType::kI32:
+      return std::to_string(static_cast<int32_t>(element_bits(tensor, i)));
+    case DType::kI64:
+      return std::to_string(static_cast<int64_t>(element_bits(tensor, i)));
+    default:
+      break;
   }
   const uint64_t bits = element_bits(tensor, i);
   if (float_layout(dtype).is_nan(bits)) return format_nan(bits, dtype);

@@ -40,12 +40,14 @@ std::string format_element(const Tensor& tensor, int64_t i);
 
 /// Bit layout of a floating-point dtype, for spelling NaNs exactly.
 struct FloatLayout {
-  int bits;              ///< storage width
-  uint64_t sign;         ///< sign bit
-  uint64_t exponent;     ///< all exponent bits
-  uint64_t quiet;        ///< the quiet-NaN mantissa bit
+  int bits;           ///< storage width
+  uint64_t sign;      ///< sign bit
+  uint64_t exponent;  ///< all exponent bits
+  uint64_t quiet;     ///< the quiet-NaN mantissa bit
   uint64_t all() const { return bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
-  bool is_nan(uint64_t b) const { return (b & exponent) == exponent && (b & ~sign & ~exponent & all()) != 0; }
+  bool is_nan(uint64_t b) const {
+    return (b & exponent) == exponent && (b & ~sign & ~exponent & all()) != 0;
+  }
   uint64_t canonical_nan() const { return exponent | quiet; }
 };
 /// Layout of f32, f64, f16 or bf16 (an internal error for other dtypes).

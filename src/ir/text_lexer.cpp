@@ -91,7 +91,8 @@ Token Lexer::next() {
   }
   if (c == '-' || is_digit(c)) return lex_number(start, line, col);
   if (c == '"') return lex_string(start, line, col);
-  return error("unexpected character " + quote_string(std::string_view(&text_[pos_], 1)), line, col);
+  return error("unexpected character " + quote_string(std::string_view(&text_[pos_], 1)), line,
+               col);
 }
 
 Token Lexer::lex_number(size_t start, int64_t line, int64_t col) {
@@ -117,11 +118,13 @@ Token Lexer::lex_string(size_t start, int64_t line, int64_t col) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '"') break;
     if (c == '\n') return error("unterminated string", line, col);
-    if (byte < 0x20 || byte == 0x7f) return error("control character in string (write it as \\xHH)", line_, col_);
+    if (byte < 0x20 || byte == 0x7f)
+      return error("control character in string (write it as \\xHH)", line_, col_);
     if (c == '\\') {
       const int64_t esc_line = line_, esc_col = col_;
       advance();
-      if (!lex_escape(decoded)) return error("unknown escape sequence in string", esc_line, esc_col);
+      if (!lex_escape(decoded))
+        return error("unknown escape sequence in string", esc_line, esc_col);
     } else {
       decoded += c;
       advance();
@@ -137,10 +140,18 @@ bool Lexer::lex_escape(std::string& out) {
   const char c = peek();
   advance();
   switch (c) {
-    case '\\': out += '\\'; return true;
-    case '"': out += '"'; return true;
-    case 'n': out += '\n'; return true;
-    case 't': out += '\t'; return true;
+    case '\\':
+      out += '\\';
+      return true;
+    case '"':
+      out += '"';
+      return true;
+    case 'n':
+      out += '\n';
+      return true;
+    case 't':
+      out += '\t';
+      return true;
     case 'x': {
       const int hi = hex_value(peek()), lo = hex_value(peek(1));
       if (hi < 0 || lo < 0) return false;
@@ -149,18 +160,24 @@ bool Lexer::lex_escape(std::string& out) {
       out += static_cast<char>(hi * 16 + lo);
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 std::string describe_token(const Token& token) {
   constexpr size_t kMaxShown = 24;
   switch (token.kind) {
-    case TokenKind::kEnd: return "end of input";
-    case TokenKind::kError: return "invalid input";
-    case TokenKind::kString: return "string " + quote_string(token.str.substr(0, kMaxShown));
-    case TokenKind::kValueName: return "'%" + std::string(token.text.substr(0, kMaxShown)) + "'";
-    default: return "'" + std::string(token.text.substr(0, kMaxShown)) + "'";
+    case TokenKind::kEnd:
+      return "end of input";
+    case TokenKind::kError:
+      return "invalid input";
+    case TokenKind::kString:
+      return "string " + quote_string(token.str.substr(0, kMaxShown));
+    case TokenKind::kValueName:
+      return "'%" + std::string(token.text.substr(0, kMaxShown)) + "'";
+    default:
+      return "'" + std::string(token.text.substr(0, kMaxShown)) + "'";
   }
 }
 

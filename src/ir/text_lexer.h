@@ -37,7 +37,9 @@ class Lexer {
   Token next();
 
  private:
-  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  char peek(size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
   bool at_end() const { return pos_ >= text_.size(); }
   void advance();
   void skip_blanks_and_comments();

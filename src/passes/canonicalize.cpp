@@ -19,7 +19,9 @@ ir::Attributes gemm_attributes(bool trans_b, double alpha, double beta) {
   return attrs;
 }
 
-int64_t rank_of(const NodeRebuilder& rebuilder, ir::ValueId v) { return rebuilder.graph().type(v).rank(); }
+int64_t rank_of(const NodeRebuilder& rebuilder, ir::ValueId v) {
+  return rebuilder.graph().type(v).rank();
+}
 
 bool is_identity(const ir::IntList& dims) {
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -41,7 +43,8 @@ bool swaps_last_two(const ir::IntList& dims) {
 Expected<Rewrite> linear_to_gemm(NodeRebuilder& rebuilder, ir::Node& node) {
   if (rank_of(rebuilder, node.inputs[0]) < 2) return Rewrite::kUnchanged;  // gemm needs a matrix
   std::vector<ir::ValueId> inputs = node.inputs;  // x, w[, bias]: w is [N, K], hence trans_b
-  return redefine_node(rebuilder.graph(), node, OpKind::kGemm, std::move(inputs), gemm_attributes(true, 1.0, 1.0));
+  return redefine_node(rebuilder.graph(), node, OpKind::kGemm, std::move(inputs),
+                       gemm_attributes(true, 1.0, 1.0));
 }
 
 Expected<Rewrite> addmm_to_gemm(NodeRebuilder& rebuilder, ir::Node& node) {
@@ -50,20 +53,23 @@ Expected<Rewrite> addmm_to_gemm(NodeRebuilder& rebuilder, ir::Node& node) {
   // beta == 0 ignores the bias, NaN and inf included, as PyTorch does: drop it.
   if (beta != 0) inputs.push_back(node.inputs[0]);
   return redefine_node(rebuilder.graph(), node, OpKind::kGemm, std::move(inputs),
-                gemm_attributes(false, alpha, beta != 0 ? beta : 1.0));
+                       gemm_attributes(false, alpha, beta != 0 ? beta : 1.0));
 }
 
 Expected<Rewrite> matmul_to_gemm(NodeRebuilder& rebuilder, ir::Node& node) {
   // 1-D operands (vector products) stay matmul.
-  if (rank_of(rebuilder, node.inputs[0]) < 2 || rank_of(rebuilder, node.inputs[1]) < 2) return Rewrite::kUnchanged;
+  if (rank_of(rebuilder, node.inputs[0]) < 2 || rank_of(rebuilder, node.inputs[1]) < 2)
+    return Rewrite::kUnchanged;
   std::vector<ir::ValueId> inputs = node.inputs;
-  return redefine_node(rebuilder.graph(), node, OpKind::kGemm, std::move(inputs), gemm_attributes(false, 1.0, 1.0));
+  return redefine_node(rebuilder.graph(), node, OpKind::kGemm, std::move(inputs),
+                       gemm_attributes(false, 1.0, 1.0));
 }
 
 /// gemm(a, permute(w) swapping its last two dims) multiplies by w with trans_b flipped.
 Expected<Rewrite> absorb_transpose_of_b(NodeRebuilder& rebuilder, ir::Node& node) {
   const ir::Node* permute = rebuilder.producer(node.inputs[1], OpKind::kPermute);
-  if (permute == nullptr || !swaps_last_two(permute->attrs.get_ints("dims"))) return Rewrite::kUnchanged;
+  if (permute == nullptr || !swaps_last_two(permute->attrs.get_ints("dims")))
+    return Rewrite::kUnchanged;
   std::vector<ir::ValueId> inputs = node.inputs;
   inputs[1] = permute->inputs[0];
   ir::Attributes attrs = node.attrs;
@@ -91,8 +97,9 @@ Expected<Rewrite> lift_reshape_of_a(NodeRebuilder& rebuilder, ir::Node& node) {
   std::vector<ir::ValueId> inputs = node.inputs;
   inputs[0] = x;
   // The new gemm is final: its b and addends are node's, and x is no reshape (reshapes merge).
-  INFERNO_ASSIGN_OR_RETURN(ir::ValueId product, rebuilder.build(OpKind::kGemm, std::move(inputs), node.attrs,
-                                                                graph.name(node.outputs.front()), node.loc));
+  INFERNO_ASSIGN_OR_RETURN(ir::ValueId product,
+                           rebuilder.build(OpKind::kGemm, std::move(inputs), node.attrs,
+                                           graph.name(node.outputs.front()), node.loc));
   ir::Attributes attrs;
   attrs.set("shape", graph.type(node.outputs.front()).shape);
   return redefine_node(graph, node, OpKind::kReshape, {product}, std::move(attrs));
@@ -107,11 +114,13 @@ Expected<Rewrite> canonical_gemm(NodeRebuilder& rebuilder, ir::Node& node) {
 Expected<Rewrite> transpose_to_permute(NodeRebuilder& rebuilder, ir::Node& node) {
   ir::IntList dims(static_cast<size_t>(rank_of(rebuilder, node.inputs[0])));
   std::iota(dims.begin(), dims.end(), 0);
-  std::swap(dims[static_cast<size_t>(node.attrs.get_int("dim0"))], dims[static_cast<size_t>(node.attrs.get_int("dim1"))]);
+  std::swap(dims[static_cast<size_t>(node.attrs.get_int("dim0"))],
+            dims[static_cast<size_t>(node.attrs.get_int("dim1"))]);
   ir::Attributes attrs;
   attrs.set("dims", std::move(dims));
   std::vector<ir::ValueId> inputs = node.inputs;
-  return redefine_node(rebuilder.graph(), node, OpKind::kPermute, std::move(inputs), std::move(attrs));
+  return redefine_node(rebuilder.graph(), node, OpKind::kPermute, std::move(inputs),
+                       std::move(attrs));
 }
 
 Expected<Rewrite> canonical_permute(NodeRebuilder& rebuilder, ir::Node& node) {
@@ -125,12 +134,14 @@ Expected<Rewrite> canonical_permute(NodeRebuilder& rebuilder, ir::Node& node) {
   for (int64_t d : dims) composed.push_back(inner_dims[static_cast<size_t>(d)]);
   ir::Attributes attrs;
   attrs.set("dims", std::move(composed));
-  return redefine_node(rebuilder.graph(), node, OpKind::kPermute, {inner->inputs[0]}, std::move(attrs));
+  return redefine_node(rebuilder.graph(), node, OpKind::kPermute, {inner->inputs[0]},
+                       std::move(attrs));
 }
 
 Expected<Rewrite> canonical_reshape(NodeRebuilder& rebuilder, ir::Node& node) {
   const ir::Graph& graph = rebuilder.graph();
-  if (graph.type(node.outputs.front()) == graph.type(node.inputs[0])) return replace_node(rebuilder, node, node.inputs[0]);
+  if (graph.type(node.outputs.front()) == graph.type(node.inputs[0]))
+    return replace_node(rebuilder, node, node.inputs[0]);
   const ir::Node* inner = rebuilder.producer(node.inputs[0], OpKind::kReshape);
   if (inner == nullptr) return Rewrite::kUnchanged;
   ir::Attributes attrs = node.attrs;
@@ -139,7 +150,8 @@ Expected<Rewrite> canonical_reshape(NodeRebuilder& rebuilder, ir::Node& node) {
 
 Expected<Rewrite> canonical_expand(NodeRebuilder& rebuilder, ir::Node& node) {
   const ir::Graph& graph = rebuilder.graph();
-  if (graph.type(node.outputs.front()) == graph.type(node.inputs[0])) return replace_node(rebuilder, node, node.inputs[0]);
+  if (graph.type(node.outputs.front()) == graph.type(node.inputs[0]))
+    return replace_node(rebuilder, node, node.inputs[0]);
   return Rewrite::kUnchanged;
 }
 
@@ -149,7 +161,9 @@ Expected<Rewrite> mul_sigmoid_to_silu(NodeRebuilder& rebuilder, ir::Node& node) 
   for (size_t i = 0; i < 2; ++i) {
     const ir::ValueId x = node.inputs[i];
     const ir::Node* sigmoid = rebuilder.producer(node.inputs[1 - i], OpKind::kSigmoid);
-    if (sigmoid == nullptr || sigmoid->inputs[0] != x || graph.type(node.outputs.front()) != graph.type(x)) continue;
+    if (sigmoid == nullptr || sigmoid->inputs[0] != x ||
+        graph.type(node.outputs.front()) != graph.type(x))
+      continue;
     return redefine_node(graph, node, OpKind::kSilu, {x}, {});
   }
   return Rewrite::kUnchanged;
@@ -159,16 +173,26 @@ Expected<Rewrite> mul_sigmoid_to_silu(NodeRebuilder& rebuilder, ir::Node& node) 
 
 Expected<Rewrite> canonicalize_node(NodeRebuilder& rebuilder, ir::Node& node) {
   switch (node.op) {
-    case OpKind::kLinear: return linear_to_gemm(rebuilder, node);
-    case OpKind::kAddMM: return addmm_to_gemm(rebuilder, node);
-    case OpKind::kMatMul: return matmul_to_gemm(rebuilder, node);
-    case OpKind::kGemm: return canonical_gemm(rebuilder, node);
-    case OpKind::kTranspose: return transpose_to_permute(rebuilder, node);
-    case OpKind::kPermute: return canonical_permute(rebuilder, node);
-    case OpKind::kReshape: return canonical_reshape(rebuilder, node);
-    case OpKind::kExpand: return canonical_expand(rebuilder, node);
-    case OpKind::kMul: return mul_sigmoid_to_silu(rebuilder, node);
-    default: return Rewrite::kUnchanged;
+    case OpKind::kLinear:
+      return linear_to_gemm(rebuilder, node);
+    case OpKind::kAddMM:
+      return addmm_to_gemm(rebuilder, node);
+    case OpKind::kMatMul:
+      return matmul_to_gemm(rebuilder, node);
+    case OpKind::kGemm:
+      return canonical_gemm(rebuilder, node);
+    case OpKind::kTranspose:
+      return transpose_to_permute(rebuilder, node);
+    case OpKind::kPermute:
+      return canonical_permute(rebuilder, node);
+    case OpKind::kReshape:
+      return canonical_reshape(rebuilder, node);
+    case OpKind::kExpand:
+      return canonical_expand(rebuilder, node);
+    case OpKind::kMul:
+      return mul_sigmoid_to_silu(rebuilder, node);
+    default:
+      return Rewrite::kUnchanged;
   }
 }
 

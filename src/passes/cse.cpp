@@ -40,10 +40,12 @@ Status eliminate_common_subexpressions(ir::Graph& graph, const PassOptions& /*op
     std::vector<size_t>& bucket = seen[{node.op, node.inputs}];
     const ir::Node* twin = nullptr;
     for (size_t index : bucket) {
-      if (kept[index].attrs == node.attrs && kept[index].outputs.size() == node.outputs.size()) twin = &kept[index];
+      if (kept[index].attrs == node.attrs && kept[index].outputs.size() == node.outputs.size())
+        twin = &kept[index];
     }
     if (twin != nullptr) {
-      for (size_t i = 0; i < node.outputs.size(); ++i) replacements.emplace(node.outputs[i], twin->outputs[i]);
+      for (size_t i = 0; i < node.outputs.size(); ++i)
+        replacements.emplace(node.outputs[i], twin->outputs[i]);
       continue;
     }
     bucket.push_back(kept.size());

@@ -1,8 +1,8 @@
 #include "passes/dce.h"
 
-#include "passes/rewrite.h"
-
 #include <algorithm>
+
+#include "passes/rewrite.h"
 
 namespace inferno::passes {
 
@@ -15,7 +15,8 @@ Status eliminate_dead_code(ir::Graph& graph, const PassOptions& /*options*/) {
   std::vector<bool> keep(nodes.size(), false);
   for (size_t i = nodes.size(); i-- > 0;) {
     const ir::Node& node = nodes[i];
-    keep[i] = std::any_of(node.outputs.begin(), node.outputs.end(), [&](ir::ValueId v) { return live[v]; });
+    keep[i] = std::any_of(node.outputs.begin(), node.outputs.end(),
+                          [&](ir::ValueId v) { return live[v]; });
     if (keep[i]) {
       for (ir::ValueId in : node.inputs) live[in] = true;
     }

@@ -41,9 +41,11 @@ Status fold_constants(ir::Graph& graph, const PassOptions& /*options*/) {
     }
     std::vector<const ir::Tensor*> inputs;
     for (ir::ValueId v : node.inputs) inputs.push_back(graph.value(v).constant.get());
-    INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> results, reference::evaluate_node(graph, node, inputs));
+    INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> results,
+                             reference::evaluate_node(graph, node, inputs));
     for (size_t i = 0; i < node.outputs.size(); ++i) {
-      const ir::ValueId folded = graph.add_constant(graph.name(node.outputs[i]), std::move(results[i]));
+      const ir::ValueId folded =
+          graph.add_constant(graph.name(node.outputs[i]), std::move(results[i]));
       replacements.emplace(node.outputs[i], folded);
     }
   }

@@ -27,7 +27,8 @@ bool fusible(const ir::Node& node) {
 Expected<ir::FusedExpr> body_of(const ir::Graph& graph, const ir::Node& node) {
   std::vector<ir::TensorType> input_types;
   for (ir::ValueId v : node.inputs) input_types.push_back(graph.type(v));
-  if (node.op == OpKind::kFusedElementwise) return ir::parse_fused_expr(node.attrs.get_string("expr"), input_types);
+  if (node.op == OpKind::kFusedElementwise)
+    return ir::parse_fused_expr(node.attrs.get_string("expr"), input_types);
   ir::FusedStep step{node.op, node.attrs, {}, graph.type(node.outputs.front())};
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     step.operands.push_back({ir::FusedOperand::Kind::kInput, static_cast<int32_t>(i)});
@@ -38,22 +39,26 @@ Expected<ir::FusedExpr> body_of(const ir::Graph& graph, const ir::Node& node) {
 /// The graph's nodes with what fusion needs to know about them.
 struct NodeInfo {
   const ir::Graph& graph;
-  std::vector<ir::FusedExpr> bodies;           ///< per node; empty for nodes that are not fusible
-  std::vector<int64_t> producer;               ///< per value: the index of its node, or -1
-  std::vector<std::vector<size_t>> users;      ///< per value: the nodes reading it
-  std::vector<bool> is_output;                 ///< per value
+  std::vector<ir::FusedExpr> bodies;       ///< per node; empty for nodes that are not fusible
+  std::vector<int64_t> producer;           ///< per value: the index of its node, or -1
+  std::vector<std::vector<size_t>> users;  ///< per value: the nodes reading it
+  std::vector<bool> is_output;             ///< per value
 };
 
 Expected<NodeInfo> analyze(const ir::Graph& graph) {
-  NodeInfo info{graph, {}, std::vector<int64_t>(static_cast<size_t>(graph.num_values()), -1),
-                std::vector<std::vector<size_t>>(static_cast<size_t>(graph.num_values())), graph_output_mask(graph)};
+  NodeInfo info{graph,
+                {},
+                std::vector<int64_t>(static_cast<size_t>(graph.num_values()), -1),
+                std::vector<std::vector<size_t>>(static_cast<size_t>(graph.num_values())),
+                graph_output_mask(graph)};
   const std::vector<ir::Node>& nodes = graph.nodes();
   info.bodies.resize(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (fusible(nodes[i])) {
       INFERNO_ASSIGN_OR_RETURN(info.bodies[i], body_of(graph, nodes[i]));
     }
-    for (ir::ValueId v : nodes[i].outputs) info.producer[static_cast<size_t>(v)] = static_cast<int64_t>(i);
+    for (ir::ValueId v : nodes[i].outputs)
+      info.producer[static_cast<size_t>(v)] = static_cast<int64_t>(i);
     for (ir::ValueId v : nodes[i].inputs) info.users[static_cast<size_t>(v)].push_back(i);
   }
   return info;
@@ -74,7 +79,8 @@ std::vector<int64_t> form_groups(const NodeInfo& info) {
     auto add_inputs_of = [&](size_t member) {
       for (ir::ValueId v : nodes[member].inputs) {
         if (std::find(inputs.begin(), inputs.end(), v) == inputs.end()) inputs.push_back(v);
-        if (info.producer[static_cast<size_t>(v)] >= 0) candidates.insert(static_cast<size_t>(info.producer[static_cast<size_t>(v)]));
+        if (info.producer[static_cast<size_t>(v)] >= 0)
+          candidates.insert(static_cast<size_t>(info.producer[static_cast<size_t>(v)]));
       }
     };
     add_inputs_of(root);
@@ -85,10 +91,12 @@ std::vector<int64_t> form_groups(const NodeInfo& info) {
       const std::vector<size_t>& users = info.users[static_cast<size_t>(out)];
       if (group[p] != kNoGroup || !fusible(nodes[p]) || nodes[p].outputs.size() != 1 ||
           info.is_output[static_cast<size_t>(out)] ||
-          !std::all_of(users.begin(), users.end(), [&](size_t u) { return group[u] == static_cast<int64_t>(root); })) {
+          !std::all_of(users.begin(), users.end(),
+                       [&](size_t u) { return group[u] == static_cast<int64_t>(root); })) {
         continue;
       }
-      // Absorbing p trades its output for its inputs; all members precede p's users, none precedes p.
+      // Absorbing p trades its output for its inputs; all members precede p's users, none precedes
+      // p.
       std::vector<ir::ValueId> grown = inputs;
       grown.erase(std::find(grown.begin(), grown.end(), out));
       for (ir::ValueId v : nodes[p].inputs) {
@@ -138,7 +146,8 @@ Expected<ir::Node> fuse_group(const NodeInfo& info, const std::vector<size_t>& m
   ir::Attributes attrs;
   attrs.set("expr", ir::fused_expr_to_string(expr));
   // Typed by the shape rule, which parses the expression again: it must give the root's type.
-  return redefine(info.graph, OpKind::kFusedElementwise, std::move(inputs), std::move(attrs), root.outputs, root.loc);
+  return redefine(info.graph, OpKind::kFusedElementwise, std::move(inputs), std::move(attrs),
+                  root.outputs, root.loc);
 }
 
 /// One round of grouping and fusing; false if no group of two or more nodes formed.
@@ -153,7 +162,8 @@ Expected<bool> fuse_once(ir::Graph& graph) {
   bool fused_any = false;
   for (const auto& [root, nodes_of_group] : members) {
     if (nodes_of_group.size() < 2) continue;
-    INFERNO_ASSIGN_OR_RETURN(fused_nodes[static_cast<size_t>(root)], fuse_group(info, nodes_of_group));
+    INFERNO_ASSIGN_OR_RETURN(fused_nodes[static_cast<size_t>(root)],
+                             fuse_group(info, nodes_of_group));
     fused_any = true;
   }
   if (!fused_any) return false;

@@ -28,7 +28,9 @@ bool broadcasts_to(const ir::Shape& from, const ir::Shape& to) {
 /// The one-element constant `s` as a scale factor, if it is a usable one.
 std::optional<double> scale_factor(const ir::Graph& graph, ir::ValueId s) {
   const ir::Value& value = graph.value(s);
-  if (value.kind != ir::ValueKind::kConstant || value.constant == nullptr || value.type.numel() != 1) return std::nullopt;
+  if (value.kind != ir::ValueKind::kConstant || value.constant == nullptr ||
+      value.type.numel() != 1)
+    return std::nullopt;
   const double scale = value.constant->get(0);
   if (!std::isfinite(scale) || scale == 0) return std::nullopt;
   return scale;
@@ -36,12 +38,15 @@ std::optional<double> scale_factor(const ir::Graph& graph, ir::ValueId s) {
 
 /// gemm (activation "none") with `consumer` folded in, where `consumer` reads the gemm's output
 /// at input `slot`; nullopt if it does not fold.
-std::optional<FusedGemm> fold(const ir::Graph& graph, const ir::Node& gemm, const ir::Node& consumer, size_t slot) {
+std::optional<FusedGemm> fold(const ir::Graph& graph, const ir::Node& gemm,
+                              const ir::Node& consumer, size_t slot) {
   const ir::TensorType& type = graph.type(gemm.outputs.front());
   if (graph.type(consumer.outputs.front()) != type) return std::nullopt;  // promotes or broadcasts
   FusedGemm fused{gemm.inputs, gemm.attrs};
   switch (consumer.op) {
-    case OpKind::kRelu: fused.attrs.set("activation", std::string("relu")); return fused;
+    case OpKind::kRelu:
+      fused.attrs.set("activation", std::string("relu"));
+      return fused;
     case OpKind::kGelu: {
       const bool tanh = consumer.attrs.get_string("approximate") == "tanh";
       fused.attrs.set("activation", std::string(tanh ? "gelu_tanh" : "gelu"));
@@ -49,8 +54,9 @@ std::optional<FusedGemm> fold(const ir::Graph& graph, const ir::Node& gemm, cons
     }
     case OpKind::kAdd: {
       const ir::ValueId r = consumer.inputs[1 - slot];
-      if (graph.type(r).dtype != type.dtype || !broadcasts_to(graph.type(r).shape, type.shape)) return std::nullopt;
-      if (fused.inputs.size() == 4) return std::nullopt;          // c and d taken
+      if (graph.type(r).dtype != type.dtype || !broadcasts_to(graph.type(r).shape, type.shape))
+        return std::nullopt;
+      if (fused.inputs.size() == 4) return std::nullopt;           // c and d taken
       if (fused.inputs.size() == 2) fused.attrs.set("beta", 1.0);  // r becomes c, else d
       fused.inputs.push_back(r);
       return fused;
@@ -70,13 +76,16 @@ std::optional<FusedGemm> fold(const ir::Graph& graph, const ir::Node& gemm, cons
       if (fused.inputs.size() == 3) fused.attrs.set("beta", scaled("beta"));
       return fused;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 /// `consumer` merged with the gemm it reads, if one folds into the other.
-Expected<std::optional<ir::Node>> fuse_into_gemm(NodeRebuilder& rebuilder, const std::vector<int32_t>& uses,
-                                                 const std::vector<bool>& is_output, const ir::Node& consumer) {
+Expected<std::optional<ir::Node>> fuse_into_gemm(NodeRebuilder& rebuilder,
+                                                 const std::vector<int32_t>& uses,
+                                                 const std::vector<bool>& is_output,
+                                                 const ir::Node& consumer) {
   const ir::Graph& graph = rebuilder.graph();
   for (size_t slot = 0; slot < consumer.inputs.size(); ++slot) {
     const ir::ValueId g = consumer.inputs[slot];
@@ -89,8 +98,9 @@ Expected<std::optional<ir::Node>> fuse_into_gemm(NodeRebuilder& rebuilder, const
     if (!fused) continue;
     const SourceLocation loc = gemm->loc;
     (void)rebuilder.take(g);
-    INFERNO_ASSIGN_OR_RETURN(ir::Node node, redefine(graph, OpKind::kGemm, std::move(fused->inputs),
-                                                     std::move(fused->attrs), consumer.outputs, loc));
+    INFERNO_ASSIGN_OR_RETURN(ir::Node node,
+                             redefine(graph, OpKind::kGemm, std::move(fused->inputs),
+                                      std::move(fused->attrs), consumer.outputs, loc));
     return std::optional<ir::Node>(std::move(node));
   }
   return std::optional<ir::Node>();
@@ -99,12 +109,14 @@ Expected<std::optional<ir::Node>> fuse_into_gemm(NodeRebuilder& rebuilder, const
 }  // namespace
 
 Status fuse_epilogues(ir::Graph& graph, const PassOptions& /*options*/) {
-  // Use counts stay valid throughout: a fused gemm defines its consumer's output, with the same uses.
+  // Use counts stay valid throughout: a fused gemm defines its consumer's output, with the same
+  // uses.
   const std::vector<int32_t> uses = count_node_uses(graph);
   const std::vector<bool> is_output = graph_output_mask(graph);
   NodeRebuilder rebuilder(graph);
   for (ir::Node& node : rebuilder.old_nodes()) {
-    INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> fused, fuse_into_gemm(rebuilder, uses, is_output, node));
+    INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> fused,
+                             fuse_into_gemm(rebuilder, uses, is_output, node));
     rebuilder.append(fused ? std::move(*fused) : std::move(node));
   }
   return rebuilder.finish();

@@ -18,7 +18,8 @@ NodeRebuilder::NodeRebuilder(ir::Graph& graph)
 }
 
 ir::ValueId NodeRebuilder::resolve(ir::ValueId v) const {
-  for (auto it = replacements_.find(v); it != replacements_.end(); it = replacements_.find(v)) v = it->second;
+  for (auto it = replacements_.find(v); it != replacements_.end(); it = replacements_.find(v))
+    v = it->second;
   return v;
 }
 
@@ -37,17 +38,20 @@ void NodeRebuilder::replace(ir::ValueId from, ir::ValueId to) {
 void NodeRebuilder::append(ir::Node node) {
   std::vector<ir::Node>& nodes = graph_.mutable_nodes();
   for (ir::ValueId out : node.outputs) {
-    if (static_cast<size_t>(out) >= producer_.size()) producer_.resize(static_cast<size_t>(out) + 1, -1);
+    if (static_cast<size_t>(out) >= producer_.size())
+      producer_.resize(static_cast<size_t>(out) + 1, -1);
     producer_[static_cast<size_t>(out)] = static_cast<int64_t>(nodes.size());
   }
   nodes.push_back(std::move(node));
 }
 
-Expected<ir::ValueId> NodeRebuilder::build(ir::OpKind op, std::vector<ir::ValueId> inputs, ir::Attributes attrs,
-                                           std::string_view name_hint, SourceLocation loc) {
+Expected<ir::ValueId> NodeRebuilder::build(ir::OpKind op, std::vector<ir::ValueId> inputs,
+                                           ir::Attributes attrs, std::string_view name_hint,
+                                           SourceLocation loc) {
   // ir::build_node appends to the graph itself; take the node back so append() records it.
-  INFERNO_ASSIGN_OR_RETURN(ir::ValueId out,
-                           ir::build_value(graph_, op, std::move(inputs), std::move(attrs), name_hint, std::move(loc)));
+  INFERNO_ASSIGN_OR_RETURN(
+      ir::ValueId out,
+      ir::build_value(graph_, op, std::move(inputs), std::move(attrs), name_hint, std::move(loc)));
   ir::Node node = std::move(graph_.mutable_nodes().back());
   graph_.mutable_nodes().pop_back();
   append(std::move(node));
@@ -55,7 +59,8 @@ Expected<ir::ValueId> NodeRebuilder::build(ir::OpKind op, std::vector<ir::ValueI
 }
 
 const ir::Node* NodeRebuilder::producer(ir::ValueId v) const {
-  if (v < 0 || static_cast<size_t>(v) >= producer_.size() || producer_[static_cast<size_t>(v)] < 0) return nullptr;
+  if (v < 0 || static_cast<size_t>(v) >= producer_.size() || producer_[static_cast<size_t>(v)] < 0)
+    return nullptr;
   return &graph_.nodes()[static_cast<size_t>(producer_[static_cast<size_t>(v)])];
 }
 
@@ -76,7 +81,8 @@ ir::Node NodeRebuilder::take(ir::ValueId v) {
 
 Status NodeRebuilder::finish() {
   std::vector<ir::Node>& nodes = graph_.mutable_nodes();
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [](const ir::Node& n) { return n.outputs.empty(); }),
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                             [](const ir::Node& n) { return n.outputs.empty(); }),
               nodes.end());
   std::vector<ir::ValueId> outputs = graph_.outputs();
   for (ir::ValueId& out : outputs) out = resolve(out);
@@ -92,8 +98,8 @@ Rewrite replace_node(NodeRebuilder& rebuilder, const ir::Node& node, ir::ValueId
 
 Expected<Rewrite> redefine_node(const ir::Graph& graph, ir::Node& node, ir::OpKind op,
                                 std::vector<ir::ValueId> inputs, ir::Attributes attrs) {
-  INFERNO_ASSIGN_OR_RETURN(ir::Node changed,
-                           redefine(graph, op, std::move(inputs), std::move(attrs), node.outputs, node.loc));
+  INFERNO_ASSIGN_OR_RETURN(ir::Node changed, redefine(graph, op, std::move(inputs),
+                                                      std::move(attrs), node.outputs, node.loc));
   node = std::move(changed);
   return Rewrite::kChanged;
 }
@@ -107,7 +113,8 @@ Status rewrite_nodes(ir::Graph& graph, NodeRule rule) {
     rebuilder.rename_inputs(node);
     Rewrite result = Rewrite::kChanged;
     for (int round = 0; result == Rewrite::kChanged; ++round) {
-      INFERNO_CHECK(round < kMaxRounds, "rewrite rules do not converge on %" + graph.node_name(node));
+      INFERNO_CHECK(round < kMaxRounds,
+                    "rewrite rules do not converge on %" + graph.node_name(node));
       INFERNO_ASSIGN_OR_RETURN(result, rule(rebuilder, node));
     }
     if (result == Rewrite::kUnchanged) rebuilder.append(std::move(node));
@@ -116,16 +123,19 @@ Status rewrite_nodes(ir::Graph& graph, NodeRule rule) {
 }
 
 Expected<ir::Node> redefine(const ir::Graph& graph, ir::OpKind op, std::vector<ir::ValueId> inputs,
-                            ir::Attributes attrs, std::vector<ir::ValueId> outputs, SourceLocation loc) {
+                            ir::Attributes attrs, std::vector<ir::ValueId> outputs,
+                            SourceLocation loc) {
   std::vector<ir::TensorType> input_types;
   for (ir::ValueId v : inputs) input_types.push_back(graph.type(v));
-  const std::string what = std::string(ir::op_name(op)) + " redefining %" + graph.name(outputs.front());
+  const std::string what =
+      std::string(ir::op_name(op)) + " redefining %" + graph.name(outputs.front());
   Expected<std::vector<ir::TensorType>> types = ir::infer_output_types(op, input_types, attrs);
   if (!types) return internal_error(what + ": " + types.status().message());
   if (types->size() != outputs.size()) return internal_error(what + ": wrong number of outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
     if ((*types)[i] != graph.type(outputs[i])) {
-      return internal_error(what + ": produces " + (*types)[i].to_string() + ", not " + graph.type(outputs[i]).to_string());
+      return internal_error(what + ": produces " + (*types)[i].to_string() + ", not " +
+                            graph.type(outputs[i]).to_string());
     }
   }
   return ir::Node{op, std::move(inputs), std::move(outputs), std::move(attrs), std::move(loc)};

@@ -91,6 +91,7 @@ Status rewrite_nodes(ir::Graph& graph, NodeRule rule);
 /// internal error if the rule rejects the node or its types differ from the outputs' types
 /// (the rewrite that asked for it is wrong).
 Expected<ir::Node> redefine(const ir::Graph& graph, ir::OpKind op, std::vector<ir::ValueId> inputs,
-                            ir::Attributes attrs, std::vector<ir::ValueId> outputs, SourceLocation loc);
+                            ir::Attributes attrs, std::vector<ir::ValueId> outputs,
+                            SourceLocation loc);
 
 }  // namespace inferno::passes

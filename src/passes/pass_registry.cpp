@@ -16,21 +16,30 @@ namespace inferno::passes {
 
 const std::vector<PassInfo>& registered_passes() {
   static const std::vector<PassInfo> passes = {
-      {"canonicalize", "one form per computation: gemm for linear/addmm/matmul, permute for transpose, merged layout ops, silu",
+      {"canonicalize",
+       "one form per computation: gemm for linear/addmm/matmul, permute for transpose, merged "
+       "layout ops, silu",
        &canonicalize},
-      {"fold-constants", "evaluate nodes whose inputs are all constants at compile time", &fold_constants},
-      {"simplify", "drop operations that return their input (x * 1, neg(neg(x)), relu(relu(x)), ...)", &simplify},
+      {"fold-constants", "evaluate nodes whose inputs are all constants at compile time",
+       &fold_constants},
+      {"simplify",
+       "drop operations that return their input (x * 1, neg(neg(x)), relu(relu(x)), ...)",
+       &simplify},
       {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
-      {"fuse-epilogues", "fold a gemm's activation, residual add and scaling into the gemm", &fuse_epilogues},
-      {"fuse-elementwise", "turn each chain or tree of elementwise ops into one fused_elementwise node", &fuse_elementwise},
+      {"fuse-epilogues", "fold a gemm's activation, residual add and scaling into the gemm",
+       &fuse_epilogues},
+      {"fuse-elementwise",
+       "turn each chain or tree of elementwise ops into one fused_elementwise node",
+       &fuse_elementwise},
   };
   return passes;
 }
 
 const PassInfo* find_pass(std::string_view name) {
   const auto& passes = registered_passes();
-  auto it = std::find_if(passes.begin(), passes.end(), [&](const PassInfo& p) { return p.name == name; });
+  auto it =
+      std::find_if(passes.begin(), passes.end(), [&](const PassInfo& p) { return p.name == name; });
   return it == passes.end() ? nullptr : &*it;
 }
 

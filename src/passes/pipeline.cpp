@@ -8,13 +8,13 @@ namespace inferno::passes {
 // idempotent: running it on its own output changes nothing (tested on every fixture).
 const std::vector<std::string_view>& default_pipeline() {
   static const std::vector<std::string_view> pipeline = {
-      "canonicalize",      // before folding: a weight's permute becomes trans_b, not a transposed copy
-      "fold-constants",    // before simplify, which looks for constant 0 and 1 operands
-      "simplify",          // re-canonicalizes what it changes
+      "canonicalize",  // before folding: a weight's permute becomes trans_b, not a transposed copy
+      "fold-constants",  // before simplify, which looks for constant 0 and 1 operands
+      "simplify",        // re-canonicalizes what it changes
       "cse",
-      "dce",               // drops what canonicalize and simplify left unused (permuted weights)
-      "fuse-epilogues",    // before fuse-elementwise: what a gemm can take goes into the gemm
-      "cse",               // gemms that became equal (linear with bias, matmul + add of the same bias)
+      "dce",             // drops what canonicalize and simplify left unused (permuted weights)
+      "fuse-epilogues",  // before fuse-elementwise: what a gemm can take goes into the gemm
+      "cse",  // gemms that became equal (linear with bias, matmul + add of the same bias)
       "fuse-elementwise",  // groups over a CSE'd graph, so no two fused nodes come out equal
       "dce",
   };
@@ -25,13 +25,15 @@ Status check_pass_names(const std::vector<std::string>& names) {
   for (const std::string& name : names) {
     if (find_pass(name) != nullptr) continue;
     std::string known;
-    for (const PassInfo& p : registered_passes()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+    for (const PassInfo& p : registered_passes())
+      known += (known.empty() ? "" : ", ") + std::string(p.name);
     return invalid_input("unknown pass '" + name + "' (known passes: " + known + ")");
   }
   return Status::ok();
 }
 
-Status run_passes(ir::Graph& graph, const std::vector<std::string>& names, const PipelineOptions& options) {
+Status run_passes(ir::Graph& graph, const std::vector<std::string>& names,
+                  const PipelineOptions& options) {
   INFERNO_RETURN_IF_ERROR(check_pass_names(names));
   for (const std::string& name : names) {
     const PassInfo* pass = find_pass(name);
@@ -40,7 +42,8 @@ Status run_passes(ir::Graph& graph, const std::vector<std::string>& names, const
     if (options.verify_each) {
       Status verified = ir::verify(graph);
       if (!verified) {
-        return internal_error("the graph does not verify after pass '" + name + "': " + verified.to_string());
+        return internal_error("the graph does not verify after pass '" + name +
+                              "': " + verified.to_string());
       }
     }
     if (options.after_pass) options.after_pass(name, graph);

@@ -28,7 +28,8 @@ struct PipelineOptions {
 Status check_pass_names(const std::vector<std::string>& names);
 
 /// Runs `names` in order on `graph`.
-Status run_passes(ir::Graph& graph, const std::vector<std::string>& names, const PipelineOptions& options);
+Status run_passes(ir::Graph& graph, const std::vector<std::string>& names,
+                  const PipelineOptions& options);
 
 /// Runs the default pipeline.
 Status run_default_pipeline(ir::Graph& graph, const PipelineOptions& options);

@@ -47,7 +47,8 @@ std::vector<bool> graph_output_mask(const ir::Graph& graph) {
 
 std::optional<double> splat_constant(const ir::Graph& graph, ir::ValueId v) {
   const ir::Value& value = graph.value(v);
-  if (value.kind != ir::ValueKind::kConstant || value.constant == nullptr || value.constant->numel() == 0) {
+  if (value.kind != ir::ValueKind::kConstant || value.constant == nullptr ||
+      value.constant->numel() == 0) {
     return std::nullopt;
   }
   const std::vector<std::byte>& data = value.constant->data;

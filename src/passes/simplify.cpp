@@ -26,10 +26,14 @@ bool is_identity(OpKind op, const ir::TensorType& x_type, const ir::Graph& graph
   const bool floating = ir::is_floating(x_type.dtype);
   switch (op) {
     case OpKind::kMul:
-    case OpKind::kDiv: return *value == 1;
-    case OpKind::kAdd: return *value == 0 && (!floating || std::signbit(*value));
-    case OpKind::kSub: return *value == 0 && (!floating || !std::signbit(*value));
-    default: return false;
+    case OpKind::kDiv:
+      return *value == 1;
+    case OpKind::kAdd:
+      return *value == 0 && (!floating || std::signbit(*value));
+    case OpKind::kSub:
+      return *value == 0 && (!floating || !std::signbit(*value));
+    default:
+      return false;
   }
 }
 
@@ -53,12 +57,14 @@ Rewrite simplify_unary(NodeRebuilder& rebuilder, const ir::Node& node) {
   const ir::Node* inner = rebuilder.producer(x);
   switch (node.op) {
     case OpKind::kNeg:
-      if (inner != nullptr && inner->op == OpKind::kNeg) return replace_node(rebuilder, node, inner->inputs[0]);
+      if (inner != nullptr && inner->op == OpKind::kNeg)
+        return replace_node(rebuilder, node, inner->inputs[0]);
       break;
     case OpKind::kRelu:
       // relu is idempotent, and gemm{relu} already ends in one.
-      if (inner != nullptr && (inner->op == OpKind::kRelu ||
-                               (inner->op == OpKind::kGemm && inner->attrs.get_string("activation") == "relu"))) {
+      if (inner != nullptr &&
+          (inner->op == OpKind::kRelu ||
+           (inner->op == OpKind::kGemm && inner->attrs.get_string("activation") == "relu"))) {
         return replace_node(rebuilder, node, x);
       }
       break;
@@ -66,9 +72,11 @@ Rewrite simplify_unary(NodeRebuilder& rebuilder, const ir::Node& node) {
       if (inner != nullptr && inner->op == OpKind::kAbs) return replace_node(rebuilder, node, x);
       break;
     case OpKind::kCast:
-      if (node.attrs.get_dtype("dtype") == rebuilder.graph().type(x).dtype) return replace_node(rebuilder, node, x);
+      if (node.attrs.get_dtype("dtype") == rebuilder.graph().type(x).dtype)
+        return replace_node(rebuilder, node, x);
       break;
-    default: break;
+    default:
+      break;
   }
   return Rewrite::kUnchanged;
 }
@@ -81,12 +89,17 @@ Expected<Rewrite> simplify_node(NodeRebuilder& rebuilder, ir::Node& node) {
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
-    case OpKind::kDiv: result = simplify_binary(rebuilder, node); break;
+    case OpKind::kDiv:
+      result = simplify_binary(rebuilder, node);
+      break;
     case OpKind::kNeg:
     case OpKind::kRelu:
     case OpKind::kAbs:
-    case OpKind::kCast: result = simplify_unary(rebuilder, node); break;
-    default: break;
+    case OpKind::kCast:
+      result = simplify_unary(rebuilder, node);
+      break;
+    default:
+      break;
   }
   if (result != Rewrite::kUnchanged) return result;
   return canonicalize_node(rebuilder, node);
@@ -94,6 +107,8 @@ Expected<Rewrite> simplify_node(NodeRebuilder& rebuilder, ir::Node& node) {
 
 }  // namespace
 
-Status simplify(ir::Graph& graph, const PassOptions& /*options*/) { return rewrite_nodes(graph, &simplify_node); }
+Status simplify(ir::Graph& graph, const PassOptions& /*options*/) {
+  return rewrite_nodes(graph, &simplify_node);
+}
 
 }  // namespace inferno::passes

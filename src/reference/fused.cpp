@@ -6,13 +6,16 @@
 
 namespace inferno::reference::detail {
 
-Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tensor*>& in, const TensorType& out) {
-  INFERNO_CHECK(!expr.steps.empty() && expr.result() == out, "fused body does not produce " + out.to_string());
+Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tensor*>& in,
+                         const TensorType& out) {
+  INFERNO_CHECK(!expr.steps.empty() && expr.result() == out,
+                "fused body does not produce " + out.to_string());
   // last_use[k]: the last step reading step k's result, so intermediates are freed early.
   std::vector<size_t> last_use(expr.steps.size(), expr.steps.size());
   for (size_t k = 0; k < expr.steps.size(); ++k) {
     for (const ir::FusedOperand& operand : expr.steps[k].operands) {
-      if (operand.kind == ir::FusedOperand::Kind::kStep) last_use[static_cast<size_t>(operand.index)] = k;
+      if (operand.kind == ir::FusedOperand::Kind::kStep)
+        last_use[static_cast<size_t>(operand.index)] = k;
     }
   }
   std::vector<Tensor> results(expr.steps.size());
@@ -23,12 +26,14 @@ Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tens
       const auto index = static_cast<size_t>(operand.index);
       INFERNO_CHECK(operand.kind == ir::FusedOperand::Kind::kInput ? index < in.size() : index < k,
                     "fused operand out of range");
-      operands.push_back(operand.kind == ir::FusedOperand::Kind::kInput ? in[index] : &results[index]);
+      operands.push_back(operand.kind == ir::FusedOperand::Kind::kInput ? in[index]
+                                                                        : &results[index]);
     }
     results[k] = elementwise(step.op, step.attrs, operands, step.type);
     for (const ir::FusedOperand& operand : step.operands) {
       const auto index = static_cast<size_t>(operand.index);
-      if (operand.kind == ir::FusedOperand::Kind::kStep && last_use[index] == k) results[index] = Tensor{};
+      if (operand.kind == ir::FusedOperand::Kind::kStep && last_use[index] == k)
+        results[index] = Tensor{};
     }
   }
   return std::move(results.back());

@@ -14,7 +14,8 @@ namespace inferno::reference::detail {
 namespace {
 
 /// sum_k a[a_off + k * a_step] * b[b_off + k * b_step], in double.
-double dot(const Tensor& a, int64_t a_off, int64_t a_step, const Tensor& b, int64_t b_off, int64_t b_step, int64_t k) {
+double dot(const Tensor& a, int64_t a_off, int64_t a_step, const Tensor& b, int64_t b_off,
+           int64_t b_step, int64_t k) {
   double acc = 0;
   for (int64_t i = 0; i < k; ++i) acc += a.get(a_off + i * a_step) * b.get(b_off + i * b_step);
   return acc;
@@ -24,15 +25,16 @@ double dot(const Tensor& a, int64_t a_off, int64_t a_step, const Tensor& b, int6
 /// a[batch_a..., M, K] @ b[batch_b..., K, N] (b[batch_b..., N, K] when trans_b), the batch dims
 /// broadcast. `sa` and `sb` are the operands' shapes, rank >= 2 (matmul lifts 1-D operands).
 template <typename Emit>
-void batched_product(const Tensor& a, const Shape& sa, const Tensor& b, const Shape& sb, bool trans_b,
-                     int64_t out_numel, Emit emit) {
+void batched_product(const Tensor& a, const Shape& sa, const Tensor& b, const Shape& sb,
+                     bool trans_b, int64_t out_numel, Emit emit) {
   const int64_t m_size = sa[sa.size() - 2], k = sa.back();
   const int64_t n_size = trans_b ? sb[sb.size() - 2] : sb.back();
   INFERNO_CHECK((trans_b ? sb.back() : sb[sb.size() - 2]) == k, "gemm inner dimensions differ");
   const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
   Expected<Shape> batch = ir::broadcast_shapes(batch_a, batch_b);
   INFERNO_CHECK(batch.has_value(), "gemm batch dims do not broadcast");
-  const StridedIndex a_batch = broadcast_index(batch_a, *batch), b_batch = broadcast_index(batch_b, *batch);
+  const StridedIndex a_batch = broadcast_index(batch_a, *batch),
+                     b_batch = broadcast_index(batch_b, *batch);
   const int64_t batches = ir::shape_numel(*batch);
   INFERNO_CHECK(batches * m_size * n_size == out_numel, "gemm output size does not match");
   // Element (k', n) of op(b) within one batch: b[k' * N + n], or b[n * K + k'] when transposed.
@@ -41,7 +43,8 @@ void batched_product(const Tensor& a, const Shape& sa, const Tensor& b, const Sh
     const int64_t a_off = a_batch(bi) * m_size * k, b_off = b_batch(bi) * k * n_size;
     for (int64_t m = 0; m < m_size; ++m) {
       for (int64_t n = 0; n < n_size; ++n) {
-        emit((bi * m_size + m) * n_size + n, dot(a, a_off + m * k, 1, b, b_off + n * b_n_step, b_k_step, k));
+        emit((bi * m_size + m) * n_size + n,
+             dot(a, a_off + m * k, 1, b, b_off + n * b_n_step, b_k_step, k));
       }
     }
   }
@@ -53,8 +56,10 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor
   const int64_t n_out = w.type.shape[0], k = w.type.shape[1];
   int64_t rows = 1;  // product of x's leading dims (not numel / k: k may be 0)
   for (size_t d = 0; d + 1 < x.type.shape.size(); ++d) rows *= x.type.shape[d];
-  INFERNO_CHECK(x.type.shape.back() == k && rows * n_out == out.numel(), "linear shapes do not match");
-  INFERNO_CHECK(bias == nullptr || bias->numel() == 1 || bias->numel() == n_out, "linear bias does not match");
+  INFERNO_CHECK(x.type.shape.back() == k && rows * n_out == out.numel(),
+                "linear shapes do not match");
+  INFERNO_CHECK(bias == nullptr || bias->numel() == 1 || bias->numel() == n_out,
+                "linear bias does not match");
   Tensor y = Tensor::zeros(out);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t n = 0; n < n_out; ++n) {
@@ -74,15 +79,18 @@ Tensor matmul(const Tensor& a, const Tensor& b, const TensorType& out) {
   if (sa.size() == 1) sa.insert(sa.begin(), 1);
   if (sb.size() == 1) sb.push_back(1);
   Tensor y = Tensor::zeros(out);
-  batched_product(a, sa, b, sb, /*trans_b=*/false, out.numel(), [&](int64_t i, double v) { store(y, i, v); });
+  batched_product(a, sa, b, sb, /*trans_b=*/false, out.numel(),
+                  [&](int64_t i, double v) { store(y, i, v); });
   return y;
 }
 
 // beta * bias + alpha * (a @ b), bias broadcast to [M, N]. As in PyTorch, beta == 0 ignores
 // the bias entirely (NaN or inf in it do not propagate).
-Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha, double beta, const TensorType& out) {
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha, double beta,
+             const TensorType& out) {
   const int64_t m_size = a.type.shape[0], k = a.type.shape[1], n_size = b.type.shape[1];
-  INFERNO_CHECK(b.type.shape[0] == k && out.numel() == m_size * n_size, "addmm shapes do not match");
+  INFERNO_CHECK(b.type.shape[0] == k && out.numel() == m_size * n_size,
+                "addmm shapes do not match");
   const StridedIndex bias_index = broadcast_index(bias.type.shape, out.shape);
   Tensor y = Tensor::zeros(out);
   for (int64_t m = 0; m < m_size; ++m) {
@@ -100,25 +108,27 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
 // then the activation runs as the unfused relu/gelu node would on that rounded value, so
 // gemm{relu} is bit-identical to gemm -> relu. As addmm, beta == 0 ignores c entirely. Absent
 // terms are not added at all (adding 0.0 would turn a -0.0 result into +0.0).
-Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d, const ir::Attributes& attrs,
-            const TensorType& out) {
+Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d,
+            const ir::Attributes& attrs, const TensorType& out) {
   const double alpha = attrs.get_float("alpha"), beta = attrs.get_float("beta");
   if (beta == 0) c = nullptr;
   std::optional<StridedIndex> c_index, d_index;
   if (c != nullptr) c_index = broadcast_index(c->type.shape, out.shape);
   if (d != nullptr) d_index = broadcast_index(d->type.shape, out.shape);
   Tensor y = Tensor::zeros(out);
-  batched_product(a, a.type.shape, b, b.type.shape, attrs.get_bool("trans_b"), out.numel(), [&](int64_t i, double v) {
-    v *= alpha;
-    if (c != nullptr) v += beta * c->get((*c_index)(i));
-    if (d != nullptr) v += d->get((*d_index)(i));
-    store(y, i, v);
-  });
+  batched_product(a, a.type.shape, b, b.type.shape, attrs.get_bool("trans_b"), out.numel(),
+                  [&](int64_t i, double v) {
+                    v *= alpha;
+                    if (c != nullptr) v += beta * c->get((*c_index)(i));
+                    if (d != nullptr) v += d->get((*d_index)(i));
+                    store(y, i, v);
+                  });
   const std::string& activation = attrs.get_string("activation");
   if (activation == "none") return y;
   ir::Attributes unary_attrs;
   if (activation == "relu") return unary(ir::OpKind::kRelu, unary_attrs, y, out);
-  INFERNO_CHECK(activation == "gelu" || activation == "gelu_tanh", "unknown gemm activation " + activation);
+  INFERNO_CHECK(activation == "gelu" || activation == "gelu_tanh",
+                "unknown gemm activation " + activation);
   unary_attrs.set("approximate", std::string(activation == "gelu" ? "none" : "tanh"));
   return unary(ir::OpKind::kGelu, unary_attrs, y, out);
 }

@@ -14,7 +14,8 @@ namespace inferno::reference {
 /// Runs `graph` on `inputs` (one per graph input, in order, each exactly of the input's type) and
 /// returns one tensor per graph output. Errors: wrong input count/type (invalid input), an elided
 /// constant (invalid input: no data to evaluate).
-Expected<std::vector<ir::Tensor>> evaluate(const ir::Graph& graph, const std::vector<ir::Tensor>& inputs);
+Expected<std::vector<ir::Tensor>> evaluate(const ir::Graph& graph,
+                                           const std::vector<ir::Tensor>& inputs);
 
 /// Evaluates one node on host tensors (one per node input), returning one tensor per output,
 /// typed as the node's outputs in `graph`.

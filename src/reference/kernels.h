@@ -56,8 +56,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, const TensorType& out);
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha, double beta,
              const TensorType& out);
 /// The canonical gemm with its attributes (trans_b, alpha, beta, activation); c and d may be null.
-Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d, const ir::Attributes& attrs,
-            const TensorType& out);
+Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d,
+            const ir::Attributes& attrs, const TensorType& out);
 
 // layout.cpp (exact for every dtype: elements are copied as bytes)
 Tensor reshape(const Tensor& x, const TensorType& out);
@@ -76,7 +76,8 @@ Tensor elementwise(ir::OpKind op, const ir::Attributes& attrs, const std::vector
 
 // fused.cpp
 /// A fused_elementwise body, step by step with the kernels above.
-Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tensor*>& in, const TensorType& out);
+Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tensor*>& in,
+                         const TensorType& out);
 
 // reduction.cpp
 /// sum (mean = false) or mean over sorted, unique `dims` (empty = all); keepdim is implied by

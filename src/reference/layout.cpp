@@ -15,7 +15,8 @@ Tensor gather(const Tensor& x, const TensorType& out, const StridedIndex& index)
   Tensor y = Tensor::zeros(out);
   const int64_t size = ir::dtype_size(out.dtype);
   for (int64_t i = 0; i < y.numel(); ++i) {
-    std::memcpy(y.data.data() + i * size, x.data.data() + index(i) * size, static_cast<size_t>(size));
+    std::memcpy(y.data.data() + i * size, x.data.data() + index(i) * size,
+                static_cast<size_t>(size));
   }
   return y;
 }
@@ -23,21 +24,23 @@ Tensor gather(const Tensor& x, const TensorType& out, const StridedIndex& index)
 }  // namespace
 
 StridedIndex broadcast_index(const Shape& from, const Shape& to) {
-  INFERNO_CHECK(from.size() <= to.size(), "cannot broadcast " + ir::shape_to_string(from) + " to " +
-                                              ir::shape_to_string(to));
+  INFERNO_CHECK(from.size() <= to.size(),
+                "cannot broadcast " + ir::shape_to_string(from) + " to " + ir::shape_to_string(to));
   const std::vector<int64_t> from_strides = ir::contiguous_strides(from);
   const size_t lead = to.size() - from.size();
   StridedIndex index{to, std::vector<int64_t>(to.size(), 0)};
   for (size_t d = 0; d < from.size(); ++d) {
-    INFERNO_CHECK(from[d] == to[lead + d] || from[d] == 1, "cannot broadcast " + ir::shape_to_string(from) +
-                                                               " to " + ir::shape_to_string(to));
+    INFERNO_CHECK(
+        from[d] == to[lead + d] || from[d] == 1,
+        "cannot broadcast " + ir::shape_to_string(from) + " to " + ir::shape_to_string(to));
     if (from[d] != 1) index.strides[lead + d] = from_strides[d];
   }
   return index;
 }
 
 Tensor reshape(const Tensor& x, const TensorType& out) {
-  INFERNO_CHECK(x.type.dtype == out.dtype && x.numel() == out.numel(), "reshape changes the element count");
+  INFERNO_CHECK(x.type.dtype == out.dtype && x.numel() == out.numel(),
+                "reshape changes the element count");
   Tensor y;
   y.type = out;
   y.data = x.data;  // row-major data is unchanged
@@ -48,7 +51,8 @@ Tensor permute(const Tensor& x, const ir::IntList& dims, const TensorType& out) 
   INFERNO_CHECK(dims.size() == x.type.shape.size(), "permute dims do not match the rank");
   const std::vector<int64_t> x_strides = ir::contiguous_strides(x.type.shape);
   StridedIndex index{out.shape, {}};
-  for (int64_t d : dims) index.strides.push_back(x_strides[static_cast<size_t>(d)]);  // out dim i = x dim dims[i]
+  for (int64_t d : dims)
+    index.strides.push_back(x_strides[static_cast<size_t>(d)]);  // out dim i = x dim dims[i]
   return gather(x, out, index);
 }
 
@@ -59,6 +63,8 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, const TensorType& 
   return permute(x, dims, out);
 }
 
-Tensor expand(const Tensor& x, const TensorType& out) { return gather(x, out, broadcast_index(x.type.shape, out.shape)); }
+Tensor expand(const Tensor& x, const TensorType& out) {
+  return gather(x, out, broadcast_index(x.type.shape, out.shape));
+}
 
 }  // namespace inferno::reference::detail

@@ -20,7 +20,8 @@ Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const Te
   Shape kept_shape = shape;  // the keepdim form of the output shape
   double count = 1;          // elements per output slot
   for (size_t d = 0; d < shape.size(); ++d) {
-    if (dims.empty() || std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end()) {
+    if (dims.empty() ||
+        std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end()) {
       count *= static_cast<double>(shape[d]);
       kept_shape[d] = 1;
     }
@@ -36,14 +37,16 @@ Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const Te
     std::vector<int64_t> acc(static_cast<size_t>(out.numel()), 0);
     for (int64_t i = 0; i < x.numel(); ++i) {
       int64_t& slot = acc[static_cast<size_t>(to_out(i))];
-      slot = static_cast<int64_t>(static_cast<uint64_t>(slot) + static_cast<uint64_t>(load_int(x, i)));
+      slot =
+          static_cast<int64_t>(static_cast<uint64_t>(slot) + static_cast<uint64_t>(load_int(x, i)));
     }
     for (int64_t o = 0; o < y.numel(); ++o) store_int(y, o, acc[static_cast<size_t>(o)]);
     return y;
   }
   std::vector<double> acc(static_cast<size_t>(out.numel()), 0.0);
   for (int64_t i = 0; i < x.numel(); ++i) acc[static_cast<size_t>(to_out(i))] += x.get(i);
-  for (int64_t o = 0; o < y.numel(); ++o) store(y, o, mean ? acc[static_cast<size_t>(o)] / count : acc[static_cast<size_t>(o)]);
+  for (int64_t o = 0; o < y.numel(); ++o)
+    store(y, o, mean ? acc[static_cast<size_t>(o)] / count : acc[static_cast<size_t>(o)]);
   return y;
 }
 

@@ -1,5 +1,6 @@
 // INFERNO_CHECK: internal invariants. A failed check is a bug in infernoc, not a user error; it
-// prints the condition and location to stderr and exits with code 1 (the CLI's internal-error code).
+// prints the condition and location to stderr and exits with code 1 (the CLI's internal-error
+// code).
 #pragma once
 
 #include <string>
@@ -9,9 +10,9 @@ namespace inferno::detail {
                                const std::string& message);
 }  // namespace inferno::detail
 
-#define INFERNO_CHECK(cond, ...)                                                  \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
+#define INFERNO_CHECK(cond, ...)                                                            \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
       ::inferno::detail::check_failed(#cond, __FILE__, __LINE__, std::string{__VA_ARGS__}); \
-    }                                                                             \
+    }                                                                                       \
   } while (0)

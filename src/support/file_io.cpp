@@ -14,14 +14,15 @@ Expected<std::vector<std::byte>> read_file_bytes(const std::string& path, uint64
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return io_error("cannot read '" + path + "': " + ec.message());
   if (size > max_bytes) {
-    return invalid_input("'" + path + "' is " + std::to_string(size) + " bytes, more than the limit of " +
-                         std::to_string(max_bytes));
+    return invalid_input("'" + path + "' is " + std::to_string(size) +
+                         " bytes, more than the limit of " + std::to_string(max_bytes));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot open '" + path + "': " + std::strerror(errno));
   std::vector<std::byte> bytes(static_cast<size_t>(size));
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-  if (in.gcount() != static_cast<std::streamsize>(size)) return io_error("cannot read '" + path + "': short read");
+  if (in.gcount() != static_cast<std::streamsize>(size))
+    return io_error("cannot read '" + path + "': short read");
   return bytes;
 }
 

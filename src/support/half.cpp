@@ -44,6 +44,8 @@ uint16_t float_to_bf16_bits(float f) {
   return static_cast<uint16_t>((x + rounding_bias) >> 16);
 }
 
-float bf16_bits_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+float bf16_bits_to_float(uint16_t b) {
+  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+}
 
 }  // namespace inferno

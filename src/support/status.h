@@ -60,7 +60,7 @@ Status internal_error(std::string message);
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
   Expected(Status status) : state_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool has_value() const { return state_.index() == 0; }
@@ -84,9 +84,9 @@ class [[nodiscard]] Expected {
 }  // namespace inferno
 
 /// Propagates a non-ok Status (or the Status of a failed Expected) to the caller.
-#define INFERNO_RETURN_IF_ERROR(expr)            \
-  do {                                           \
-    ::inferno::Status inferno_status_ = (expr);  \
+#define INFERNO_RETURN_IF_ERROR(expr)                     \
+  do {                                                    \
+    ::inferno::Status inferno_status_ = (expr);           \
     if (!inferno_status_.is_ok()) return inferno_status_; \
   } while (0)
 

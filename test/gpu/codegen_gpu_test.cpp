@@ -43,18 +43,26 @@ struct Tolerance {
 // torch.testing.assert_close's defaults; integers and bool exactly.
 Tolerance default_tolerance(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return {1.3e-6, 1e-5};
-    case DType::kF16: return {1e-3, 1e-5};
-    case DType::kBF16: return {1.6e-2, 1e-5};
-    case DType::kF64: return {1e-7, 1e-7};
-    default: return {0, 0};
+    case DType::kF32:
+      return {1.3e-6, 1e-5};
+    case DType::kF16:
+      return {1e-3, 1e-5};
+    case DType::kBF16:
+      return {1.6e-2, 1e-5};
+    case DType::kF64:
+      return {1e-7, 1e-7};
+    default:
+      return {0, 0};
   }
 }
 
 // Half a unit in the last place of `dtype` at magnitude `magnitude`: the most one rounding to
 // the dtype changes a value of that size.
 double half_ulp(DType dtype, double magnitude) {
-  const int mantissa_bits = dtype == DType::kF16 ? 10 : dtype == DType::kBF16 ? 7 : dtype == DType::kF32 ? 23 : 52;
+  const int mantissa_bits = dtype == DType::kF16    ? 10
+                            : dtype == DType::kBF16 ? 7
+                            : dtype == DType::kF32  ? 23
+                                                    : 52;
   return std::ldexp(1.0, std::ilogb(std::max(magnitude, 1e-30)) - mantissa_bits - 1);
 }
 
@@ -100,16 +108,19 @@ class Case {
   ir::ValueId constant(const std::string& name, DType dtype, ir::Shape shape) {
     return graph_.add_constant(name, test::random_tensor({dtype, std::move(shape)}, ++seed_));
   }
-  ir::ValueId node(OpKind op, std::vector<ir::ValueId> in, ir::Attributes a, const std::string& name) {
+  ir::ValueId node(OpKind op, std::vector<ir::ValueId> in, ir::Attributes a,
+                   const std::string& name) {
     auto v = ir::build_value(graph_, op, std::move(in), std::move(a), name);
     INFO(name << ": " << (v ? "" : v.status().to_string()));
     REQUIRE(v.has_value());
     return *v;
   }
-  ir::ValueId gemm(const std::string& name, std::vector<ir::ValueId> in, bool trans_b, double alpha, double beta,
-                   const std::string& activation) {
-    return node(OpKind::kGemm, std::move(in),
-                attrs({{"trans_b", trans_b}, {"alpha", alpha}, {"beta", beta}, {"activation", activation}}), name);
+  ir::ValueId gemm(const std::string& name, std::vector<ir::ValueId> in, bool trans_b, double alpha,
+                   double beta, const std::string& activation) {
+    return node(
+        OpKind::kGemm, std::move(in),
+        attrs({{"trans_b", trans_b}, {"alpha", alpha}, {"beta", beta}, {"activation", activation}}),
+        name);
   }
   ir::ValueId fused(const std::string& name, std::vector<ir::ValueId> in, const std::string& expr) {
     return node(OpKind::kFusedElementwise, std::move(in), attrs({{"expr", expr}}), name);
@@ -141,8 +152,8 @@ class Case {
         const double partial = max_abs((*expected)[static_cast<size_t>(at - outputs_.begin())]);
         t.atol = std::max(t.atol, half_ulp(graph_.type(outputs_[j]).dtype, partial));
       }
-      INFO("output %" << graph_.name(outputs_[j]) << " " << graph_.type(outputs_[j]).to_string() << ", rtol "
-                      << t.rtol << ", atol " << t.atol);
+      INFO("output %" << graph_.name(outputs_[j]) << " " << graph_.type(outputs_[j]).to_string()
+                      << ", rtol " << t.rtol << ", atol " << t.atol);
       CHECK(test::compare_close(actual[j], (*expected)[j], t.rtol, t.atol) == "");
     }
     return model.cuda_source();
@@ -165,9 +176,11 @@ class Case {
 
 }  // namespace
 
-TEST_CASE("gpu: every gemm epilogue route matches the reference, in every floating dtype", "[gpu][codegen]") {
+TEST_CASE("gpu: every gemm epilogue route matches the reference, in every floating dtype",
+          "[gpu][codegen]") {
   REQUIRE_GPU();
-  constexpr int64_t M = 20, K = 24, N = 36, B = 3;  // K = 24: fp32 sums stay within the default tolerances
+  constexpr int64_t M = 20, K = 24, N = 36,
+                    B = 3;  // K = 24: fp32 sums stay within the default tolerances
   for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
     INFO(ir::dtype_name(dtype));
     Case c;
@@ -175,7 +188,8 @@ TEST_CASE("gpu: every gemm epilogue route matches the reference, in every floati
     const ir::ValueId col = c.input("col", dtype, {M, 1}), xb = c.input("xb", dtype, {B, M, K});
     const ir::ValueId rb = c.input("rb", dtype, {B, M, N});
     const ir::ValueId w = c.constant("w", dtype, {K, N}), wt = c.constant("wt", dtype, {N, K});
-    const ir::ValueId wb = c.constant("wb", dtype, {B, K, N}), bias = c.constant("bias", dtype, {N});
+    const ir::ValueId wb = c.constant("wb", dtype, {B, K, N}),
+                      bias = c.constant("bias", dtype, {N});
     const ir::ValueId s = c.constant("s", dtype, {});
     c.output(c.gemm("plain", {x, w}, false, 1.0, 1.0, "none"));
     c.output(c.gemm("trans_b_bias_relu", {x, wt, bias}, true, 1.0, 1.0, "relu"));
@@ -183,12 +197,16 @@ TEST_CASE("gpu: every gemm epilogue route matches the reference, in every floati
     c.output(c.gemm("separate_c_alpha_beta", {x, w, r}, false, 0.5, -1.25, "none"));
     const ir::ValueId partial = c.gemm("separate_c", {x, w, r}, false, 1.0, 1.0, "none");
     c.output(partial);
-    c.output(c.gemm("copied_c_gelu_tanh", {x, w, col}, false, 1.0, 2.0, "gelu_tanh"), gelu_tolerance(dtype));
-    c.output(c.gemm("bias_residual_gelu", {x, wt, bias, r}, true, 1.0, 1.0, "gelu"), gelu_tolerance(dtype));
-    c.output(c.gemm("kernel_addend_relu", {x, w, col, r}, false, 1.0, -0.75, "relu"), default_tolerance(dtype), partial);
+    c.output(c.gemm("copied_c_gelu_tanh", {x, w, col}, false, 1.0, 2.0, "gelu_tanh"),
+             gelu_tolerance(dtype));
+    c.output(c.gemm("bias_residual_gelu", {x, wt, bias, r}, true, 1.0, 1.0, "gelu"),
+             gelu_tolerance(dtype));
+    c.output(c.gemm("kernel_addend_relu", {x, w, col, r}, false, 1.0, -0.75, "relu"),
+             default_tolerance(dtype), partial);
     c.output(c.gemm("batched_residual_relu", {xb, wb, rb}, false, 1.0, 1.0, "relu"));
     c.output(c.gemm("batched_left_broadcast_bias", {x, wb, bias}, false, 1.0, 1.0, "none"));
-    c.output(c.gemm("folded_batch_bias_gelu", {xb, wt, bias}, true, 1.5, 1.0, "gelu"), gelu_tolerance(dtype));
+    c.output(c.gemm("folded_batch_bias_gelu", {xb, wt, bias}, true, 1.5, 1.0, "gelu"),
+             gelu_tolerance(dtype));
     c.output(c.gemm("scalar_c_relu", {x, w, s}, false, 2.0, 1.0, "relu"));
     c.output(c.gemm("residual_over_batches", {xb, wb, r}, false, 1.0, 0.5, "none"));
     // C read from an arena buffer that dies at the GEMM: the output takes its bytes (C == D).
@@ -205,12 +223,14 @@ TEST_CASE("gpu: every gemm epilogue route matches the reference, in every floati
   }
 }
 
-TEST_CASE("gpu: a long reduction over K (split-K territory) matches the reference", "[gpu][codegen]") {
+TEST_CASE("gpu: a long reduction over K (split-K territory) matches the reference",
+          "[gpu][codegen]") {
   REQUIRE_GPU();
   Case c;
   constexpr int64_t K = 1024;
   const ir::ValueId x = c.input("x", DType::kF32, {16, K});
-  const ir::ValueId w = c.constant("w", DType::kF32, {16, K}), bias = c.constant("bias", DType::kF32, {16});
+  const ir::ValueId w = c.constant("w", DType::kF32, {16, K}),
+                    bias = c.constant("bias", DType::kF32, {16});
   // fp32 sums of 1024 products (|a b| <= 4, mean 1): each addition rounds by up to 2^-24 of a
   // partial sum of about sqrt(K) * 1.15 = 37, and those errors add like a random walk:
   // sqrt(K) * 37 * 6e-8 = 7e-5 typically. 5e-4 leaves room for the tail, not for a wrong sum.
@@ -218,21 +238,29 @@ TEST_CASE("gpu: a long reduction over K (split-K territory) matches the referenc
   c.check();
 }
 
-TEST_CASE("gpu: fused elementwise nodes match the reference: broadcasts, literals, casts, f16/bf16 steps",
-          "[gpu][codegen]") {
+TEST_CASE(
+    "gpu: fused elementwise nodes match the reference: broadcasts, literals, casts, f16/bf16 steps",
+    "[gpu][codegen]") {
   REQUIRE_GPU();
   Case c;
-  const ir::ValueId x = c.input("x", DType::kF32, {4, 6, 8}), row = c.input("row", DType::kF32, {8});
+  const ir::ValueId x = c.input("x", DType::kF32, {4, 6, 8}),
+                    row = c.input("row", DType::kF32, {8});
   const ir::ValueId col = c.input("col", DType::kF32, {6, 1}), s = c.constant("s", DType::kF32, {});
-  const ir::ValueId h = c.input("h", DType::kF16, {4, 6, 8}), hrow = c.input("hrow", DType::kF16, {8});
-  const ir::ValueId brow = c.input("brow", DType::kBF16, {8}), d = c.input("d", DType::kF64, {4, 6, 8});
+  const ir::ValueId h = c.input("h", DType::kF16, {4, 6, 8}),
+                    hrow = c.input("hrow", DType::kF16, {8});
+  const ir::ValueId brow = c.input("brow", DType::kBF16, {8}),
+                    d = c.input("d", DType::kF64, {4, 6, 8});
   const ir::ValueId drow = c.constant("drow", DType::kF64, {8});
   const ir::ValueId a0 = c.input("a0", DType::kF32, {}), a1 = c.input("a1", DType::kF32, {});
   c.output(c.fused("silu", {x}, "sigmoid($0); mul($0, #0)"));
-  c.output(c.fused("broadcasts", {x, row, s, col}, "add($0, $1); mul(#0, $2); gelu[tanh](#1); sub(#2, $3)"));
-  c.output(c.fused("f16_steps", {h, hrow, col}, "mul($0, $1); exp(#0); cast[f32](#1); div(#2, $2)"));
-  c.output(c.fused("bf16_steps", {x, brow}, "cast[bf16]($0); tanh(#0); add(#1, $1); gelu[none](#2)"));
-  c.output(c.fused("to_int_and_bool", {x, row}, "mul($0, $1); cast[i32](#0); abs(#1); cast[bool](#2)"));
+  c.output(c.fused("broadcasts", {x, row, s, col},
+                   "add($0, $1); mul(#0, $2); gelu[tanh](#1); sub(#2, $3)"));
+  c.output(
+      c.fused("f16_steps", {h, hrow, col}, "mul($0, $1); exp(#0); cast[f32](#1); div(#2, $2)"));
+  c.output(
+      c.fused("bf16_steps", {x, brow}, "cast[bf16]($0); tanh(#0); add(#1, $1); gelu[none](#2)"));
+  c.output(
+      c.fused("to_int_and_bool", {x, row}, "mul($0, $1); cast[i32](#0); abs(#1); cast[bool](#2)"));
   c.output(c.fused("int_back_to_float", {x, col}, "cast[i64]($0); cast[f32](#0); add(#1, $1)"));
   c.output(c.fused("f64", {d, drow}, "exp($0); add(#0, $1); silu(#1)"));
   c.output(c.fused("scalars", {a0, a1}, "mul($0, $1); neg(#0)"));
@@ -255,11 +283,14 @@ TEST_CASE("gpu: linear, addmm and matmul (the -O0 forms) match the reference", "
     const ir::ValueId a = c.input("a", dtype, {20, 24}), cin = c.input("cin", dtype, {20, 36});
     const ir::ValueId v = c.input("v", dtype, {24}), ab = c.input("ab", dtype, {3, 20, 24});
     const ir::ValueId w = c.constant("w", dtype, {36, 24}), b = c.constant("b", dtype, {36});
-    const ir::ValueId m = c.constant("m", dtype, {24, 36}), mb = c.constant("mb", dtype, {3, 24, 36});
+    const ir::ValueId m = c.constant("m", dtype, {24, 36}),
+                      mb = c.constant("mb", dtype, {3, 24, 36});
     c.output(c.node(OpKind::kLinear, {x3, w, b}, {}, "linear_epilogue_bias"));
     c.output(c.node(OpKind::kLinear, {x3, w, b_in}, {}, "linear_copied_bias"));
-    c.output(c.node(OpKind::kAddMM, {cin, a, m}, attrs({{"alpha", 0.5}, {"beta", 3.0}}), "addmm_separate_c"));
-    c.output(c.node(OpKind::kAddMM, {b, a, m}, attrs({{"alpha", 1.0}, {"beta", 1.0}}), "addmm_bias"));
+    c.output(c.node(OpKind::kAddMM, {cin, a, m}, attrs({{"alpha", 0.5}, {"beta", 3.0}}),
+                    "addmm_separate_c"));
+    c.output(
+        c.node(OpKind::kAddMM, {b, a, m}, attrs({{"alpha", 1.0}, {"beta", 1.0}}), "addmm_bias"));
     c.output(c.node(OpKind::kMatMul, {v, m}, {}, "matmul_vector"));
     c.output(c.node(OpKind::kMatMul, {ab, m}, {}, "matmul_folded"));
     c.output(c.node(OpKind::kMatMul, {a, mb}, {}, "matmul_left_broadcast"));
@@ -270,7 +301,8 @@ TEST_CASE("gpu: linear, addmm and matmul (the -O0 forms) match the reference", "
 namespace {
 
 // The nodes of one run captured into a CUDA graph, for GEMM + ReLU models of these shapes.
-std::vector<std::string> gemm_relu_nodes(const std::vector<std::array<int64_t, 3>>& shapes, size_t* gemms) {
+std::vector<std::string> gemm_relu_nodes(const std::vector<std::array<int64_t, 3>>& shapes,
+                                         size_t* gemms) {
   Case c;
   std::vector<ir::ValueId> outputs;
   for (const auto& [m, k, n] : shapes) {
@@ -297,8 +329,9 @@ TEST_CASE("gpu: x @ W then ReLU is one kernel launch with or without a bias", "[
   CHECK(nodes == std::vector<std::string>(gemms, "kernel"));
 }
 
-TEST_CASE("gpu: a long K over few output tiles takes at most cuBLASLt's split-K reduction kernel more",
-          "[gpu][codegen]") {
+TEST_CASE(
+    "gpu: a long K over few output tiles takes at most cuBLASLt's split-K reduction kernel more",
+    "[gpu][codegen]") {
   REQUIRE_GPU();
   // kernels/gemm.cuh leaves split-K to the heuristic: measured much faster there than one kernel.
   size_t gemms = 0;
@@ -307,20 +340,24 @@ TEST_CASE("gpu: a long K over few output tiles takes at most cuBLASLt's split-K 
   INFO(nodes.size() << " nodes for " << gemms << " GEMMs");
   CHECK(nodes.size() >= gemms);
   CHECK(nodes.size() <= 2 * gemms);
-  CHECK(std::count(nodes.begin(), nodes.end(), "kernel") == static_cast<std::ptrdiff_t>(nodes.size()));
+  CHECK(std::count(nodes.begin(), nodes.end(), "kernel") ==
+        static_cast<std::ptrdiff_t>(nodes.size()));
 }
 
 // Not a check: what one GEMM + ReLU run costs, replayed as a CUDA graph (run it by its tag).
 TEST_CASE("gpu: time x @ W then ReLU", "[.][gpu_timing]") {
   REQUIRE_GPU();
-  for (const auto& [m, k, n] : {std::array<int64_t, 3>{512, 1024, 512}, {16, 8192, 16}, {64, 16384, 64}, {4096, 4096, 4096}}) {
+  for (const auto& [m, k, n] : {std::array<int64_t, 3>{512, 1024, 512},
+                                {16, 8192, 16},
+                                {64, 16384, 64},
+                                {4096, 4096, 4096}}) {
     Case c;
     const ir::ValueId x = c.input("x", DType::kF32, {m, k});
     const ir::ValueId w = c.constant("w", DType::kF32, {k, n});
     c.graph().set_outputs({c.gemm("y", {x, w}, false, 1.0, 1.0, "relu")});
     test::CompiledModel model(c.graph());
-    std::printf("M %ld, K %ld, N %ld: %.1f us\n", static_cast<long>(m), static_cast<long>(k), static_cast<long>(n),
-                model.replay_microseconds(c.inputs(), 200));
+    std::printf("M %ld, K %ld, N %ld: %.1f us\n", static_cast<long>(m), static_cast<long>(k),
+                static_cast<long>(n), model.replay_microseconds(c.inputs(), 200));
   }
 }
 

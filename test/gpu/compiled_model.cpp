@@ -17,22 +17,29 @@ namespace {
     REQUIRE(cuda_require_error_ == cudaSuccess);                    \
   } while (0)
 
-#define RUNTIME_REQUIRE(call)                         \
-  do {                                                \
-    const inferno_status runtime_status_ = (call);    \
-    INFO(#call << ": " << inferno_last_error());      \
-    REQUIRE(runtime_status_ == INFERNO_STATUS_OK);    \
+#define RUNTIME_REQUIRE(call)                      \
+  do {                                             \
+    const inferno_status runtime_status_ = (call); \
+    INFO(#call << ": " << inferno_last_error());   \
+    REQUIRE(runtime_status_ == INFERNO_STATUS_OK); \
   } while (0)
 
 int32_t dtype_enum(ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::kF32: return INFERNO_DTYPE_F32;
-    case ir::DType::kF16: return INFERNO_DTYPE_F16;
-    case ir::DType::kBF16: return INFERNO_DTYPE_BF16;
-    case ir::DType::kF64: return INFERNO_DTYPE_F64;
-    case ir::DType::kI64: return INFERNO_DTYPE_I64;
-    case ir::DType::kI32: return INFERNO_DTYPE_I32;
-    case ir::DType::kBool: return INFERNO_DTYPE_BOOL;
+    case ir::DType::kF32:
+      return INFERNO_DTYPE_F32;
+    case ir::DType::kF16:
+      return INFERNO_DTYPE_F16;
+    case ir::DType::kBF16:
+      return INFERNO_DTYPE_BF16;
+    case ir::DType::kF64:
+      return INFERNO_DTYPE_F64;
+    case ir::DType::kI64:
+      return INFERNO_DTYPE_I64;
+    case ir::DType::kI32:
+      return INFERNO_DTYPE_I32;
+    case ir::DType::kBool:
+      return INFERNO_DTYPE_BOOL;
   }
   return -1;
 }
@@ -43,11 +50,16 @@ inferno_tensor tensor_desc(void* data, const ir::TensorType& type) {
 
 std::string node_type_name(cudaGraphNodeType type) {
   switch (type) {
-    case cudaGraphNodeTypeKernel: return "kernel";
-    case cudaGraphNodeTypeMemcpy: return "memcpy";
-    case cudaGraphNodeTypeMemset: return "memset";
-    case cudaGraphNodeTypeEmpty: return "empty";
-    default: return "other (" + std::to_string(static_cast<int>(type)) + ")";
+    case cudaGraphNodeTypeKernel:
+      return "kernel";
+    case cudaGraphNodeTypeMemcpy:
+      return "memcpy";
+    case cudaGraphNodeTypeMemset:
+      return "memset";
+    case cudaGraphNodeTypeEmpty:
+      return "empty";
+    default:
+      return "other (" + std::to_string(static_cast<int>(type)) + ")";
   }
 }
 
@@ -122,13 +134,15 @@ void CompiledModel::upload(Buffers& buffers, const std::vector<ir::Tensor>& inpu
     void* data = nullptr;
     CUDA_REQUIRE(cudaMalloc(&data, std::max<size_t>(inputs[i].data.size(), 1)));
     buffers.inputs.push_back(data);
-    CUDA_REQUIRE(cudaMemcpy(data, inputs[i].data.data(), inputs[i].data.size(), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(
+        cudaMemcpy(data, inputs[i].data.data(), inputs[i].data.size(), cudaMemcpyHostToDevice));
     buffers.input_descs.push_back(tensor_desc(data, input_types_[i]));
   }
   for (const ir::TensorType& type : output_types_) {
     void* data = nullptr;
     CUDA_REQUIRE(cudaMalloc(&data, std::max<size_t>(static_cast<size_t>(type.size_bytes()), 1)));
-    CUDA_REQUIRE(cudaMemset(data, 0xff, static_cast<size_t>(type.size_bytes())));  // NaNs until written
+    CUDA_REQUIRE(
+        cudaMemset(data, 0xff, static_cast<size_t>(type.size_bytes())));  // NaNs until written
     buffers.outputs.push_back(data);
     buffers.output_descs.push_back(tensor_desc(data, type));
   }
@@ -136,7 +150,8 @@ void CompiledModel::upload(Buffers& buffers, const std::vector<ir::Tensor>& inpu
 
 void CompiledModel::enqueue(Buffers& buffers, void* stream) {
   RUNTIME_REQUIRE(inferno_session_run(session_, stream, buffers.input_descs.data(),
-                                      static_cast<int32_t>(buffers.input_descs.size()), buffers.output_descs.data(),
+                                      static_cast<int32_t>(buffers.input_descs.size()),
+                                      buffers.output_descs.data(),
                                       static_cast<int32_t>(buffers.output_descs.size())));
 }
 
@@ -148,7 +163,8 @@ std::vector<ir::Tensor> CompiledModel::run(const std::vector<ir::Tensor>& inputs
   std::vector<ir::Tensor> outputs;
   for (size_t j = 0; j < output_types_.size(); ++j) {
     ir::Tensor out = ir::Tensor::zeros(output_types_[j]);
-    CUDA_REQUIRE(cudaMemcpy(out.data.data(), buffers.outputs[j], out.data.size(), cudaMemcpyDeviceToHost));
+    CUDA_REQUIRE(
+        cudaMemcpy(out.data.data(), buffers.outputs[j], out.data.size(), cudaMemcpyDeviceToHost));
     outputs.push_back(std::move(out));
   }
   return outputs;

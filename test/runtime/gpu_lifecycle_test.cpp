@@ -60,11 +60,13 @@ TEST_CASE("gpu: 1000 load-run-unload cycles keep device memory and host RSS flat
   for (int i = 0; i < 500; ++i) cycle(x, y, stream.get());
   const long long device_growth =
       static_cast<long long>(device_before) - static_cast<long long>(device_free_bytes());
-  const long long rss_first_half = static_cast<long long>(rss_middle) - static_cast<long long>(rss_start);
-  const long long rss_second_half = static_cast<long long>(host_rss_bytes()) - static_cast<long long>(rss_middle);
-  WARN("after 1000 cycles: device memory used grew " << mib(device_growth) << " MiB; host RSS grew "
-                                                     << mib(rss_first_half) << " MiB over the first 500 and "
-                                                     << mib(rss_second_half) << " MiB over the second 500");
+  const long long rss_first_half =
+      static_cast<long long>(rss_middle) - static_cast<long long>(rss_start);
+  const long long rss_second_half =
+      static_cast<long long>(host_rss_bytes()) - static_cast<long long>(rss_middle);
+  WARN("after 1000 cycles: device memory used grew "
+       << mib(device_growth) << " MiB; host RSS grew " << mib(rss_first_half)
+       << " MiB over the first 500 and " << mib(rss_second_half) << " MiB over the second 500");
   CHECK(device_growth <= 8ll << 20);
   CHECK(rss_first_half + rss_second_half <= 16ll << 20);
   CHECK(same_bits(y.download(), reference_output(sample_input(3))));

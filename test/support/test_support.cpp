@@ -8,8 +8,12 @@
 
 namespace inferno::test {
 
-std::string fixture_path(const std::string& relative) { return std::string(INFERNO_FIXTURES_DIR) + "/" + relative; }
-std::string golden_path(const std::string& relative) { return std::string(INFERNO_GOLDEN_DIR) + "/" + relative; }
+std::string fixture_path(const std::string& relative) {
+  return std::string(INFERNO_FIXTURES_DIR) + "/" + relative;
+}
+std::string golden_path(const std::string& relative) {
+  return std::string(INFERNO_GOLDEN_DIR) + "/" + relative;
+}
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -31,7 +35,8 @@ ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed) {
   return t;
 }
 
-std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol) {
+std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol,
+                          double atol) {
   if (actual.type != expected.type) {
     return "type " + actual.type.to_string() + " != expected " + expected.type.to_string();
   }
@@ -41,7 +46,8 @@ std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, 
     const double a = actual.get(i), e = expected.get(i);
     const double allowed = atol + rtol * std::fabs(e);
     const double diff = std::fabs(a - e);
-    if (a != e && !(diff <= allowed) && !(std::isnan(a) && std::isnan(e))) {  // a == e: equal infinities
+    if (a != e && !(diff <= allowed) &&
+        !(std::isnan(a) && std::isnan(e))) {  // a == e: equal infinities
       ++mismatches;
       if (worst < 0 || diff - allowed > worst_excess) {
         worst = i;

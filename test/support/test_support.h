@@ -20,6 +20,7 @@ ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed);
 
 /// Max |a-b| <= atol + rtol*|b| elementwise (torch.testing.assert_close's rule); on failure the
 /// returned string says where and by how much, else it is empty.
-std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol, double atol);
+std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol,
+                          double atol);
 
 }  // namespace inferno::test

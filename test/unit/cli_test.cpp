@@ -25,7 +25,8 @@ test::ProcessResult infernoc(std::vector<std::string> args) {
 /// A fresh, empty directory for one test's outputs. Directories are removed with
 /// driver::remove_tree: std::filesystem::remove_all crashes where the torch wheel is linked.
 std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("infernoc_cli_test_" + name + "_" + std::to_string(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("infernoc_cli_test_" + name + "_" + std::to_string(::getpid()));
   driver::remove_tree(dir.string());
   std::filesystem::create_directories(dir);
   return dir;
@@ -50,13 +51,16 @@ TEST_CASE("command-line mistakes exit 3 with a message") {
   auto bad_emit = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "exe"});
   CHECK(bad_emit.exit_code == 3);
   CHECK(contains(bad_emit.err, "--emit"));
-  auto bad_spec = infernoc({fixture_path("mlp2/model.pt"), "--input", "x:4by16:f32", "--emit", "ir"});
+  auto bad_spec =
+      infernoc({fixture_path("mlp2/model.pt"), "--input", "x:4by16:f32", "--emit", "ir"});
   CHECK(bad_spec.exit_code == 3);
   CHECK(contains(bad_spec.err, "4by16"));
-  auto bad_pass = infernoc({fixture_path("mlp2/model.pt2"), "--passes=dce,nosuchpass", "--emit", "ir"});
+  auto bad_pass =
+      infernoc({fixture_path("mlp2/model.pt2"), "--passes=dce,nosuchpass", "--emit", "ir"});
   CHECK(bad_pass.exit_code == 3);
   CHECK(contains(bad_pass.err, "unknown pass 'nosuchpass'"));
-  auto reference_without_data = infernoc({fixture_path("mlp2/model.pt2"), "--reference", "--save-outputs", "x"});
+  auto reference_without_data =
+      infernoc({fixture_path("mlp2/model.pt2"), "--reference", "--save-outputs", "x"});
   CHECK(reference_without_data.exit_code == 3);
   CHECK(contains(reference_without_data.err, "--data"));
 }
@@ -89,7 +93,8 @@ TEST_CASE("print-after-all and -O0 control the pipeline") {
   auto all = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "--print-after-all"});
   REQUIRE(all.exit_code == 0);
   CHECK(contains(all.err, "IR after dce"));
-  auto none = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "-O0", "--print-after-all"});
+  auto none =
+      infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "-O0", "--print-after-all"});
   REQUIRE(none.exit_code == 0);
   CHECK(!contains(none.err, "IR after"));
 }
@@ -135,7 +140,8 @@ TEST_CASE("emit plan prints the arena plan of the optimized graph") {
   CHECK(contains(plan.out, "output 0"));
 }
 
-TEST_CASE("dump-graph writes the graph before and after optimization, and PNGs when dot is on PATH") {
+TEST_CASE(
+    "dump-graph writes the graph before and after optimization, and PNGs when dot is on PATH") {
   const auto dir = scratch_dir("dump_graph");
   const std::string dumps = (dir / "graphs").string();
   {
@@ -151,7 +157,8 @@ TEST_CASE("dump-graph writes the graph before and after optimization, and PNGs w
   CHECK_FALSE(std::filesystem::exists(dumps + "/before.png"));
 
   // A fake dot that writes its -o argument: run with relative names in the dump directory.
-  test::write_script(dir / "bin" / "dot", "[ \"$1\" = -Tpng ] && [ \"$3\" = -o ] && echo png > \"$4\"\n");
+  test::write_script(dir / "bin" / "dot",
+                     "[ \"$1\" = -Tpng ] && [ \"$3\" = -o ] && echo png > \"$4\"\n");
   {
     ScopedEnv path("PATH", (dir / "bin").string());
     auto run = infernoc({fixture_path("mm_relu/model.pt2"), "--emit", "ir", "--dump-graph", dumps});
@@ -183,7 +190,8 @@ std::string succeeding_nvcc(const std::filesystem::path& dir) {
 TEST_CASE("help documents the backend flags and the default arch") {
   auto help = infernoc({"--help"});
   CHECK(help.exit_code == 0);
-  for (const char* part : {"--arch", "sm_90", "--nvcc", "CUDACXX", "--weights", "--tf32", "--keep-build", "cu"}) {
+  for (const char* part :
+       {"--arch", "sm_90", "--nvcc", "CUDACXX", "--weights", "--tf32", "--keep-build", "cu"}) {
     INFO(part);
     CHECK(contains(help.out, part));
   }
@@ -224,12 +232,14 @@ TEST_CASE("toolchain problems exit 4 before the model is read") {
   driver::remove_tree(dir.string());
 }
 
-TEST_CASE("backend flags with other emits, and outputs that cannot be written, fail before loading") {
+TEST_CASE(
+    "backend flags with other emits, and outputs that cannot be written, fail before loading") {
   auto arch_with_ir = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "--arch", "sm_90"});
   CHECK(arch_with_ir.exit_code == 3);
   CHECK(contains(arch_with_ir.err, "--arch"));
-  auto weights_with_reference = infernoc({fixture_path("mlp2/model.pt2"), "--weights", "external", "--reference",
-                                          "--data", fixture_path("mlp2/input0.npy"), "--save-outputs", "x"});
+  auto weights_with_reference =
+      infernoc({fixture_path("mlp2/model.pt2"), "--weights", "external", "--reference", "--data",
+                fixture_path("mlp2/input0.npy"), "--save-outputs", "x"});
   CHECK(weights_with_reference.exit_code == 3);
   auto bad_weights = infernoc({fixture_path("mlp2/model.pt2"), "--weights", "inline"});
   CHECK(bad_weights.exit_code == 3);
@@ -250,15 +260,18 @@ TEST_CASE("emit so builds model.so with the real nvcc, named after the model by 
   }
   const auto dir = scratch_dir("real_build");
   std::filesystem::copy_file(fixture_path("mlp2/model.pt2"), dir / "mlp2.pt2");
-  auto result = test::run_process({INFERNOC_EXE, "mlp2.pt2", "--nvcc", "/usr/local/cuda/bin/nvcc", "--arch", "sm_90"},
-                                  dir.string());
+  auto result = test::run_process(
+      {INFERNOC_EXE, "mlp2.pt2", "--nvcc", "/usr/local/cuda/bin/nvcc", "--arch", "sm_90"},
+      dir.string());
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(contains(result.err, "infernoc: compiling model.cu with nvcc "));
   CHECK(contains(result.err, " for sm_90 ..."));
   CHECK(contains(result.err, "infernoc: wrote mlp2.so ("));
   CHECK(test::list_dir(dir) == std::set<std::string>{"mlp2.pt2", "mlp2.so"});
-  CHECK(test::read_text_file((dir / "mlp2.so").string()).substr(0, 4) == "\x7f" "ELF");
+  CHECK(test::read_text_file((dir / "mlp2.so").string()).substr(0, 4) ==
+        "\x7f"
+        "ELF");
   driver::remove_tree(dir.string());
 }
 
@@ -271,19 +284,20 @@ TEST_CASE("emit so at awkward paths, with external weights and a kept build dire
   // Spaces are fine in directories; a weights file name is plain (printable, no spaces or '/').
   const std::string output = (out_dir / "out\"x\";y.so").string();
   const std::string kept = (out_dir / "build dir").string();
-  auto result = infernoc({model, "-o", output, "--nvcc", succeeding_nvcc(dir), "--weights", "external", "--keep-build",
-                          kept, "--arch", "sm_80,sm_90a", "--tf32"});
+  auto result = infernoc({model, "-o", output, "--nvcc", succeeding_nvcc(dir), "--weights",
+                          "external", "--keep-build", kept, "--arch", "sm_80,sm_90a", "--tf32"});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(contains(result.err, "for sm_80, sm_90a ..."));
-  CHECK(test::list_dir(out_dir) ==
-        std::set<std::string>{"build dir", "my model;'1'.pt2", "out\"x\";y.so", "out\"x\";y.weights"});
+  CHECK(test::list_dir(out_dir) == std::set<std::string>{"build dir", "my model;'1'.pt2",
+                                                         "out\"x\";y.so", "out\"x\";y.weights"});
   CHECK(test::read_text_file(output) == "fake library\n");
   CHECK(std::filesystem::file_size(out_dir / "out\"x\";y.weights") > 0);
-  CHECK(test::list_dir(kept) ==
-        std::set<std::string>{"command.txt", "exports.map", "include", "kernels", "model.cu", "nvcc.log"});
+  CHECK(test::list_dir(kept) == std::set<std::string>{"command.txt", "exports.map", "include",
+                                                      "kernels", "model.cu", "nvcc.log"});
   const std::string command = test::read_text_file(kept + "/command.txt");
-  CHECK(contains(command, "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a "));
+  CHECK(contains(command,
+                 "-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a "));
   CHECK(contains(command, " -o model.so model.cu "));
   CHECK(contains(test::read_text_file(kept + "/model.cu"), "inferno_model_describe"));
   driver::remove_tree(dir.string());
@@ -294,9 +308,10 @@ TEST_CASE("a failing nvcc exits 1 with its output and leaves no output or temp f
   ScopedEnv tmpdir("TMPDIR", (dir / "tmp").string());
   std::filesystem::create_directories(dir / "tmp");
   std::filesystem::create_directories(dir / "out");
-  const std::string nvcc = test::write_fake_nvcc(dir / "bin" / "nvcc");  // fails with "fake failure"
-  auto result = infernoc({fixture_path("mlp2/model.pt2"), "--nvcc", nvcc, "-o", (dir / "out" / "model.so").string(),
-                          "--weights", "external"});
+  const std::string nvcc =
+      test::write_fake_nvcc(dir / "bin" / "nvcc");  // fails with "fake failure"
+  auto result = infernoc({fixture_path("mlp2/model.pt2"), "--nvcc", nvcc, "-o",
+                          (dir / "out" / "model.so").string(), "--weights", "external"});
   CHECK(result.exit_code == 1);
   CHECK(contains(result.err, "model.cu(3): error: fake failure"));
   CHECK(contains(result.err, "the build directory is kept at '" + (dir / "tmp").string()));
@@ -315,14 +330,15 @@ TEST_CASE("emit cu writes the generated source without compiling it") {
   CHECK(contains(to_stdout.out, "weights.bin"));
 
   const std::string cu = (dir / "net.cu").string();
-  auto to_file = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "cu", "-o", cu, "--weights", "external",
-                           "--keep-build", (dir / "build").string()});
+  auto to_file = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "cu", "-o", cu, "--weights",
+                           "external", "--keep-build", (dir / "build").string()});
   INFO(to_file.err);
   REQUIRE(to_file.exit_code == 0);
   CHECK(to_file.out.empty());
   CHECK(contains(test::read_text_file(cu), "net.weights"));
-  CHECK(test::list_dir(dir / "build") ==
-        std::set<std::string>{"command.txt", "exports.map", "include", "kernels", "model.cu", "net.weights"});
+  CHECK(test::list_dir(dir / "build") == std::set<std::string>{"command.txt", "exports.map",
+                                                               "include", "kernels", "model.cu",
+                                                               "net.weights"});
   CHECK(test::read_text_file((dir / "build" / "model.cu").string()) == test::read_text_file(cu));
   driver::remove_tree(dir.string());
 }
@@ -352,8 +368,9 @@ TEST_CASE("reference runs write outputs that match PyTorch") {
     INFO(result.err);
     REQUIRE(result.exit_code == 0);
     for (int i = 0; i < c.outputs; ++i) {
-      auto compare = test::run_process({NPY_COMPARE_EXE, (dir / "out" / ("out" + std::to_string(i) + ".npy")).string(),
-                                        fixture_path(c.model + "/output" + std::to_string(i) + ".npy")});
+      auto compare = test::run_process(
+          {NPY_COMPARE_EXE, (dir / "out" / ("out" + std::to_string(i) + ".npy")).string(),
+           fixture_path(c.model + "/output" + std::to_string(i) + ".npy")});
       INFO(compare.out << compare.err);
       CHECK(compare.exit_code == 0);
     }
@@ -362,8 +379,9 @@ TEST_CASE("reference runs write outputs that match PyTorch") {
 }
 
 TEST_CASE("data files that do not fit the model are an input error") {
-  auto result = infernoc({fixture_path("mlp2/model.pt2"), "--reference", "--data",
-                          fixture_path("elementwise_chain/input0.npy"), "--save-outputs", "unused"});
+  auto result =
+      infernoc({fixture_path("mlp2/model.pt2"), "--reference", "--data",
+                fixture_path("elementwise_chain/input0.npy"), "--save-outputs", "unused"});
   CHECK(result.exit_code == 3);
   CHECK(contains(result.err, "input"));
 }
@@ -375,8 +393,12 @@ TEST_CASE("model errors give their exit codes and name the problem") {
     std::vector<std::string> message_parts;
   };
   const std::vector<Case> cases = {
-      {{fixture_path("errors/unsupported_ops.pt2")}, 2, {"unsupported ops", "aten::cumsum", "aten::topk"}},
-      {{fixture_path("errors/unsupported_ops.pt"), "--input", "x:4x8:f32"}, 2, {"unsupported ops", "aten::cumsum"}},
+      {{fixture_path("errors/unsupported_ops.pt2")},
+       2,
+       {"unsupported ops", "aten::cumsum", "aten::topk"}},
+      {{fixture_path("errors/unsupported_ops.pt"), "--input", "x:4x8:f32"},
+       2,
+       {"unsupported ops", "aten::cumsum"}},
       {{fixture_path("errors/truncated.pt2")}, 3, {"truncated.pt2"}},
       {{fixture_path("errors/weight_too_small.pt2")}, 3, {"weight"}},
       {{fixture_path("errors/pickle_entry.pt2")}, 3, {"pickle"}},
@@ -397,7 +419,8 @@ TEST_CASE("model errors give their exit codes and name the problem") {
 }
 
 TEST_CASE("an output that cannot be written is an I/O error") {
-  auto result = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "-o", "/nonexistent_dir/graph.ir"});
+  auto result =
+      infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "-o", "/nonexistent_dir/graph.ir"});
   CHECK(result.exit_code == 5);
   CHECK(contains(result.err, "/nonexistent_dir/graph.ir"));
 }

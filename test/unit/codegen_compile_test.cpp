@@ -33,8 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* const kNvcc = "/usr/local/cuda/bin/nvcc";
-const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax", "elementwise_chain",
-                                          "bmm_matmul"};
+const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax",
+                                          "elementwise_chain", "bmm_matmul"};
 
 // A fresh directory under /tmp, removed with everything in it at the end of the scope.
 class TempDir {
@@ -84,11 +84,28 @@ std::string build(const codegen::GeneratedModel& model, const std::string& dir) 
   write_file(fs::path(dir) / "exports.map", model.exports_map.data(), model.exports_map.size());
   write_file(fs::path(dir) / "weights.bin", model.weights.data(), model.weights.size());
   const std::string root = INFERNO_SOURCE_DIR;
-  const std::vector<std::string> argv = {
-      kNvcc, "-O3", "-std=c++17", "--shared", "-Werror", "all-warnings", "-Xcompiler",
-      "-fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror", "-cudart", "static", "-I" + root, "-I" + root + "/include",
-      "-gencode=arch=compute_90a,code=sm_90a", "-Xlinker", "--version-script=exports.map", "-Xlinker",
-      "--no-undefined", "-o", "model.so", "model.cu", "-lcublasLt", "-lcublas"};
+  const std::vector<std::string> argv = {kNvcc,
+                                         "-O3",
+                                         "-std=c++17",
+                                         "--shared",
+                                         "-Werror",
+                                         "all-warnings",
+                                         "-Xcompiler",
+                                         "-fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror",
+                                         "-cudart",
+                                         "static",
+                                         "-I" + root,
+                                         "-I" + root + "/include",
+                                         "-gencode=arch=compute_90a,code=sm_90a",
+                                         "-Xlinker",
+                                         "--version-script=exports.map",
+                                         "-Xlinker",
+                                         "--no-undefined",
+                                         "-o",
+                                         "model.so",
+                                         "model.cu",
+                                         "-lcublasLt",
+                                         "-lcublas"};
   const auto result = test::run_process(argv, dir);
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
@@ -131,7 +148,8 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
     const TempDir dir;
     const auto start = std::chrono::steady_clock::now();
     const std::string library = build(generated, dir.path());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     WARN("nvcc " << model << ": " << seconds << " s");
     CHECK(exported_symbols(library) == std::vector<std::string>{"inferno_model_describe"});
     check_with_runtime(library);
@@ -140,10 +158,11 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
     INFO("every op sample on every dtype, in one model");
     const codegen::GeneratedModel generated = generate(test::kitchen_sink_graph());
     // Among them every GEMM epilogue route and fused bodies with f16/bf16 steps, broadcasts, casts.
-    for (const char* part : {"CUBLASLT_EPILOGUE_RELU_BIAS", "CUBLASLT_EPILOGUE_RELU,", "(C matrix)",
-                             "(broadcast-copied into the output, read as C)", "_gemm_epilogue_add_gelu_bf16_",
-                             "_gemm_epilogue_gelu_tanh_f16_", "_gemm_epilogue_relu_f64_", "CUDA_R_16BF",
-                             "_fused_to_f16_mul_to_bf16_add_bf16_", "_fused_add_mul_gelu_tanh_f16_"}) {
+    for (const char* part :
+         {"CUBLASLT_EPILOGUE_RELU_BIAS", "CUBLASLT_EPILOGUE_RELU,", "(C matrix)",
+          "(broadcast-copied into the output, read as C)", "_gemm_epilogue_add_gelu_bf16_",
+          "_gemm_epilogue_gelu_tanh_f16_", "_gemm_epilogue_relu_f64_", "CUDA_R_16BF",
+          "_fused_to_f16_mul_to_bf16_add_bf16_", "_fused_add_mul_gelu_tanh_f16_"}) {
       CHECK(generated.cuda_source.find(part) != std::string::npos);
     }
     const TempDir dir;
@@ -154,7 +173,8 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
     const codegen::GeneratedModel generated = generate(fixture("mlp2"), "mlp2.weights");
     const TempDir dir;
     const std::string library = build(generated, dir.path());
-    write_file(fs::path(dir.path()) / "mlp2.weights", generated.weights.data(), generated.weights.size());
+    write_file(fs::path(dir.path()) / "mlp2.weights", generated.weights.data(),
+               generated.weights.size());
     check_with_runtime(library);
   }
 }
@@ -184,7 +204,9 @@ TEST_CASE("build a bundle of models for a GPU check", "[.][gpu_bundle]") {
   REQUIRE(cli::write_tensor((dir / "input0.npy").string(), x).is_ok());
   std::string text;
   for (size_t i = 0; i < outputs->size(); ++i) {
-    REQUIRE(cli::write_tensor((dir / ("output" + std::to_string(i) + ".npy")).string(), (*outputs)[i]).is_ok());
+    REQUIRE(
+        cli::write_tensor((dir / ("output" + std::to_string(i) + ".npy")).string(), (*outputs)[i])
+            .is_ok());
     text += labels[i] + "\n";
   }
   write_file(dir / "labels.txt", text.data(), text.size());

@@ -18,8 +18,8 @@
 namespace inferno {
 namespace {
 
-const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax", "elementwise_chain",
-                                          "bmm_matmul"};
+const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax",
+                                          "elementwise_chain", "bmm_matmul"};
 
 codegen::CodegenOptions golden_options() {
   codegen::CodegenOptions options;
@@ -65,7 +65,8 @@ std::string first_difference(const std::string& expected, const std::string& act
   for (size_t i = line >= 3 ? line - 3 : 0; i < line; ++i) out << "  " << e[i] << "\n";
   for (size_t i = line; i < std::min(e.size(), line + 4); ++i) out << "- " << e[i] << "\n";
   for (size_t i = line; i < std::min(a.size(), line + 4); ++i) out << "+ " << a[i] << "\n";
-  if (e.size() != a.size()) out << "(golden has " << e.size() << " lines, generated " << a.size() << ")\n";
+  if (e.size() != a.size())
+    out << "(golden has " << e.size() << " lines, generated " << a.size() << ")\n";
   return out.str();
 }
 
@@ -96,12 +97,14 @@ TEST_CASE("generation is deterministic", "[codegen]") {
   }
 }
 
-TEST_CASE("the weights blob holds every stored constant at a 256-byte aligned offset", "[codegen]") {
+TEST_CASE("the weights blob holds every stored constant at a 256-byte aligned offset",
+          "[codegen]") {
   for (const std::string& model : kModels) {
     INFO(model);
     const ir::Graph graph = optimized_fixture(model);
     const codegen::GeneratedModel generated = generate_fixture(model);
-    CHECK(generated.weights_checksum == inferno_fnv1a64(generated.weights.data(), generated.weights.size()));
+    CHECK(generated.weights_checksum ==
+          inferno_fnv1a64(generated.weights.data(), generated.weights.size()));
     // Every constant of rank > 0 is in the blob, byte for byte, at an aligned offset that model.cu
     // names in the pointer declaration "reinterpret_cast<const T*>(weights + OFFSET)".
     int64_t expected_end = 0;
@@ -124,11 +127,13 @@ TEST_CASE("model.cu embeds weights.bin and names its checksum and sizes", "[code
   CHECK(cu.find(".incbin \\\"weights.bin\\\"") != std::string::npos);
   CHECK(cu.find("#ifndef __CUDA_ARCH__") != std::string::npos);
   char checksum[32];
-  std::snprintf(checksum, sizeof checksum, "0x%016llxull", static_cast<unsigned long long>(generated.weights_checksum));
+  std::snprintf(checksum, sizeof checksum, "0x%016llxull",
+                static_cast<unsigned long long>(generated.weights_checksum));
   CHECK(cu.find(checksum) != std::string::npos);
-  CHECK(cu.find("constexpr uint64_t kWeightsBytes = " + std::to_string(generated.weights.size()) + ";") !=
-        std::string::npos);
-  CHECK(generated.exports_map == "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n");
+  CHECK(cu.find("constexpr uint64_t kWeightsBytes = " + std::to_string(generated.weights.size()) +
+                ";") != std::string::npos);
+  CHECK(generated.exports_map ==
+        "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n");
 
   codegen::CodegenOptions external = golden_options();
   external.external_weights_file = "model.weights";

@@ -20,7 +20,8 @@ ir::Graph parse(const std::string& text) {
   return std::move(*graph);
 }
 
-const codegen::Storage& storage(const ir::Graph& graph, const codegen::MemoryPlan& plan, const std::string& name) {
+const codegen::Storage& storage(const ir::Graph& graph, const codegen::MemoryPlan& plan,
+                                const std::string& name) {
   const ir::ValueId v = graph.find_value(name);
   REQUIRE(v != ir::kNoValue);
   return plan.of(v);
@@ -113,7 +114,8 @@ TEST_CASE("reshape aliases its input's bytes and extends their life", "[codegen]
   return %d
 })");
   const codegen::MemoryPlan plan = codegen::plan_memory(graph, no_in_place());
-  const codegen::Storage r = storage(graph, plan, "r");  // a copy: g++ 13 warns about the temporary name
+  const codegen::Storage r =
+      storage(graph, plan, "r");  // a copy: g++ 13 warns about the temporary name
   CHECK(r.kind == StorageKind::kArena);
   CHECK(r.root == graph.find_value("a"));
   CHECK(r.index == storage(graph, plan, "a").index);
@@ -146,7 +148,8 @@ TEST_CASE("graph outputs: written in place, or copied when no node can write the
   CHECK(storage(graph, plan, "n").index == 1);
   // Inputs, constants, their reshapes, a repeated output and a second output of n's bytes: copies.
   std::vector<std::pair<int32_t, std::string>> copies;
-  for (const codegen::OutputCopy& c : plan.output_copies) copies.emplace_back(c.output, graph.name(c.value));
+  for (const codegen::OutputCopy& c : plan.output_copies)
+    copies.emplace_back(c.output, graph.name(c.value));
   CHECK(copies == std::vector<std::pair<int32_t, std::string>>{
                       {2, "x"}, {3, "k"}, {4, "rx"}, {5, "rk"}, {7, "m"}, {8, "n"}});
   CHECK(storage(graph, plan, "rx").kind == StorageKind::kInput);
@@ -175,7 +178,8 @@ TEST_CASE("an intermediate copied into an output lives until the copies", "[code
   CHECK(plan.output_copies[0].output == 1);
 }
 
-TEST_CASE("scratch lives during its node only, apart from the node's inputs and outputs", "[codegen]") {
+TEST_CASE("scratch lives during its node only, apart from the node's inputs and outputs",
+          "[codegen]") {
   const ir::Graph graph = parse(R"(graph(%x: f32[64]) {
   %a: f32[64] = relu(%x)
   %b: f32[64] = neg(%a)
@@ -187,7 +191,8 @@ TEST_CASE("scratch lives during its node only, apart from the node's inputs and 
   options.workspace_bytes = 1000;
   const codegen::MemoryPlan plan = codegen::plan_memory(graph, options);
   REQUIRE(plan.scratch_buffer[1] >= 0);
-  const codegen::ArenaBuffer& scratch = plan.buffers.at(static_cast<size_t>(plan.scratch_buffer[1]));
+  const codegen::ArenaBuffer& scratch =
+      plan.buffers.at(static_cast<size_t>(plan.scratch_buffer[1]));
   CHECK(scratch.first_node == 1);
   CHECK(scratch.last_node == 1);
   CHECK(offset(graph, plan, "a") == 0);
@@ -236,9 +241,9 @@ TEST_CASE("in place only over a dying, unbroadcast arena input of the same size"
     const ir::ValueId over = plan.buffers.at(static_cast<size_t>(s.index)).in_place_of;
     return over == ir::kNoValue ? "" : graph.name(over);
   };
-  CHECK(in_place_of("b") == "");  // over neither a graph input (%x) nor a broadcast one (%a)
-  CHECK(in_place_of("c") == "");  // %b is read again later
-  CHECK(in_place_of("h") == "");  // f16 is not the size of %c's f32 (which also lives on)
+  CHECK(in_place_of("b") == "");   // over neither a graph input (%x) nor a broadcast one (%a)
+  CHECK(in_place_of("c") == "");   // %b is read again later
+  CHECK(in_place_of("h") == "");   // f16 is not the size of %c's f32 (which also lives on)
   CHECK(in_place_of("e") == "b");  // the first dying input; %c dies here too
   CHECK(in_place_of("f") == "e");
   CHECK(in_place_of("g") == "h");
@@ -250,7 +255,8 @@ TEST_CASE("in place only over a dying, unbroadcast arena input of the same size"
   CHECK(apart.planned_bytes > plan.planned_bytes);
 }
 
-TEST_CASE("no output over an input the node also reads another way, a constant or a kept value", "[codegen]") {
+TEST_CASE("no output over an input the node also reads another way, a constant or a kept value",
+          "[codegen]") {
   const ir::Graph graph = parse(R"(graph(%x: f32[1,4], %y: f32[4]) {
   %k: f32[4] = constant [1, 2, 3, 4]
   %a: f32[1,4] = relu(%x)
@@ -263,9 +269,11 @@ TEST_CASE("no output over an input the node also reads another way, a constant o
 })");
   const codegen::MemoryPlan plan = codegen::plan_memory(graph);
   // %a's bytes are also read as %r, which broadcasts: writing %b over them would race.
-  CHECK(plan.buffers.at(static_cast<size_t>(storage(graph, plan, "b").index)).in_place_of == ir::kNoValue);
+  CHECK(plan.buffers.at(static_cast<size_t>(storage(graph, plan, "b").index)).in_place_of ==
+        ir::kNoValue);
   // The constant %k is no arena buffer; %d is a graph output, written where the caller wants it.
-  CHECK(plan.buffers.at(static_cast<size_t>(storage(graph, plan, "c").index)).in_place_of == ir::kNoValue);
+  CHECK(plan.buffers.at(static_cast<size_t>(storage(graph, plan, "c").index)).in_place_of ==
+        ir::kNoValue);
   CHECK(storage(graph, plan, "d").kind == StorageKind::kOutput);
 }
 
@@ -281,23 +289,26 @@ TEST_CASE("a GEMM writes its output over a dying full-shape addend, cuBLASLt's C
   };
   const std::string over = plan_text(R"(graph(%x: f32[4,8], %w: f32[8,8], %r: f32[4,8]) {
   %h: f32[4,8] = relu(%r)
-  %y: f32[4,8] = gemm(%x, %w, %h) )" + gemm + R"(
+  %y: f32[4,8] = gemm(%x, %w, %h) )" +
+                                     gemm + R"(
   %s: f32[] = sum(%y) {dims=[], keepdim=false}
   return %s
 })");
-  CHECK(over ==
-        "memory plan: 3 nodes\n"
-        "node 0: %h = relu\n"
-        "node 1: %y = gemm\n"
-        "node 2: %s = sum\n"
-        "arena: 2 buffers, peak 256 bytes (unshared 512), workspace 33554432 at 256, total 33554688\n"
-        "buffer 0: [0, 128) 128 bytes, nodes 0..1, %h\n"
-        "buffer 1: [0, 128) 128 bytes, nodes 1..2, %y (in place of %h)\n"
-        "output 0 %s: written by node 2\n");
+  CHECK(
+      over ==
+      "memory plan: 3 nodes\n"
+      "node 0: %h = relu\n"
+      "node 1: %y = gemm\n"
+      "node 2: %s = sum\n"
+      "arena: 2 buffers, peak 256 bytes (unshared 512), workspace 33554432 at 256, total 33554688\n"
+      "buffer 0: [0, 128) 128 bytes, nodes 0..1, %h\n"
+      "buffer 1: [0, 128) 128 bytes, nodes 1..2, %y (in place of %h)\n"
+      "output 0 %s: written by node 2\n");
   // %h is also the left operand: the GEMM would overwrite what it still reads.
   const std::string read_twice = plan_text(R"(graph(%w: f32[8,8], %r: f32[8,8]) {
   %h: f32[8,8] = relu(%r)
-  %y: f32[8,8] = gemm(%h, %w, %h) )" + gemm + R"(
+  %y: f32[8,8] = gemm(%h, %w, %h) )" + gemm +
+                                           R"(
   %s: f32[] = sum(%y) {dims=[], keepdim=false}
   return %s
 })");
@@ -305,7 +316,8 @@ TEST_CASE("a GEMM writes its output over a dying full-shape addend, cuBLASLt's C
   // A broadcast addend is copied into the output first: the output has its own bytes.
   const std::string broadcast = plan_text(R"(graph(%x: f32[4,8], %w: f32[8,8], %r: f32[4,1]) {
   %h: f32[4,1] = relu(%r)
-  %y: f32[4,8] = gemm(%x, %w, %h) )" + gemm + R"(
+  %y: f32[4,8] = gemm(%x, %w, %h) )" + gemm +
+                                          R"(
   %s: f32[] = sum(%y) {dims=[], keepdim=false}
   return %s
 })");

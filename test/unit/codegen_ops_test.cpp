@@ -89,17 +89,25 @@ TEST_CASE("what codegen refuses instead of computing wrongly", "[codegen]") {
   };
   refuse("graph(%a: i32[2,3], %b: i32[3,4]) {\n  %m: i32[2,4] = matmul(%a, %b)\n  return %m\n}",
          "matmul: integer GEMMs are not supported (i32) (node 'm')");
-  refuse("graph(%a: f32[2,1,4,3], %b: f32[1,5,3,2]) {\n  %m: f32[2,5,4,2] = matmul(%a, %b)\n  return %m\n}",
-         "matmul: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot express");
+  refuse(
+      "graph(%a: f32[2,1,4,3], %b: f32[1,5,3,2]) {\n  %m: f32[2,5,4,2] = matmul(%a, %b)\n  return "
+      "%m\n}",
+      "matmul: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot "
+      "express");
   refuse("graph(%a: i64[2,3]) {\n  %s: i64[2] = sum(%a) {dims=[1], keepdim=false}\n  return %s\n}",
          "sum: integer and bool reductions are not supported");
-  refuse("graph(%a: f32[2,0], %b: f32[0,3]) {\n  %m: f32[2,3] = matmul(%a, %b) loc(\"m.py\":7)\n  return %m\n}",
-         "(node 'm' at m.py:7)");
+  refuse(
+      "graph(%a: f32[2,0], %b: f32[0,3]) {\n  %m: f32[2,3] = matmul(%a, %b) loc(\"m.py\":7)\n  "
+      "return %m\n}",
+      "(node 'm' at m.py:7)");
   const std::string gemm = " {activation=\"none\", alpha=1.0, beta=1.0, trans_b=false}";
-  refuse("graph(%a: i64[2,3], %b: i64[3,4]) {\n  %m: i64[2,4] = gemm(%a, %b)" + gemm + "\n  return %m\n}",
+  refuse("graph(%a: i64[2,3], %b: i64[3,4]) {\n  %m: i64[2,4] = gemm(%a, %b)" + gemm +
+             "\n  return %m\n}",
          "gemm: integer GEMMs are not supported (i64) (node 'm')");
-  refuse("graph(%a: f32[2,1,4,3], %b: f32[1,5,3,2]) {\n  %m: f32[2,5,4,2] = gemm(%a, %b)" + gemm + "\n  return %m\n}",
-         "gemm: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot express");
+  refuse(
+      "graph(%a: f32[2,1,4,3], %b: f32[1,5,3,2]) {\n  %m: f32[2,5,4,2] = gemm(%a, %b)" + gemm +
+          "\n  return %m\n}",
+      "gemm: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot express");
 }
 
 TEST_CASE("model strings reach model.cu only escaped", "[codegen]") {
@@ -116,7 +124,8 @@ TEST_CASE("model strings reach model.cu only escaped", "[codegen]") {
   auto generated = codegen::generate(graph, o);
   REQUIRE(generated.has_value());
   const std::string& cu = generated->cuda_source;
-  CHECK(cu.find("// %y.out = relu(%x.in) at evil?#error boom??*/ \"??\".py:3\n") != std::string::npos);
+  CHECK(cu.find("// %y.out = relu(%x.in) at evil?#error boom??*/ \"??\".py:3\n") !=
+        std::string::npos);
   CHECK(cu.find("{\"x.in\", INFERNO_DTYPE_F32, 1, kInput0Shape}") != std::string::npos);
   CHECK(cu.find("\"ab\\\"\\012#error\"") != std::string::npos);  // the hash, as a C string literal
   CHECK(cu.find("\"13.0\\\\\"") != std::string::npos);
@@ -128,17 +137,19 @@ TEST_CASE("model strings reach model.cu only escaped", "[codegen]") {
   }
 }
 
-TEST_CASE("run() declares only the locals its code uses, whatever the values are called", "[codegen]") {
+TEST_CASE("run() declares only the locals its code uses, whatever the values are called",
+          "[codegen]") {
   // Names that spell run()'s own locals appear in strings and comments, never as code.
-  auto generated = codegen::generate(
-      parse("graph(%arena: f32[4]) {\n  %weights: f32[4] = relu(%arena)\n  %state: f32[4] = neg(%weights)\n"
-            "  return %state\n}"),
-      options());
+  auto generated = codegen::generate(parse("graph(%arena: f32[4]) {\n  %weights: f32[4] = "
+                                           "relu(%arena)\n  %state: f32[4] = neg(%weights)\n"
+                                           "  return %state\n}"),
+                                     options());
   REQUIRE(generated.has_value());
   const std::string& cu = generated->cuda_source;
   CHECK(cu.find("const unsigned char* const weights =") == std::string::npos);
   CHECK(cu.find("const State* const state =") == std::string::npos);
-  CHECK(cu.find("float* const v_weights = reinterpret_cast<float*>(arena + 0);") != std::string::npos);
+  CHECK(cu.find("float* const v_weights = reinterpret_cast<float*>(arena + 0);") !=
+        std::string::npos);
   CHECK(cu.find("unsigned char* const arena =") != std::string::npos);
 }
 
@@ -146,20 +157,26 @@ TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[
   auto spec_line = [](const std::string& dtype, bool tf32) {
     codegen::CodegenOptions o = options();
     o.tf32 = tf32;
-    auto generated = codegen::generate(parse("graph(%a: " + dtype + "[2,3], %b: " + dtype + "[3,4]) {\n  %m: " +
-                                             dtype + "[2,4] = matmul(%a, %b)\n  return %m\n}"),
-                                       o);
+    auto generated = codegen::generate(
+        parse("graph(%a: " + dtype + "[2,3], %b: " + dtype + "[3,4]) {\n  %m: " + dtype +
+              "[2,4] = matmul(%a, %b)\n  return %m\n}"),
+        o);
     REQUIRE(generated.has_value());
     const std::string& cu = generated->cuda_source;
     const size_t at = cu.find("{\"%m\", ");
     REQUIRE(at != std::string::npos);
     return cu.substr(at, cu.find('\n', at) - at);
   };
-  CHECK(spec_line("f32", false) == "{\"%m\", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
-  CHECK(spec_line("f32", true) == "{\"%m\", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUBLAS_OP_N,");
-  CHECK(spec_line("f16", true) == "{\"%m\", CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
-  CHECK(spec_line("bf16", false) == "{\"%m\", CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
-  CHECK(spec_line("f64", true) == "{\"%m\", CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N,");
+  CHECK(spec_line("f32", false) ==
+        "{\"%m\", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("f32", true) ==
+        "{\"%m\", CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("f16", true) ==
+        "{\"%m\", CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("bf16", false) ==
+        "{\"%m\", CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,");
+  CHECK(spec_line("f64", true) ==
+        "{\"%m\", CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F, CUBLAS_OP_N,");
 }
 
 TEST_CASE("codegen options are checked", "[codegen]") {
@@ -181,7 +198,8 @@ namespace inferno {
 TEST_CASE("x @ W then ReLU is one cuBLASLt call and nothing else", "[codegen]") {
   const std::string cu = generate_cu(
       "graph(%x: f32[8,16], %w: f32[16,32]) {\n"
-      "  %y: f32[8,32] = gemm(%x, %w) {activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false}\n  return %y\n}");
+      "  %y: f32[8,32] = gemm(%x, %w) {activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false}\n  "
+      "return %y\n}");
   const std::string body = run_body(cu);
   CHECK(count(body, "MODEL_CHECK_CUBLAS(run_gemm(") == 1);
   CHECK(count(body, "MODEL_CHECK_") == 1);  // no launch, copy or kernel besides it
@@ -190,111 +208,134 @@ TEST_CASE("x @ W then ReLU is one cuBLASLt call and nothing else", "[codegen]") 
   CHECK(cu.find("//    epilogue: relu (cuBLASLt)\n") != std::string::npos);
 }
 
-TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place kernel does", "[codegen]") {
-  const std::string inputs = "%x: f32[4,8], %w: f32[8,6], %wt: f32[6,8], %r: f32[4,6], %col: f32[4,1]";
+TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place kernel does",
+          "[codegen]") {
+  const std::string inputs =
+      "%x: f32[4,8], %w: f32[8,6], %wt: f32[6,8], %r: f32[4,6], %col: f32[4,1]";
   const std::string bias = "  %b: f32[6] = constant [1, 2, 3, 4, 5, 6]\n";
-  auto gemm = [&](const std::string& args, const std::string& attrs, const std::string& dtype = "f32",
-                  const std::string& extra_inputs = "") {
-    std::string text = "graph(" + (dtype == "f32" ? inputs : extra_inputs) + ") {\n" + (dtype == "f32" ? bias : "") +
-                       "  %y: " + dtype + "[4,6] = gemm(" + args + ") {" + attrs + "}\n  return %y\n}";
+  auto gemm = [&](const std::string& args, const std::string& attrs,
+                  const std::string& dtype = "f32", const std::string& extra_inputs = "") {
+    std::string text = "graph(" + (dtype == "f32" ? inputs : extra_inputs) + ") {\n" +
+                       (dtype == "f32" ? bias : "") + "  %y: " + dtype + "[4,6] = gemm(" + args +
+                       ") {" + attrs + "}\n  return %y\n}";
     return generate_cu(text);
   };
   SECTION("trans_b, a constant row bias and relu: RELU_BIAS, one call") {
-    const std::string cu = gemm("%x, %wt, %b", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=true");
+    const std::string cu =
+        gemm("%x, %wt, %b", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=true");
     CHECK(cu.find("CUBLAS_OP_T,") != std::string::npos);
-    CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_RELU_BIAS, /* bias */ 0,") != std::string::npos);
+    CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_RELU_BIAS, /* bias */ 0,") !=
+          std::string::npos);
     CHECK(cu.find("//    epilogue: + %b (cuBLASLt bias), relu (cuBLASLt)\n") != std::string::npos);
     CHECK(count(run_body(cu), "MODEL_CHECK_") == 1);
   }
   SECTION("a bias scaled by beta is no epilogue bias: copied, then read as C with beta") {
-    const std::string cu = gemm("%x, %w, %b", "activation=\"none\", alpha=1.0, beta=0.5, trans_b=false");
+    const std::string cu =
+        gemm("%x, %w, %b", "activation=\"none\", alpha=1.0, beta=0.5, trans_b=false");
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,") != std::string::npos);
     CHECK(cu.find("/* alpha, beta */ 1.0, 0.5,") != std::string::npos);
-    CHECK(cu.find("strided_copy<float>(v_b, v_y, 2, shape, strides, 24, stream)") != std::string::npos);
+    CHECK(cu.find("strided_copy<float>(v_b, v_y, 2, shape, strides, 24, stream)") !=
+          std::string::npos);
     CHECK(cu.find("v_w, v_x, v_y, v_y, workspace") != std::string::npos);
   }
   SECTION("a full-shape residual is cuBLASLt's separate C matrix: no copy") {
-    const std::string cu = gemm("%x, %w, %b, %r", "activation=\"none\", alpha=2.0, beta=1.0, trans_b=false");
+    const std::string cu =
+        gemm("%x, %w, %b, %r", "activation=\"none\", alpha=2.0, beta=1.0, trans_b=false");
     CHECK(cu.find("//    epilogue: + %b (cuBLASLt bias), + %r (C matrix)\n") != std::string::npos);
     CHECK(cu.find("/* alpha, beta */ 2.0, 1.0,") != std::string::npos);
     CHECK(cu.find("v_w, v_x, v_r, v_y, workspace") != std::string::npos);
-    CHECK(cu.find("bad_alignment(\"%y\", \"%r\", 16") != std::string::npos);  // a caller's buffer as C
+    CHECK(cu.find("bad_alignment(\"%y\", \"%r\", 16") !=
+          std::string::npos);  // a caller's buffer as C
     CHECK(cu.find("strided_copy") == std::string::npos);
     CHECK(count(run_body(cu), "MODEL_CHECK_") == 1);
   }
   SECTION("gelu is never cuBLASLt's GELU (its docs do not say which GELU): an in-place kernel") {
     for (const std::string activation : {"gelu", "gelu_tanh"}) {
       INFO(activation);
-      const std::string cu = gemm("%x, %w, %b", "activation=\"" + activation + "\", alpha=1.0, beta=1.0, trans_b=false");
+      const std::string cu = gemm(
+          "%x, %w, %b", "activation=\"" + activation + "\", alpha=1.0, beta=1.0, trans_b=false");
       CHECK(cu.find("CUBLASLT_EPILOGUE_GELU") == std::string::npos);
       CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_BIAS,") != std::string::npos);
       const std::string kernel = "k0_gemm_epilogue_" + activation + "_f32_4x6";
       CHECK(cu.find("__global__ void " + kernel + "(float* out) {") != std::string::npos);
-      CHECK(cu.find(activation == "gelu" ? "op_gelu_erf(a)" : "op_gelu_tanh(a)") != std::string::npos);
+      CHECK(cu.find(activation == "gelu" ? "op_gelu_erf(a)" : "op_gelu_tanh(a)") !=
+            std::string::npos);
       CHECK(cu.find(kernel + "<<<1, 256, 0, stream>>>(v_y);") != std::string::npos);
       CHECK(count(run_body(cu), "MODEL_CHECK_") == 2);
     }
   }
   SECTION("with C taken, a second addend goes to the kernel, and relu after it") {
-    const std::string cu = gemm("%x, %w, %col, %r", "activation=\"relu\", alpha=1.0, beta=-2.0, trans_b=false");
-    CHECK(cu.find("//    epilogue: + %r (C matrix), + -2.0 * %col, relu (in-place kernel k0_gemm_epilogue_add_relu_f32_4x6)") !=
-          std::string::npos);
+    const std::string cu =
+        gemm("%x, %w, %col, %r", "activation=\"relu\", alpha=1.0, beta=-2.0, trans_b=false");
+    CHECK(cu.find("//    epilogue: + %r (C matrix), + -2.0 * %col, relu (in-place kernel "
+                  "k0_gemm_epilogue_add_relu_f32_4x6)") != std::string::npos);
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT,") != std::string::npos);
     CHECK(cu.find("const float a = out[i] + -2.0f * addend[i / 6];") != std::string::npos);
   }
   SECTION("beta 0 drops c, as PyTorch's addmm does") {
-    const std::string cu = gemm("%x, %w, %col", "activation=\"none\", alpha=1.0, beta=0.0, trans_b=false");
+    const std::string cu =
+        gemm("%x, %w, %col", "activation=\"none\", alpha=1.0, beta=0.0, trans_b=false");
     CHECK(cu.find("/* alpha, beta */ 1.0, 0.0,") != std::string::npos);
     CHECK(cu.find("strided_copy") == std::string::npos);
     CHECK(cu.find("//    epilogue:") == std::string::npos);
   }
   SECTION("f64: no cuBLASLt epilogues") {
-    const std::string cu = gemm("%x, %w, %b", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false", "f64",
-                                "%x: f64[4,8], %w: f64[8,6], %b: f64[6]");
+    const std::string cu =
+        gemm("%x, %w, %b", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false", "f64",
+             "%x: f64[4,8], %w: f64[8,6], %b: f64[6]");
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,") != std::string::npos);
     CHECK(cu.find("strided_copy<double>(v_b, v_y") != std::string::npos);
     CHECK(cu.find("out[i] = inferno::kernels::op_relu(a);") != std::string::npos);
   }
   SECTION("batched trans_b: strided batches") {
     const std::string cu = generate_cu(
-        "graph(%x: f16[3,4,8], %w: f16[3,6,8]) {\n  %y: f16[3,4,6] = gemm(%x, %w) {activation=\"none\", alpha=1.0, "
+        "graph(%x: f16[3,4,8], %w: f16[3,6,8]) {\n  %y: f16[3,4,6] = gemm(%x, %w) "
+        "{activation=\"none\", alpha=1.0, "
         "beta=1.0, trans_b=true}\n  return %y\n}");
-    CHECK(cu.find("{\"%y\", CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,") != std::string::npos);
+    CHECK(cu.find("{\"%y\", CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,") !=
+          std::string::npos);
     CHECK(cu.find("/* A */ 8, 6, 8, /* B */ 8, 4, 8, /* D */ 6, 4, 6,") != std::string::npos);
     CHECK(cu.find("/* batch */ 3, 48, 32, 24,") != std::string::npos);
   }
 }
 
-TEST_CASE("linear, addmm and matmul keep their lowering, with the same epilogue rules", "[codegen]") {
+TEST_CASE("linear, addmm and matmul keep their lowering, with the same epilogue rules",
+          "[codegen]") {
   const std::string linear = generate_cu(
-      "graph(%x: f32[2,3,8]) {\n  %w: f32[2,8] = constant [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8]\n"
+      "graph(%x: f32[2,3,8]) {\n  %w: f32[2,8] = constant [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, "
+      "6, 7, 8]\n"
       "  %b: f32[2] = constant [1, 2]\n  %y: f32[2,3,2] = linear(%x, %w, %b)\n  return %y\n}");
   CHECK(linear.find("CUBLAS_OP_T,") != std::string::npos);
   CHECK(linear.find("/* A */ 8, 2, 8, /* B */ 8, 6, 8, /* D */ 2, 6, 2,") != std::string::npos);
   CHECK(linear.find("/* epilogue */ CUBLASLT_EPILOGUE_BIAS,") != std::string::npos);
   const std::string addmm = generate_cu(
-      "graph(%c: f32[4,6], %a: f32[4,8], %b: f32[8,6]) {\n  %y: f32[4,6] = addmm(%c, %a, %b) {alpha=0.5, beta=3.0}\n"
+      "graph(%c: f32[4,6], %a: f32[4,8], %b: f32[8,6]) {\n  %y: f32[4,6] = addmm(%c, %a, %b) "
+      "{alpha=0.5, beta=3.0}\n"
       "  return %y\n}");
   CHECK(addmm.find("//    epilogue: + 3.0 * %c (C matrix)\n") != std::string::npos);
   CHECK(addmm.find("/* alpha, beta */ 0.5, 3.0,") != std::string::npos);
   CHECK(addmm.find("v_b, v_a, v_c, v_y, workspace") != std::string::npos);
 }
 
-TEST_CASE("a fused node: one kernel, each input read once, each step rounded to its dtype", "[codegen]") {
+TEST_CASE("a fused node: one kernel, each input read once, each step rounded to its dtype",
+          "[codegen]") {
   const std::string cu = generate_cu(
       "graph(%x: f16[4,8], %r: bf16[8]) {\n  %s: f32[] = constant [0.5]\n"
-      "  %y: bf16[4,8] = fused_elementwise(%x, %r, %s) {expr=\"sigmoid($0); mul($0, #0); cast[bf16](#1); add(#2, $1); "
+      "  %y: bf16[4,8] = fused_elementwise(%x, %r, %s) {expr=\"sigmoid($0); mul($0, #0); "
+      "cast[bf16](#1); add(#2, $1); "
       "mul(#3, $2)\"}\n  return %y\n}");
   CHECK(count(cu, "__global__") == 1);
   CHECK(cu.find("__global__ void k0_fused_sigmoid_mul_to_bf16_add_mul_bf16_4x8(const __half* in0, "
                 "const __nv_bfloat16* in1, __nv_bfloat16* out) {") != std::string::npos);
-  CHECK(cu.find("// expr: sigmoid($0); mul($0, #0); cast[bf16](#1); add(#2, $1); mul(#3, $2)\n") != std::string::npos);
+  CHECK(cu.find("// expr: sigmoid($0); mul($0, #0); cast[bf16](#1); add(#2, $1); mul(#3, $2)\n") !=
+        std::string::npos);
   // Each input once, broadcast by index arithmetic; the scalar is a literal, not in the weights.
   CHECK(count(cu, "in0[") == 1);
   CHECK(cu.find("const __nv_bfloat16 x1 = in1[i % 8];") != std::string::npos);
   CHECK(cu.find("const float b = 0.5f;  // %s") != std::string::npos);
   CHECK(cu.find("constexpr uint64_t kWeightsBytes = 0;") != std::string::npos);
-  // f16 steps round through __half and are read back from it, as the unfused kernels store and load.
+  // f16 steps round through __half and are read back from it, as the unfused kernels store and
+  // load.
   CHECK(cu.find("s0 = __float2half_rn(inferno::kernels::op_sigmoid(a));") != std::string::npos);
   CHECK(cu.find("const float b = __half2float(s0);") != std::string::npos);
   CHECK(cu.find("s2 = __float2bfloat16_rn(a);") != std::string::npos);
@@ -305,10 +346,14 @@ TEST_CASE("a fused node: one kernel, each input read once, each step rounded to 
 
 TEST_CASE("fused kernel names stay short, and fused nodes write over dying inputs", "[codegen]") {
   std::string expr = "neg($0)";
-  for (int k = 1; k < 30; ++k) expr += std::string(k % 2 ? "; abs(#" : "; neg(#") + std::to_string(k - 1) + ")";
-  const std::string cu = generate_cu("graph(%x: f32[64]) {\n  %a: f32[64] = relu(%x)\n  %y: f32[64] = "
-                                     "fused_elementwise(%a) {expr=\"" + expr + "\"}\n  %z: f32[64] = exp(%y)\n"
-                                     "  return %z\n}");
+  for (int k = 1; k < 30; ++k)
+    expr += std::string(k % 2 ? "; abs(#" : "; neg(#") + std::to_string(k - 1) + ")";
+  const std::string cu = generate_cu(
+      "graph(%x: f32[64]) {\n  %a: f32[64] = relu(%x)\n  %y: f32[64] = "
+      "fused_elementwise(%a) {expr=\"" +
+      expr +
+      "\"}\n  %z: f32[64] = exp(%y)\n"
+      "  return %z\n}");
   const size_t at = cu.find("__global__ void k1_fused_");
   REQUIRE(at != std::string::npos);
   const std::string name = cu.substr(at + 16, cu.find('(', at) - at - 16);

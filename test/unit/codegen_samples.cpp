@@ -12,7 +12,8 @@ namespace {
 
 using ir::OpKind;
 
-ir::ValueId constant(ir::Graph& graph, const std::string& name, ir::DType dtype, ir::Shape shape, uint64_t seed) {
+ir::ValueId constant(ir::Graph& graph, const std::string& name, ir::DType dtype, ir::Shape shape,
+                     uint64_t seed) {
   return graph.add_constant(name, random_tensor({dtype, std::move(shape)}, seed));
 }
 
@@ -23,50 +24,63 @@ ir::Attributes attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>
 }
 
 ir::Attributes gemm_attrs(bool trans_b, double alpha, double beta, const std::string& activation) {
-  return attrs({{"trans_b", trans_b}, {"alpha", alpha}, {"beta", beta}, {"activation", activation}});
+  return attrs(
+      {{"trans_b", trans_b}, {"alpha", alpha}, {"beta", beta}, {"activation", activation}});
 }
 
 // Each variant takes another route through the GEMM epilogue (codegen/emit_gemm.h).
-Expected<ir::ValueId> add_gemm_sample(ir::Graph& graph, ir::ValueId x, int variant, const std::string& tag,
-                                      uint64_t seed) {
+Expected<ir::ValueId> add_gemm_sample(ir::Graph& graph, ir::ValueId x, int variant,
+                                      const std::string& tag, uint64_t seed) {
   const ir::DType dtype = graph.type(x).dtype;
-  auto c = [&](const std::string& name, ir::Shape shape, uint64_t s) { return constant(graph, tag + name, dtype, shape, s); };
+  auto c = [&](const std::string& name, ir::Shape shape, uint64_t s) {
+    return constant(graph, tag + name, dtype, shape, s);
+  };
   switch (variant) {
     case 0:  // the plain product
-      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {4, 5}, seed)}, gemm_attrs(false, 1.0, 1.0, "none"), tag);
+      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {4, 5}, seed)},
+                             gemm_attrs(false, 1.0, 1.0, "none"), tag);
     case 1:  // trans_b, a row bias and relu: cuBLASLt's RELU_BIAS epilogue
-      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {5, 4}, seed), c("_c", {5}, seed + 1)},
-                             gemm_attrs(true, 1.0, 1.0, "relu"), tag);
-    case 2:  // batched; a broadcast c and a full-shape residual d, then gelu: C, kernel addend, kernel gelu
       return ir::build_value(graph, OpKind::kGemm,
-                             {x, c("_b", {2, 4, 5}, seed), c("_c", {3, 1}, seed + 1), c("_d", {2, 3, 5}, seed + 2)},
-                             gemm_attrs(false, 0.5, 2.0, "gelu"), tag);
+                             {x, c("_b", {5, 4}, seed), c("_c", {5}, seed + 1)},
+                             gemm_attrs(true, 1.0, 1.0, "relu"), tag);
+    case 2:  // batched; a broadcast c and a full-shape residual d, then gelu: C, kernel addend,
+             // kernel gelu
+      return ir::build_value(
+          graph, OpKind::kGemm,
+          {x, c("_b", {2, 4, 5}, seed), c("_c", {3, 1}, seed + 1), c("_d", {2, 3, 5}, seed + 2)},
+          gemm_attrs(false, 0.5, 2.0, "gelu"), tag);
     case 3:  // a full-shape c scaled by beta, read as a separate C matrix; gelu_tanh in the kernel
-      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {5, 4}, seed), c("_c", {2, 3, 5}, seed + 1)},
+      return ir::build_value(graph, OpKind::kGemm,
+                             {x, c("_b", {5, 4}, seed), c("_c", {2, 3, 5}, seed + 1)},
                              gemm_attrs(true, 1.0, -1.5, "gelu_tanh"), tag);
     default:  // a scalar c, broadcast-copied into the output, and relu
-      return ir::build_value(graph, OpKind::kGemm, {x, c("_b", {4, 5}, seed), c("_c", {}, seed + 1)},
+      return ir::build_value(graph, OpKind::kGemm,
+                             {x, c("_b", {4, 5}, seed), c("_c", {}, seed + 1)},
                              gemm_attrs(false, 2.0, 1.0, "relu"), tag);
   }
 }
 
 // Fused bodies: silu as torch.export spells it; broadcast and scalar operands; f16/bf16 steps.
-Expected<ir::ValueId> add_fused_sample(ir::Graph& graph, ir::ValueId x, int variant, const std::string& tag,
-                                       uint64_t seed) {
+Expected<ir::ValueId> add_fused_sample(ir::Graph& graph, ir::ValueId x, int variant,
+                                       const std::string& tag, uint64_t seed) {
   const ir::DType dtype = graph.type(x).dtype;
   switch (variant) {
     case 0:
-      return ir::build_value(graph, OpKind::kFusedElementwise, {x}, attrs({{"expr", std::string("sigmoid($0); mul($0, #0)")}}),
-                             tag);
+      return ir::build_value(graph, OpKind::kFusedElementwise, {x},
+                             attrs({{"expr", std::string("sigmoid($0); mul($0, #0)")}}), tag);
     case 1:
-      return ir::build_value(graph, OpKind::kFusedElementwise,
-                             {x, constant(graph, tag + "_row", dtype, {4}, seed), constant(graph, tag + "_s", dtype, {}, seed + 1)},
-                             attrs({{"expr", std::string("add($0, $1); mul(#0, $2); gelu[tanh](#1)")}}), tag);
+      return ir::build_value(
+          graph, OpKind::kFusedElementwise,
+          {x, constant(graph, tag + "_row", dtype, {4}, seed),
+           constant(graph, tag + "_s", dtype, {}, seed + 1)},
+          attrs({{"expr", std::string("add($0, $1); mul(#0, $2); gelu[tanh](#1)")}}), tag);
     default:
-      return ir::build_value(graph, OpKind::kFusedElementwise,
-                             {x, constant(graph, tag + "_h", ir::DType::kF16, {3, 1}, seed),
-                              constant(graph, tag + "_r", ir::DType::kBF16, {4}, seed + 1)},
-                             attrs({{"expr", std::string("cast[f16]($0); mul(#0, $1); cast[bf16](#1); add(#2, $2)")}}), tag);
+      return ir::build_value(
+          graph, OpKind::kFusedElementwise,
+          {x, constant(graph, tag + "_h", ir::DType::kF16, {3, 1}, seed),
+           constant(graph, tag + "_r", ir::DType::kBF16, {4}, seed + 1)},
+          attrs({{"expr", std::string("cast[f16]($0); mul(#0, $1); cast[bf16](#1); add(#2, $2)")}}),
+          tag);
   }
 }
 
@@ -80,21 +94,29 @@ std::vector<OpKind> all_op_kinds() {
 
 int op_sample_variants(OpKind op) {
   switch (op) {
-    case OpKind::kGelu: return 2;
-    case OpKind::kCast: return static_cast<int>(std::size(ir::kAllDTypes));
-    case OpKind::kMatMul: return 3;
-    case OpKind::kSum: return 2;
-    case OpKind::kAddMM: return 2;
-    case OpKind::kGemm: return 5;
-    case OpKind::kFusedElementwise: return 3;
-    default: return 1;
+    case OpKind::kGelu:
+      return 2;
+    case OpKind::kCast:
+      return static_cast<int>(std::size(ir::kAllDTypes));
+    case OpKind::kMatMul:
+      return 3;
+    case OpKind::kSum:
+      return 2;
+    case OpKind::kAddMM:
+      return 2;
+    case OpKind::kGemm:
+      return 5;
+    case OpKind::kFusedElementwise:
+      return 3;
+    default:
+      return 1;
   }
 }
 
 Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, int variant) {
   const ir::DType dtype = graph.type(x).dtype;
-  const std::string tag = std::string(ir::op_name(op)) + "_" + std::string(ir::dtype_name(dtype)) + "_" +
-                          std::to_string(variant);
+  const std::string tag = std::string(ir::op_name(op)) + "_" + std::string(ir::dtype_name(dtype)) +
+                          "_" + std::to_string(variant);
   const auto seed = static_cast<uint64_t>(graph.num_values());
   switch (op) {
     case OpKind::kLinear:
@@ -104,44 +126,66 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
                              {}, tag);
     case OpKind::kMatMul:
       switch (variant) {
-        case 0: return ir::build_value(graph, op, {x, constant(graph, tag + "_m", dtype, {4, 5}, seed)}, {}, tag);
-        case 1: return ir::build_value(graph, op, {x, constant(graph, tag + "_m", dtype, {2, 4, 5}, seed)}, {}, tag);
-        default: return ir::build_value(graph, op, {constant(graph, tag + "_m", dtype, {5, 3}, seed), x}, {}, tag);
+        case 0:
+          return ir::build_value(graph, op, {x, constant(graph, tag + "_m", dtype, {4, 5}, seed)},
+                                 {}, tag);
+        case 1:
+          return ir::build_value(graph, op,
+                                 {x, constant(graph, tag + "_m", dtype, {2, 4, 5}, seed)}, {}, tag);
+        default:
+          return ir::build_value(graph, op, {constant(graph, tag + "_m", dtype, {5, 3}, seed), x},
+                                 {}, tag);
       }
     case OpKind::kAddMM:  // a column bias scaled by beta (copied), or a row bias (the epilogue)
-      return ir::build_value(graph, op,
-                             {constant(graph, tag + "_bias", dtype, variant ? ir::Shape{4} : ir::Shape{3, 1}, seed),
-                              constant(graph, tag + "_a", dtype, {3, 2}, seed + 1),
-                              constant(graph, tag + "_b", dtype, {2, 4}, seed + 2)},
-                             attrs({{"alpha", 0.5}, {"beta", variant ? 1.0 : 2.0}}), tag);
-    case OpKind::kGemm: return add_gemm_sample(graph, x, variant, tag, seed);
-    case OpKind::kFusedElementwise: return add_fused_sample(graph, x, variant, tag, seed);
-    case OpKind::kReshape: return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{6, 4}}}), tag);
+      return ir::build_value(
+          graph, op,
+          {constant(graph, tag + "_bias", dtype, variant ? ir::Shape{4} : ir::Shape{3, 1}, seed),
+           constant(graph, tag + "_a", dtype, {3, 2}, seed + 1),
+           constant(graph, tag + "_b", dtype, {2, 4}, seed + 2)},
+          attrs({{"alpha", 0.5}, {"beta", variant ? 1.0 : 2.0}}), tag);
+    case OpKind::kGemm:
+      return add_gemm_sample(graph, x, variant, tag, seed);
+    case OpKind::kFusedElementwise:
+      return add_fused_sample(graph, x, variant, tag, seed);
+    case OpKind::kReshape:
+      return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{6, 4}}}), tag);
     case OpKind::kTranspose:
-      return ir::build_value(graph, op, {x}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}), tag);
-    case OpKind::kPermute: return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{2, 0, 1}}}), tag);
-    case OpKind::kExpand: return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{2, 2, 3, 4}}}), tag);
+      return ir::build_value(graph, op, {x}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}),
+                             tag);
+    case OpKind::kPermute:
+      return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{2, 0, 1}}}), tag);
+    case OpKind::kExpand:
+      return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{2, 2, 3, 4}}}), tag);
     case OpKind::kGelu:
-      return ir::build_value(graph, op, {x}, attrs({{"approximate", std::string(variant ? "tanh" : "none")}}), tag);
+      return ir::build_value(graph, op, {x},
+                             attrs({{"approximate", std::string(variant ? "tanh" : "none")}}), tag);
     case OpKind::kCast:
       return ir::build_value(graph, op, {x}, attrs({{"dtype", ir::kAllDTypes[variant]}}), tag);
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
     case OpKind::kDiv: {  // broadcast a row, then a scalar (an inlined literal)
-      INFERNO_ASSIGN_OR_RETURN(const ir::ValueId row,
-                               ir::build_value(graph, op, {x, constant(graph, tag + "_row", dtype, {4}, seed)}, {}, tag));
-      return ir::build_value(graph, op, {constant(graph, tag + "_s", dtype, {}, seed + 1), row}, {}, tag + "_scalar");
+      INFERNO_ASSIGN_OR_RETURN(
+          const ir::ValueId row,
+          ir::build_value(graph, op, {x, constant(graph, tag + "_row", dtype, {4}, seed)}, {},
+                          tag));
+      return ir::build_value(graph, op, {constant(graph, tag + "_s", dtype, {}, seed + 1), row}, {},
+                             tag + "_scalar");
     }
     case OpKind::kSum:
       return ir::build_value(graph, op, {x},
-                             attrs({{"dims", variant ? ir::IntList{0, 2} : ir::IntList{1}}, {"keepdim", variant == 0}}),
+                             attrs({{"dims", variant ? ir::IntList{0, 2} : ir::IntList{1}},
+                                    {"keepdim", variant == 0}}),
                              tag);
     case OpKind::kMean:
-      return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{}}, {"keepdim", false}}), tag);
-    case OpKind::kSoftmax: return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
-    case OpKind::kLogSoftmax: return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
-    default: return ir::build_value(graph, op, {x}, {}, tag);  // the other unary ops
+      return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{}}, {"keepdim", false}}),
+                             tag);
+    case OpKind::kSoftmax:
+      return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
+    case OpKind::kLogSoftmax:
+      return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
+    default:
+      return ir::build_value(graph, op, {x}, {}, tag);  // the other unary ops
   }
 }
 
@@ -154,7 +198,8 @@ ir::Graph kitchen_sink_graph(std::vector<std::string>* labels) {
     if (dtype != ir::DType::kF32) {
       ir::Attributes to;
       to.set("dtype", dtype);
-      auto cast = ir::build_value(graph, OpKind::kCast, {x}, to, "x_" + std::string(ir::dtype_name(dtype)));
+      auto cast =
+          ir::build_value(graph, OpKind::kCast, {x}, to, "x_" + std::string(ir::dtype_name(dtype)));
       INFERNO_CHECK(cast.has_value(), "kitchen sink: cast failed");
       xd = *cast;
     }
@@ -180,8 +225,8 @@ ir::Graph kitchen_sink_graph(std::vector<std::string>* labels) {
         }
         outputs.push_back(out);
         if (labels != nullptr) {
-          labels->push_back(std::string(ir::op_name(op)) + "/" + std::string(ir::dtype_name(dtype)) + "/" +
-                            std::to_string(variant));
+          labels->push_back(std::string(ir::op_name(op)) + "/" +
+                            std::string(ir::dtype_name(dtype)) + "/" + std::to_string(variant));
         }
       }
     }

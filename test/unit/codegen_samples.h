@@ -13,7 +13,8 @@ namespace inferno::test {
 /// Appends op `op` applied to `x` (an f?/i?/bool [2,3,4] value) to `graph`, with whatever
 /// constants it needs in x's dtype, and returns its output. `variant` picks between forms of one
 /// op (gelu's approximation, the cast's target dtype). Errors come from the shape rules.
-Expected<ir::ValueId> add_op_sample(ir::Graph& graph, ir::OpKind op, ir::ValueId x, int variant = 0);
+Expected<ir::ValueId> add_op_sample(ir::Graph& graph, ir::OpKind op, ir::ValueId x,
+                                    int variant = 0);
 
 /// How many variants add_op_sample knows for `op` (at least 1).
 int op_sample_variants(ir::OpKind op);

@@ -11,7 +11,7 @@ namespace {
 TEST_CASE("find_in_path returns the first executable of that name, skipping others") {
   test::ScratchDir dir("program_search");
   test::write_text(dir.path() / "a" / "tool", "not executable\n");  // mode 0644: skipped
-  std::filesystem::create_directories(dir.path() / "b" / "tool");    // a directory: skipped
+  std::filesystem::create_directories(dir.path() / "b" / "tool");   // a directory: skipped
   const std::string first = test::write_script(dir.path() / "c" / "tool", "exit 0\n");
   test::write_script(dir.path() / "d" / "tool", "exit 0\n");
 

@@ -21,8 +21,10 @@ struct G {
   ValueId in(ir::Shape shape, DType dtype = DType::kF32) {
     return g.add_input("in" + std::to_string(g.inputs().size()), {dtype, std::move(shape)});
   }
-  Expected<std::vector<ValueId>> lower(std::string op, std::vector<AtenArg> pos, Kw kw = {}, std::string overload = "") {
-    AtenCall call{std::move(op), std::move(overload), std::move(pos), std::move(kw), "node", {"model.py", 7}};
+  Expected<std::vector<ValueId>> lower(std::string op, std::vector<AtenArg> pos, Kw kw = {},
+                                       std::string overload = "") {
+    AtenCall call{std::move(op), std::move(overload), std::move(pos), std::move(kw),
+                  "node",        {"model.py", 7}};
     return lower_aten_call(g, call);
   }
   // Lowers a call that must succeed with one output; returns it.
@@ -124,7 +126,8 @@ TEST_CASE("aten layout ops", "[frontend][aten]") {
   CHECK(t.node_of(y).attrs.get_int("dim0") == 0);
   CHECK(t.node_of(y).attrs.get_int("dim1") == 2);
   CHECK(t.one("aten::transpose", {x, i64(1), i64(-2)}) == x);
-  CHECK(t.lower("aten::transpose", {x, i64(3), i64(0)}).status().code() == ErrorCode::kInvalidInput);
+  CHECK(t.lower("aten::transpose", {x, i64(3), i64(0)}).status().code() ==
+        ErrorCode::kInvalidInput);
 
   y = t.one("aten::permute", {x, ints({-1, 0, 1})});
   CHECK(t.type(y) == "f32[4,2,3]");
@@ -145,11 +148,13 @@ TEST_CASE("aten layout ops", "[frontend][aten]") {
     REQUIRE(!out);
     CHECK(out.status().code() == ErrorCode::kInvalidInput);
   }
-  CHECK(t.lower("aten::view", {x, DType::kF16}, {}, "dtype").status().code() == ErrorCode::kUnsupported);
+  CHECK(t.lower("aten::view", {x, DType::kF16}, {}, "dtype").status().code() ==
+        ErrorCode::kUnsupported);
 
   CHECK(t.type(t.one("aten::flatten", {x})) == "f32[24]");
   CHECK(t.type(t.one("aten::flatten", {x, i64(1)})) == "f32[2,12]");
-  CHECK(t.type(t.one("aten::flatten", {x}, {{"start_dim", i64(0)}, {"end_dim", i64(-2)}})) == "f32[6,4]");
+  CHECK(t.type(t.one("aten::flatten", {x}, {{"start_dim", i64(0)}, {"end_dim", i64(-2)}})) ==
+        "f32[6,4]");
   CHECK(t.type(t.one("aten::flatten", {t.in({})})) == "f32[1]");
   CHECK(!t.lower("aten::flatten", {x, i64(2), i64(1)}));
 
@@ -177,7 +182,8 @@ TEST_CASE("aten layout ops", "[frontend][aten]") {
 TEST_CASE("aten identities and dropout", "[frontend][aten]") {
   G t;
   const ValueId x = t.in({4, 8});
-  for (const char* op : {"aten::contiguous", "aten::clone", "aten::detach", "aten::alias", "aten::lift_fresh_copy"}) {
+  for (const char* op : {"aten::contiguous", "aten::clone", "aten::detach", "aten::alias",
+                         "aten::lift_fresh_copy"}) {
     CHECK(t.one(op, {x}) == x);
   }
   CHECK(t.one("aten::clone", {x}, {{"memory_format", NoneArg{}}}) == x);
@@ -193,17 +199,19 @@ TEST_CASE("aten identities and dropout", "[frontend][aten]") {
   REQUIRE(nd->size() == 2);
   CHECK((*nd)[0] == x);
   CHECK(t.type((*nd)[1]) == "bool[4,8]");
-  CHECK(t.lower("aten::native_dropout", {x, 0.5, NoneArg{}}).status().code() == ErrorCode::kUnsupported);
+  CHECK(t.lower("aten::native_dropout", {x, 0.5, NoneArg{}}).status().code() ==
+        ErrorCode::kUnsupported);
   t.verify();
 }
 
 TEST_CASE("aten unary ops", "[frontend][aten]") {
   G t;
   const ValueId x = t.in({4, 8}, DType::kF16);
-  const std::pair<const char*, OpKind> ops[] = {{"aten::relu", OpKind::kRelu},   {"aten::silu", OpKind::kSilu},
-                                                {"aten::sigmoid", OpKind::kSigmoid}, {"aten::tanh", OpKind::kTanh},
-                                                {"aten::exp", OpKind::kExp},     {"aten::abs", OpKind::kAbs},
-                                                {"aten::neg", OpKind::kNeg},     {"aten::relu_", OpKind::kRelu}};
+  const std::pair<const char*, OpKind> ops[] = {
+      {"aten::relu", OpKind::kRelu},       {"aten::silu", OpKind::kSilu},
+      {"aten::sigmoid", OpKind::kSigmoid}, {"aten::tanh", OpKind::kTanh},
+      {"aten::exp", OpKind::kExp},         {"aten::abs", OpKind::kAbs},
+      {"aten::neg", OpKind::kNeg},         {"aten::relu_", OpKind::kRelu}};
   for (const auto& [name, kind] : ops) {
     const ValueId y = t.one(name, {x});
     CHECK(t.op_of(y) == kind);
@@ -213,7 +221,8 @@ TEST_CASE("aten unary ops", "[frontend][aten]") {
   CHECK(t.node_of(y).attrs.get_string("approximate") == "none");
   y = t.one("aten::gelu", {x}, {{"approximate", std::string("tanh")}});
   CHECK(t.node_of(y).attrs.get_string("approximate") == "tanh");
-  CHECK(t.lower("aten::gelu", {x}, {{"approximate", std::string("erf")}}).status().code() == ErrorCode::kInvalidInput);
+  CHECK(t.lower("aten::gelu", {x}, {{"approximate", std::string("erf")}}).status().code() ==
+        ErrorCode::kInvalidInput);
   // sigmoid of an integer tensor computes in f32, as PyTorch does.
   CHECK(t.type(t.one("aten::sigmoid", {t.in({3}, DType::kI64)})) == "f32[3]");
   CHECK(t.type(t.one("aten::relu", {t.in({3}, DType::kI64)})) == "i64[3]");
@@ -222,7 +231,8 @@ TEST_CASE("aten unary ops", "[frontend][aten]") {
 
 TEST_CASE("aten binary ops and scalar promotion", "[frontend][aten]") {
   G t;
-  const ValueId x = t.in({4, 8}), y = t.in({8}), h = t.in({4, 8}, DType::kF16), n = t.in({4}, DType::kI64);
+  const ValueId x = t.in({4, 8}), y = t.in({8}), h = t.in({4, 8}, DType::kF16),
+                n = t.in({4}, DType::kI64);
   ValueId r = t.one("aten::add", {x, y}, {}, "Tensor");
   CHECK(t.type(r) == "f32[4,8]");
   CHECK(t.op_of(r) == OpKind::kAdd);
@@ -260,7 +270,8 @@ TEST_CASE("aten binary ops and scalar promotion", "[frontend][aten]") {
   CHECK(t.node_of(r).inputs[1] == h);
   CHECK(t.lower("aten::mul", {2.0, 3.0}).status().code() == ErrorCode::kInvalidInput);
   CHECK(t.type(t.one("aten::div", {x, y}, {{"rounding_mode", NoneArg{}}})) == "f32[4,8]");
-  auto floor = t.lower("aten::div", {x, y}, {{"rounding_mode", std::string("floor")}}, "Tensor_mode");
+  auto floor =
+      t.lower("aten::div", {x, y}, {{"rounding_mode", std::string("floor")}}, "Tensor_mode");
   REQUIRE(!floor);
   CHECK(floor.status().code() == ErrorCode::kUnsupported);
   CHECK(floor.status().message().find("floor") != std::string::npos);
@@ -324,7 +335,8 @@ TEST_CASE("aten dtype conversions", "[frontend][aten]") {
   REQUIRE(!u8);
   CHECK(u8.status().code() == ErrorCode::kUnsupported);
   CHECK(u8.status().message().find("uint8") != std::string::npos);
-  CHECK(t.type(t.one("aten::_to_copy", {x}, {{"dtype", DType::kBF16}, {"device", std::string("cpu")}})) == "bf16[4]");
+  CHECK(t.type(t.one("aten::_to_copy", {x},
+                     {{"dtype", DType::kBF16}, {"device", std::string("cpu")}})) == "bf16[4]");
   CHECK(t.one("aten::_to_copy", {x}, {{"layout", NoneArg{}}}) == x);
   CHECK(t.type(t.one("aten::type_as", {n, x})) == "f32[4]");
   t.verify();
@@ -343,7 +355,8 @@ TEST_CASE("aten argument binding errors", "[frontend][aten]") {
     CHECK(out.status().location().to_string() == "model.py:7");
   };
   check_error(t.lower("aten::linear", {x, w, NoneArg{}, x}), "at most 3");
-  check_error(t.lower("aten::linear", {x, w}, {{"bais", NoneArg{}}}), "unknown keyword argument 'bais'");
+  check_error(t.lower("aten::linear", {x, w}, {{"bais", NoneArg{}}}),
+              "unknown keyword argument 'bais'");
   check_error(t.lower("aten::linear", {x, w}, {{"weight", w}}), "'weight' given twice");
   check_error(t.lower("aten::linear", {x}), "missing required argument 'weight'");
   check_error(t.lower("aten::linear", {x, i64(3)}), "argument 'weight' must be a tensor, got int");
@@ -362,7 +375,8 @@ TEST_CASE("aten unsupported ops", "[frontend][aten]") {
                                           unsupported("aten::topk", "topk", {"model.py", 13})});
   CHECK(s.code() == ErrorCode::kUnsupported);
   CHECK(s.message() ==
-        "model uses 2 unsupported ops:\n  aten::cumsum (node 'cumsum' at model.py:12)\n  aten::topk (node 'topk' at "
+        "model uses 2 unsupported ops:\n  aten::cumsum (node 'cumsum' at model.py:12)\n  "
+        "aten::topk (node 'topk' at "
         "model.py:13)");
   CHECK(s.to_string() == s.message());
 
@@ -370,7 +384,8 @@ TEST_CASE("aten unsupported ops", "[frontend][aten]") {
   auto out = t.lower("aten::cumsum", {t.in({4}), i64(0)});
   REQUIRE(!out);
   CHECK(out.status().code() == ErrorCode::kUnsupported);
-  CHECK(out.status().message() == "model uses 1 unsupported op:\n  aten::cumsum (node 'node' at model.py:7)");
+  CHECK(out.status().message() ==
+        "model uses 1 unsupported op:\n  aten::cumsum (node 'node' at model.py:7)");
 }
 
 }  // namespace inferno::frontend

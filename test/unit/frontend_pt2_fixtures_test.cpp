@@ -66,12 +66,14 @@ TEST_CASE("pt2 fixtures load with the manifest's types", "[frontend][pt2]") {
         CHECK(g->type(g->inputs()[i]) == manifest_type(model.at("inputs")[i]));
       }
       REQUIRE(g->outputs().size() == model.at("outputs").size());
-      for (size_t i = 0; i < g->outputs().size(); ++i) CHECK(g->type(g->outputs()[i]) == manifest_type(model.at("outputs")[i]));
+      for (size_t i = 0; i < g->outputs().size(); ++i)
+        CHECK(g->type(g->outputs()[i]) == manifest_type(model.at("outputs")[i]));
       for (ir::ValueId c : g->constants()) CHECK(g->value(c).constant != nullptr);
 
       // The same model with explicit --input specs.
       LoadOptions options;
-      for (const nlohmann::json& in : model.at("inputs")) options.inputs.push_back({in.at("name"), manifest_type(in)});
+      for (const nlohmann::json& in : model.at("inputs"))
+        options.inputs.push_back({in.at("name"), manifest_type(in)});
       Expected<ir::Graph> with_specs = load_model(path, options);
       INFO((with_specs ? std::string() : with_specs.status().to_string()));
       CHECK(with_specs.has_value());
@@ -142,7 +144,8 @@ TEST_CASE("pt2 error fixtures", "[frontend][pt2]") {
 
   s = load_error("errors/weight_too_small.pt2");
   CHECK(s.code() == ErrorCode::kInvalidInput);
-  check_contains(s.message(), {"data/weights/weight_0", "1024 bytes", "parameter 'fc1.weight'", "needs 2048"});
+  check_contains(s.message(),
+                 {"data/weights/weight_0", "1024 bytes", "parameter 'fc1.weight'", "needs 2048"});
 
   s = load_error("errors/truncated.pt2");
   CHECK(s.code() == ErrorCode::kInvalidInput);
@@ -160,7 +163,8 @@ TEST_CASE("model format detection", "[frontend][pt2]") {
   Expected<ModelFormat> ts = detect_format(test::fixture_path("mlp2/model.pt"));
   REQUIRE(ts.has_value());
   CHECK(*ts == ModelFormat::kTorchScript);
-  CHECK(load_pt2(test::fixture_path("mlp2/model.pt"), {}).status().code() == ErrorCode::kInvalidInput);
+  CHECK(load_pt2(test::fixture_path("mlp2/model.pt"), {}).status().code() ==
+        ErrorCode::kInvalidInput);
   CHECK(detect_format(test::fixture_path("no/such/model.pt2")).status().code() == ErrorCode::kIo);
   CHECK(load_model(test::fixture_path("no/such/model.pt2"), {}).status().code() == ErrorCode::kIo);
   CHECK(detect_format(test::fixture_path("mlp2")).status().code() == ErrorCode::kIo);

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "frontend/frontend.h"
 #include "frontend/pt2_archive.h"
@@ -52,15 +52,18 @@ std::string zip_bytes(const Records& records) {
     put(out, crc32(data), 4), put(out, data.size(), 4), put(out, data.size(), 4);
     put(out, full.size(), 2), put(out, 0, 2);
     out += full + data;
-    put(dir, 0x02014b50, 4), put(dir, 20, 2), put(dir, 20, 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 4);
+    put(dir, 0x02014b50, 4), put(dir, 20, 2), put(dir, 20, 2), put(dir, 0, 2), put(dir, 0, 2),
+        put(dir, 0, 4);
     put(dir, crc32(data), 4), put(dir, data.size(), 4), put(dir, data.size(), 4);
-    put(dir, full.size(), 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 4);
+    put(dir, full.size(), 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 2),
+        put(dir, 0, 4);
     put(dir, offset, 4);
     dir += full;
   }
   const uint64_t dir_offset = out.size();
   out += dir;
-  put(out, 0x06054b50, 4), put(out, 0, 2), put(out, 0, 2), put(out, records.size(), 2), put(out, records.size(), 2);
+  put(out, 0x06054b50, 4), put(out, 0, 2), put(out, 0, 2), put(out, records.size(), 2),
+      put(out, records.size(), 2);
   put(out, dir.size(), 4), put(out, dir_offset, 4), put(out, 0, 2);
   return out;
 }
@@ -71,7 +74,9 @@ std::string zip_bytes(const Records& records) {
 class ScratchDir {
  public:
   ScratchDir()
-      : dir_((std::filesystem::temp_directory_path() / ("inferno_pt2_tests_" + std::to_string(::getpid()))).string()) {
+      : dir_((std::filesystem::temp_directory_path() /
+              ("inferno_pt2_tests_" + std::to_string(::getpid())))
+                 .string()) {
     std::filesystem::create_directories(dir_);
   }
   ~ScratchDir() {
@@ -110,7 +115,8 @@ struct Archive {
     for (const std::string& name : a->records()) {
       Expected<std::vector<std::byte>> bytes = a->read(name, 1 << 24);
       REQUIRE(bytes.has_value());
-      out.records.emplace_back(name, std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+      out.records.emplace_back(
+          name, std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
     }
     return out;
   }
@@ -164,19 +170,26 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
   for (const char* v : {"x", "linear", "relu", "linear_1"}) values[v]["sizes"][0] = sym("s0", 4);
   // view(linear_1, [sym_size(linear_1, 0), 8]) as the output.
   auto& nodes = m["graph_module"]["graph"]["nodes"];
-  nodes.push_back({{"target", "torch.ops.aten.sym_size.int"},
-                   {"inputs", {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
-                               {{"name", "dim"}, {"arg", {{"as_int", 0}}}, {"kind", 1}}}},
-                   {"outputs", {{{"as_sym_int", {{"as_name", "sym_size_int_1"}}}}}},
-                   {"metadata", nlohmann::json::object()}});
-  nodes.push_back({{"target", "torch.ops.aten.view.default"},
-                   {"inputs", {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
-                               {{"name", "size"}, {"arg", {{"as_sym_ints", {{{"as_name", "sym_size_int_1"}}, {{"as_int", 8}}}}}}, {"kind", 1}}}},
-                   {"outputs", {{{"as_tensor", {{"name", "view"}}}}}},
-                   {"metadata", nlohmann::json::object()}});
+  nodes.push_back(
+      {{"target", "torch.ops.aten.sym_size.int"},
+       {"inputs",
+        {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
+         {{"name", "dim"}, {"arg", {{"as_int", 0}}}, {"kind", 1}}}},
+       {"outputs", {{{"as_sym_int", {{"as_name", "sym_size_int_1"}}}}}},
+       {"metadata", nlohmann::json::object()}});
+  nodes.push_back(
+      {{"target", "torch.ops.aten.view.default"},
+       {"inputs",
+        {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
+         {{"name", "size"},
+          {"arg", {{"as_sym_ints", {{{"as_name", "sym_size_int_1"}}, {{"as_int", 8}}}}}},
+          {"kind", 1}}}},
+       {"outputs", {{{"as_tensor", {{"name", "view"}}}}}},
+       {"metadata", nlohmann::json::object()}});
   values["view"] = values["linear_1"];
   m["graph_module"]["graph"]["sym_int_values"]["sym_size_int_1"] = sym("s0", 4);
-  m["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"]["as_tensor"]["name"] = "view";
+  m["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"]["as_tensor"]["name"] =
+      "view";
   m["range_constraints"] = {{"s0", {{"min_val", 2}, {"max_val", 64}}}};
   a.set_json("models/model.json", m);
 
@@ -206,7 +219,8 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
   CHECK(a.load({{{"", {ir::DType::kF32, {3, 16}}}}}).has_value());
 }
 
-TEST_CASE("pt2 synthetic: a lowering that disagrees with the recorded type is an internal error", "[frontend][pt2]") {
+TEST_CASE("pt2 synthetic: a lowering that disagrees with the recorded type is an internal error",
+          "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");
   nlohmann::json m = a.json("models/model.json");
   m["graph_module"]["graph"]["tensor_values"]["relu"]["sizes"][1] = {{"as_int", 33}};
@@ -266,7 +280,9 @@ TEST_CASE("pt2 synthetic: header, signature and payload errors", "[frontend][pt2
   s = error_of(a);
   CHECK(s.code() == ErrorCode::kInvalidInput);
   CHECK(s.node() == "linear");
-  CHECK(s.message() == "models/model.json: expected an integer, got a string at graph_module.graph.nodes[0].inputs[0].arg.as_int");
+  CHECK(s.message() ==
+        "models/model.json: expected an integer, got a string at "
+        "graph_module.graph.nodes[0].inputs[0].arg.as_int");
 
   a = Archive::from("mlp2/model.pt2");
   m = a.json("models/model.json");
@@ -287,7 +303,8 @@ TEST_CASE("pt2 synthetic: header, signature and payload errors", "[frontend][pt2
 
   a = Archive::from("mlp2/model.pt2");
   m = a.json("models/model.json");
-  m["graph_module"]["signature"]["input_specs"][0] = {{"custom_obj", {{"arg", {{"name", "obj"}, {"class_fqn", "x"}}}, {"custom_obj_name", "obj"}}}};
+  m["graph_module"]["signature"]["input_specs"][0] = {
+      {"custom_obj", {{"arg", {{"name", "obj"}, {"class_fqn", "x"}}}, {"custom_obj_name", "obj"}}}};
   a.set_json("models/model.json", m);
   s = error_of(a);
   CHECK(s.code() == ErrorCode::kInvalidInput);
@@ -295,7 +312,8 @@ TEST_CASE("pt2 synthetic: header, signature and payload errors", "[frontend][pt2
 
   a = Archive::from("mlp2/model.pt2");
   nlohmann::json w = a.json("data/weights/model_weights_config.json");
-  w["config"]["fc1.bias"]["tensor_meta"]["storage_offset"] = {{"as_int", 1}};  // runs 4 bytes past the record
+  w["config"]["fc1.bias"]["tensor_meta"]["storage_offset"] = {
+      {"as_int", 1}};  // runs 4 bytes past the record
   a.set_json("data/weights/model_weights_config.json", w);
   s = error_of(a);
   CHECK(s.code() == ErrorCode::kInvalidInput);
@@ -316,11 +334,13 @@ TEST_CASE("pt2 payloads: strided views, shared storage, bounds", "[frontend][pt2
     const float f = static_cast<float>(i);
     std::memcpy(storage.data() + i * sizeof(float), &f, sizeof(float));
   }
-  const std::string path = write_file("payload.pt2", zip_bytes({{".data/version", "6"}, {"data/weights/weight_0", storage},
+  const std::string path = write_file("payload.pt2", zip_bytes({{".data/version", "6"},
+                                                                {"data/weights/weight_0", storage},
                                                                 {"data/weights/empty", ""}}));
   Expected<Pt2Archive> archive = Pt2Archive::open(path);
   REQUIRE(archive.has_value());
-  auto payload = [](std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset, std::string record = "data/weights/weight_0") {
+  auto payload = [](std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset,
+                    std::string record = "data/weights/weight_0") {
     pt2::Payload p;
     p.record = std::move(record);
     p.meta = pt2::TensorMeta{};
@@ -336,11 +356,13 @@ TEST_CASE("pt2 payloads: strided views, shared storage, bounds", "[frontend][pt2
     return v;
   };
   pt2::RecordCache cache;
-  Expected<ir::Tensor> t = pt2::load_payload(*archive, payload({3, 2}, {1, 3}, 0), "w", cache);  // a transposed view
+  Expected<ir::Tensor> t =
+      pt2::load_payload(*archive, payload({3, 2}, {1, 3}, 0), "w", cache);  // a transposed view
   REQUIRE(t.has_value());
   CHECK(t->type.to_string() == "f32[3,2]");
   CHECK(values(*t) == std::vector<double>{0, 3, 1, 4, 2, 5});
-  t = pt2::load_payload(*archive, payload({2, 3}, {3, 1}, 6), "w", cache);  // a slice of the same storage
+  t = pt2::load_payload(*archive, payload({2, 3}, {3, 1}, 6), "w",
+                        cache);  // a slice of the same storage
   REQUIRE(t.has_value());
   CHECK(values(*t) == std::vector<double>{6, 7, 8, 9, 10, 11});
   t = pt2::load_payload(*archive, payload({4}, {0}, 2), "w", cache);  // an expanded scalar
@@ -350,19 +372,24 @@ TEST_CASE("pt2 payloads: strided views, shared storage, bounds", "[frontend][pt2
   t = pt2::load_payload(*archive, payload({2, 2}, {2, 1}, 0, "data/weights/empty"), "w", cache);
   REQUIRE(t.has_value());
   CHECK(values(*t) == std::vector<double>{0, 0, 0, 0});
-  CHECK(pt2::load_payload(*archive, payload({0, 5}, {5, 1}, 100), "w", cache).has_value());  // empty view
+  CHECK(pt2::load_payload(*archive, payload({0, 5}, {5, 1}, 100), "w", cache)
+            .has_value());  // empty view
 
-  for (const pt2::Payload& bad : {payload({4, 4}, {4, 1}, 0), payload({3, 2}, {1, 3}, 7), payload({2}, {1}, -1),
-                                  payload({2, 2}, {-1, 1}, 3), payload({int64_t{1} << 40, int64_t{1} << 40}, {1, 1}, 0),
-                                  payload({2}, {int64_t{1} << 62}, 0), payload({2, 2}, {1}, 0),
-                                  payload({2}, {1}, 0, "data/weights/missing")}) {
+  for (const pt2::Payload& bad :
+       {payload({4, 4}, {4, 1}, 0), payload({3, 2}, {1, 3}, 7), payload({2}, {1}, -1),
+        payload({2, 2}, {-1, 1}, 3), payload({int64_t{1} << 40, int64_t{1} << 40}, {1, 1}, 0),
+        payload({2}, {int64_t{1} << 62}, 0), payload({2, 2}, {1}, 0),
+        payload({2}, {1}, 0, "data/weights/missing")}) {
     Expected<ir::Tensor> r = pt2::load_payload(*archive, bad, "parameter 'w'", cache);
     REQUIRE(!r.has_value());
     CHECK(r.status().code() == ErrorCode::kInvalidInput);
   }
   pt2::Payload pickled = payload({2}, {1}, 0);
   pickled.use_pickle = true;
-  CHECK(pt2::load_payload(*archive, pickled, "parameter 'w'", cache).status().message().find("pickle") != std::string::npos);
+  CHECK(pt2::load_payload(*archive, pickled, "parameter 'w'", cache)
+            .status()
+            .message()
+            .find("pickle") != std::string::npos);
 }
 
 TEST_CASE("pt2 symbolic size expressions", "[frontend][pt2]") {
@@ -376,12 +403,13 @@ TEST_CASE("pt2 symbolic size expressions", "[frontend][pt2]") {
   std::string long_sum = "s0";
   for (int i = 0; i < 1000; ++i) long_sum += " + 1";
   CHECK(pt2::eval_sym_expr(long_sum, syms) == 1006);
-  for (const char* bad : {"s2", "Max(s0, 2)", "s0 +", "(s0", "s0 // 0", "s0**2", "", "99999999999999999999",
-                          "9223372036854775807 + 1"}) {
+  for (const char* bad : {"s2", "Max(s0, 2)", "s0 +", "(s0", "s0 // 0", "s0**2", "",
+                          "99999999999999999999", "9223372036854775807 + 1"}) {
     INFO(bad);
     CHECK(!pt2::eval_sym_expr(bad, syms).has_value());
   }
-  CHECK(!pt2::eval_sym_expr(std::string(100000, '(') + "1" + std::string(100000, ')'), syms).has_value());
+  CHECK(!pt2::eval_sym_expr(std::string(100000, '(') + "1" + std::string(100000, ')'), syms)
+             .has_value());
   CHECK(!pt2::eval_sym_expr(std::string(100000, '-') + "1", syms).has_value());
 }
 
@@ -410,8 +438,9 @@ TEST_CASE("pt2 robustness: mistyped JSON fields never crash", "[frontend][pt2]")
       if (std::find(pointers.begin(), pointers.end(), p) != pointers.end()) break;
     }
   }
-  const nlohmann::json replacements[] = {nlohmann::json("bogus"), nlohmann::json(-1), nlohmann::json::object(),
-                                         nlohmann::json::array({1}), nlohmann::json()};
+  const nlohmann::json replacements[] = {nlohmann::json("bogus"), nlohmann::json(-1),
+                                         nlohmann::json::object(), nlohmann::json::array({1}),
+                                         nlohmann::json()};
   size_t loaded = 0, failed = 0, i = 0;
   for (const auto& p : pointers) {
     if (i++ % 2 != 0) continue;  // half of them keeps the test fast

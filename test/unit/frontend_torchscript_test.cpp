@@ -5,11 +5,10 @@
 // (integration_fixtures_test.cpp).
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frontend/frontend.h"
 #include "ir/verifier.h"
@@ -22,7 +21,8 @@ namespace {
 using frontend::LoadOptions;
 
 const nlohmann::json& manifest() {
-  static const nlohmann::json parsed = nlohmann::json::parse(test::read_text_file(test::fixture_path("manifest.json")));
+  static const nlohmann::json parsed =
+      nlohmann::json::parse(test::read_text_file(test::fixture_path("manifest.json")));
   return parsed;
 }
 
@@ -54,9 +54,12 @@ Expected<ir::Graph> load(const std::string& relative, const LoadOptions& options
 
 std::string describe(const Status& status) { return status.is_ok() ? "ok" : status.to_string(); }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
-TEST_CASE("every TorchScript fixture loads, verifies and has the manifest's types", "[frontend][torchscript]") {
+TEST_CASE("every TorchScript fixture loads, verifies and has the manifest's types",
+          "[frontend][torchscript]") {
   REQUIRE(manifest().at("models").size() >= 5);
   for (const nlohmann::json& model : manifest().at("models")) {
     const std::string name = model.at("name");
@@ -88,10 +91,12 @@ TEST_CASE("every TorchScript fixture loads, verifies and has the manifest's type
   }
 }
 
-TEST_CASE("TorchScript: a bare spec (from a --data file) matches by position", "[frontend][torchscript]") {
+TEST_CASE("TorchScript: a bare spec (from a --data file) matches by position",
+          "[frontend][torchscript]") {
   LoadOptions options;
   const nlohmann::json model = model_entry("bmm_matmul");
-  for (const nlohmann::json& input : model.at("inputs")) options.inputs.push_back({"", type_of(input)});
+  for (const nlohmann::json& input : model.at("inputs"))
+    options.inputs.push_back({"", type_of(input)});
   auto graph = load("bmm_matmul/model.pt", options);
   INFO((graph ? std::string("loaded") : describe(graph.status())));
   REQUIRE(graph.has_value());
@@ -104,11 +109,13 @@ TEST_CASE("TorchScript: missing input specs name every model input", "[frontend]
   REQUIRE_FALSE(graph.has_value());
   CHECK(graph.status().code() == ErrorCode::kInvalidInput);
   CHECK(graph.status().message() ==
-        "TorchScript models carry no input shapes; give one --input NAME:DIMS:DTYPE (or --data FILE) per "
+        "TorchScript models carry no input shapes; give one --input NAME:DIMS:DTYPE (or --data "
+        "FILE) per "
         "model input: x, y");
 }
 
-TEST_CASE("TorchScript: a wrong number of specs or a wrong name is invalid input", "[frontend][torchscript]") {
+TEST_CASE("TorchScript: a wrong number of specs or a wrong name is invalid input",
+          "[frontend][torchscript]") {
   const nlohmann::json model = model_entry("elementwise_chain");
   SECTION("too few") {
     LoadOptions options = specs_for(model);
@@ -134,7 +141,8 @@ TEST_CASE("TorchScript: a wrong number of specs or a wrong name is invalid input
   }
 }
 
-TEST_CASE("TorchScript: a spec shape that does not fit the model is a Status", "[frontend][torchscript]") {
+TEST_CASE("TorchScript: a spec shape that does not fit the model is a Status",
+          "[frontend][torchscript]") {
   LoadOptions options = specs_for(model_entry("mlp2"));
   options.inputs[0].type.shape = {4, 15};  // fc1 expects 16 features
   auto graph = load("mlp2/model.pt", options);
@@ -143,7 +151,8 @@ TEST_CASE("TorchScript: a spec shape that does not fit the model is a Status", "
   CHECK(graph.status().code() != ErrorCode::kInternal);
 }
 
-TEST_CASE("TorchScript: unreadable and malformed files are Statuses, not crashes", "[frontend][torchscript]") {
+TEST_CASE("TorchScript: unreadable and malformed files are Statuses, not crashes",
+          "[frontend][torchscript]") {
   const LoadOptions options = specs_for(model_entry("mlp2"));
   SECTION("missing file") {
     auto graph = frontend::load_torchscript(test::fixture_path("no_such_model.pt"), options);
@@ -189,7 +198,8 @@ TEST_CASE("TorchScript: every unsupported op is listed in one error", "[frontend
   const std::string message = graph.status().message();
   INFO(message);
   CHECK(graph.status().code() == ErrorCode::kUnsupported);
-  for (const std::string op : {"aten::cumsum", "aten::sort", "aten::topk"}) CHECK(contains(message, op));
+  for (const std::string op : {"aten::cumsum", "aten::sort", "aten::topk"})
+    CHECK(contains(message, op));
   // Supported ops of the same model are not listed.
   CHECK_FALSE(contains(message, "aten::linear"));
   CHECK_FALSE(contains(message, "aten::relu"));

@@ -20,8 +20,8 @@
 namespace inferno {
 namespace {
 
-const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax", "elementwise_chain",
-                                          "bmm_matmul"};
+const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax",
+                                          "elementwise_chain", "bmm_matmul"};
 const std::vector<std::string> kForms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
 
 std::vector<ir::Tensor> read_numbered(const std::string& model, const std::string& stem) {
@@ -42,7 +42,8 @@ frontend::LoadOptions specs_from(const std::vector<ir::Tensor>& inputs) {
   return options;
 }
 
-ir::Graph load(const std::string& model, const std::string& form, const std::vector<ir::Tensor>& inputs) {
+ir::Graph load(const std::string& model, const std::string& form,
+               const std::vector<ir::Tensor>& inputs) {
   auto graph = frontend::load_model(test::fixture_path(model + "/" + form), specs_from(inputs));
   INFO(model << "/" << form << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
@@ -57,8 +58,10 @@ ir::Graph load(const std::string& model, const std::string& form, const std::vec
 std::string structural_text(ir::Graph graph) {
   for (ir::ValueId c : graph.constants()) {
     const ir::Value& value = graph.value(c);
-    std::string bytes(reinterpret_cast<const char*>(value.constant->data.data()), value.constant->data.size());
-    graph.mutable_value(c).name = "c" + std::to_string(std::hash<std::string>{}(value.type.to_string() + bytes));
+    std::string bytes(reinterpret_cast<const char*>(value.constant->data.data()),
+                      value.constant->data.size());
+    graph.mutable_value(c).name =
+        "c" + std::to_string(std::hash<std::string>{}(value.type.to_string() + bytes));
   }
   int32_t next = 0;
   auto rename = [&](ir::ValueId v) { graph.mutable_value(v).name = "v" + std::to_string(next++); };
@@ -100,7 +103,8 @@ TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
         for (size_t i = 0; i < expected.size(); ++i) {
           // fp32 tolerances of torch.testing; the reference accumulates in fp64, PyTorch's CPU
           // kernels in fp32, and these fixtures' reductions are short (<= 32 terms).
-          const std::string mismatch = test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
+          const std::string mismatch =
+              test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
           INFO("output " << i << ": " << mismatch);
           CHECK(mismatch.empty());
         }

@@ -33,8 +33,11 @@ TEST_CASE("dot has one shape per value kind and edges along data flow") {
   CHECK(dot.rfind("digraph G {\n", 0) == 0);
   CHECK(dot.ends_with("}\n"));
   CHECK(contains(dot, "v0 [shape=ellipse, label=\"%x\\nf32[4,16]\"];"));
-  CHECK(contains(dot, "v1 [shape=ellipse, style=filled, fillcolor=lightgrey, label=\"%fc1.weight\\nf32[32,16]\"];"));
-  CHECK(contains(dot, "n0 [shape=box, label=\"linear\\n%linear: f32[4,32]\\nloc(\\\"model.py\\\":12)\"];"));
+  CHECK(contains(dot,
+                 "v1 [shape=ellipse, style=filled, fillcolor=lightgrey, "
+                 "label=\"%fc1.weight\\nf32[32,16]\"];"));
+  CHECK(contains(
+      dot, "n0 [shape=box, label=\"linear\\n%linear: f32[4,32]\\nloc(\\\"model.py\\\":12)\"];"));
   CHECK(contains(dot, "n1 [shape=box, label=\"sum\\n%s: f32[4,1]\\ndims=[1], keepdim=true\"];"));
   CHECK(contains(dot, "out0 [shape=doubleoctagon, label=\"output 0\"];"));
   CHECK(contains(dot, "out1 [shape=doubleoctagon, label=\"output 1\"];"));
@@ -93,10 +96,12 @@ TEST_CASE("dot shows a gemm's options compactly and a fused body one step per li
   g.set_outputs({*build_value(g, OpKind::kFusedElementwise, {z, x}, fused, "f")});
   const std::string dot = graph_to_dot(g);
   INFO(dot);
-  CHECK(contains(dot, "n0 [shape=box, label=\"gemm b^T +gelu_tanh\\n%y: f32[4,8]\\nalpha=1.0, beta=1.0\"];"));
+  CHECK(contains(
+      dot, "n0 [shape=box, label=\"gemm b^T +gelu_tanh\\n%y: f32[4,8]\\nalpha=1.0, beta=1.0\"];"));
   CHECK(contains(dot, "n1 [shape=box, label=\"gemm\\n%z: f32[4,16]\\nalpha=1.0, beta=1.0\"];"));
-  CHECK(contains(dot, "n2 [shape=box, label=\"fused_elementwise\\n%f: f32[4,16]\\n#0 = sigmoid($0)\\n"
-                      "#1 = mul($0, #0)\\n#2 = add(#1, $1)\"];"));
+  CHECK(contains(dot,
+                 "n2 [shape=box, label=\"fused_elementwise\\n%f: f32[4,16]\\n#0 = sigmoid($0)\\n"
+                 "#1 = mul($0, #0)\\n#2 = add(#1, $1)\"];"));
 }
 
 TEST_CASE("dot escapes a hostile fused body and gemm activation") {
@@ -104,7 +109,8 @@ TEST_CASE("dot escapes a hostile fused body and gemm activation") {
   const ValueId x = g.add_input("x", {DType::kF32, {2}});
   const ValueId y = g.add_node_output("y", {DType::kF32, {2}});
   Node fused{OpKind::kFusedElementwise, {x}, {y}, {}, {}};  // unverified: any bytes may be there
-  fused.attrs.set("expr", std::string("relu($0)\"]; evil -> x; <b>{|}\n; ") + std::string(100, 'a') + "; \x01\xff");
+  fused.attrs.set("expr", std::string("relu($0)\"]; evil -> x; <b>{|}\n; ") +
+                              std::string(100, 'a') + "; \x01\xff");
   g.append_node(fused);
   const ValueId z = g.add_node_output("z", {DType::kF32, {2}});
   Node gemm{OpKind::kGemm, {x, x}, {z}, {}, {}};

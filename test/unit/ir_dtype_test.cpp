@@ -30,8 +30,9 @@ TEST_CASE("dtype sizes and categories") {
     int64_t size;
     bool floating, integral;
   };
-  const Row rows[] = {{DType::kF32, 4, true, false}, {DType::kF16, 2, true, false}, {DType::kBF16, 2, true, false},
-                      {DType::kF64, 8, true, false}, {DType::kI64, 8, false, true}, {DType::kI32, 4, false, true},
+  const Row rows[] = {{DType::kF32, 4, true, false},  {DType::kF16, 2, true, false},
+                      {DType::kBF16, 2, true, false}, {DType::kF64, 8, true, false},
+                      {DType::kI64, 8, false, true},  {DType::kI32, 4, false, true},
                       {DType::kBool, 1, false, false}};
   for (const Row& r : rows) {
     INFO(dtype_name(r.dtype));
@@ -69,11 +70,24 @@ TEST_CASE("float to f16 bits, round to nearest even") {
     uint16_t bits;
   };
   const Row rows[] = {
-      {1.0f, 0x3c00},         {-2.0f, 0xc000},        {65504.0f, 0x7bff},     {65519.0f, 0x7bff},
-      {65520.0f, 0x7c00},     {1e10f, 0x7c00},        {0.1f, 0x2e66},         {pow2(-14), 0x0400},
-      {pow2(-24), 0x0001},    {pow2(-25), 0x0000},    {3 * pow2(-25), 0x0002}, {-pow2(-25), 0x8000},
-      {-0.0f, 0x8000},        {0.0f, 0x0000},         {1.0f + pow2(-11), 0x3c00}, {1.0f + 3 * pow2(-11), 0x3c02},
-      {std::numeric_limits<float>::infinity(), 0x7c00}, {-std::numeric_limits<float>::infinity(), 0xfc00},
+      {1.0f, 0x3c00},
+      {-2.0f, 0xc000},
+      {65504.0f, 0x7bff},
+      {65519.0f, 0x7bff},
+      {65520.0f, 0x7c00},
+      {1e10f, 0x7c00},
+      {0.1f, 0x2e66},
+      {pow2(-14), 0x0400},
+      {pow2(-24), 0x0001},
+      {pow2(-25), 0x0000},
+      {3 * pow2(-25), 0x0002},
+      {-pow2(-25), 0x8000},
+      {-0.0f, 0x8000},
+      {0.0f, 0x0000},
+      {1.0f + pow2(-11), 0x3c00},
+      {1.0f + 3 * pow2(-11), 0x3c02},
+      {std::numeric_limits<float>::infinity(), 0x7c00},
+      {-std::numeric_limits<float>::infinity(), 0xfc00},
   };
   for (const Row& r : rows) {
     INFO(r.value);
@@ -83,7 +97,8 @@ TEST_CASE("float to f16 bits, round to nearest even") {
   CHECK((nan & 0x7c00) == 0x7c00);
   CHECK((nan & 0x03ff) != 0);
   CHECK(std::isnan(half_bits_to_float(nan)));
-  CHECK(std::isnan(half_bits_to_float(float_to_half_bits(std::bit_cast<float>(0x7f800001u)))));  // signaling
+  CHECK(std::isnan(
+      half_bits_to_float(float_to_half_bits(std::bit_cast<float>(0x7f800001u)))));  // signaling
 }
 
 TEST_CASE("f16 bits to float") {
@@ -126,8 +141,10 @@ TEST_CASE("float to bf16 bits, round to nearest even") {
   }
   CHECK(bf16_bits_to_float(0x3f80) == 1.0f);
   CHECK(bf16_bits_to_float(0x3dcd) == 0.10009765625f);
-  CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::numeric_limits<float>::quiet_NaN()))));
-  CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::bit_cast<float>(0x7f800001u)))));  // not inf
+  CHECK(
+      std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::numeric_limits<float>::quiet_NaN()))));
+  CHECK(std::isnan(
+      bf16_bits_to_float(float_to_bf16_bits(std::bit_cast<float>(0x7f800001u)))));  // not inf
 }
 
 TEST_CASE("Tensor get and set for every dtype") {

@@ -26,7 +26,8 @@ FusedExpr parse_ok(const std::string& text, const std::vector<TensorType>& input
 }
 
 TEST_CASE("fused expr parses into typed steps") {
-  const FusedExpr expr = parse_ok("cast[f32]($0); mul(#0, $1); gelu[tanh](#1); sub(#2, #0)", {f16({4, 1}), f32({5})});
+  const FusedExpr expr =
+      parse_ok("cast[f32]($0); mul(#0, $1); gelu[tanh](#1); sub(#2, #0)", {f16({4, 1}), f32({5})});
   REQUIRE(expr.steps.size() == 4);
   CHECK(expr.steps[0].op == OpKind::kCast);
   CHECK(expr.steps[0].attrs.get_dtype("dtype") == DType::kF32);
@@ -90,7 +91,8 @@ TEST_CASE("the largest bodies are accepted") {
   CHECK(parse_ok(text, {f32({1})}).steps.size() == static_cast<size_t>(kMaxFusedSteps));
   std::vector<TensorType> inputs(kMaxFusedInputs, f32({1}));
   std::string sum = "add($0, $1)";
-  for (int i = 2; i < kMaxFusedInputs; ++i) sum += "; add(#" + std::to_string(i - 2) + ", $" + std::to_string(i) + ")";
+  for (int i = 2; i < kMaxFusedInputs; ++i)
+    sum += "; add(#" + std::to_string(i - 2) + ", $" + std::to_string(i) + ")";
   CHECK(parse_ok(sum, inputs).steps.size() == static_cast<size_t>(kMaxFusedInputs - 1));
 }
 
@@ -114,7 +116,8 @@ TEST_CASE("fused expr errors name the step and say what is wrong") {
       {"relu($0); sum(#0)", one, "step 1 'sum(#0)': sum is not an elementwise op"},
       {"softmax($0)", one, "step 0 'softmax($0)': softmax is not an elementwise op"},
       {"gemm($0, $1)", two, "step 0 'gemm($0, $1)': gemm is not an elementwise op"},
-      {"fused_elementwise($0)", one, "step 0 'fused_elementwise($0)': fused_elementwise is not an elementwise op"},
+      {"fused_elementwise($0)", one,
+       "step 0 'fused_elementwise($0)': fused_elementwise is not an elementwise op"},
       {"relu($0); relu(#0); mul(#3, $0)", one, "step 2 'mul(#3, $0)': #3 refers to a later step"},
       {"relu(#0)", one, "step 0 'relu(#0)': #0 refers to its own step"},
       {"add($0, $2)", two, "step 0 'add($0, $2)': $2 is out of range: the node has 2 input(s)"},
@@ -122,11 +125,17 @@ TEST_CASE("fused expr errors name the step and say what is wrong") {
       {"relu($0, $0)", one, "step 0 'relu($0, $0)': relu takes 1 operand(s), got 2"},
       {"add($0, $0, $0, $0)", one, "step 0 'add($0, $0, $0, $0)': add takes 2 operand(s), got 4"},
       {"relu($1)", two, "input $0 is not read by any step"},
-      {"relu($0); relu($1); add($0, $1)", two, "step 0 'relu($0)': its result is not read by a later step"},
+      {"relu($0); relu($1); add($0, $1)", two,
+       "step 0 'relu($0)': its result is not read by a later step"},
       {many_steps(kMaxFusedSteps + 1), one, "expr has more than 64 steps"},
-      {"relu($0)", std::vector<TensorType>(kMaxFusedInputs + 1, f32({4})), "33 inputs, more than the limit of 32"},
-      {"gelu[none]($0)", {i32({4})}, "step 0 'gelu[none]($0)': gelu: expects a floating-point input, got i32[4]"},
-      {"add($0, $1)", {f32({4}), f32({5})}, "step 0 'add($0, $1)': shapes [4] and [5] do not broadcast"},
+      {"relu($0)", std::vector<TensorType>(kMaxFusedInputs + 1, f32({4})),
+       "33 inputs, more than the limit of 32"},
+      {"gelu[none]($0)",
+       {i32({4})},
+       "step 0 'gelu[none]($0)': gelu: expects a floating-point input, got i32[4]"},
+      {"add($0, $1)",
+       {f32({4}), f32({5})},
+       "step 0 'add($0, $1)': shapes [4] and [5] do not broadcast"},
       // brackets
       {"gelu($0)", one, "step 0 'gelu($0)': gelu needs [none] or [tanh]"},
       {"gelu[fast]($0)", one, "step 0 'gelu[fast]($0)': gelu takes [none] or [tanh], got [fast]"},
@@ -140,7 +149,8 @@ TEST_CASE("fused expr errors name the step and say what is wrong") {
       {"relu(", one, "step 0 'relu(': expected an operand ($i or #k)"},
       {"relu($0", one, "step 0 'relu($0': expected ', ' or ')' after an operand"},
       {"relu($0)x", one, "step 0 'relu($0)x': expected '; ' or the end of the expr after ')'"},
-      {"relu($0);neg(#0)", one, "step 0 'relu($0)': expected '; ' or the end of the expr after ')'"},
+      {"relu($0);neg(#0)", one,
+       "step 0 'relu($0)': expected '; ' or the end of the expr after ')'"},
       {"relu($0); ", one, "step 1 '': expected an op name"},  // a trailing separator
       {"relu($0);  neg(#0)", one, "step 1 ' neg(#0)': expected an op name"},
       {" relu($0)", one, "step 0 ' relu($0)': expected an op name"},
@@ -152,13 +162,16 @@ TEST_CASE("fused expr errors name the step and say what is wrong") {
       {"relu($00)", one, "step 0 'relu($00)': operand $00 has a leading zero"},
       {"RELU($0)", one, "step 0 'RELU($0)': unknown op 'RELU'"},
       {"\x01\xff", one, "step 0 '\\x01\\xff': expected an op name"},
-      {"relu($0); neg(#0) \n", one, "step 1 'neg(#0) \\x0a': expected '; ' or the end of the expr after ')'"},
+      {"relu($0); neg(#0) \n", one,
+       "step 1 'neg(#0) \\x0a': expected '; ' or the end of the expr after ')'"},
       // integers past every bound saturate instead of overflowing
       {"relu($99999999999999999999999999)", one,
-       "step 0 'relu($99999999999999999999999999)': $99999999999999999999999999 is out of range: the node has 1 input(s)"},
+       "step 0 'relu($99999999999999999999999999)': $99999999999999999999999999 is out of range: "
+       "the node has 1 input(s)"},
       {"relu($0); neg(#18446744073709551616)", one,
        "step 1 'neg(#18446744073709551616)': #18446744073709551616 refers to a later step"},
-      {"relu($2147483648)", one, "step 0 'relu($2147483648)': $2147483648 is out of range: the node has 1 input(s)"},
+      {"relu($2147483648)", one,
+       "step 0 'relu($2147483648)': $2147483648 is out of range: the node has 1 input(s)"},
   };
   for (const ErrorCase& c : cases) {
     INFO("text: " << c.text);
@@ -192,9 +205,11 @@ TEST_CASE("fused expr bounds untrusted text") {
 
 TEST_CASE("corrupted fused exprs never crash, and what parses is canonical") {
   const std::vector<TensorType> inputs = {f32({2, 3}), f16({3}), i32({1})};
-  const std::string valid = "cast[f32]($1); add($0, #0); gelu[tanh](#1); cast[f32]($2); mul(#2, #3); neg(#4)";
+  const std::string valid =
+      "cast[f32]($1); add($0, #0); gelu[tanh](#1); cast[f32]($2); mul(#2, #3); neg(#4)";
   REQUIRE(parse_fused_expr(valid, inputs).has_value());
-  const std::string alphabet = std::string("$#0123456789(),; []abcdefghijklmnopqrstuvwxyz_") + '\0' + '\xff';
+  const std::string alphabet =
+      std::string("$#0123456789(),; []abcdefghijklmnopqrstuvwxyz_") + '\0' + '\xff';
   uint64_t state = 42;
   auto next = [&](uint64_t bound) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -207,10 +222,18 @@ TEST_CASE("corrupted fused exprs never crash, and what parses is canonical") {
       const size_t at = next(text.size() + 1);
       const char c = alphabet[next(alphabet.size())];
       switch (next(4)) {
-        case 0: if (at < text.size()) text[at] = c; break;
-        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-        case 2: if (at < text.size()) text.erase(at, 1); break;
-        default: text.resize(at); break;
+        case 0:
+          if (at < text.size()) text[at] = c;
+          break;
+        case 1:
+          text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+          break;
+        case 2:
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        default:
+          text.resize(at);
+          break;
       }
     }
     INFO("text: " << text);
@@ -220,7 +243,8 @@ TEST_CASE("corrupted fused exprs never crash, and what parses is canonical") {
       CHECK(fused_expr_to_string(*expr) == text);
     } else {
       const std::string& message = expr.status().message();
-      CHECK((message.starts_with("step ") || message.starts_with("input $") || message == "expr is empty"));
+      CHECK((message.starts_with("step ") || message.starts_with("input $") ||
+             message == "expr is empty"));
     }
   }
   CHECK(accepted > 0);  // some edits keep the text valid (e.g. another digit or op)

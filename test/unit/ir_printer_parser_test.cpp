@@ -26,7 +26,8 @@ Tensor from_bits(DType dtype, Shape shape, const std::vector<uint64_t>& bits) {
   Tensor tensor = Tensor::zeros({dtype, std::move(shape)});
   REQUIRE(static_cast<int64_t>(bits.size()) == tensor.numel());
   const auto size = static_cast<size_t>(dtype_size(dtype));
-  for (size_t i = 0; i < bits.size(); ++i) std::memcpy(tensor.data.data() + i * size, &bits[i], size);
+  for (size_t i = 0; i < bits.size(); ++i)
+    std::memcpy(tensor.data.data() + i * size, &bits[i], size);
   return tensor;
 }
 
@@ -41,9 +42,10 @@ uint64_t f64_bits(double d) {
   return b;
 }
 
-ValueId add(Graph& g, OpKind op, std::vector<ValueId> inputs, Attributes attrs, std::string_view name,
-            SourceLocation loc = {}) {
-  Expected<ValueId> v = build_value(g, op, std::move(inputs), std::move(attrs), name, std::move(loc));
+ValueId add(Graph& g, OpKind op, std::vector<ValueId> inputs, Attributes attrs,
+            std::string_view name, SourceLocation loc = {}) {
+  Expected<ValueId> v =
+      build_value(g, op, std::move(inputs), std::move(attrs), name, std::move(loc));
   INFO(name << ": " << (v ? "" : v.status().to_string()));
   REQUIRE(v.has_value());
   return *v;
@@ -60,16 +62,20 @@ Attributes attrs(std::initializer_list<std::pair<const char*, AttrValue>> entrie
 void add_special_constants(Graph& g) {
   constexpr float kF32Max = std::numeric_limits<float>::max();
   g.add_constant("c_f32", from_bits(DType::kF32, {3, 4},
-                                    {f32_bits(0.1f), f32_bits(-2.5f), f32_bits(-0.0f), f32_bits(1.0f),
-                                     0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fc00001, 0x7f800001,
-                                     0x00000001, f32_bits(kF32Max)}));
-  g.add_constant("c_f64", from_bits(DType::kF64, {6},
-                                    {f64_bits(0.1), f64_bits(-0.0), 0x1, 0x7ff8000000000000,
-                                     0x7ff0000000000001, f64_bits(std::numeric_limits<double>::max())}));
-  g.add_constant("c_f16", from_bits(DType::kF16, {9},
-                                    {0x3c00, 0x0001, 0x7bff, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x2e66}));
-  g.add_constant("c_bf16", from_bits(DType::kBF16, {7}, {0x3f80, 0x3dcd, 0x0001, 0x8000, 0x7f80, 0x7fc0, 0xffc1}));
-  g.add_constant("c_i64", from_bits(DType::kI64, {4}, {0x8000000000000000, 0x7fffffffffffffff, 0, ~uint64_t{0}}));
+                                    {f32_bits(0.1f), f32_bits(-2.5f), f32_bits(-0.0f),
+                                     f32_bits(1.0f), 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000,
+                                     0x7fc00001, 0x7f800001, 0x00000001, f32_bits(kF32Max)}));
+  g.add_constant("c_f64",
+                 from_bits(DType::kF64, {6},
+                           {f64_bits(0.1), f64_bits(-0.0), 0x1, 0x7ff8000000000000,
+                            0x7ff0000000000001, f64_bits(std::numeric_limits<double>::max())}));
+  g.add_constant(
+      "c_f16", from_bits(DType::kF16, {9},
+                         {0x3c00, 0x0001, 0x7bff, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x2e66}));
+  g.add_constant("c_bf16", from_bits(DType::kBF16, {7},
+                                     {0x3f80, 0x3dcd, 0x0001, 0x8000, 0x7f80, 0x7fc0, 0xffc1}));
+  g.add_constant("c_i64", from_bits(DType::kI64, {4},
+                                    {0x8000000000000000, 0x7fffffffffffffff, 0, ~uint64_t{0}}));
   g.add_constant("c_i32", from_bits(DType::kI32, {2, 2}, {0x80000000, 0x7fffffff, 7, 0xfffffffe}));
   g.add_constant("c_bool", from_bits(DType::kBool, {2}, {1, 0}));
   g.add_constant("c_scalar", from_bits(DType::kF32, {}, {f32_bits(3.5f)}));
@@ -89,25 +95,34 @@ Graph kitchen_sink() {
 
   const ValueId lin = add(g, OpKind::kLinear, {x, w, b}, {}, "linear", {"model.py", 12});
   add(g, OpKind::kLinear, {x, w}, {}, "linear_nobias", {"model.py", 0});
-  const ValueId wt = add(g, OpKind::kTranspose, {w}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{1}}}), "wt");
+  const ValueId wt =
+      add(g, OpKind::kTranspose, {w}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{1}}}), "wt");
   const ValueId mm = add(g, OpKind::kMatMul, {x, wt}, {}, "mm");
   add(g, OpKind::kAddMM, {b, x, wt}, attrs({{"alpha", 1.0}, {"beta", 0.5}}), "addmm");
   add(g, OpKind::kGemm, {x, w, b},
-      attrs({{"trans_b", true}, {"alpha", 1.0}, {"beta", 1.0}, {"activation", std::string("relu")}}), "gemm");
+      attrs(
+          {{"trans_b", true}, {"alpha", 1.0}, {"beta", 1.0}, {"activation", std::string("relu")}}),
+      "gemm");
   add(g, OpKind::kGemm, {x, wt, b, lin},
-      attrs({{"trans_b", false}, {"alpha", 0.5}, {"beta", 0.0}, {"activation", std::string("gelu_tanh")}}), "gemm_residual");
+      attrs({{"trans_b", false},
+             {"alpha", 0.5},
+             {"beta", 0.0},
+             {"activation", std::string("gelu_tanh")}}),
+      "gemm_residual");
   add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{4, 2}}}), "reshaped");
   add(g, OpKind::kPermute, {x}, attrs({{"dims", IntList{1, 0}}}), "permuted");
   add(g, OpKind::kExpand, {row}, attrs({{"shape", IntList{2, 4}}}), "expanded");
-  for (OpKind op : {OpKind::kRelu, OpKind::kSilu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kExp, OpKind::kAbs,
-                    OpKind::kNeg}) {
+  for (OpKind op : {OpKind::kRelu, OpKind::kSilu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kExp,
+                    OpKind::kAbs, OpKind::kNeg}) {
     add(g, op, {mm}, {}, op_name(op));
   }
-  const ValueId gelu = add(g, OpKind::kGelu, {lin}, attrs({{"approximate", std::string("tanh")}}), "g");
+  const ValueId gelu =
+      add(g, OpKind::kGelu, {lin}, attrs({{"approximate", std::string("tanh")}}), "g");
   const ValueId half = add(g, OpKind::kCast, {gelu}, attrs({{"dtype", DType::kF16}}), "c");
   add(g, OpKind::kAdd, {lin, mm}, {}, "sum_ab");
   add(g, OpKind::kFusedElementwise, {lin, half, b},
-      attrs({{"expr", std::string("cast[f32]($1); add($0, #0); gelu[none](#1); mul(#2, $2)")}}), "fused");
+      attrs({{"expr", std::string("cast[f32]($1); add($0, #0); gelu[none](#1); mul(#2, $2)")}}),
+      "fused");
   add(g, OpKind::kSub, {lin, b}, {}, "diff");
   add(g, OpKind::kMul, {half, g.find_value("c_scalar")}, {}, "scaled");
   const ValueId ratio = add(g, OpKind::kDiv, {i, i}, {}, "ratio");
@@ -117,10 +132,16 @@ Graph kitchen_sink() {
   add(g, OpKind::kLogSoftmax, {lin}, attrs({{"dim", int64_t{0}}}), "lsm");
   // Attributes the shape rules ignore, to cover every value spelling.
   add(g, OpKind::kRelu, {x},
-      attrs({{"big", int64_t{-9223372036854775807LL - 1}}, {"f_int", 2.0}, {"f_small", -1.5e-300},
-             {"f_inf", -std::numeric_limits<double>::infinity()}, {"f_nan", std::nan("")},
-             {"f_zero", -0.0}, {"none", IntList{}}, {"s", std::string("a\"b\\c\n\t\x01\x7f\xff")},
-             {"t", DType::kBF16}, {"yes", false}}),
+      attrs({{"big", int64_t{-9223372036854775807LL - 1}},
+             {"f_int", 2.0},
+             {"f_small", -1.5e-300},
+             {"f_inf", -std::numeric_limits<double>::infinity()},
+             {"f_nan", std::nan("")},
+             {"f_zero", -0.0},
+             {"none", IntList{}},
+             {"s", std::string("a\"b\\c\n\t\x01\x7f\xff")},
+             {"t", DType::kBF16},
+             {"yes", false}}),
       "odd_attrs", {"dir/\"weird\"\\file\n.py", 7});
   g.set_outputs({gelu, half, ratio, x});
   return g;
@@ -174,7 +195,8 @@ TEST_CASE("kitchen sink round-trips exactly, with bit-exact constants") {
 
 TEST_CASE("kitchen sink prints as the golden file") {
   const std::string path = test::golden_path("ir/kitchen_sink.ir");
-  if (std::getenv("INFERNO_UPDATE_GOLDEN") != nullptr) std::ofstream(path, std::ios::binary) << print_graph(kitchen_sink());
+  if (std::getenv("INFERNO_UPDATE_GOLDEN") != nullptr)
+    std::ofstream(path, std::ios::binary) << print_graph(kitchen_sink());
   const std::string golden = test::read_text_file(path);
   CHECK(print_graph(kitchen_sink()) == golden);
   CHECK(print_graph(parse_ok(golden)) == golden);
@@ -205,7 +227,8 @@ TEST_CASE("printer layout follows the documented format") {
   for (int k = 0; k < 6; ++k) w.set(k, k - 2.5);
   const ValueId wv = g.add_constant("fc1.weight", std::move(w));
   const ValueId lin = add(g, OpKind::kLinear, {x, wv}, {}, "linear", {"model.py", 12});
-  const ValueId s = add(g, OpKind::kSum, {lin}, attrs({{"dims", IntList{1}}, {"keepdim", true}}), "s");
+  const ValueId s =
+      add(g, OpKind::kSum, {lin}, attrs({{"dims", IntList{1}}, {"keepdim", true}}), "s");
   add(g, OpKind::kAddMM, {lin, lin, g.add_constant("eye", Tensor::zeros(t(DType::kF32, {3, 3})))},
       attrs({{"alpha", 1.0}, {"beta", 0.25}}), "am");
   g.set_outputs({s, lin});
@@ -243,9 +266,15 @@ TEST_CASE("attribute floats never read back as ints") {
     double value;
     const char* text;
   };
-  const Case cases[] = {{1.0, "1.0"},   {-0.0, "-0.0"},  {100.0, "100.0"},  {0.1, "0.1"},
-                        {1e300, "1e+300"}, {2.5e-7, "2.5e-07"}, {std::numeric_limits<double>::infinity(), "inf"},
-                        {-std::numeric_limits<double>::infinity(), "-inf"}, {std::nan(""), "nan"}};
+  const Case cases[] = {{1.0, "1.0"},
+                        {-0.0, "-0.0"},
+                        {100.0, "100.0"},
+                        {0.1, "0.1"},
+                        {1e300, "1e+300"},
+                        {2.5e-7, "2.5e-07"},
+                        {std::numeric_limits<double>::infinity(), "inf"},
+                        {-std::numeric_limits<double>::infinity(), "-inf"},
+                        {std::nan(""), "nan"}};
   for (const Case& c : cases) {
     INFO(c.text);
     CHECK(format_attr_float(c.value) == c.text);
@@ -259,15 +288,23 @@ TEST_CASE("constant elements use the dtype's spelling") {
     const char* text;
   };
   const Case cases[] = {
-      {DType::kF32, f32_bits(0.1f), "0.100000001"}, {DType::kF32, f32_bits(1.0f), "1"},
-      {DType::kF32, f32_bits(-0.0f), "-0"},         {DType::kF32, 0xff800000, "-inf"},
-      {DType::kF32, 0x7fc00000, "nan"},             {DType::kF32, 0xffc00000, "-nan"},
-      {DType::kF32, 0x7f800001, "nan(0x7f800001)"}, {DType::kF32, 0x1, "1.40129846e-45"},
+      {DType::kF32, f32_bits(0.1f), "0.100000001"},
+      {DType::kF32, f32_bits(1.0f), "1"},
+      {DType::kF32, f32_bits(-0.0f), "-0"},
+      {DType::kF32, 0xff800000, "-inf"},
+      {DType::kF32, 0x7fc00000, "nan"},
+      {DType::kF32, 0xffc00000, "-nan"},
+      {DType::kF32, 0x7f800001, "nan(0x7f800001)"},
+      {DType::kF32, 0x1, "1.40129846e-45"},
       {DType::kF64, f64_bits(0.1), "0.10000000000000001"},
-      {DType::kF16, 0x2e66, "0.0999755859"},        {DType::kF16, 0x0001, "5.96046448e-08"},
-      {DType::kF16, 0xfe01, "nan(0xfe01)"},         {DType::kBF16, 0x3dcd, "0.100097656"},
-      {DType::kI64, 0x8000000000000000, "-9223372036854775808"}, {DType::kI32, 0xffffffff, "-1"},
-      {DType::kBool, 1, "true"},                    {DType::kBool, 0, "false"},
+      {DType::kF16, 0x2e66, "0.0999755859"},
+      {DType::kF16, 0x0001, "5.96046448e-08"},
+      {DType::kF16, 0xfe01, "nan(0xfe01)"},
+      {DType::kBF16, 0x3dcd, "0.100097656"},
+      {DType::kI64, 0x8000000000000000, "-9223372036854775808"},
+      {DType::kI32, 0xffffffff, "-1"},
+      {DType::kBool, 1, "true"},
+      {DType::kBool, 0, "false"},
   };
   for (const Case& c : cases) {
     INFO(c.text);
@@ -281,7 +318,9 @@ TEST_CASE("strings and locations are escaped") {
   CHECK(format_loc({"m.py", 3}) == " loc(\"m.py\":3)");
   CHECK(format_loc({"m.py", 0}) == " loc(\"m.py\")");
   CHECK(format_loc({}).empty());
-  const Graph g = parse_ok("graph(%x: f32[2]) {\n  %y: f32[2] = relu(%x) loc(\"a\\\"b\\n\\x3cx\\x3E\":4)\n  return %y\n}\n");
+  const Graph g = parse_ok(
+      "graph(%x: f32[2]) {\n  %y: f32[2] = relu(%x) loc(\"a\\\"b\\n\\x3cx\\x3E\":4)\n  return "
+      "%y\n}\n");
   CHECK(g.nodes()[0].loc == SourceLocation{"a\"b\n<x>", 4});
 }
 

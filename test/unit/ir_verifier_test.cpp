@@ -83,7 +83,8 @@ TEST_CASE("other structural errors") {
   SECTION("too many outputs") {
     Graph g;
     const ValueId x = g.add_input("x", kVec4);
-    append_raw(g, OpKind::kRelu, {x}, {g.add_node_output("a", kVec4), g.add_node_output("b", kVec4)});
+    append_raw(g, OpKind::kRelu, {x},
+               {g.add_node_output("a", kVec4), g.add_node_output("b", kVec4)});
     require_error(g, "relu has 2 outputs, expected 1", "a");
   }
   SECTION("node without outputs") {

@@ -80,7 +80,9 @@ graph(%a: f32[3,4], %m: f32[4,5]) {
 })");
 }
 
-TEST_CASE("canonicalize turns matmul of matrices into gemm and a swap of the last two dims into trans_b") {
+TEST_CASE(
+    "canonicalize turns matmul of matrices into gemm and a swap of the last two dims into "
+    "trans_b") {
   check_pass({"canonicalize", "dce"}, R"(
 graph(%a: f32[2,3,4], %b: f32[2,5,4], %m: f32[4,6], %v: f32[4], %n: f32[4,2,5]) {
   %bt: f32[2,4,5] = transpose(%b) {dim0=2, dim1=1}

@@ -49,7 +49,8 @@ graph(%x: f32[4,6], %y: f32[4,8], %w: f32[6,8], %b: f32[6]) {
              test::kFp32);
 }
 
-TEST_CASE("fuse-epilogues makes an added bias c, then a second addend d, at the consumer's position") {
+TEST_CASE(
+    "fuse-epilogues makes an added bias c, then a second addend d, at the consumer's position") {
   check_pass({"fuse-epilogues"}, R"(
 graph(%x: f32[2,4,6], %y: f32[2,4,8], %w: f32[8,6], %b: f32[1,6]) {
   %g: f32[2,4,6] = gemm(%y, %w) {activation="none", alpha=2.0, beta=3.0, trans_b=false}
@@ -123,7 +124,8 @@ graph(%x: f32[4,8], %w: f32[6,8]) {
 })");
 }
 
-TEST_CASE("fuse-epilogues leaves adds that broadcast the gemm, change dtype or find no free addend") {
+TEST_CASE(
+    "fuse-epilogues leaves adds that broadcast the gemm, change dtype or find no free addend") {
   check_unchanged({"fuse-epilogues"}, R"(
 graph(%x: f32[4,8], %w: f32[6,8], %big: f32[2,4,6], %half: f16[4,6], %b: f32[6], %r: f32[4,6]) {
   %g1: f32[4,6] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
@@ -138,7 +140,8 @@ graph(%x: f32[4,8], %w: f32[6,8], %big: f32[2,4,6], %half: f16[4,6], %b: f32[6],
 })");
 }
 
-TEST_CASE("fuse-epilogues scales only by finite nonzero one-element constants, and never a residual") {
+TEST_CASE(
+    "fuse-epilogues scales only by finite nonzero one-element constants, and never a residual") {
   check_unchanged({"fuse-epilogues"}, R"(
 graph(%x: f32[4,8], %w: f32[6,8], %s: f32[], %r: f32[4,6], %b: f32[6]) {
   %zero: f32[] = constant [0.0]

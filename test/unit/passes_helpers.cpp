@@ -18,8 +18,8 @@ ir::Graph parse(const std::string& text) {
   return std::move(*graph);
 }
 
-void check_same_outputs(const ir::Graph& before, const ir::Graph& after, const std::vector<ir::Tensor>& inputs,
-                        Tolerance tolerance) {
+void check_same_outputs(const ir::Graph& before, const ir::Graph& after,
+                        const std::vector<ir::Tensor>& inputs, Tolerance tolerance) {
   auto want = reference::evaluate(before, inputs);
   auto got = reference::evaluate(after, inputs);
   INFO((want ? "" : want.status().to_string()) << (got ? "" : got.status().to_string()));
@@ -37,8 +37,8 @@ void check_same_outputs(const ir::Graph& before, const ir::Graph& after, const s
   }
 }
 
-void check_pass(const std::vector<std::string>& passes, const std::string& input, const std::string& expected,
-                Tolerance tolerance) {
+void check_pass(const std::vector<std::string>& passes, const std::string& input,
+                const std::string& expected, Tolerance tolerance) {
   const ir::Graph before = parse(input);
   ir::Graph after = parse(input);
   const Status status = passes::run_passes(after, passes, {});
@@ -47,7 +47,8 @@ void check_pass(const std::vector<std::string>& passes, const std::string& input
   CHECK(ir::print_graph(after) == ir::print_graph(parse(expected)));
   for (uint64_t seed : {7, 8, 9}) {
     std::vector<ir::Tensor> inputs;
-    for (ir::ValueId v : before.inputs()) inputs.push_back(random_tensor(before.type(v), seed * 100 + v));
+    for (ir::ValueId v : before.inputs())
+      inputs.push_back(random_tensor(before.type(v), seed * 100 + v));
     check_same_outputs(before, after, inputs, tolerance);
   }
 }
@@ -57,8 +58,8 @@ void check_unchanged(const std::vector<std::string>& passes, const std::string& 
 }
 
 const std::vector<std::string>& fixture_models() {
-  static const std::vector<std::string> models = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax", "elementwise_chain",
-                                                  "bmm_matmul"};
+  static const std::vector<std::string> models = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax",
+                                                  "elementwise_chain", "bmm_matmul"};
   return models;
 }
 
@@ -68,14 +69,16 @@ const std::vector<std::string>& fixture_forms() {
 }
 
 ir::Graph load_fixture(const std::string& model, const std::string& form) {
-  const nlohmann::json manifest = nlohmann::json::parse(read_text_file(fixture_path("manifest.json")));
+  const nlohmann::json manifest =
+      nlohmann::json::parse(read_text_file(fixture_path("manifest.json")));
   frontend::LoadOptions options;
   for (const nlohmann::json& entry : manifest.at("models")) {
     if (entry.at("name") != model) continue;
     for (const nlohmann::json& input : entry.at("inputs")) {
       const auto dtype = ir::parse_dtype(input.at("dtype").get<std::string>());
       REQUIRE(dtype.has_value());
-      options.inputs.push_back({input.at("name").get<std::string>(), {*dtype, input.at("shape").get<ir::Shape>()}});
+      options.inputs.push_back(
+          {input.at("name").get<std::string>(), {*dtype, input.at("shape").get<ir::Shape>()}});
     }
   }
   REQUIRE(!options.inputs.empty());

@@ -26,18 +26,19 @@ inline constexpr Tolerance kFp32{1.3e-6, 1e-5};
 
 /// Runs `passes` on `input` and checks the printed result against `expected` (parsed and printed
 /// again, so it may be written loosely), and both graphs' outputs on random inputs (3 seeds).
-void check_pass(const std::vector<std::string>& passes, const std::string& input, const std::string& expected,
-                Tolerance tolerance = kBitExact);
+void check_pass(const std::vector<std::string>& passes, const std::string& input,
+                const std::string& expected, Tolerance tolerance = kBitExact);
 /// check_pass for a graph the passes must leave as it is.
 void check_unchanged(const std::vector<std::string>& passes, const std::string& input);
 /// Checks that `before` and `after` give the same outputs on `inputs`.
-void check_same_outputs(const ir::Graph& before, const ir::Graph& after, const std::vector<ir::Tensor>& inputs,
-                        Tolerance tolerance);
+void check_same_outputs(const ir::Graph& before, const ir::Graph& after,
+                        const std::vector<ir::Tensor>& inputs, Tolerance tolerance);
 
 /// The fixture models and the forms each was exported in.
 const std::vector<std::string>& fixture_models();
 const std::vector<std::string>& fixture_forms();
-/// Loads test/fixtures/<model>/<form>, with input specs from manifest.json (TorchScript needs them).
+/// Loads test/fixtures/<model>/<form>, with input specs from manifest.json (TorchScript needs
+/// them).
 ir::Graph load_fixture(const std::string& model, const std::string& form);
 
 /// The IR text with source locations dropped and every value renamed by position: v0, v1, ...

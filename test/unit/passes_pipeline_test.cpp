@@ -34,7 +34,8 @@ TEST_CASE("the default pipeline is idempotent and keeps the outputs on every fix
       CHECK(ir::print_graph(graph) == once);
       // Fused epilogues round once where the model rounded twice: fp32 tolerance.
       std::vector<ir::Tensor> inputs;
-      for (ir::ValueId v : loaded.inputs()) inputs.push_back(test::random_tensor(loaded.type(v), 11 + v));
+      for (ir::ValueId v : loaded.inputs())
+        inputs.push_back(test::random_tensor(loaded.type(v), 11 + v));
       test::check_same_outputs(loaded, graph, inputs, test::kFp32);
     }
   }
@@ -64,7 +65,9 @@ TEST_CASE("mm_relu optimizes to a single gemm with a relu epilogue") {
 // The passes together, as a transformer block's residual would meet them: torch.export's
 // decomposed linear (permute + addmm), the residual add, relu, and an elementwise tail.
 TEST_CASE("the default pipeline folds a decomposed linear with a residual and relu into one gemm") {
-  check_pass(std::vector<std::string>(passes::default_pipeline().begin(), passes::default_pipeline().end()), R"ir(
+  check_pass(std::vector<std::string>(passes::default_pipeline().begin(),
+                                      passes::default_pipeline().end()),
+             R"ir(
 graph(%x: f32[4,6], %y: f32[4,8]) {
   %w: f32[6,8] = constant [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48]
   %b: f32[6] = constant [0.5, -0.5, 1, -1, 2, -2]

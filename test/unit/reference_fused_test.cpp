@@ -55,7 +55,8 @@ ir::Graph unfused_graph(const std::vector<TensorType>& types, const std::string&
   for (const ir::FusedStep& step : body->steps) {
     std::vector<ValueId> operands;
     for (const ir::FusedOperand& o : step.operands) {
-      operands.push_back(o.kind == ir::FusedOperand::Kind::kInput ? inputs[o.index] : steps[o.index]);
+      operands.push_back(o.kind == ir::FusedOperand::Kind::kInput ? inputs[o.index]
+                                                                  : steps[o.index]);
     }
     Expected<ValueId> v = ir::build_value(g, step.op, operands, step.attrs, "step");
     REQUIRE(v.has_value());
@@ -71,23 +72,28 @@ std::vector<Tensor> random_inputs(const std::vector<TensorType>& types, uint64_t
   return out;
 }
 
-void check_matches_unfused(const std::vector<TensorType>& types, const std::string& expr, uint64_t seed) {
+void check_matches_unfused(const std::vector<TensorType>& types, const std::string& expr,
+                           uint64_t seed) {
   INFO("expr: " << expr);
   const std::vector<Tensor> inputs = random_inputs(types, seed);
-  CHECK(bit_equal(eval(fused_graph(types, expr), inputs), eval(unfused_graph(types, expr), inputs)));
+  CHECK(
+      bit_equal(eval(fused_graph(types, expr), inputs), eval(unfused_graph(types, expr), inputs)));
 }
 
 TEST_CASE("fused node is bit-identical to its hand-built unfused graph") {
   // x: f16, b: bf16, s: f32 scalar. Every intermediate rounds: mul to f16 (the rank-0 f32 does
   // not widen), add to f32 (f16 + bf16), gelu in f32, then bf16 through a cast, sigmoid in bf16,
   // sub back to f32, a cast to f16, mul in f16.
-  const std::vector<TensorType> types = {{DType::kF16, {4, 8}}, {DType::kBF16, {8}}, {DType::kF32, {}}};
+  const std::vector<TensorType> types = {
+      {DType::kF16, {4, 8}}, {DType::kBF16, {8}}, {DType::kF32, {}}};
   const std::string expr =
-      "mul($0, $2); add(#0, $1); gelu[tanh](#1); cast[bf16](#2); sigmoid(#3); sub(#4, $0); cast[f16](#5); mul(#6, #0)";
+      "mul($0, $2); add(#0, $1); gelu[tanh](#1); cast[bf16](#2); sigmoid(#3); sub(#4, $0); "
+      "cast[f16](#5); mul(#6, #0)";
   const std::vector<Tensor> in = random_inputs(types, 1);
 
   ir::Graph g;
-  const ValueId x = g.add_input("x", types[0]), b = g.add_input("b", types[1]), s = g.add_input("s", types[2]);
+  const ValueId x = g.add_input("x", types[0]), b = g.add_input("b", types[1]),
+                s = g.add_input("s", types[2]);
   auto node = [&](OpKind op, std::vector<ValueId> args, Attributes a = {}) {
     Expected<ValueId> v = ir::build_value(g, op, std::move(args), std::move(a), "v");
     REQUIRE(v.has_value());
@@ -100,7 +106,8 @@ TEST_CASE("fused node is bit-identical to its hand-built unfused graph") {
   const ValueId scaled = node(OpKind::kMul, {x, s});
   const ValueId act = node(OpKind::kGelu, {node(OpKind::kAdd, {scaled, b})}, tanh_approx);
   const ValueId sig = node(OpKind::kSigmoid, {node(OpKind::kCast, {act}, to_bf16)});
-  g.set_outputs({node(OpKind::kMul, {node(OpKind::kCast, {node(OpKind::kSub, {sig, x})}, to_f16), scaled})});
+  g.set_outputs(
+      {node(OpKind::kMul, {node(OpKind::kCast, {node(OpKind::kSub, {sig, x})}, to_f16), scaled})});
 
   const Tensor fused = eval(fused_graph(types, expr), in);
   CHECK(fused.type == TensorType{DType::kF16, {4, 8}});
@@ -108,13 +115,17 @@ TEST_CASE("fused node is bit-identical to its hand-built unfused graph") {
 
   // The intermediate rounding matters here: the same steps carried in f64 and rounded once at
   // the end give different bits, so the comparison above would catch a kernel that skipped it.
-  const std::vector<TensorType> wide = {{DType::kF64, {4, 8}}, {DType::kF64, {8}}, {DType::kF64, {}}};
+  const std::vector<TensorType> wide = {
+      {DType::kF64, {4, 8}}, {DType::kF64, {8}}, {DType::kF64, {}}};
   std::vector<Tensor> wide_in;
   for (const Tensor& t : in) {
     wide_in.push_back(Tensor::zeros({DType::kF64, t.type.shape}));
     for (int64_t i = 0; i < t.numel(); ++i) wide_in.back().set(i, t.get(i));
   }
-  const Tensor exact = eval(fused_graph(wide, "mul($0, $2); add(#0, $1); gelu[tanh](#1); sigmoid(#2); sub(#3, $0); mul(#4, #0)"), wide_in);
+  const Tensor exact = eval(
+      fused_graph(
+          wide, "mul($0, $2); add(#0, $1); gelu[tanh](#1); sigmoid(#2); sub(#3, $0); mul(#4, #0)"),
+      wide_in);
   Tensor rounded_once = Tensor::zeros(fused.type);
   for (int64_t i = 0; i < exact.numel(); ++i) rounded_once.set(i, exact.get(i));
   CHECK_FALSE(bit_equal(fused, rounded_once));
@@ -124,13 +135,18 @@ TEST_CASE("fused nodes match unfused graphs: broadcasting, integers, shared inte
   const TensorType f32_23{DType::kF32, {2, 3}};
   check_matches_unfused({{DType::kF32, {4, 1}}, {DType::kF16, {5}}, {DType::kBF16, {}}},
                         "add($0, $1); mul(#0, $2); silu(#1)", 10);
-  check_matches_unfused({f32_23}, "neg($0); mul(#0, #0); add(#1, #0); sub(#2, #0); div(#3, #1)", 20);
+  check_matches_unfused({f32_23}, "neg($0); mul(#0, #0); add(#1, #0); sub(#2, #0); div(#3, #1)",
+                        20);
   check_matches_unfused({{DType::kI32, {6}}, {DType::kI64, {}}},
-                        "mul($0, $0); mul(#0, #0); mul(#1, #1); add(#2, $1); neg(#3); abs(#4)", 30);  // wraps
-  check_matches_unfused({{DType::kI32, {6}}, {DType::kI32, {6}}}, "div($0, $1); cast[i32](#0); relu(#1)", 40);
-  check_matches_unfused({{DType::kBool, {3}}, {DType::kF16, {3}}}, "cast[f16]($0); exp($1); mul(#0, #1); tanh(#2)", 50);
+                        "mul($0, $0); mul(#0, #0); mul(#1, #1); add(#2, $1); neg(#3); abs(#4)",
+                        30);  // wraps
+  check_matches_unfused({{DType::kI32, {6}}, {DType::kI32, {6}}},
+                        "div($0, $1); cast[i32](#0); relu(#1)", 40);
+  check_matches_unfused({{DType::kBool, {3}}, {DType::kF16, {3}}},
+                        "cast[f16]($0); exp($1); mul(#0, #1); tanh(#2)", 50);
   check_matches_unfused({{DType::kF32, {0, 3}}, {DType::kF32, {3}}}, "add($0, $1)", 60);  // empty
-  check_matches_unfused({{DType::kF64, {3}}}, "gelu[none]($0); cast[f16](#0); cast[f64](#1); sigmoid(#2)", 70);
+  check_matches_unfused({{DType::kF64, {3}}},
+                        "gelu[none]($0); cast[f16](#0); cast[f64](#1); sigmoid(#2)", 70);
 }
 
 /// A random valid body over `types`: random elementwise steps on random earlier values, then
@@ -140,8 +156,9 @@ std::string random_body(const std::vector<TensorType>& types, uint64_t& state) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return (state >> 33) % bound;
   };
-  static const char* const kUnary[] = {"relu", "gelu[none]", "gelu[tanh]", "silu", "sigmoid", "tanh", "exp",
-                                       "abs",  "neg",        "cast[f16]",  "cast[bf16]", "cast[f32]", "cast[i32]"};
+  static const char* const kUnary[] = {
+      "relu", "gelu[none]", "gelu[tanh]", "silu",       "sigmoid",   "tanh",     "exp",
+      "abs",  "neg",        "cast[f16]",  "cast[bf16]", "cast[f32]", "cast[i32]"};
   static const char* const kBinary[] = {"add", "sub", "mul", "div"};
   std::vector<std::string> values, steps;
   std::vector<bool> read;
@@ -206,10 +223,12 @@ TEST_CASE("evaluating an unverified fused node with a bad body is an error that 
   Expected<std::vector<Tensor>> out = reference::evaluate(g, in);
   REQUIRE_FALSE(out.has_value());
   CHECK(out.status().code() == ErrorCode::kInvalidInput);
-  CHECK(out.status().message() == "fused_elementwise: step 0 'relu($1)': $1 is out of range: the node has 1 input(s)");
+  CHECK(out.status().message() ==
+        "fused_elementwise: step 0 'relu($1)': $1 is out of range: the node has 1 input(s)");
   CHECK(out.status().node() == "y");
 
-  g.mutable_nodes()[0].attrs.set("expr", std::string("cast[f16]($0)"));  // valid, but not the declared type
+  g.mutable_nodes()[0].attrs.set("expr",
+                                 std::string("cast[f16]($0)"));  // valid, but not the declared type
   out = reference::evaluate(g, in);
   REQUIRE_FALSE(out.has_value());
   CHECK(out.status().message() == "fused_elementwise: the body produces f16[4], not f32[4]");

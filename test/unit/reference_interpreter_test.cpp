@@ -27,19 +27,25 @@ ValueId build(ir::Graph& g, OpKind op, std::vector<ValueId> inputs, Attributes a
   return *v;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST_CASE("evaluate: MLP linear -> relu -> linear -> softmax matches plain loops") {
   const int64_t batch = 3, in = 4, hidden = 5, out = 3;
-  const Tensor w1 = test::random_tensor({DType::kF32, {hidden, in}}, 1), b1 = test::random_tensor({DType::kF32, {hidden}}, 2);
-  const Tensor w2 = test::random_tensor({DType::kF32, {out, hidden}}, 3), b2 = test::random_tensor({DType::kF32, {out}}, 4);
+  const Tensor w1 = test::random_tensor({DType::kF32, {hidden, in}}, 1),
+               b1 = test::random_tensor({DType::kF32, {hidden}}, 2);
+  const Tensor w2 = test::random_tensor({DType::kF32, {out, hidden}}, 3),
+               b2 = test::random_tensor({DType::kF32, {out}}, 4);
   const Tensor x = test::random_tensor({DType::kF32, {batch, in}}, 5);
 
   ir::Graph g;
   const ValueId xv = g.add_input("x", x.type);
-  const ValueId h = build(g, OpKind::kLinear, {xv, g.add_constant("w1", w1), g.add_constant("b1", b1)});
+  const ValueId h =
+      build(g, OpKind::kLinear, {xv, g.add_constant("w1", w1), g.add_constant("b1", b1)});
   const ValueId r = build(g, OpKind::kRelu, {h});
-  const ValueId logits = build(g, OpKind::kLinear, {r, g.add_constant("w2", w2), g.add_constant("b2", b2)});
+  const ValueId logits =
+      build(g, OpKind::kLinear, {r, g.add_constant("w2", w2), g.add_constant("b2", b2)});
   Attributes dim1;
   dim1.set("dim", int64_t{1});
   g.set_outputs({build(g, OpKind::kSoftmax, {logits}, dim1)});
@@ -60,13 +66,15 @@ TEST_CASE("evaluate: MLP linear -> relu -> linear -> softmax matches plain loops
     std::vector<float> z(static_cast<size_t>(out));
     for (int64_t o = 0; o < out; ++o) {
       double acc = b2.get(o);
-      for (int64_t j = 0; j < hidden; ++j) acc += act[static_cast<size_t>(j)] * w2.get(o * hidden + j);
+      for (int64_t j = 0; j < hidden; ++j)
+        acc += act[static_cast<size_t>(j)] * w2.get(o * hidden + j);
       z[static_cast<size_t>(o)] = static_cast<float>(acc);
     }
     const double max = *std::max_element(z.begin(), z.end());
     double sum = 0;
     for (float v : z) sum += std::exp(v - max);
-    for (int64_t o = 0; o < out; ++o) expected.set(b * out + o, std::exp(z[static_cast<size_t>(o)] - max) / sum);
+    for (int64_t o = 0; o < out; ++o)
+      expected.set(b * out + o, std::exp(z[static_cast<size_t>(o)] - max) / sum);
   }
   CHECK(test::compare_close((*result)[0], expected, 1.3e-6, 1e-5) == "");
 }
@@ -80,7 +88,7 @@ TEST_CASE("evaluate: shared intermediates, dead nodes, inputs and constants as o
   const ValueId wv = g.add_constant("w", w);
   const ValueId a = build(g, OpKind::kAdd, {xv, xv});  // 2x, read by three later nodes
   const ValueId b = build(g, OpKind::kMul, {a, a});    // 4x^2
-  build(g, OpKind::kExp, {a});                          // dead: freed right away
+  build(g, OpKind::kExp, {a});                         // dead: freed right away
   const ValueId c = build(g, OpKind::kSub, {b, a});    // 4x^2 - 2x
   g.set_outputs({c, a, xv, wv, c});
 
@@ -103,9 +111,10 @@ TEST_CASE("evaluate: shared intermediates, dead nodes, inputs and constants as o
 TEST_CASE("evaluate: f16 values round on every store") {
   ir::Graph g;
   const ValueId x = g.add_input("x", {DType::kF16, {1}});
-  const ValueId eps = ir::add_scalar_constant(g, 0x1p-11, DType::kF32, "eps");  // half an f16 ulp at 1
-  const ValueId once = build(g, OpKind::kAdd, {x, eps});                        // f16: 1 + 2^-11 ties to 1
-  g.set_outputs({build(g, OpKind::kAdd, {once, eps})});                         // 1 again, not 1 + 2^-10
+  const ValueId eps =
+      ir::add_scalar_constant(g, 0x1p-11, DType::kF32, "eps");  // half an f16 ulp at 1
+  const ValueId once = build(g, OpKind::kAdd, {x, eps});        // f16: 1 + 2^-11 ties to 1
+  g.set_outputs({build(g, OpKind::kAdd, {once, eps})});         // 1 again, not 1 + 2^-10
   Tensor one = Tensor::zeros({DType::kF16, {1}});
   one.set(0, 1.0);
   Expected<std::vector<Tensor>> result = reference::evaluate(g, {one});
@@ -139,7 +148,8 @@ TEST_CASE("evaluate: input and constant errors") {
     CHECK(contains(r.status().message(), "takes 1, got 2"));
   }
   SECTION("wrong shape or dtype names the input and both types") {
-    for (const TensorType& wrong : {TensorType{DType::kF32, {2, 4}}, TensorType{DType::kF16, {2, 3}}}) {
+    for (const TensorType& wrong :
+         {TensorType{DType::kF32, {2, 4}}, TensorType{DType::kF16, {2, 3}}}) {
       Expected<std::vector<Tensor>> r = reference::evaluate(g, {test::random_tensor(wrong, 2)});
       REQUIRE_FALSE(r.has_value());
       CHECK(r.status().code() == ErrorCode::kInvalidInput);
@@ -161,7 +171,8 @@ TEST_CASE("evaluate: input and constant errors") {
     const ValueId hx = h.add_input("x", {DType::kF32, {3}});
     const ValueId w = h.add_constant("weight", {DType::kF32, {3}}, nullptr);
     h.set_outputs({build(h, OpKind::kAdd, {hx, w})});
-    Expected<std::vector<Tensor>> r = reference::evaluate(h, {test::random_tensor({DType::kF32, {3}}, 3)});
+    Expected<std::vector<Tensor>> r =
+        reference::evaluate(h, {test::random_tensor({DType::kF32, {3}}, 3)});
     REQUIRE_FALSE(r.has_value());
     CHECK(r.status().code() == ErrorCode::kInvalidInput);
     CHECK(contains(r.status().message(), "%weight"));
@@ -180,7 +191,8 @@ TEST_CASE("evaluate: an output too large to hold is an error, not a crash") {
   Attributes shape;  // 4 TiB: a valid IR type, but more than the interpreter holds in memory
   shape.set("shape", ir::IntList{int64_t{1} << 20, int64_t{1} << 20});
   g.set_outputs({build(g, OpKind::kExpand, {x}, shape)});
-  Expected<std::vector<Tensor>> r = reference::evaluate(g, {test::random_tensor({DType::kF32, {1}}, 1)});
+  Expected<std::vector<Tensor>> r =
+      reference::evaluate(g, {test::random_tensor({DType::kF32, {1}}, 1)});
   REQUIRE_FALSE(r.has_value());
   CHECK(r.status().code() == ErrorCode::kInvalidInput);
   CHECK(contains(r.status().message(), "too large"));

@@ -33,7 +33,9 @@ Tensor make(DType dtype, Shape shape, const std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) t.set(static_cast<int64_t>(i), values[i]);
   return t;
 }
-Tensor f32(Shape shape, const std::vector<double>& values) { return make(DType::kF32, std::move(shape), values); }
+Tensor f32(Shape shape, const std::vector<double>& values) {
+  return make(DType::kF32, std::move(shape), values);
+}
 
 Attributes attrs(std::initializer_list<std::pair<const char*, ir::AttrValue>> entries) {
   Attributes a;
@@ -45,7 +47,8 @@ Attributes attrs(std::initializer_list<std::pair<const char*, ir::AttrValue>> en
 Expected<Tensor> run_op(OpKind op, const std::vector<Tensor>& inputs, const Attributes& a) {
   ir::Graph g;
   std::vector<ir::ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].type));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].type));
   INFERNO_ASSIGN_OR_RETURN(const ir::ValueId out, ir::build_value(g, op, ids, a, "out"));
   g.set_outputs({out});
   INFERNO_ASSIGN_OR_RETURN(std::vector<Tensor> outs, reference::evaluate(g, inputs));
@@ -74,28 +77,58 @@ TEST_CASE("reference gemm ops") {
   const Tensor w = f32({4, 3}, {1, -1, 2, 0, 0.5, 1, -2, 1, 0, 1, 1, 1});
   const Tensor m23 = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   run_cases({
-      {"linear 2x3 by 4x3 + bias", OpKind::kLinear, {x, w, f32({4}, {0.5, -1, 2, 0})}, {},
+      {"linear 2x3 by 4x3 + bias",
+       OpKind::kLinear,
+       {x, w, f32({4}, {0.5, -1, 2, 0})},
+       {},
        f32({2, 4}, {5.5, 3, 2, 6, 11.5, 7.5, -1, 15})},
-      {"linear without bias", OpKind::kLinear, {x, w}, {}, f32({2, 4}, {5, 4, 0, 6, 11, 8.5, -3, 15})},
-      {"linear 1-D x, rank-0 bias", OpKind::kLinear, {f32({3}, {1, 2, 3}), w, f32({}, {1})}, {}, f32({4}, {6, 5, 1, 7})},
-      {"linear 3-D x, [1] bias", OpKind::kLinear, {f32({2, 1, 3}, {1, 2, 3, 4, 5, 6}), w, f32({1}, {-1})}, {},
+      {"linear without bias",
+       OpKind::kLinear,
+       {x, w},
+       {},
+       f32({2, 4}, {5, 4, 0, 6, 11, 8.5, -3, 15})},
+      {"linear 1-D x, rank-0 bias",
+       OpKind::kLinear,
+       {f32({3}, {1, 2, 3}), w, f32({}, {1})},
+       {},
+       f32({4}, {6, 5, 1, 7})},
+      {"linear 3-D x, [1] bias",
+       OpKind::kLinear,
+       {f32({2, 1, 3}, {1, 2, 3, 4, 5, 6}), w, f32({1}, {-1})},
+       {},
        f32({2, 1, 4}, {4, 3, -1, 5, 10, 7.5, -4, 14})},
       {"matmul 1-D . 2-D", OpKind::kMatMul, {f32({2}, {1, 2}), m23}, {}, f32({3}, {9, 12, 15})},
       {"matmul 2-D . 1-D", OpKind::kMatMul, {m23, f32({3}, {1, 0, -1})}, {}, f32({2}, {-2, -2})},
-      {"matmul 1-D . 1-D", OpKind::kMatMul, {f32({3}, {1, 2, 3}), f32({3}, {4, 5, 6})}, {}, f32({}, {32})},
-      {"matmul batched . 2-D", OpKind::kMatMul, {f32({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0}), f32({2, 2}, {1, 1, 0, 2})}, {},
+      {"matmul 1-D . 1-D",
+       OpKind::kMatMul,
+       {f32({3}, {1, 2, 3}), f32({3}, {4, 5, 6})},
+       {},
+       f32({}, {32})},
+      {"matmul batched . 2-D",
+       OpKind::kMatMul,
+       {f32({2, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0}), f32({2, 2}, {1, 1, 0, 2})},
+       {},
        f32({2, 2, 2}, {1, 5, 3, 11, 0, 2, 1, 1})},
-      {"matmul batch dims broadcast both ways", OpKind::kMatMul,
-       {f32({2, 1, 1, 2}, {1, 2, 3, 4}), f32({3, 2, 1}, {1, 0, 0, 1, 1, 1})}, {},
+      {"matmul batch dims broadcast both ways",
+       OpKind::kMatMul,
+       {f32({2, 1, 1, 2}, {1, 2, 3, 4}), f32({3, 2, 1}, {1, 0, 0, 1, 1, 1})},
+       {},
        f32({2, 3, 1, 1}, {1, 2, 3, 3, 4, 7})},
-      {"matmul 1-D . 3-D", OpKind::kMatMul, {f32({2}, {1, 1}), f32({2, 2, 3}, {1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0})}, {},
+      {"matmul 1-D . 3-D",
+       OpKind::kMatMul,
+       {f32({2}, {1, 1}), f32({2, 2, 3}, {1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0})},
+       {},
        f32({2, 3}, {5, 7, 9, 1, 1, 0})},
-      {"addmm alpha 2 beta 0.5, bias broadcast", OpKind::kAddMM,
+      {"addmm alpha 2 beta 0.5, bias broadcast",
+       OpKind::kAddMM,
        {f32({3}, {1, 2, 3}), f32({2, 2}, {1, 2, 3, 4}), f32({2, 3}, {1, 0, 1, 0, 1, 1})},
-       attrs({{"alpha", 2.0}, {"beta", 0.5}}), f32({2, 3}, {2.5, 5, 7.5, 6.5, 9, 15.5})},
-      {"addmm beta 0 ignores a NaN bias", OpKind::kAddMM,
+       attrs({{"alpha", 2.0}, {"beta", 0.5}}),
+       f32({2, 3}, {2.5, 5, 7.5, 6.5, 9, 15.5})},
+      {"addmm beta 0 ignores a NaN bias",
+       OpKind::kAddMM,
        {f32({2, 1}, {kNaN, 1}), f32({2, 2}, {1, 2, 3, 4}), f32({2, 3}, {1, 0, 1, 0, 1, 1})},
-       attrs({{"alpha", 1.0}, {"beta", 0.0}}), f32({2, 3}, {1, 2, 3, 3, 4, 7})},
+       attrs({{"alpha", 1.0}, {"beta", 0.0}}),
+       f32({2, 3}, {1, 2, 3, 3, 4, 7})},
   });
 }
 
@@ -104,20 +137,42 @@ TEST_CASE("reference layout ops") {
   std::vector<double> iota(12);
   for (size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<double>(i);
   run_cases({
-      {"reshape keeps row-major data", OpKind::kReshape, {m23}, attrs({{"shape", ir::IntList{3, 1, 2}}}),
+      {"reshape keeps row-major data",
+       OpKind::kReshape,
+       {m23},
+       attrs({{"shape", ir::IntList{3, 1, 2}}}),
        f32({3, 1, 2}, {1, 2, 3, 4, 5, 6})},
-      {"transpose 2-D", OpKind::kTranspose, {m23}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{1}}}),
+      {"transpose 2-D",
+       OpKind::kTranspose,
+       {m23},
+       attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{1}}}),
        f32({3, 2}, {1, 4, 2, 5, 3, 6})},
-      {"transpose 3-D dims 0, 2", OpKind::kTranspose, {f32({2, 3, 2}, iota)}, attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}),
+      {"transpose 3-D dims 0, 2",
+       OpKind::kTranspose,
+       {f32({2, 3, 2}, iota)},
+       attrs({{"dim0", int64_t{0}}, {"dim1", int64_t{2}}}),
        f32({2, 3, 2}, {0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11})},
       // out[i][j][k] = x[j][k][i]
-      {"permute (2, 0, 1)", OpKind::kPermute, {f32({2, 3, 2}, iota)}, attrs({{"dims", ir::IntList{2, 0, 1}}}),
+      {"permute (2, 0, 1)",
+       OpKind::kPermute,
+       {f32({2, 3, 2}, iota)},
+       attrs({{"dims", ir::IntList{2, 0, 1}}}),
        f32({2, 2, 3}, {0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11})},
-      {"expand [3,1] to [2,3,2]", OpKind::kExpand, {f32({3, 1}, {1, 2, 3})}, attrs({{"shape", ir::IntList{2, 3, 2}}}),
+      {"expand [3,1] to [2,3,2]",
+       OpKind::kExpand,
+       {f32({3, 1}, {1, 2, 3})},
+       attrs({{"shape", ir::IntList{2, 3, 2}}}),
        f32({2, 3, 2}, {1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3})},
-      {"expand a scalar", OpKind::kExpand, {f32({}, {7})}, attrs({{"shape", ir::IntList{2}}}), f32({2}, {7, 7})},
-      {"permute i64 copies exactly", OpKind::kPermute, {make(DType::kI64, {2, 2}, {1, 2, 3, 4})},
-       attrs({{"dims", ir::IntList{1, 0}}}), make(DType::kI64, {2, 2}, {1, 3, 2, 4})},
+      {"expand a scalar",
+       OpKind::kExpand,
+       {f32({}, {7})},
+       attrs({{"shape", ir::IntList{2}}}),
+       f32({2}, {7, 7})},
+      {"permute i64 copies exactly",
+       OpKind::kPermute,
+       {make(DType::kI64, {2, 2}, {1, 2, 3, 4})},
+       attrs({{"dims", ir::IntList{1, 0}}}),
+       make(DType::kI64, {2, 2}, {1, 3, 2, 4})},
   });
 }
 
@@ -126,17 +181,39 @@ TEST_CASE("reference unary elementwise ops") {
   const Tensor x = f32({3}, {-2, 0, 1});
   run_cases({
       {"relu f32", OpKind::kRelu, {f32({3}, {-1, 0, 2.5})}, {}, f32({3}, {0, 0, 2.5})},
-      {"relu i32", OpKind::kRelu, {make(DType::kI32, {2}, {-3, 4})}, {}, make(DType::kI32, {2}, {0, 4})},
-      {"abs i64", OpKind::kAbs, {make(DType::kI64, {2}, {-5, 7})}, {}, make(DType::kI64, {2}, {5, 7})},
+      {"relu i32",
+       OpKind::kRelu,
+       {make(DType::kI32, {2}, {-3, 4})},
+       {},
+       make(DType::kI32, {2}, {0, 4})},
+      {"abs i64",
+       OpKind::kAbs,
+       {make(DType::kI64, {2}, {-5, 7})},
+       {},
+       make(DType::kI64, {2}, {5, 7})},
       {"abs f32", OpKind::kAbs, {f32({2}, {-1.5, 2})}, {}, f32({2}, {1.5, 2})},
-      {"neg i32", OpKind::kNeg, {make(DType::kI32, {2}, {3, -2})}, {}, make(DType::kI32, {2}, {-3, 2})},
+      {"neg i32",
+       OpKind::kNeg,
+       {make(DType::kI32, {2}, {3, -2})},
+       {},
+       make(DType::kI32, {2}, {-3, 2})},
       {"neg f32", OpKind::kNeg, {f32({2}, {3, -2.5})}, {}, f32({2}, {-3, 2.5})},
-      {"gelu exact", OpKind::kGelu, {gelu_x}, attrs({{"approximate", std::string("none")}}),
+      {"gelu exact",
+       OpKind::kGelu,
+       {gelu_x},
+       attrs({{"approximate", std::string("none")}}),
        f32({4}, {-0.15865525393145707, 0.0, 0.34573123063700656, 1.9544997361036416})},
-      {"gelu tanh", OpKind::kGelu, {gelu_x}, attrs({{"approximate", std::string("tanh")}}),
+      {"gelu tanh",
+       OpKind::kGelu,
+       {gelu_x},
+       attrs({{"approximate", std::string("tanh")}}),
        f32({4}, {-0.15880800939172324, 0.0, 0.34571400982514394, 1.954597694087775})},
       {"silu", OpKind::kSilu, {x}, {}, f32({3}, {-0.2384058440442351, 0.0, 0.7310585786300049})},
-      {"sigmoid", OpKind::kSigmoid, {x}, {}, f32({3}, {0.11920292202211755, 0.5, 0.7310585786300049})},
+      {"sigmoid",
+       OpKind::kSigmoid,
+       {x},
+       {},
+       f32({3}, {0.11920292202211755, 0.5, 0.7310585786300049})},
       {"tanh", OpKind::kTanh, {x}, {}, f32({3}, {-0.9640275800758169, 0.0, 0.7615941559557649})},
       {"exp", OpKind::kExp, {x}, {}, f32({3}, {0.1353352832366127, 1.0, 2.718281828459045})},
   });
@@ -147,74 +224,166 @@ TEST_CASE("reference cast rounds and truncates") {
   run_cases({
       // 0.1 -> nearest half; 1 + 2^-11 is a tie (to even: 1); 1 + 3*2^-11 is a tie (to even:
       // 1 + 2^-9); 65520 is the tie between 65504 and 2^16, which rounds to inf.
-      {"f64 -> f16", OpKind::kCast, {make(DType::kF64, {4}, {0.1, 1 + 0x1p-11, 1 + 3 * 0x1p-11, 65520})}, cast_to(DType::kF16),
-       make(DType::kF16, {4}, {0.0999755859375, 1.0, 1.001953125, std::numeric_limits<double>::infinity()})},
-      {"f32 -> bf16", OpKind::kCast, {f32({3}, {1 + 0x1p-8, 1 + 3 * 0x1p-8, 3.14159})}, cast_to(DType::kBF16),
+      {"f64 -> f16",
+       OpKind::kCast,
+       {make(DType::kF64, {4}, {0.1, 1 + 0x1p-11, 1 + 3 * 0x1p-11, 65520})},
+       cast_to(DType::kF16),
+       make(DType::kF16, {4},
+            {0.0999755859375, 1.0, 1.001953125, std::numeric_limits<double>::infinity()})},
+      {"f32 -> bf16",
+       OpKind::kCast,
+       {f32({3}, {1 + 0x1p-8, 1 + 3 * 0x1p-8, 3.14159})},
+       cast_to(DType::kBF16),
        make(DType::kBF16, {3}, {1.0, 1.015625, 3.140625})},
-      {"f32 -> i32 truncates toward zero", OpKind::kCast, {f32({5}, {2.7, -2.7, -0.5, 3, 1e10})}, cast_to(DType::kI32),
+      {"f32 -> i32 truncates toward zero",
+       OpKind::kCast,
+       {f32({5}, {2.7, -2.7, -0.5, 3, 1e10})},
+       cast_to(DType::kI32),
        make(DType::kI32, {5}, {2, -2, 0, 3, 2147483647})},
-      {"f32 -> i64, NaN -> 0", OpKind::kCast, {f32({2}, {-7.9, kNaN})}, cast_to(DType::kI64), make(DType::kI64, {2}, {-7, 0})},
-      {"f32 -> bool is x != 0", OpKind::kCast, {f32({4}, {0, -0.0, 0.5, kNaN})}, cast_to(DType::kBool),
+      {"f32 -> i64, NaN -> 0",
+       OpKind::kCast,
+       {f32({2}, {-7.9, kNaN})},
+       cast_to(DType::kI64),
+       make(DType::kI64, {2}, {-7, 0})},
+      {"f32 -> bool is x != 0",
+       OpKind::kCast,
+       {f32({4}, {0, -0.0, 0.5, kNaN})},
+       cast_to(DType::kBool),
        make(DType::kBool, {4}, {0, 0, 1, 1})},
-      {"i64 -> i32 wraps", OpKind::kCast, {make(DType::kI64, {2}, {4294967301.0, -1})}, cast_to(DType::kI32),
+      {"i64 -> i32 wraps",
+       OpKind::kCast,
+       {make(DType::kI64, {2}, {4294967301.0, -1})},
+       cast_to(DType::kI32),
        make(DType::kI32, {2}, {5, -1})},
-      {"i32 -> f16 rounds", OpKind::kCast, {make(DType::kI32, {2}, {2049, -3})}, cast_to(DType::kF16),
+      {"i32 -> f16 rounds",
+       OpKind::kCast,
+       {make(DType::kI32, {2}, {2049, -3})},
+       cast_to(DType::kF16),
        make(DType::kF16, {2}, {2048, -3})},
-      {"bool -> f32", OpKind::kCast, {make(DType::kBool, {2}, {1, 0})}, cast_to(DType::kF32), f32({2}, {1, 0})},
+      {"bool -> f32",
+       OpKind::kCast,
+       {make(DType::kBool, {2}, {1, 0})},
+       cast_to(DType::kF32),
+       f32({2}, {1, 0})},
   });
 }
 
 TEST_CASE("reference binary ops broadcast") {
   const Tensor m23 = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   run_cases({
-      {"add [2,3] + [3]", OpKind::kAdd, {m23, f32({3}, {10, 20, 30})}, {}, f32({2, 3}, {11, 22, 33, 14, 25, 36})},
-      {"sub [2,1] - [1,3] (outer)", OpKind::kSub, {f32({2, 1}, {10, 20}), f32({1, 3}, {1, 2, 3})}, {},
+      {"add [2,3] + [3]",
+       OpKind::kAdd,
+       {m23, f32({3}, {10, 20, 30})},
+       {},
+       f32({2, 3}, {11, 22, 33, 14, 25, 36})},
+      {"sub [2,1] - [1,3] (outer)",
+       OpKind::kSub,
+       {f32({2, 1}, {10, 20}), f32({1, 3}, {1, 2, 3})},
+       {},
        f32({2, 3}, {9, 8, 7, 19, 18, 17})},
-      {"mul by a rank-0 tensor", OpKind::kMul, {m23, f32({}, {-2})}, {}, f32({2, 3}, {-2, -4, -6, -8, -10, -12})},
-      {"div i32 / i32 is true division", OpKind::kDiv, {make(DType::kI32, {2}, {7, -7}), make(DType::kI32, {}, {2})}, {},
+      {"mul by a rank-0 tensor",
+       OpKind::kMul,
+       {m23, f32({}, {-2})},
+       {},
+       f32({2, 3}, {-2, -4, -6, -8, -10, -12})},
+      {"div i32 / i32 is true division",
+       OpKind::kDiv,
+       {make(DType::kI32, {2}, {7, -7}), make(DType::kI32, {}, {2})},
+       {},
        f32({2}, {3.5, -3.5})},
-      {"div by zero", OpKind::kDiv, {f32({3}, {1, -1, 0}), f32({}, {0})}, {},
-       f32({3}, {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), kNaN})},
-      {"i32 add wraps", OpKind::kAdd, {make(DType::kI32, {2}, {2147483647, -5}), make(DType::kI32, {2}, {1, 2})}, {},
+      {"div by zero",
+       OpKind::kDiv,
+       {f32({3}, {1, -1, 0}), f32({}, {0})},
+       {},
+       f32({3}, {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                 kNaN})},
+      {"i32 add wraps",
+       OpKind::kAdd,
+       {make(DType::kI32, {2}, {2147483647, -5}), make(DType::kI32, {2}, {1, 2})},
+       {},
        make(DType::kI32, {2}, {-2147483648.0, -3})},
-      {"i32 * f32 scalar promotes to f32", OpKind::kMul, {make(DType::kI32, {2}, {3, -1}), f32({}, {0.5})}, {},
+      {"i32 * f32 scalar promotes to f32",
+       OpKind::kMul,
+       {make(DType::kI32, {2}, {3, -1}), f32({}, {0.5})},
+       {},
        f32({2}, {1.5, -0.5})},
-      {"f16 + f32 scalar stays f16 and rounds", OpKind::kAdd, {make(DType::kF16, {2}, {1, 2048}), f32({}, {0x1p-10})}, {},
+      {"f16 + f32 scalar stays f16 and rounds",
+       OpKind::kAdd,
+       {make(DType::kF16, {2}, {1, 2048}), f32({}, {0x1p-10})},
+       {},
        make(DType::kF16, {2}, {1.0009765625, 2048})},
-      {"bool + bool is or", OpKind::kAdd, {make(DType::kBool, {4}, {0, 0, 1, 1}), make(DType::kBool, {4}, {0, 1, 0, 1})}, {},
+      {"bool + bool is or",
+       OpKind::kAdd,
+       {make(DType::kBool, {4}, {0, 0, 1, 1}), make(DType::kBool, {4}, {0, 1, 0, 1})},
+       {},
        make(DType::kBool, {4}, {0, 1, 1, 1})},
   });
 }
 
 TEST_CASE("reference reductions") {
   const Tensor m23 = f32({2, 3}, {1, 2, 3, 4, 5, 6});
-  const auto dims = [](ir::IntList d, bool keepdim) { return attrs({{"dims", std::move(d)}, {"keepdim", keepdim}}); };
+  const auto dims = [](ir::IntList d, bool keepdim) {
+    return attrs({{"dims", std::move(d)}, {"keepdim", keepdim}});
+  };
   const auto dim = [](int64_t d) { return attrs({{"dim", d}}); };
   run_cases({
       {"sum dim 1", OpKind::kSum, {m23}, dims({1}, false), f32({2}, {6, 15})},
       {"sum dim 1 keepdim", OpKind::kSum, {m23}, dims({1}, true), f32({2, 1}, {6, 15})},
       {"sum all", OpKind::kSum, {m23}, dims({}, false), f32({}, {21})},
       {"sum all keepdim", OpKind::kSum, {m23}, dims({}, true), f32({1, 1}, {21})},
-      {"sum dims 0, 2 keepdim", OpKind::kSum, {f32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}, dims({0, 2}, true),
+      {"sum dims 0, 2 keepdim",
+       OpKind::kSum,
+       {f32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})},
+       dims({0, 2}, true),
        f32({1, 2, 1}, {14, 22})},
-      {"sum i32 gives i64", OpKind::kSum, {make(DType::kI32, {3}, {2147483647, 2147483647, 2})}, dims({}, false),
+      {"sum i32 gives i64",
+       OpKind::kSum,
+       {make(DType::kI32, {3}, {2147483647, 2147483647, 2})},
+       dims({}, false),
        make(DType::kI64, {}, {4294967296.0})},
-      {"sum bool counts", OpKind::kSum, {make(DType::kBool, {4}, {1, 0, 1, 1})}, dims({0}, false), make(DType::kI64, {}, {3})},
-      {"sum of an empty dim is 0", OpKind::kSum, {f32({2, 0}, {})}, dims({1}, false), f32({2}, {0, 0})},
+      {"sum bool counts",
+       OpKind::kSum,
+       {make(DType::kBool, {4}, {1, 0, 1, 1})},
+       dims({0}, false),
+       make(DType::kI64, {}, {3})},
+      {"sum of an empty dim is 0",
+       OpKind::kSum,
+       {f32({2, 0}, {})},
+       dims({1}, false),
+       f32({2}, {0, 0})},
       {"mean dim 0 keepdim", OpKind::kMean, {m23}, dims({0}, true), f32({1, 3}, {2.5, 3.5, 4.5})},
       {"mean all", OpKind::kMean, {m23}, dims({}, false), f32({}, {3.5})},
-      {"softmax [1,2,3]", OpKind::kSoftmax, {f32({3}, {1, 2, 3})}, dim(0),
+      {"softmax [1,2,3]",
+       OpKind::kSoftmax,
+       {f32({3}, {1, 2, 3})},
+       dim(0),
        f32({3}, {0.09003057317038046, 0.24472847105479764, 0.6652409557748218})},
-      {"log_softmax [1,2,3]", OpKind::kLogSoftmax, {f32({3}, {1, 2, 3})}, dim(0),
+      {"log_softmax [1,2,3]",
+       OpKind::kLogSoftmax,
+       {f32({3}, {1, 2, 3})},
+       dim(0),
        f32({3}, {-2.4076059644443806, -1.4076059644443804, -0.4076059644443804})},
-      {"softmax along dim 0", OpKind::kSoftmax, {f32({2, 2}, {1, 2, 3, 4})}, dim(0),
-       f32({2, 2}, {0.11920292202211755, 0.11920292202211755, 0.8807970779778823, 0.8807970779778823})},
-      {"softmax is stable for large inputs", OpKind::kSoftmax, {f32({2}, {1000, 1001})}, dim(0),
+      {"softmax along dim 0",
+       OpKind::kSoftmax,
+       {f32({2, 2}, {1, 2, 3, 4})},
+       dim(0),
+       f32({2, 2},
+           {0.11920292202211755, 0.11920292202211755, 0.8807970779778823, 0.8807970779778823})},
+      {"softmax is stable for large inputs",
+       OpKind::kSoftmax,
+       {f32({2}, {1000, 1001})},
+       dim(0),
        f32({2}, {0.2689414213699951, 0.7310585786300049})},
-      {"log_softmax is stable for large inputs", OpKind::kLogSoftmax, {f32({2}, {1000, 1001})}, dim(0),
+      {"log_softmax is stable for large inputs",
+       OpKind::kLogSoftmax,
+       {f32({2}, {1000, 1001})},
+       dim(0),
        f32({2}, {-1.3132616875182228, -0.31326168751822286})},
       {"softmax of a scalar", OpKind::kSoftmax, {f32({}, {5})}, dim(0), f32({}, {1})},
-      {"softmax propagates NaN in its row", OpKind::kSoftmax, {f32({2, 2}, {1, kNaN, 1, 2})}, dim(1),
+      {"softmax propagates NaN in its row",
+       OpKind::kSoftmax,
+       {f32({2, 2}, {1, kNaN, 1, 2})},
+       dim(1),
        f32({2, 2}, {kNaN, kNaN, 0.2689414213699951, 0.7310585786300049})},
   });
 }
@@ -239,34 +408,51 @@ TEST_CASE("reference integer math is exact beyond 2^53") {
 std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtype) {
   const TensorType m23{dtype, {2, 3}}, v3{dtype, {3}};
   switch (op) {
-    case OpKind::kLinear: return {{m23, {dtype, {4, 3}}, {dtype, {4}}}, {}};
-    case OpKind::kMatMul: return {{{dtype, {2, 2, 3}}, {dtype, {3, 4}}}, {}};
-    case OpKind::kAddMM: return {{{dtype, {4}}, m23, {dtype, {3, 4}}}, attrs({{"alpha", 0.5}, {"beta", 2.0}})};
+    case OpKind::kLinear:
+      return {{m23, {dtype, {4, 3}}, {dtype, {4}}}, {}};
+    case OpKind::kMatMul:
+      return {{{dtype, {2, 2, 3}}, {dtype, {3, 4}}}, {}};
+    case OpKind::kAddMM:
+      return {{{dtype, {4}}, m23, {dtype, {3, 4}}}, attrs({{"alpha", 0.5}, {"beta", 2.0}})};
     case OpKind::kGemm:  // relu commutes with rounding, so the round-once test below holds too
       return {{{dtype, {2, 2, 3}}, {dtype, {4, 3}}, {dtype, {4}}, {dtype, {2, 1, 4}}},
-              attrs({{"trans_b", true}, {"alpha", 0.5}, {"beta", 2.0}, {"activation", std::string("relu")}})};
-    case OpKind::kReshape: return {{m23}, attrs({{"shape", ir::IntList{3, 2}}})};
-    case OpKind::kTranspose: return {{m23}, attrs({{"dim0", int64_t{1}}, {"dim1", int64_t{0}}})};
-    case OpKind::kPermute: return {{m23}, attrs({{"dims", ir::IntList{1, 0}}})};
-    case OpKind::kExpand: return {{{dtype, {1, 3}}}, attrs({{"shape", ir::IntList{2, 2, 3}}})};
-    case OpKind::kGelu: return {{m23}, attrs({{"approximate", std::string("tanh")}})};
+              attrs({{"trans_b", true},
+                     {"alpha", 0.5},
+                     {"beta", 2.0},
+                     {"activation", std::string("relu")}})};
+    case OpKind::kReshape:
+      return {{m23}, attrs({{"shape", ir::IntList{3, 2}}})};
+    case OpKind::kTranspose:
+      return {{m23}, attrs({{"dim0", int64_t{1}}, {"dim1", int64_t{0}}})};
+    case OpKind::kPermute:
+      return {{m23}, attrs({{"dims", ir::IntList{1, 0}}})};
+    case OpKind::kExpand:
+      return {{{dtype, {1, 3}}}, attrs({{"shape", ir::IntList{2, 2, 3}}})};
+    case OpKind::kGelu:
+      return {{m23}, attrs({{"approximate", std::string("tanh")}})};
     case OpKind::kRelu:
     case OpKind::kSilu:
     case OpKind::kSigmoid:
     case OpKind::kTanh:
     case OpKind::kExp:
     case OpKind::kAbs:
-    case OpKind::kNeg: return {{m23}, {}};
-    case OpKind::kCast: return {{m23}, attrs({{"dtype", DType::kF16}})};
+    case OpKind::kNeg:
+      return {{m23}, {}};
+    case OpKind::kCast:
+      return {{m23}, attrs({{"dtype", DType::kF16}})};
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
-    case OpKind::kDiv: return {{m23, v3}, {}};
+    case OpKind::kDiv:
+      return {{m23, v3}, {}};
     case OpKind::kSum:
-    case OpKind::kMean: return {{m23}, attrs({{"dims", ir::IntList{1}}, {"keepdim", false}})};
+    case OpKind::kMean:
+      return {{m23}, attrs({{"dims", ir::IntList{1}}, {"keepdim", false}})};
     case OpKind::kSoftmax:
-    case OpKind::kLogSoftmax: return {{m23}, attrs({{"dim", int64_t{1}}})};
-    case OpKind::kFusedElementwise: return {{m23, v3}, attrs({{"expr", std::string("sub($0, $1); abs(#0)")}})};
+    case OpKind::kLogSoftmax:
+      return {{m23}, attrs({{"dim", int64_t{1}}})};
+    case OpKind::kFusedElementwise:
+      return {{m23, v3}, attrs({{"expr", std::string("sub($0, $1); abs(#0)")}})};
   }
   FAIL("no instance for op " << ir::op_name(op));
   return {};
@@ -302,7 +488,8 @@ TEST_CASE("every op evaluates on every dtype its shape rule accepts") {
   for (DType from : ir::kAllDTypes) {
     for (DType to : ir::kAllDTypes) {
       INFO("cast " << ir::dtype_name(from) << " -> " << ir::dtype_name(to));
-      Expected<Tensor> out = run_op(OpKind::kCast, {test::random_tensor({from, {5}}, 3)}, attrs({{"dtype", to}}));
+      Expected<Tensor> out =
+          run_op(OpKind::kCast, {test::random_tensor({from, {5}}, 3)}, attrs({{"dtype", to}}));
       REQUIRE(out.has_value());
       CHECK(out->type == TensorType{to, {5}});
     }

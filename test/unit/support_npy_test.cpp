@@ -53,7 +53,8 @@ struct TempDir {
   std::filesystem::path path;
   TempDir() {
     std::random_device rd;
-    path = std::filesystem::temp_directory_path() / ("inferno_npy_test_" + std::to_string(rd()) + std::to_string(rd()));
+    path = std::filesystem::temp_directory_path() /
+           ("inferno_npy_test_" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path);
   }
   ~TempDir() {
@@ -85,17 +86,22 @@ TEST_CASE("npy: the written layout is NumPy's") {
   const std::string head(reinterpret_cast<const char*>(bytes->data()), 128);
   // version 1.0, header length 118 ('v'), data at byte 128, header ended by '\n'.
   const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 16), }";
-  CHECK(head == std::string("\x93NUMPY\x01\x00v\x00", 10) + dict + std::string(128 - 10 - dict.size() - 1, ' ') + "\n");
-  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{}, {7}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}) {
+  CHECK(head == std::string("\x93NUMPY\x01\x00v\x00", 10) + dict +
+                    std::string(128 - 10 - dict.size() - 1, ' ') + "\n");
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{}, {7}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}) {
     Expected<std::vector<std::byte>> b = serialize_npy(array_of("|u1", shape));
     REQUIRE(b.has_value());
-    const auto data_start = static_cast<size_t>(b->size() - static_cast<size_t>(array_of("|u1", shape).data.size()));
+    const auto data_start =
+        static_cast<size_t>(b->size() - static_cast<size_t>(array_of("|u1", shape).data.size()));
     CHECK(data_start % 64 == 0);
     CHECK((*b)[data_start - 1] == std::byte{'\n'});
   }
-  const std::string scalar(reinterpret_cast<const char*>(serialize_npy(array_of("<i8", {}))->data()), 128);
+  const std::string scalar(
+      reinterpret_cast<const char*>(serialize_npy(array_of("<i8", {}))->data()), 128);
   CHECK(scalar.find("'shape': (), }") != std::string::npos);
-  const std::string vec(reinterpret_cast<const char*>(serialize_npy(array_of("<i8", {3}))->data()), 128);
+  const std::string vec(reinterpret_cast<const char*>(serialize_npy(array_of("<i8", {3}))->data()),
+                        128);
   CHECK(vec.find("'shape': (3,), }") != std::string::npos);
 }
 
@@ -112,7 +118,9 @@ TEST_CASE("npy: a header too long for version 1.0 is written as 2.0") {
 TEST_CASE("npy: accepted header forms") {
   SECTION("keys in any order, versions 2.0 and 3.0, no trailing comma, padding") {
     for (int version : {1, 2, 3}) {
-      Expected<NpyArray> r = parse_npy(image(version, "{'shape': (2, 3), 'fortran_order': False, 'descr': '<i4'}   \n", 24), "x");
+      Expected<NpyArray> r = parse_npy(
+          image(version, "{'shape': (2, 3), 'fortran_order': False, 'descr': '<i4'}   \n", 24),
+          "x");
       REQUIRE(r.has_value());
       CHECK(r->descr == "<i4");
       CHECK(r->shape == std::vector<int64_t>{2, 3});
@@ -120,9 +128,11 @@ TEST_CASE("npy: accepted header forms") {
     }
   }
   SECTION("trailing commas and a scalar") {
-    Expected<NpyArray> r = parse_npy(image(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3,), }\n", 48), "x");
+    Expected<NpyArray> r = parse_npy(
+        image(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3,), }\n", 48), "x");
     REQUIRE(r.has_value());
-    Expected<NpyArray> s = parse_npy(image(1, "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": ()}\n", 8), "x");
+    Expected<NpyArray> s = parse_npy(
+        image(1, "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": ()}\n", 8), "x");
     REQUIRE(s.has_value());
     CHECK(s->shape.empty());
   }
@@ -141,7 +151,9 @@ TEST_CASE("npy: malformed images give a Status naming the problem") {
     b[6] = std::byte{4};
     expect_error(b, "version 4.0");
   }
-  SECTION("header length beyond the file") { expect_error({good.begin(), good.begin() + 30}, "beyond the end"); }
+  SECTION("header length beyond the file") {
+    expect_error({good.begin(), good.begin() + 30}, "beyond the end");
+  }
   SECTION("header length over 1 MiB") {
     std::vector<std::byte> b = image(2, ok_header, 8);
     b[8] = std::byte{0};
@@ -153,26 +165,47 @@ TEST_CASE("npy: malformed images give a Status naming the problem") {
   SECTION("data too short") { expect_error(image(1, ok_header, 7), "truncated"); }
   SECTION("data too long") { expect_error(image(1, ok_header, 9), "trailing bytes"); }
   SECTION("fortran order") {
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", 16), "fortran-order");
+    expect_error(image(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", 16),
+                 "fortran-order");
   }
-  SECTION("big endian") { expect_error(image(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", 8), "big-endian"); }
+  SECTION("big endian") {
+    expect_error(image(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", 8),
+                 "big-endian");
+  }
   SECTION("unknown descr") {
-    expect_error(image(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", 16), "unsupported npy dtype '<c8'");
+    expect_error(image(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", 16),
+                 "unsupported npy dtype '<c8'");
   }
   SECTION("absurd shape") {
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }\n", 0),
-                 "too large");
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }\n", 0), "too large");
+    expect_error(
+        image(
+            1,
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }\n",
+            0),
+        "too large");
+    expect_error(
+        image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }\n",
+              0),
+        "too large");
   }
   SECTION("malformed dicts") {
     expect_error(image(1, "{'descr': '<f4', 'shape': (2,), }\n", 8), "needs the keys");
-    expect_error(image(1, "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n", 8), "duplicate key");
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}\n", 8), "unexpected key");
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2)}\n", 8), "trailing comma");
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,)}\n", 8), "non-negative");
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}\n", 8), "True or False");
-    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n", 8), "after the dict");
-    expect_error(image(1, "{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}\n", 8), "malformed npy header");
+    expect_error(
+        image(1, "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n", 8),
+        "duplicate key");
+    expect_error(
+        image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}\n", 8),
+        "unexpected key");
+    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2)}\n", 8),
+                 "trailing comma");
+    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,)}\n", 8),
+                 "non-negative");
+    expect_error(image(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}\n", 8),
+                 "True or False");
+    expect_error(image(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n", 8),
+                 "after the dict");
+    expect_error(image(1, "{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}\n", 8),
+                 "malformed npy header");
     expect_error(image(1, "", 8), "expected '{'");
   }
 }
@@ -183,7 +216,8 @@ TEST_CASE("npy: serialize refuses arrays that do not describe themselves") {
   Expected<std::vector<std::byte>> r = serialize_npy(a);
   REQUIRE_FALSE(r.has_value());
   CHECK(r.status().code() == ErrorCode::kInvalidInput);
-  Expected<std::vector<std::byte>> c = serialize_npy(NpyArray{"<c8", {1}, std::vector<std::byte>(8)});
+  Expected<std::vector<std::byte>> c =
+      serialize_npy(NpyArray{"<c8", {1}, std::vector<std::byte>(8)});
   REQUIRE_FALSE(c.has_value());
   CHECK(c.status().message().find("unsupported npy dtype") != std::string::npos);
 }
