@@ -13,6 +13,7 @@ packages=(
   libtorch-dev          # TorchScript frontend (LibTorch 1.13, CPU) and the .pt2 zip reader
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   catch2                # Catch2 2.x; the GPU machine has 3.x, both are supported
+  clang-format          # clang-format 14: tools/check-style.sh, run by tools/test.sh
 )
 
 missing=()

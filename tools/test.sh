@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# The README's second command: installs the dependencies, builds, and runs every test that this
-# machine can run (GPU tests carry the ctest label 'gpu' and are skipped where there is no GPU).
+# The README's second command: installs the dependencies, checks the style (tools/check-style.sh,
+# first, so a formatting slip fails in seconds rather than after the build), builds, and runs every
+# test that this machine can run (GPU tests carry the ctest label 'gpu' and are skipped where there
+# is no GPU).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${INFERNO_BUILD_DIR:-$root/build}
+bash "$root/tools/install-deps.sh"  # clang-format for the style check
+if ! bash "$root/tools/check-style.sh"; then
+  echo "test: the style check failed (above); nothing was built or tested" >&2
+  exit 1
+fi
 bash "$root/tools/build.sh" "$@"
 cd "$build"
 ctest --output-on-failure --parallel "$(nproc)"
