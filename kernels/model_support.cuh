@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "inferno/model_abi.h"
+#include "kernels/cuda_errors.h"
 
 namespace inferno::model_support {
 
@@ -25,28 +26,8 @@ __attribute__((format(printf, 3, 4))) inline void write_error(char* error, size_
   va_end(args);
 }
 
-// Errors after which the CUDA context is unusable (the runtime reports them as a lost device).
-inline bool is_sticky(cudaError_t error) {
-  switch (error) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorNvlinkUncorrectable:
-    case cudaErrorContained:
-    case cudaErrorContextIsDestroyed:
-      return true;
-    default:
-      return false;
-  }
-}
+// Sticky errors (the context is unusable) are reported as a lost device.
+using cuda::is_sticky;
 
 inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, size_t error_size) {
   write_error(error, error_size, "%s: %s (%s)", node, cudaGetErrorString(status),

@@ -4,28 +4,6 @@
 
 namespace inferno::runtime {
 
-bool is_sticky(cudaError_t error) {
-  switch (error) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case cudaErrorTensorMemoryLeak:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorNvlinkUncorrectable:
-    case cudaErrorContained:
-    case cudaErrorContextIsDestroyed:
-      return true;
-    default:
-      return false;
-  }
-}
-
 inferno_status status_of(cudaError_t error) {
   if (error == cudaSuccess) return INFERNO_STATUS_OK;
   if (is_sticky(error)) return INFERNO_STATUS_DEVICE_LOST;

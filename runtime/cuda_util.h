@@ -8,11 +8,12 @@
 #include <string>
 
 #include "inferno/runtime.h"
+#include "kernels/cuda_errors.h"
 
 namespace inferno::runtime {
 
-/// True for errors after which the context is unusable (illegal address, launch failure, ...).
-bool is_sticky(cudaError_t error);
+/// True for errors after which the context is unusable: the list generated models use too.
+using cuda::is_sticky;
 /// The status for a CUDA error: DEVICE_LOST when sticky, OUT_OF_MEMORY, NO_DEVICE, else CUDA_ERROR.
 inferno_status status_of(cudaError_t error);
 /// "<what>: <description> (<cudaErrorName>)".
