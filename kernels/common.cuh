@@ -206,6 +206,24 @@ __device__ __forceinline__ A block_reduce(A v, Op op, A identity, A* scratch) {
   return warp_reduce<32>(v, op);  // each warp reduces the same values in the same order
 }
 
+/// The rows of a [rows, length] tensor taken by groups of kWidth consecutive lanes (a power of two
+/// <= 32, so 32 / kWidth rows share a warp), warps striding over the grid. Calls body(row, sub) for
+/// each turn of the calling lane: `sub` is its place in its group (lane % kWidth), and `row` may be
+/// >= rows on the last turn. The loop bound is uniform over the warp, so every lane makes every
+/// call and reaches the body's shuffles; the body checks `row < rows` itself.
+template <int kWidth, typename Body>
+__device__ __forceinline__ void for_each_group_row(int64_t rows, Body body) {
+  static_assert(kWidth >= 1 && kWidth <= 32 && (kWidth & (kWidth - 1)) == 0,
+                "width: power of two <= 32");
+  constexpr int kRowsPerWarp = 32 / kWidth;
+  const int lane = threadIdx.x & 31;
+  const int64_t warps_per_block = blockDim.x >> 5;
+  const int64_t warp = static_cast<int64_t>(blockIdx.x) * warps_per_block + (threadIdx.x >> 5);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * warps_per_block * kRowsPerWarp;
+  for (int64_t first = warp * kRowsPerWarp; first < rows; first += step)
+    body(first + lane / kWidth, lane % kWidth);
+}
+
 /// Column tiling of a contiguous [outer, length, inner] tensor (inner > 1) for kernels that reduce
 /// over the middle axis: a block of (bx, by) threads covers bx consecutive columns of one o (bx
 /// across inner, so reads are coalesced) and splits `length` over its by rows of threads; both are
@@ -244,6 +262,20 @@ __device__ __forceinline__ A column_reduce(A v, Op op, A* partial) {
   v = partial[tx];
   __syncthreads();  // partial may be rewritten right after
   return v;
+}
+
+/// The tiles of column_tiles() a block takes, striding over the grid. Calls body(o, i) for each: o
+/// the outer index, i the calling thread's column, which may be >= inner in the last tile of an o.
+/// Every thread of the block makes every call, so the body may reach column_reduce's barriers; it
+/// checks `i < inner` itself.
+template <typename Body>
+__device__ __forceinline__ void for_each_column_tile(int64_t outer, int64_t tiles_per_outer,
+                                                     Body body) {
+  const int64_t tiles = outer * tiles_per_outer;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t o = tile / tiles_per_outer;
+    body(o, (tile - o * tiles_per_outer) * blockDim.x + threadIdx.x);
+  }
 }
 
 }  // namespace inferno::kernels

@@ -47,20 +47,12 @@ template <typename T, int kWidth, int kVec>
 __global__ void __launch_bounds__(kReduceGroupThreads)
     reduce_rows_group_kernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows,
                              int64_t length, acc_t<T> scale) {
-  constexpr int kRowsPerWarp = 32 / kWidth;
-  const int lane = threadIdx.x & 31;
-  const int sub = lane % kWidth;
-  const int64_t warps_per_block = blockDim.x >> 5;
-  const int64_t warp = static_cast<int64_t>(blockIdx.x) * warps_per_block + (threadIdx.x >> 5);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * warps_per_block * kRowsPerWarp;
-  // The loop bound is uniform over the warp, so every lane reaches the shuffles.
-  for (int64_t first = warp * kRowsPerWarp; first < rows; first += step) {
-    const int64_t row = first + lane / kWidth;
+  for_each_group_row<kWidth>(rows, [&](int64_t row, int sub) {
     acc_t<T> acc = 0;
     if (row < rows) acc = sum_packs<kVec>(in + row * length, sub, length / kVec, kWidth);
     acc = warp_reduce<kWidth>(acc, SumOp{});
     if (sub == 0 && row < rows) out[row] = from_acc<T>(acc * scale);
-  }
+  });
 }
 
 /// inner == 1: a block per row; rows are read in packs of kVec elements.
@@ -84,10 +76,7 @@ __global__ void __launch_bounds__(kColumnMaxThreads)
                           int64_t length, int64_t inner, int64_t tiles_per_outer, acc_t<T> scale) {
   using A = acc_t<T>;
   __shared__ A partial[kColumnMaxThreads];
-  const int64_t tiles = outer * tiles_per_outer;
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int64_t o = tile / tiles_per_outer;
-    const int64_t i = (tile - o * tiles_per_outer) * blockDim.x + threadIdx.x;
+  for_each_column_tile(outer, tiles_per_outer, [&](int64_t o, int64_t i) {
     A acc = 0;
     if (i < inner) {
       const T* p = in + o * length * inner + i;
@@ -96,7 +85,7 @@ __global__ void __launch_bounds__(kColumnMaxThreads)
     }
     acc = column_reduce(acc, SumOp{}, partial);
     if (threadIdx.y == 0 && i < inner) out[o * inner + i] = from_acc<T>(acc * scale);
-  }
+  });
 }
 
 /// The scale in the accumulator's type. For double, a float scale equal to float(1/reduce) is

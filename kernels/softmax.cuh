@@ -42,15 +42,8 @@ __global__ void __launch_bounds__(kSoftmaxGroupThreads)
     softmax_rows_group_kernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int dim,
                               bool log) {
   using A = acc_t<T>;
-  constexpr int kRowsPerWarp = 32 / kWidth;
   constexpr int kPacks = kPerLane / kVec;
-  const int lane = threadIdx.x & 31;
-  const int sub = lane % kWidth;
-  const int64_t warps_per_block = blockDim.x >> 5;
-  const int64_t warp = static_cast<int64_t>(blockIdx.x) * warps_per_block + (threadIdx.x >> 5);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * warps_per_block * kRowsPerWarp;
-  for (int64_t first = warp * kRowsPerWarp; first < rows; first += step) {  // uniform over the warp
-    const int64_t row = first + lane / kWidth;
+  for_each_group_row<kWidth>(rows, [&](int64_t row, int sub) {
     const bool valid = row < rows;
     A v[kPerLane];
     A m = -acc_infinity<A>();
@@ -96,7 +89,7 @@ __global__ void __launch_bounds__(kSoftmaxGroupThreads)
         store_pack(out + row * dim + j, pack);
       }
     }
-  }
+  });
 }
 
 /// inner == 1: a block per row, read in packs of kVec elements (kVec divides dim). kCached: the
@@ -177,10 +170,7 @@ __global__ void __launch_bounds__(kColumnMaxThreads)
                            int64_t dim, int64_t inner, int64_t tiles_per_outer, bool log) {
   using A = acc_t<T>;
   __shared__ A partial[kColumnMaxThreads];
-  const int64_t tiles = outer * tiles_per_outer;
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int64_t o = tile / tiles_per_outer;
-    const int64_t i = (tile - o * tiles_per_outer) * blockDim.x + threadIdx.x;
+  for_each_column_tile(outer, tiles_per_outer, [&](int64_t o, int64_t i) {
     const bool valid = i < inner;
     const int64_t base = o * dim * inner + i;
     A m = -acc_infinity<A>();
@@ -205,7 +195,7 @@ __global__ void __launch_bounds__(kColumnMaxThreads)
             from_acc<T>(softmax_value(to_acc(in[base + j * inner]) - m, s, log_s, log));
       }
     }
-  }
+  });
 }
 
 template <typename T, int kWidth, int kPerLane, int kVec = 1>
