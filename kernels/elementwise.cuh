@@ -1,45 +1,14 @@
-// kernels/elementwise.cuh: the scalar functions generated elementwise kernels call. A generated
-// kernel loads an element, converts it with to_float (to_double for f64), applies a chain of
-// these, and stores with from_float<T> (from_double<T>):
-//     out[i] = from_float<__half>(inferno::kernels::op_silu(to_float(x[i])));
-// tanh, exp, abs and neg need no helper: tanhf, expf, fabsf and -x (tanh, exp, fabs for double).
-//
-// The formulas are the CPU reference's (src/reference/elementwise.cpp), in float (or double)
-// with the accurate expf/erff/tanhf. cast<To>(x) converts between the four floating types,
-// int64_t, int32_t and bool exactly as the reference does.
+// kernels/elementwise.cuh: what generated elementwise kernels include. The op expressions of
+// src/ir/ops.def, pasted into the kernels, use the vocabulary of scalar_ops.h (inferno::ew,
+// shared with the CPU reference interpreter); this header adds cast<To>(x), which converts
+// between float, double, __half, __nv_bfloat16, int64_t, int32_t and bool exactly as the
+// reference does (the kernels' float -> integer conversions).
 #pragma once
 
 #include "common.cuh"
+#include "scalar_ops.h"
 
 namespace inferno::kernels {
-
-/// max(x, 0); NaN stays NaN.
-__device__ __forceinline__ float op_relu(float x) { return x < 0.0f ? 0.0f : x; }
-__device__ __forceinline__ double op_relu(double x) { return x < 0.0 ? 0.0 : x; }
-
-/// GELU, exact form: 0.5 x (1 + erf(x / sqrt(2))).
-__device__ __forceinline__ float op_gelu_erf(float x) {
-  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f));
-}
-__device__ __forceinline__ double op_gelu_erf(double x) {
-  return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
-}
-
-/// GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
-__device__ __forceinline__ float op_gelu_tanh(float x) {
-  return 0.5f * x * (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
-}
-__device__ __forceinline__ double op_gelu_tanh(double x) {
-  return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
-}
-
-/// SiLU (swish): x / (1 + exp(-x)).
-__device__ __forceinline__ float op_silu(float x) { return x / (1.0f + expf(-x)); }
-__device__ __forceinline__ double op_silu(double x) { return x / (1.0 + exp(-x)); }
-
-/// Logistic sigmoid: 1 / (1 + exp(-x)).
-__device__ __forceinline__ float op_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ double op_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 namespace detail {
 

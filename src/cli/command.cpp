@@ -19,6 +19,7 @@
 #include "frontend/frontend.h"
 #include "ir/dot.h"
 #include "ir/printer.h"
+#include "passes/legalize.h"
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
 #include "support/file_io.h"
@@ -236,6 +237,10 @@ Status run_command(const CliOptions& options) {
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));
 
   if (options.reference) return run_reference(graph, options, data);
+  if (backend || options.emit == Emit::kPlan) {
+    // Whatever --passes or -O0 ran, the backend sees only the ops it lowers.
+    INFERNO_RETURN_IF_ERROR(passes::legalize(graph, {}));
+  }
   if (backend) return run_backend(graph, options, *backend);
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   if (options.emit == Emit::kPlan) {

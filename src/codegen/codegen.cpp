@@ -4,10 +4,10 @@
 
 #include "codegen/emit_abi.h"
 #include "codegen/emit_context.h"
-#include "codegen/emit_elementwise.h"
 #include "codegen/emit_fused.h"
 #include "codegen/emit_gemm.h"
 #include "codegen/emit_kernel_calls.h"
+#include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/weights.h"
 
@@ -45,50 +45,41 @@ Status check_interface(const ir::Graph& graph) {
   return Status::ok();
 }
 
-// One node's code. Every op of ir/ops.def has a case, so a new op without a lowering is a
-// compiler warning (-Wswitch), and a node the cases cannot lower is an unsupported Status.
+}  // namespace
+
+const LoweringTable& lowering_table() {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    register_gemm_lowerings(t);
+    register_kernel_call_lowerings(t);
+    register_elementwise_lowerings(t);
+    return t;
+  }();
+  return table;
+}
+
+bool has_lowering(ir::OpKind op) {
+  return lowering_table().lower[static_cast<size_t>(op)] != nullptr;
+}
+
+namespace {
+
+// One node's code, through the lowering its op family registered. An op without one never
+// reaches here in a legalized graph (its ops.def row says why); a graph that was not legalized
+// gets an unsupported Status naming the node.
 Status emit_node(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
-  if (node.outputs.size() != 1)
+  if (node.outputs.size() != 1) {
     return ctx.unsupported_node(node, "ops with several outputs have no lowering");
-  switch (node.op) {
-    case ir::OpKind::kLinear:
-    case ir::OpKind::kMatMul:
-    case ir::OpKind::kAddMM:
-    case ir::OpKind::kGemm:
-      return emit_gemm(ctx, index);
-    case ir::OpKind::kReshape:
-      ctx.out.run.line("// " + ctx.describe(node));
-      ctx.out.run.line("// (a view: the same bytes as %" + ctx.graph.name(node.inputs[0]) + ")");
-      return Status::ok();
-    case ir::OpKind::kTranspose:
-    case ir::OpKind::kPermute:
-    case ir::OpKind::kExpand:
-      return emit_layout(ctx, index);
-    case ir::OpKind::kRelu:
-    case ir::OpKind::kGelu:
-    case ir::OpKind::kSilu:
-    case ir::OpKind::kSigmoid:
-    case ir::OpKind::kTanh:
-    case ir::OpKind::kExp:
-    case ir::OpKind::kAbs:
-    case ir::OpKind::kNeg:
-    case ir::OpKind::kCast:
-    case ir::OpKind::kAdd:
-    case ir::OpKind::kSub:
-    case ir::OpKind::kMul:
-    case ir::OpKind::kDiv:
-      return emit_elementwise(ctx, index);
-    case ir::OpKind::kSum:
-    case ir::OpKind::kMean:
-      return emit_reduction(ctx, index);
-    case ir::OpKind::kSoftmax:
-    case ir::OpKind::kLogSoftmax:
-      return emit_softmax(ctx, index);
-    case ir::OpKind::kFusedElementwise:
-      return emit_fused_elementwise(ctx, index);
   }
-  return ctx.unsupported_node(node, "no lowering");
+  const LowerFn lower = lowering_table().lower[static_cast<size_t>(node.op)];
+  if (lower == nullptr) {
+    const std::string_view note = ir::op_backend_note(node.op);
+    return ctx.unsupported_node(node, note.empty() ? "no lowering"
+                                                   : "no lowering (" + std::string(note) +
+                                                         ": run the legalize pass first)");
+  }
+  return lower(ctx, index);
 }
 
 std::string section(const std::string& title) {

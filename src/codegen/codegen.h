@@ -48,4 +48,8 @@ Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& 
 /// overwrites in place), and where each graph output comes from. Fails as generate() would.
 Expected<std::string> describe_memory_plan(const ir::Graph& graph, const CodegenOptions& options);
 
+/// Whether codegen lowers `op` (the op table test holds every op to a lowering or a backend note
+/// in ops.def).
+bool has_lowering(ir::OpKind op);
+
 }  // namespace inferno::codegen

@@ -11,42 +11,18 @@ namespace {
 using ir::DType;
 using ir::OpKind;
 
-// One row per op (and gelu variant): the expression in float, double and int64, over operands
-// named a and b; nullptr where the op has no such form.
-struct OpRow {
-  OpKind op;
-  std::string_view variant;  // gelu's approximate attribute; "" for every other op
-  const char* in_float;
-  const char* in_double;
-  const char* in_int64;
-};
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
-// Integer ops wrap like two's complement (PyTorch's integer kernels); spelled through uint64_t
-// because signed overflow is undefined in C++.
-constexpr OpRow kOps[] = {
-    {OpKind::kRelu, "", "inferno::kernels::op_relu(a)", "inferno::kernels::op_relu(a)",
-     "(a < 0 ? 0 : a)"},
-    {OpKind::kGelu, "none", "inferno::kernels::op_gelu_erf(a)", "inferno::kernels::op_gelu_erf(a)",
-     nullptr},
-    {OpKind::kGelu, "tanh", "inferno::kernels::op_gelu_tanh(a)",
-     "inferno::kernels::op_gelu_tanh(a)", nullptr},
-    {OpKind::kSilu, "", "inferno::kernels::op_silu(a)", "inferno::kernels::op_silu(a)", nullptr},
-    {OpKind::kSigmoid, "", "inferno::kernels::op_sigmoid(a)", "inferno::kernels::op_sigmoid(a)",
-     nullptr},
-    {OpKind::kTanh, "", "tanhf(a)", "tanh(a)", nullptr},
-    {OpKind::kExp, "", "expf(a)", "exp(a)", nullptr},
-    {OpKind::kAbs, "", "fabsf(a)", "fabs(a)",
-     "(a < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(a)) : a)"},
-    {OpKind::kNeg, "", "-a", "-a", "static_cast<int64_t>(0ull - static_cast<uint64_t>(a))"},
-    {OpKind::kCast, "", "a", "a", "a"},
-    {OpKind::kAdd, "", "a + b", "a + b",
-     "static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b))"},
-    {OpKind::kSub, "", "a - b", "a - b",
-     "static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b))"},
-    {OpKind::kMul, "", "a * b", "a * b",
-     "static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b))"},
-    {OpKind::kDiv, "", "a / b", "a / b", nullptr},  // true division: the result is floating
-};
+/// A plain identifier needs no parentheses where it replaces an operand.
+bool is_identifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (const char c : s) {
+    if (!is_ident_char(c)) return false;
+  }
+  return true;
+}
 
 template <typename T>
 T read_scalar(const ir::Tensor& t) {
@@ -63,8 +39,8 @@ std::string_view compute_type_name(ComputeType compute) {
       return "float";
     case ComputeType::kDouble:
       return "double";
-    case ComputeType::kInt64:
-      return "int64_t";
+    case ComputeType::kInt:
+      return "inferno::ew::Int";
   }
   return "?";
 }
@@ -72,12 +48,18 @@ std::string_view compute_type_name(ComputeType compute) {
 ComputeType choose_compute_type(const std::vector<DType>& inputs, DType output) {
   bool any_float_input = false, any_int_input = false, any_f64 = output == DType::kF64;
   for (const DType d : inputs) {
-    (ir::is_floating(d) ? any_float_input : any_int_input) = true;
+    any_float_input |= ir::is_floating(d);
+    any_int_input |= ir::is_integral(d);  // bool loads exactly as 0 or 1 in any type
     any_f64 |= d == DType::kF64;
   }
-  if (!ir::is_floating(output) && !any_float_input) return ComputeType::kInt64;
+  if (!ir::is_floating(output) && !any_float_input) return ComputeType::kInt;
   if (any_f64 || any_int_input) return ComputeType::kDouble;
   return ComputeType::kFloat;
+}
+
+ComputeType value_type(DType dtype) {
+  if (dtype == DType::kF64) return ComputeType::kDouble;
+  return ir::is_floating(dtype) ? ComputeType::kFloat : ComputeType::kInt;
 }
 
 std::string_view storage_type(DType dtype) {
@@ -102,27 +84,132 @@ std::string_view storage_type(DType dtype) {
 
 std::string_view dtype_tag(DType dtype) { return ir::dtype_name(dtype); }
 
-std::optional<std::string> op_expression(OpKind op, const ir::Attributes& attrs,
-                                         ComputeType compute) {
-  const std::string_view variant =
-      op == OpKind::kGelu ? std::string_view(attrs.get_string("approximate")) : "";
-  for (const OpRow& row : kOps) {
-    if (row.op != op || row.variant != variant) continue;
-    const char* expr = compute == ComputeType::kFloat    ? row.in_float
-                       : compute == ComputeType::kDouble ? row.in_double
-                                                         : row.in_int64;
-    if (expr == nullptr) return std::nullopt;
-    return std::string(expr);
+std::optional<std::string> elementwise_expression(OpKind op,
+                                                  const std::vector<std::string>& operands,
+                                                  ComputeType compute) {
+  const ir::DTypeClass dtypes = ir::op_dtype_class(op);
+  if (compute == ComputeType::kInt &&
+      (dtypes == ir::DTypeClass::kFloat || dtypes == ir::DTypeClass::kTrueDiv)) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  // One scan: identifiers x<i> become operands, T the compute type, ew:: the full namespace.
+  const std::string_view expr = ir::op_expression(op);
+  std::string out;
+  for (size_t i = 0; i < expr.size();) {
+    if (!is_ident_char(expr[i])) {
+      out += expr[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < expr.size() && is_ident_char(expr[end])) ++end;
+    const std::string_view word = expr.substr(i, end - i);
+    if (word.size() > 1 && word[0] == 'x' && word.find_first_not_of("0123456789", 1) == word.npos) {
+      const size_t k = std::stoul(std::string(word.substr(1)));
+      INFERNO_CHECK(k < operands.size(), std::string(ir::op_name(op)) + " reads a missing operand");
+      out += is_identifier(operands[k]) ? operands[k] : "(" + operands[k] + ")";
+    } else if (word == "T") {
+      out += compute_type_name(compute);
+    } else if (word == "ew") {
+      out += "inferno::ew";
+    } else {
+      out += word;
+    }
+    i = end;
+  }
+  return out;
+}
+
+std::string load_value(DType stored, const std::string& element) {
+  switch (stored) {
+    case DType::kF32:
+    case DType::kF64:
+      return element;
+    case DType::kF16:
+      return "__half2float(" + element + ")";
+    case DType::kBF16:
+      return "__bfloat162float(" + element + ")";
+    case DType::kI64:
+      return "inferno::ew::Int(" + element + ")";
+    case DType::kI32:
+      return "inferno::ew::Int(static_cast<int64_t>(" + element + "))";
+    case DType::kBool:
+      return "inferno::ew::Int(" + element + " != 0)";
+  }
+  return "?";
+}
+
+std::string convert_value(ComputeType from, ComputeType to, const std::string& value) {
+  if (from == to) return value;
+  INFERNO_CHECK(from != ComputeType::kDouble || to != ComputeType::kFloat,
+                "a double value in a float step (f64 operands compute in double)");
+  INFERNO_CHECK(to != ComputeType::kInt, "a floating-point value in an integer step");
+  if (from == ComputeType::kFloat) return "static_cast<double>(" + value + ")";
+  // From Int: through double, as the reference converts integers.
+  const std::string as_double = "static_cast<double>(" + value + ".v)";
+  return to == ComputeType::kDouble ? as_double : "static_cast<float>(" + as_double + ")";
+}
+
+std::string round_to(DType dtype, ComputeType compute, const std::string& value) {
+  if (compute == ComputeType::kInt) {
+    switch (dtype) {
+      case DType::kI64:
+        return value;
+      case DType::kI32:  // wraps, as the reference stores
+        return "inferno::ew::Int(static_cast<int64_t>(static_cast<int32_t>((" + value + ").v)))";
+      case DType::kBool:
+        return "inferno::ew::Int((" + value + ").v != 0)";
+      default:
+        INFERNO_CHECK(false, "an integer step with a floating-point result");
+        return "?";
+    }
+  }
+  const bool f = compute == ComputeType::kFloat;
+  // f16 and bf16 round from float; a double rounds to float first, as the reference does.
+  const std::string as_float = f ? value : "static_cast<float>(" + value + ")";
+  switch (dtype) {
+    case DType::kF32:
+      return as_float;
+    case DType::kF64:
+      return f ? "static_cast<double>(" + value + ")" : value;
+    case DType::kF16:
+      return "__half2float(__float2half_rn(" + as_float + "))";
+    case DType::kBF16:
+      return "__bfloat162float(__float2bfloat16_rn(" + as_float + "))";
+    case DType::kI64:
+      return "inferno::ew::Int(inferno::kernels::cast<int64_t>(" + value + "))";
+    case DType::kI32:
+      return "inferno::ew::Int(static_cast<int64_t>(inferno::kernels::cast<int32_t>(" + value +
+             ")))";
+    case DType::kBool:
+      return "inferno::ew::Int(" + value + (f ? " != 0.0f)" : " != 0.0)");
+  }
+  return "?";
+}
+
+std::string store_value(DType dtype, const std::string& value) {
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kF64:
+      return value;
+    case DType::kF16:
+      return "__float2half_rn(" + value + ")";  // exact: the value is rounded already
+    case DType::kBF16:
+      return "__float2bfloat16_rn(" + value + ")";
+    case DType::kI64:
+      return value + ".v";
+    case DType::kI32:
+      return "static_cast<int32_t>(" + value + ".v)";
+    case DType::kBool:
+      return "static_cast<uint8_t>(" + value + ".v != 0)";
+  }
+  return "?";
 }
 
 std::string load_expression(DType stored, ComputeType compute, const std::string& element) {
   switch (compute) {
-    case ComputeType::kInt64:
+    case ComputeType::kInt:
       INFERNO_CHECK(!ir::is_floating(stored), "an integer kernel reads a floating-point value");
-      return stored == DType::kBool ? "static_cast<int64_t>(" + element + " != 0)"
-                                    : "static_cast<int64_t>(" + element + ")";
+      return load_value(stored, element);
     case ComputeType::kFloat:
     case ComputeType::kDouble: {
       const bool f = compute == ComputeType::kFloat;
@@ -152,14 +239,12 @@ std::string load_expression(DType stored, ComputeType compute, const std::string
 }
 
 std::string store_expression(DType stored, ComputeType compute, const std::string& value) {
-  if (compute == ComputeType::kInt64) {
+  if (compute == ComputeType::kInt) {
     switch (stored) {
       case DType::kI64:
-        return value;
-      case DType::kI32:
-        return "static_cast<int32_t>(" + value + ")";  // wraps
+      case DType::kI32:  // wraps
       case DType::kBool:
-        return "static_cast<uint8_t>(" + value + " != 0)";
+        return store_value(stored, "(" + value + ")");
       default:
         INFERNO_CHECK(false, "an integer kernel writes a floating-point value");
         return "?";
@@ -189,14 +274,17 @@ std::string store_expression(DType stored, ComputeType compute, const std::strin
 
 std::string scalar_literal(const ir::Tensor& scalar, ComputeType compute) {
   INFERNO_CHECK(scalar.numel() == 1, "scalar_literal of a tensor with several elements");
-  if (compute == ComputeType::kInt64) {
+  if (compute == ComputeType::kInt) {
+    const auto wrapped = [](const std::string& literal) {
+      return "inferno::ew::Int(" + literal + ")";
+    };
     switch (scalar.type.dtype) {
       case DType::kI64:
-        return int_literal(read_scalar<int64_t>(scalar));
+        return wrapped(int_literal(read_scalar<int64_t>(scalar)));
       case DType::kI32:
-        return int_literal(read_scalar<int32_t>(scalar));
+        return wrapped(int_literal(read_scalar<int32_t>(scalar)));
       case DType::kBool:
-        return int_literal(read_scalar<uint8_t>(scalar) != 0 ? 1 : 0);
+        return wrapped(int_literal(read_scalar<uint8_t>(scalar) != 0 ? 1 : 0));
       default:
         INFERNO_CHECK(false, "an integer kernel reads a floating-point scalar");
         return "?";

@@ -1,22 +1,28 @@
-// fused_elementwise nodes: one generated __global__ per node that reads each input once per
-// output element (broadcast by literal index arithmetic, as the unfused kernels do) and computes
-// the node's expression (ir/fused_expr.h) step by step in registers.
+// Elementwise nodes, fused or single: one generated __global__ per node that reads each input
+// once per output element (broadcast by literal index arithmetic) and computes the node's body
+// (ir/fused_expr.h; a single elementwise op is a body of one step) one line per step:
 //
-// Each step computes in the type its unfused kernel would (choose_compute_type over the step's
-// operand dtypes and its own dtype) and is rounded to its dtype by converting it to the dtype's
-// storage type (a no-op for f32 in float, a real rounding for f16/bf16 or an integer), and every
-// later use converts it back. So the fused kernel gives bit for bit what the chain of unfused
-// kernels gave, and what the reference interpreter computes. Rank-0 constant inputs are
-// literals of each using step's compute type.
+//   const float x0 = __half2float(in0[i]);               // each input, once
+//   const float s0 = __half2float(__float2half_rn(x0 * 0.5f));  // #0 = mul($0, $1) -> f16
+//   out[i] = __float2half_rn(s0);
+//
+// Each step's expression is its op's row in ops.def, computed in the type the reference would
+// (elementwise_table.h) and rounded to the step's dtype, so the kernel gives bit for bit what the
+// unfused ops gave, up to float-vs-double evaluation of transcendental functions. Rank-0
+// constant inputs are literals of each using step's compute type.
 #pragma once
 
 #include <cstdint>
 
 #include "codegen/emit_context.h"
+#include "codegen/lowering.h"
 
 namespace inferno::codegen {
 
-/// Lowers fused_elementwise node `index`: its kernel and its launch in run().
-Status emit_fused_elementwise(EmitContext& ctx, int32_t index);
+/// Lowers elementwise or fused_elementwise node `index`: its kernel and its launch in run().
+Status emit_elementwise(EmitContext& ctx, int32_t index);
+
+/// Every elementwise op and fused_elementwise.
+void register_elementwise_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "codegen/elementwise_table.h"
-#include "codegen/emit_elementwise.h"
+#include "codegen/emit_grid_kernel.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/strided_view.h"
 #include "ir/text_format.h"
@@ -48,14 +48,7 @@ struct EpiloguePlan {
   bool needs_kernel() const { return kernel_addend >= 0 || !kernel_activation.empty(); }
 };
 
-double float_attr(const ir::Node& node, std::string_view name, double fallback) {
-  return node.attrs.has_typed<double>(name) ? node.attrs.get_float(name) : fallback;
-}
-
-std::string activation_attr(const ir::Node& node) {
-  return node.attrs.has_typed<std::string>("activation") ? node.attrs.get_string("activation")
-                                                         : "none";
-}
+std::string activation_attr(const ir::Node& node) { return node.attrs.get_string("activation"); }
 
 Status unsupported_gemm(const ir::Graph& graph, const ir::Node& node, const std::string& what) {
   return unsupported(std::string(ir::op_name(node.op)) + ": " + what, graph.node_name(node),
@@ -104,58 +97,16 @@ Status plan_batched(const ir::Graph& graph, const ir::Node& node, bool trans_b, 
 }
 
 Status plan_operands(const ir::Graph& graph, const ir::Node& node, RowMajorGemm& g) {
-  switch (node.op) {
-    case ir::OpKind::kMatMul:
-      return plan_batched(graph, node, false, g);
-    case ir::OpKind::kGemm:
-      g.alpha = float_attr(node, "alpha", 1.0);
-      return plan_batched(
-          graph, node, node.attrs.has_typed<bool>("trans_b") && node.attrs.get_bool("trans_b"), g);
-    case ir::OpKind::kLinear: {
-      const ir::Shape& x = graph.type(node.inputs[0]).shape;
-      const ir::Shape& w = graph.type(node.inputs[1]).shape;
-      g.left = node.inputs[0];
-      g.right = node.inputs[1];
-      g.right_is_nk = true;
-      g.m = ir::shape_numel(ir::Shape(x.begin(), x.end() - 1));
-      g.n = w[0];
-      g.k = w[1];
-      return Status::ok();
-    }
-    case ir::OpKind::kAddMM: {
-      g.left = node.inputs[1];
-      g.right = node.inputs[2];
-      const ir::Shape& a = graph.type(g.left).shape;
-      g.m = a[0];
-      g.k = a[1];
-      g.n = graph.type(g.right).shape[1];
-      g.alpha = node.attrs.get_float("alpha");
-      return Status::ok();
-    }
-    default:
-      INFERNO_CHECK(false, "plan_operands: not a GEMM");
-      return Status::ok();
-  }
+  g.alpha = node.attrs.get_float("alpha");
+  return plan_batched(graph, node, node.attrs.get_bool("trans_b"), g);
 }
 
 // The terms added to the product, in input order. A zero coefficient drops its term, as PyTorch's
 // addmm ignores the bias (NaNs included) when beta == 0.
 std::vector<Addend> addends(const ir::Node& node) {
   std::vector<Addend> terms;
-  switch (node.op) {
-    case ir::OpKind::kLinear:
-      if (node.inputs.size() == 3) terms.push_back({2, 1.0});
-      break;
-    case ir::OpKind::kAddMM:
-      terms.push_back({0, node.attrs.get_float("beta")});
-      break;
-    case ir::OpKind::kGemm:
-      if (node.inputs.size() >= 3) terms.push_back({2, float_attr(node, "beta", 1.0)});
-      if (node.inputs.size() == 4) terms.push_back({3, 1.0});
-      break;
-    default:
-      break;
-  }
+  if (node.inputs.size() >= 3) terms.push_back({2, node.attrs.get_float("beta")});
+  if (node.inputs.size() == 4) terms.push_back({3, 1.0});
   std::erase_if(terms, [](const Addend& a) { return a.coefficient == 0.0; });
   return terms;
 }
@@ -204,7 +155,7 @@ Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& nod
                               "more addends than the C matrix and the epilogue kernel can take");
     }
   }
-  const std::string activation = node.op == ir::OpKind::kGemm ? activation_attr(node) : "none";
+  const std::string activation = activation_attr(node);
   if (activation == "relu" && lt_epilogues && p.kernel_addend < 0) {
     p.lt_relu = true;
   } else if (activation == "relu" || activation == "gelu" || activation == "gelu_tanh") {
@@ -295,13 +246,10 @@ void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const Epilogue
   }
   std::string result = "a";
   if (!p.kernel_activation.empty()) {
-    ir::Attributes attrs;
-    ir::OpKind op = ir::OpKind::kRelu;
-    if (p.kernel_activation != "relu") {
-      op = ir::OpKind::kGelu;
-      attrs.set("approximate", std::string(p.kernel_activation == "gelu" ? "none" : "tanh"));
-    }
-    const std::optional<std::string> expr = op_expression(op, attrs, compute);
+    // The activations are named as the elementwise ops they apply.
+    const std::optional<ir::OpKind> op = ir::parse_op_name(p.kernel_activation);
+    INFERNO_CHECK(op.has_value(), "gemm epilogue: unknown activation");
+    const std::optional<std::string> expr = elementwise_expression(*op, {"a"}, compute);
     INFERNO_CHECK(expr.has_value(), "gemm epilogue: no expression for the activation");
     result = *expr;
     ctx.out.headers.insert("kernels/elementwise.cuh");
@@ -428,5 +376,7 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   if (p.needs_kernel()) emit_epilogue_kernel(ctx, node, p, kernel);
   return Status::ok();
 }
+
+void register_gemm_lowerings(LoweringTable& table) { table.add(ir::OpKind::kGemm, emit_gemm); }
 
 }  // namespace inferno::codegen

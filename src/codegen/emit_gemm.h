@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "codegen/emit_context.h"
+#include "codegen/lowering.h"
 
 namespace inferno::codegen {
 
@@ -47,5 +48,8 @@ Status emit_gemm(EmitContext& ctx, int32_t index);
 /// The input of GEMM node `node` that cuBLASLt reads as a separate C matrix (rule 2 above), or -1.
 /// C is read at the output's own positions, so the output may take its bytes (C == D).
 int32_t gemm_c_matrix_input(const ir::Graph& graph, const ir::Node& node);
+
+/// The canonical gemm (the legalize pass turns every other matrix product into one).
+void register_gemm_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

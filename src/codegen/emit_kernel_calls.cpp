@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "codegen/elementwise_table.h"
-#include "codegen/emit_elementwise.h"
+#include "codegen/emit_grid_kernel.h"
 #include "support/check.h"
 
 namespace inferno::codegen {
@@ -106,14 +106,6 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
   }
   StridedView view;
   switch (node.op) {
-    case ir::OpKind::kTranspose: {
-      std::vector<int64_t> dims(in_type.shape.size());
-      std::iota(dims.begin(), dims.end(), 0);
-      std::swap(dims.at(static_cast<size_t>(node.attrs.get_int("dim0"))),
-                dims.at(static_cast<size_t>(node.attrs.get_int("dim1"))));
-      view = permute_view(in_type.shape, dims);
-      break;
-    }
     case ir::OpKind::kPermute:
       view = permute_view(in_type.shape, node.attrs.get_ints("dims"));
       break;
@@ -222,6 +214,23 @@ void emit_output_copies(EmitContext& ctx) {
         "copy_output" + j + "_" + std::string(dtype_tag(type.dtype)) + "_" + shape_tag(type.shape),
         comment_text(what));
   }
+}
+
+Status emit_view(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  ctx.out.run.line("// " + ctx.describe(node));
+  ctx.out.run.line("// (a view: the same bytes as %" + ctx.graph.name(node.inputs[0]) + ")");
+  return Status::ok();
+}
+
+void register_kernel_call_lowerings(LoweringTable& table) {
+  table.add(ir::OpKind::kReshape, emit_view);
+  table.add(ir::OpKind::kPermute, emit_layout);
+  table.add(ir::OpKind::kExpand, emit_layout);
+  table.add(ir::OpKind::kSum, emit_reduction);
+  table.add(ir::OpKind::kMean, emit_reduction);
+  table.add(ir::OpKind::kSoftmax, emit_softmax);
+  table.add(ir::OpKind::kLogSoftmax, emit_softmax);
 }
 
 }  // namespace inferno::codegen

@@ -8,11 +8,14 @@
 #include <string>
 
 #include "codegen/emit_context.h"
+#include "codegen/lowering.h"
 #include "codegen/strided_view.h"
 
 namespace inferno::codegen {
 
 Status emit_layout(EmitContext& ctx, int32_t index);
+/// reshape: a view, no code (the memory plan gives it its input's bytes).
+Status emit_view(EmitContext& ctx, int32_t index);
 Status emit_reduction(EmitContext& ctx, int32_t index);
 Status emit_softmax(EmitContext& ctx, int32_t index);
 /// The copies of MemoryPlan::output_copies, at the end of run().
@@ -27,5 +30,8 @@ int64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node);
 void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64_t numel,
                const std::string& in, const std::string& out, const std::string& label,
                const std::string& kernel_name, const std::string& comment);
+
+/// Layout ops, reductions and softmax, as calls of the hand-written kernels.
+void register_kernel_call_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

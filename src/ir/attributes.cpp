@@ -40,5 +40,8 @@ const std::string& Attributes::get_string(std::string_view name) const {
 }
 const IntList& Attributes::get_ints(std::string_view name) const { return get<IntList>(name); }
 DType Attributes::get_dtype(std::string_view name) const { return get<DType>(name); }
+const FusedExpr& Attributes::get_body(std::string_view name) const {
+  return get<FusedBody>(name).expr();
+}
 
 }  // namespace inferno::ir

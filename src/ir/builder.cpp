@@ -1,5 +1,6 @@
 #include "ir/builder.h"
 
+#include "ir/attr_schema.h"
 #include "ir/shape_rules.h"
 
 namespace inferno::ir {
@@ -7,6 +8,7 @@ namespace inferno::ir {
 Expected<std::vector<ValueId>> build_node(Graph& graph, OpKind op, std::vector<ValueId> inputs,
                                           Attributes attrs, std::string_view name_hint,
                                           SourceLocation loc) {
+  apply_attr_defaults(op, attrs);
   std::vector<TensorType> input_types;
   input_types.reserve(inputs.size());
   for (ValueId v : inputs) input_types.push_back(graph.type(v));

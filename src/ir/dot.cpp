@@ -114,7 +114,7 @@ std::vector<std::string> node_lines(const Graph& graph, const Node& node) {
                is_string = std::holds_alternative<std::string>(value);
     const bool shown = (node.op == OpKind::kGemm &&
                         ((name == "trans_b" && is_bool) || (name == "activation" && is_string))) ||
-                       (node.op == OpKind::kFusedElementwise && name == "expr" && is_string);
+                       std::holds_alternative<FusedBody>(value);
     if (!shown) rest.set(name, value);
   }
   if (!rest.empty()) {
@@ -122,9 +122,11 @@ std::vector<std::string> node_lines(const Graph& graph, const Node& node) {
     lines.push_back(
         shorten(attrs.substr(1, attrs.size() - 2), kMaxAttrLabel));  // without the braces
   }
-  if (node.op == OpKind::kFusedElementwise && node.attrs.has_typed<std::string>("expr")) {
-    for (std::string& line : fused_body_lines(node.attrs.get_string("expr")))
-      lines.push_back(std::move(line));
+  for (const auto& [name, value] : node.attrs.entries()) {
+    if (const FusedBody* body = std::get_if<FusedBody>(&value)) {
+      for (std::string& line : fused_body_lines(fused_expr_to_string(body->expr())))
+        lines.push_back(std::move(line));
+    }
   }
   const std::string loc = format_loc(node.loc);
   if (!loc.empty()) lines.push_back(loc.substr(1));  // drop the leading space

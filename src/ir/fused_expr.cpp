@@ -8,10 +8,13 @@
 #include "ir/fused_expr.h"
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <string>
 
+#include "ir/attr_schema.h"
 #include "ir/shape_rules.h"
+#include "ir/text_format.h"
 #include "support/check.h"
 
 namespace inferno::ir {
@@ -42,11 +45,98 @@ bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/// The bracketed attribute of a step, or "" for ops without one.
+/// The bracketed attribute values of a step, in schema order ("f16" for cast[f16]); "" for
+/// ops without attributes.
 std::string bracket_text(const FusedStep& step) {
-  if (step.op == OpKind::kGelu) return step.attrs.get_string("approximate");
-  if (step.op == OpKind::kCast) return std::string(dtype_name(step.attrs.get_dtype("dtype")));
-  return "";
+  std::string out;
+  for (const AttrSpec& spec : op_attr_schema(step.op)) {
+    const AttrValue* value = step.attrs.find(spec.name);
+    if (value == nullptr) continue;
+    out += (out.empty() ? "" : ", ") + format_attr_value(*value);
+  }
+  return out;
+}
+
+std::string example_value(AttrType type) {
+  switch (type) {
+    case AttrType::kDType:
+      return "f16";
+    case AttrType::kFloat:
+      return "0.5";
+    case AttrType::kBool:
+      return "true";
+    default:
+      return "1";
+  }
+}
+
+/// One bracketed value: a dtype name, an int, a float (the IR's spelling, inf and nan
+/// included) or a bool. Other attribute types have no bracket form.
+std::optional<AttrValue> parse_bracket_value(AttrType type, std::string_view text) {
+  const char* end = text.data() + text.size();
+  switch (type) {
+    case AttrType::kDType:
+      if (std::optional<DType> d = parse_dtype(text)) return AttrValue(*d);
+      return std::nullopt;
+    case AttrType::kBool:
+      if (text == "true" || text == "false") return AttrValue(text == "true");
+      return std::nullopt;
+    case AttrType::kInt: {
+      int64_t v = 0;
+      const auto r = std::from_chars(text.data(), end, v);
+      if (r.ec != std::errc() || r.ptr != end) return std::nullopt;
+      return AttrValue(v);
+    }
+    case AttrType::kFloat: {
+      double v = 0;
+      const auto r = std::from_chars(text.data(), end, v);
+      if (text.empty() || r.ec != std::errc() || r.ptr != end) return std::nullopt;
+      return AttrValue(v);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+/// Types one step from its operands' types with its op's own shape rule; `error` wraps a
+/// message into the caller's Status.
+template <typename ErrorFn>
+Expected<TensorType> type_step(const FusedStep& step, const std::vector<TensorType>& operand_types,
+                               ErrorFn error) {
+  const int n = static_cast<int>(step.operands.size());
+  if (n < op_min_inputs(step.op) || n > op_max_inputs(step.op)) {
+    return error(std::string(op_name(step.op)) + " takes " +
+                 std::to_string(op_max_inputs(step.op)) + " operand(s), got " + std::to_string(n));
+  }
+  Expected<std::vector<TensorType>> types = infer_output_types(step.op, operand_types, step.attrs);
+  if (!types) return error(types.status().message());
+  INFERNO_CHECK(types->size() == 1, "elementwise ops have one output");
+  return std::move((*types)[0]);
+}
+
+/// Every input is read and every step but the last feeds a later one: dead code would leave
+/// inputs that need not broadcast to the result, which codegen's one loop relies on. `step_text`
+/// names a step in the error.
+template <typename StepTextFn>
+Status check_uses(const FusedExpr& expr, size_t num_inputs, StepTextFn step_text) {
+  std::vector<bool> input_read(num_inputs, false), step_read(expr.steps.size(), false);
+  for (const FusedStep& step : expr.steps) {
+    for (const FusedOperand& operand : step.operands) {
+      (operand.kind == FusedOperand::Kind::kInput ? input_read : step_read)[operand.index] = true;
+    }
+  }
+  for (size_t i = 0; i < input_read.size(); ++i) {
+    if (!input_read[i]) {
+      return invalid_input("input $" + std::to_string(i) + " is not read by any step");
+    }
+  }
+  for (size_t k = 0; k + 1 < step_read.size(); ++k) {
+    if (!step_read[k]) {
+      return invalid_input("step " + std::to_string(k) + " '" + excerpt(step_text(k)) +
+                           "': its result is not read by a later step");
+    }
+  }
+  return Status::ok();
 }
 
 std::string operand_text(const FusedOperand& operand) {
@@ -104,42 +194,40 @@ class ExprParser {
       step.operands.push_back(operand);
     } while (consume(", "));  // as many as the text holds; the length limit bounds them
     if (!consume(")")) return error("expected ', ' or ')' after an operand");
-    const int n = static_cast<int>(step.operands.size());
-    if (n < op_min_inputs(step.op) || n > op_max_inputs(step.op)) {
-      return error(std::string(op_name(step.op)) + " takes " +
-                   std::to_string(op_max_inputs(step.op)) + " operand(s), got " +
-                   std::to_string(n));
-    }
-    Expected<std::vector<TensorType>> types =
-        infer_output_types(step.op, operand_types, step.attrs);
-    if (!types) return error(types.status().message());
-    INFERNO_CHECK(types->size() == 1, "elementwise ops have one output");
-    step.type = std::move((*types)[0]);
+    INFERNO_ASSIGN_OR_RETURN(
+        step.type,
+        type_step(step, operand_types, [&](const std::string& what) { return error(what); }));
     expr_.steps.push_back(std::move(step));
     return Status::ok();
   }
 
-  /// `[none]`/`[tanh]` for gelu, `[dtype]` for cast; no other op takes brackets.
+  /// `[v0, v1]`: the values of the op's attributes, in its schema's order (ops.def); ops
+  /// without attributes take no brackets.
   Status parse_bracket(FusedStep& step) {
-    const std::string_view name = op_name(step.op);
+    const std::vector<AttrSpec>& schema = op_attr_schema(step.op);
+    const std::string name(op_name(step.op));
     if (!consume("[")) {
-      if (step.op == OpKind::kGelu) return error("gelu needs [none] or [tanh]");
-      if (step.op == OpKind::kCast) return error("cast needs a dtype in brackets, as in cast[f16]");
-      return Status::ok();
+      if (schema.empty()) return Status::ok();
+      return error(name + " needs its attribute values in brackets, as in " + name + "[" +
+                   example_value(schema[0].type) + "]");
     }
-    const std::string_view value = ident();
-    if (!consume("]")) return error("expected an identifier and ']' after '['");
-    if (step.op == OpKind::kGelu) {
-      if (value != "none" && value != "tanh")
-        return error("gelu takes [none] or [tanh], got [" + excerpt(value) + "]");
-      step.attrs.set("approximate", std::string(value));
-    } else if (step.op == OpKind::kCast) {
-      const std::optional<DType> dtype = parse_dtype(value);
-      if (!dtype) return error("unknown dtype '" + excerpt(value) + "'");
-      step.attrs.set("dtype", *dtype);
-    } else {
-      return error(std::string(name) + " takes no attribute in brackets");
+    if (schema.empty()) return error(name + " takes no attribute in brackets");
+    for (size_t i = 0; i < schema.size(); ++i) {
+      if (i > 0 && !consume(", ")) return error("expected ', ' between attribute values");
+      const size_t begin = pos_;
+      while (pos_ < text_.size() && (is_ident_char(text_[pos_]) || text_[pos_] == '.' ||
+                                     text_[pos_] == '-' || text_[pos_] == '+')) {
+        ++pos_;
+      }
+      const std::string_view value = text_.substr(begin, pos_ - begin);
+      std::optional<AttrValue> parsed = parse_bracket_value(schema[i].type, value);
+      if (!parsed) {
+        return error("bad " + std::string(attr_type_name(schema[i].type)) + " '" + excerpt(value) +
+                     "' for " + name + "'s attribute " + schema[i].name);
+      }
+      step.attrs.set(schema[i].name, std::move(*parsed));
     }
+    if (!consume("]")) return error("expected ']' after " + name + "'s attribute values");
     return Status::ok();
   }
 
@@ -178,25 +266,9 @@ class ExprParser {
     return Status::ok();
   }
 
-  /// Every input is read and every step but the last feeds a later one: dead code would leave
-  /// inputs that need not broadcast to the result, which codegen's one loop relies on.
   Expected<FusedExpr> check_uses() {
-    std::vector<bool> input_read(inputs_.size(), false), step_read(expr_.steps.size(), false);
-    for (const FusedStep& step : expr_.steps) {
-      for (const FusedOperand& operand : step.operands) {
-        (operand.kind == FusedOperand::Kind::kInput ? input_read : step_read)[operand.index] = true;
-      }
-    }
-    for (size_t i = 0; i < input_read.size(); ++i) {
-      if (!input_read[i])
-        return invalid_input("input $" + std::to_string(i) + " is not read by any step");
-    }
-    for (size_t k = 0; k + 1 < step_read.size(); ++k) {
-      if (!step_read[k]) {
-        return invalid_input("step " + std::to_string(k) + " '" + excerpt(step_text(k)) +
-                             "': its result is not read by a later step");
-      }
-    }
+    INFERNO_RETURN_IF_ERROR(
+        inferno::ir::check_uses(expr_, inputs_.size(), [&](size_t k) { return step_text(k); }));
     return std::move(expr_);
   }
 
@@ -259,6 +331,55 @@ std::string fused_expr_to_string(const FusedExpr& expr) {
     out += ")";
   }
   return out;
+}
+
+Expected<FusedExpr> type_fused_expr(const FusedExpr& expr,
+                                    const std::vector<TensorType>& input_types) {
+  if (expr.steps.empty()) return invalid_input("expr is empty");
+  if (expr.steps.size() > static_cast<size_t>(kMaxFusedSteps)) {
+    return invalid_input("expr has more than " + std::to_string(kMaxFusedSteps) + " steps");
+  }
+  if (input_types.size() > static_cast<size_t>(kMaxFusedInputs)) {
+    return invalid_input(std::to_string(input_types.size()) + " inputs, more than the limit of " +
+                         std::to_string(kMaxFusedInputs));
+  }
+  FusedExpr typed = expr;
+  for (size_t k = 0; k < typed.steps.size(); ++k) {
+    FusedStep& step = typed.steps[k];
+    const auto error = [&](const std::string& what) {
+      return invalid_input("step " + std::to_string(k) + " '" +
+                           excerpt(fused_expr_to_string(FusedExpr{{step}})) + "': " + what);
+    };
+    if (!op_has_trait(step.op, kElementwise)) {
+      return error(std::string(op_name(step.op)) + " is not an elementwise op");
+    }
+    std::vector<TensorType> operand_types;
+    for (const FusedOperand& operand : step.operands) {
+      const bool input = operand.kind == FusedOperand::Kind::kInput;
+      const auto limit = static_cast<int32_t>(input ? input_types.size() : k);
+      if (operand.index < 0 || operand.index >= limit) {
+        return error(operand_text(operand) + " is out of range");
+      }
+      operand_types.push_back(input ? input_types[operand.index] : typed.steps[operand.index].type);
+    }
+    INFERNO_ASSIGN_OR_RETURN(step.type, type_step(step, operand_types, error));
+  }
+  INFERNO_RETURN_IF_ERROR(check_uses(typed, input_types.size(), [&](size_t k) {
+    return fused_expr_to_string(FusedExpr{{typed.steps[k]}});
+  }));
+  return typed;
+}
+
+FusedBody make_fused_body(FusedExpr expr) {
+  return FusedBody(std::make_shared<const FusedExpr>(std::move(expr)));
+}
+
+FusedBody::FusedBody(std::shared_ptr<const FusedExpr> expr) : expr_(std::move(expr)) {
+  INFERNO_CHECK(expr_ != nullptr, "a fused body without an expression");
+}
+
+bool FusedBody::operator==(const FusedBody& other) const {
+  return expr_ == other.expr_ || *expr_ == *other.expr_;
 }
 
 }  // namespace inferno::ir

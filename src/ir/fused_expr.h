@@ -1,14 +1,17 @@
 // The body of a fused_elementwise node: a small DAG of elementwise ops over the node's inputs,
-// kept in the node's `expr` string attribute so that the IR text form, the verifier, the
-// reference interpreter and codegen all read one representation.
+// any arity. The fusion pass (or the IR parser) builds it once; the node's `expr` attribute
+// carries it as a FusedBody through the passes, the reference interpreter and codegen, and the
+// IR text prints it in the form below.
 //
 // Text form: steps separated by "; ", each an elementwise op applied to operands, where `$i` is
 // the node's input i and `#k` the result of step k (k < the current step). The last step is the
-// node's output. Ops whose unfused form has attributes spell them in brackets:
+// node's output. Ops with attributes spell their values in brackets, in the order of the op's
+// schema (ops.def):
 //
 //   sigmoid($0); mul($0, #0)                 silu(x) as torch.export decomposes it
-//   add($0, $1); gelu[tanh](#0)              gelu(x + bias, approximate="tanh")
-//   cast[f16]($0); mul(#0, $1)               gelu[none] is the exact (erf) form
+//   add($0, $1); gelu_tanh(#0)               gelu(x + bias, approximate="tanh")
+//   cast[f16]($0); mul(#0, $1)               a cast to f16, then a product
+//   where($0, $1, $2); clamp(#0, $3, $4)     any number of operands
 //
 // Every step is typed by its op's shape rule (ir/shape_rules.h) from its operands' types, so a
 // fused node computes exactly what the unfused nodes did, rounding every step to its dtype;
@@ -69,5 +72,13 @@ Expected<FusedExpr> parse_fused_expr(std::string_view text,
 
 /// The text form of `expr` (parse_fused_expr's inverse; `type` fields are not printed).
 std::string fused_expr_to_string(const FusedExpr& expr);
+
+/// `expr` with every step typed again for inputs of `input_types` (the shape rule of
+/// fused_elementwise; the same checks and errors as parse_fused_expr).
+Expected<FusedExpr> type_fused_expr(const FusedExpr& expr,
+                                    const std::vector<TensorType>& input_types);
+
+/// A body as an attribute value.
+FusedBody make_fused_body(FusedExpr expr);
 
 }  // namespace inferno::ir

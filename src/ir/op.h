@@ -1,4 +1,5 @@
-// OpKind and its traits, generated from ir/ops.def.
+// OpKind and everything the op table (ir/ops.def) says about an op: its text name, arity, traits,
+// dtype class, attribute schema, elementwise expression and backend note.
 #pragma once
 
 #include <cstdint>
@@ -18,14 +19,29 @@ enum OpTrait : uint32_t {
   kFusion = 1u << 5,       ///< a fused group whose body is in its attributes (fused_elementwise)
 };
 
+/// Which operand dtypes an elementwise op accepts, and its result dtype. "Promoted" is PyTorch's
+/// type promotion over the operands (ir/shape_rules.h, promote_operands). An op refuses operands
+/// outside its class with an error; the frontends first insert the casts PyTorch would (an
+/// integer tensor into sqrt becomes f32).
+enum class DTypeClass : uint8_t {
+  kFamily,   ///< not elementwise: the op family's shape rule decides
+  kFloat,    ///< floating-point operands; result: promoted
+  kNumeric,  ///< any dtype; result: promoted
+  kTrueDiv,  ///< any dtype; result: promoted, and f32 when that is an integer or bool
+  kCompare,  ///< any dtype, compared in the promoted dtype; result: bool
+  kLogical,  ///< any dtype, each operand tested against zero; result: bool
+  kSelect,   ///< operand 0 tested against zero, the others promoted; result: theirs
+  kCast,     ///< any dtype; result: the `dtype` attribute
+};
+
 enum class OpKind : uint16_t {
-#define INFERNO_OP(name, text, min_in, max_in, traits) k##name,
+#define INFERNO_OP(name, text, min_in, max_in, traits, dtypes, schema, backend) k##name,
 #include "ir/ops.def"
 #undef INFERNO_OP
 };
 
 inline constexpr int kNumOpKinds = 0
-#define INFERNO_OP(name, text, min_in, max_in, traits) +1
+#define INFERNO_OP(name, text, min_in, max_in, traits, dtypes, schema, backend) +1
 #include "ir/ops.def"
 #undef INFERNO_OP
     ;
@@ -37,5 +53,31 @@ std::optional<OpKind> parse_op_name(std::string_view name);
 int op_min_inputs(OpKind op);
 int op_max_inputs(OpKind op);
 bool op_has_trait(OpKind op, OpTrait trait);
+DTypeClass op_dtype_class(OpKind op);
+/// The attribute schema as written in ops.def ("dims: ints, keepdim: bool"); parsed by
+/// ir/attr_schema.h.
+std::string_view op_attr_schema_text(OpKind op);
+/// An elementwise op's expression as written in ops.def ("x0 + x1"); "" for other ops.
+std::string_view op_expression(OpKind op);
+/// Why codegen never sees the op ("legalized to gemm"); "" when codegen lowers it.
+std::string_view op_backend_note(OpKind op);
+
+/// Every OpKind, in table order (for tables and tests that cover all ops).
+inline constexpr auto all_op_kinds() {
+  struct Range {
+    struct It {
+      int i;
+      OpKind operator*() const { return static_cast<OpKind>(i); }
+      It& operator++() {
+        ++i;
+        return *this;
+      }
+      bool operator!=(const It& o) const { return i != o.i; }
+    };
+    It begin() const { return {0}; }
+    It end() const { return {kNumOpKinds}; }
+  };
+  return Range{};
+}
 
 }  // namespace inferno::ir

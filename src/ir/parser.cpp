@@ -27,6 +27,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ir/attr_schema.h"
+#include "ir/fused_expr.h"
 #include "ir/shape_rules.h"
 #include "ir/text_format.h"
 #include "ir/text_lexer.h"
@@ -126,6 +128,7 @@ class Parser {
   Status check_node_types(const Node& node, Position op_pos, const std::vector<Declaration>& decls);
   Status parse_attributes(Attributes& attrs);
   Expected<AttrValue> parse_attr_value();
+  Status parse_bodies(Node& node, Position op_pos);
   Status parse_loc(SourceLocation& loc);
   Status parse_return();
 
@@ -390,6 +393,8 @@ Status Parser::parse_node(const std::vector<Declaration>& decls) {
   }
   if (cur_.is_punct('{')) INFERNO_RETURN_IF_ERROR(parse_attributes(node.attrs));
   if (cur_.is_ident("loc")) INFERNO_RETURN_IF_ERROR(parse_loc(node.loc));
+  apply_attr_defaults(node.op, node.attrs);
+  INFERNO_RETURN_IF_ERROR(parse_bodies(node, position_of(op_token)));
   INFERNO_RETURN_IF_ERROR(check_node_types(node, position_of(op_token), decls));
   for (const Declaration& decl : decls) {
     const ValueId id = graph_.add_node_output(decl.name, decl.type);
@@ -397,6 +402,21 @@ Status Parser::parse_node(const std::vector<Declaration>& decls) {
     define(decl, id);
   }
   graph_.append_node(std::move(node));
+  return Status::ok();
+}
+
+/// Attributes the op's schema declares as bodies arrive as strings: parsed once here, against
+/// the node's input types, into the structured form every later stage reads.
+Status Parser::parse_bodies(Node& node, Position op_pos) {
+  for (const AttrSpec& spec : op_attr_schema(node.op)) {
+    if (spec.type != AttrType::kBody || !node.attrs.has_typed<std::string>(spec.name)) continue;
+    std::vector<TensorType> input_types;
+    for (ValueId v : node.inputs) input_types.push_back(graph_.type(v));
+    Expected<FusedExpr> body = parse_fused_expr(node.attrs.get_string(spec.name), input_types);
+    if (!body)
+      return error_at(op_pos, std::string(op_name(node.op)) + ": " + body.status().message());
+    node.attrs.set(spec.name, make_fused_body(std::move(body).value()));
+  }
   return Status::ok();
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ir/fused_expr.h"
 #include "support/check.h"
 
 namespace inferno::ir {
@@ -76,6 +77,9 @@ struct AttrValueFormatter {
   std::string operator()(bool v) const { return v ? "true" : "false"; }
   std::string operator()(const std::string& v) const { return quote_string(v); }
   std::string operator()(DType v) const { return std::string(dtype_name(v)); }
+  std::string operator()(const FusedBody& v) const {
+    return quote_string(fused_expr_to_string(v.expr()));
+  }
   std::string operator()(const IntList& v) const {
     std::string out = "[";
     for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);

@@ -28,7 +28,7 @@ Expected<ir::FusedExpr> body_of(const ir::Graph& graph, const ir::Node& node) {
   std::vector<ir::TensorType> input_types;
   for (ir::ValueId v : node.inputs) input_types.push_back(graph.type(v));
   if (node.op == OpKind::kFusedElementwise)
-    return ir::parse_fused_expr(node.attrs.get_string("expr"), input_types);
+    return ir::type_fused_expr(node.attrs.get_body("expr"), input_types);
   ir::FusedStep step{node.op, node.attrs, {}, graph.type(node.outputs.front())};
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     step.operands.push_back({ir::FusedOperand::Kind::kInput, static_cast<int32_t>(i)});
@@ -144,8 +144,8 @@ Expected<ir::Node> fuse_group(const NodeInfo& info, const std::vector<size_t>& m
   }
   const ir::Node& root = nodes[members.back()];
   ir::Attributes attrs;
-  attrs.set("expr", ir::fused_expr_to_string(expr));
-  // Typed by the shape rule, which parses the expression again: it must give the root's type.
+  attrs.set("expr", ir::make_fused_body(std::move(expr)));
+  // Typed by the shape rule, which types the body again: it must give the root's type.
   return redefine(info.graph, OpKind::kFusedElementwise, std::move(inputs), std::move(attrs),
                   root.outputs, root.loc);
 }

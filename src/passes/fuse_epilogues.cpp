@@ -45,13 +45,10 @@ std::optional<FusedGemm> fold(const ir::Graph& graph, const ir::Node& gemm,
   FusedGemm fused{gemm.inputs, gemm.attrs};
   switch (consumer.op) {
     case OpKind::kRelu:
-      fused.attrs.set("activation", std::string("relu"));
+    case OpKind::kGelu:
+    case OpKind::kGeluTanh:  // the gemm's activations are named as these ops
+      fused.attrs.set("activation", std::string(ir::op_name(consumer.op)));
       return fused;
-    case OpKind::kGelu: {
-      const bool tanh = consumer.attrs.get_string("approximate") == "tanh";
-      fused.attrs.set("activation", std::string(tanh ? "gelu_tanh" : "gelu"));
-      return fused;
-    }
     case OpKind::kAdd: {
       const ir::ValueId r = consumer.inputs[1 - slot];
       if (graph.type(r).dtype != type.dtype || !broadcasts_to(graph.type(r).shape, type.shape))

@@ -9,6 +9,7 @@
 #include "passes/fold_constants.h"
 #include "passes/fuse_elementwise.h"
 #include "passes/fuse_epilogues.h"
+#include "passes/legalize.h"
 #include "passes/pass.h"
 #include "passes/simplify.h"
 
@@ -32,6 +33,10 @@ const std::vector<PassInfo>& registered_passes() {
       {"fuse-elementwise",
        "turn each chain or tree of elementwise ops into one fused_elementwise node",
        &fuse_elementwise},
+      {"legalize",
+       "the forms codegen lowers: gemm for every matrix product (vectors reshaped), permute for "
+       "transpose",
+       &legalize},
   };
   return passes;
 }

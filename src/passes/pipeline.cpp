@@ -17,6 +17,7 @@ const std::vector<std::string_view>& default_pipeline() {
       "cse",  // gemms that became equal (linear with bias, matmul + add of the same bias)
       "fuse-elementwise",  // groups over a CSE'd graph, so no two fused nodes come out equal
       "dce",
+      "legalize",  // last: what is left is what codegen lowers (the CLI also runs it at -O0)
   };
   return pipeline;
 }

@@ -1,14 +1,17 @@
-// Reference kernels for elementwise ops (unary, cast, and broadcasting binary ops) and the
-// exact integer helpers.
+// The reference kernel of every elementwise op, from the op's expression in ops.def (the same
+// text the CUDA code pastes), and the exact integer helpers.
 //
 // Floating-point results are computed in double and rounded once, on store, to the output
-// dtype. Integer and bool results are computed exactly in int64 with two's-complement
-// wrap-around, as PyTorch's integer kernels behave (double would lose exactness beyond 2^53).
+// dtype (so a cast is the identity expression followed by that store). Integer and bool results
+// from integer and bool operands are computed exactly in int64 with two's-complement
+// wrap-around (ew::Int), as PyTorch's integer kernels behave (double would lose exactness beyond
+// 2^53).
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numbers>
 
+#include "kernels/scalar_ops.h"
 #include "reference/kernels.h"
 #include "support/check.h"
 
@@ -82,133 +85,98 @@ void store(Tensor& t, int64_t i, double v) {
 
 namespace {
 
-double float_unary(OpKind op, bool gelu_tanh, double x) {
-  switch (op) {
-    case OpKind::kRelu:
-      return x < 0 ? 0.0 : x;  // NaN stays NaN
-    case OpKind::kGelu:
-      if (gelu_tanh)
-        return 0.5 * x *
-               (1.0 + std::tanh(std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
-      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    case OpKind::kSilu:
-      return x / (1.0 + std::exp(-x));
-    case OpKind::kSigmoid:
-      return 1.0 / (1.0 + std::exp(-x));
-    case OpKind::kTanh:
-      return std::tanh(x);
-    case OpKind::kExp:
-      return std::exp(x);
-    case OpKind::kAbs:
-      return std::fabs(x);
-    case OpKind::kNeg:
-      return -x;
-    default:
-      INFERNO_CHECK(false, "not a float unary op: " + std::string(ir::op_name(op)));
-      return 0;
-  }
+namespace ew = inferno::ew;
+using ew::Int;
+
+/// Integer compute is possible for every class but the floating-point ones.
+constexpr bool has_int_form(ir::DTypeClass c) {
+  return c != ir::DTypeClass::kFloat && c != ir::DTypeClass::kTrueDiv;
 }
 
-int64_t int_unary(OpKind op, int64_t x) {
-  const int64_t negated = static_cast<int64_t>(0 - static_cast<uint64_t>(x));  // wraps at INT64_MIN
-  switch (op) {
-    case OpKind::kRelu:
-      return x < 0 ? 0 : x;
-    case OpKind::kAbs:
-      return x < 0 ? negated : x;
-    case OpKind::kNeg:
-      return negated;
-    default:
-      INFERNO_CHECK(false, std::string(ir::op_name(op)) + " has no integer form");
-      return 0;
-  }
+constexpr int kMaxOperands = 4;  // the widest elementwise row (elu)
+
+// One struct per elementwise row of ops.def, holding the row's expression as code: apply<T>
+// evaluates it on operands x0.. of compute type T.
+#define INFERNO_OP(name, text, min_in, max_in, traits, dtypes, schema, backend)
+#define INFERNO_ELEMENTWISE(name, text, operands, traits, dtypes, schema, expr) \
+  struct Scalar##name {                                                         \
+    static constexpr ir::DTypeClass kClass = ir::DTypeClass::dtypes;            \
+    static_assert(operands <= kMaxOperands);                                    \
+    template <typename T>                                                       \
+    static T apply(const T* x) {                                                \
+      [[maybe_unused]] const T x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];      \
+      return static_cast<T>(expr);                                              \
+    }                                                                           \
+  };
+#include "ir/ops.def"
+#undef INFERNO_ELEMENTWISE
+#undef INFERNO_OP
+
+struct ScalarFns {
+  double (*in_double)(const double*) = nullptr;
+  Int (*in_int)(const Int*) = nullptr;  ///< null where the op has no integer form
+};
+
+template <typename S>
+constexpr ScalarFns scalar_fns() {
+  ScalarFns fns{&S::template apply<double>, nullptr};
+  if constexpr (has_int_form(S::kClass)) fns.in_int = &S::template apply<Int>;
+  return fns;
 }
 
-double float_binary(OpKind op, double a, double b) {
-  switch (op) {
-    case OpKind::kAdd:
-      return a + b;
-    case OpKind::kSub:
-      return a - b;
-    case OpKind::kMul:
-      return a * b;
-    case OpKind::kDiv:
-      return a / b;
-    default:
-      INFERNO_CHECK(false, "not a binary op: " + std::string(ir::op_name(op)));
-      return 0;
-  }
-}
-
-int64_t int_binary(OpKind op, int64_t a, int64_t b) {
-  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  switch (op) {
-    case OpKind::kAdd:
-      return static_cast<int64_t>(ua + ub);
-    case OpKind::kSub:
-      return static_cast<int64_t>(ua - ub);
-    case OpKind::kMul:
-      return static_cast<int64_t>(ua * ub);
-    default:
-      INFERNO_CHECK(false, std::string(ir::op_name(op)) + " has no integer form");
-      return 0;  // div is true division
-  }
-}
-
-/// cast: float -> float rounds once; float -> int truncates toward zero (NaN -> 0, out of range
-/// saturates, as CUDA's conversions do; PyTorch leaves those undefined); int -> int wraps;
-/// anything -> bool is x != 0.
-Tensor cast(const Tensor& x, const TensorType& out) {
-  Tensor y = Tensor::zeros(out);
-  const bool exact =
-      !ir::is_floating(x.type.dtype) && !ir::is_floating(out.dtype);  // int/bool -> int/bool
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    if (exact) {
-      store_int(y, i, load_int(x, i));
-    } else {
-      store(y, i, x.get(i));
-    }
-  }
-  return y;
+const std::array<ScalarFns, ir::kNumOpKinds>& scalar_table() {
+  static const std::array<ScalarFns, ir::kNumOpKinds> table = [] {
+    std::array<ScalarFns, ir::kNumOpKinds> t{};
+#define INFERNO_OP(name, text, min_in, max_in, traits, dtypes, schema, backend)
+#define INFERNO_ELEMENTWISE(name, text, operands, traits, dtypes, schema, expr) \
+  t[static_cast<size_t>(ir::OpKind::k##name)] = scalar_fns<Scalar##name>();
+#include "ir/ops.def"
+#undef INFERNO_ELEMENTWISE
+#undef INFERNO_OP
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace
 
-Tensor unary(OpKind op, const ir::Attributes& attrs, const Tensor& x, const TensorType& out) {
-  if (op == OpKind::kCast) return cast(x, out);
-  INFERNO_CHECK(x.type == out, std::string(ir::op_name(op)) + " changes the type");
-  Tensor y = Tensor::zeros(out);
-  if (!ir::is_floating(x.type.dtype)) {  // relu, abs, neg on integers and bool
-    for (int64_t i = 0; i < y.numel(); ++i) store_int(y, i, int_unary(op, load_int(x, i)));
-    return y;
-  }
-  const bool gelu_tanh = op == OpKind::kGelu && attrs.get_string("approximate") == "tanh";
-  for (int64_t i = 0; i < y.numel(); ++i) store(y, i, float_unary(op, gelu_tanh, x.get(i)));
-  return y;
-}
-
-Tensor binary(OpKind op, const Tensor& a, const Tensor& b, const TensorType& out) {
-  const StridedIndex ia = broadcast_index(a.type.shape, out.shape),
-                     ib = broadcast_index(b.type.shape, out.shape);
-  Tensor y = Tensor::zeros(out);
-  if (ir::is_floating(out.dtype)) {
-    for (int64_t i = 0; i < y.numel(); ++i)
-      store(y, i, float_binary(op, a.get(ia(i)), b.get(ib(i))));
-    return y;
-  }
-  // An integer or bool result means both operands are integers or bool (promotion).
-  INFERNO_CHECK(!ir::is_floating(a.type.dtype) && !ir::is_floating(b.type.dtype),
-                "integer result from a float operand");
-  for (int64_t i = 0; i < y.numel(); ++i)
-    store_int(y, i, int_binary(op, load_int(a, ia(i)), load_int(b, ib(i))));
-  return y;
-}
-
-Tensor elementwise(OpKind op, const ir::Attributes& attrs, const std::vector<const Tensor*>& in,
-                   const TensorType& out) {
-  INFERNO_CHECK(ir::op_has_trait(op, ir::kElementwise) && (in.size() == 1 || in.size() == 2),
+Tensor elementwise(OpKind op, const std::vector<const Tensor*>& in, const TensorType& out) {
+  INFERNO_CHECK(ir::op_has_trait(op, ir::kElementwise) && !in.empty() &&
+                    in.size() <= static_cast<size_t>(kMaxOperands),
                 "not an elementwise op application: " + std::string(ir::op_name(op)));
-  return in.size() == 1 ? unary(op, attrs, *in[0], out) : binary(op, *in[0], *in[1], out);
+  const ScalarFns& fns = scalar_table()[static_cast<size_t>(op)];
+  std::vector<StridedIndex> index;
+  bool any_floating = ir::is_floating(out.dtype);
+  for (const Tensor* t : in) {
+    index.push_back(broadcast_index(t->type.shape, out.shape));
+    any_floating |= ir::is_floating(t->type.dtype);
+  }
+  Tensor y = Tensor::zeros(out);
+  if (!any_floating) {  // exact: integers and bool in wrapping int64
+    INFERNO_CHECK(fns.in_int != nullptr, std::string(ir::op_name(op)) + " has no integer form");
+    Int x[kMaxOperands] = {};
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      for (size_t k = 0; k < in.size(); ++k) x[k] = Int(load_int(*in[k], index[k](i)));
+      store_int(y, i, fns.in_int(x).v);
+    }
+    return y;
+  }
+  double x[kMaxOperands] = {};
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    for (size_t k = 0; k < in.size(); ++k) x[k] = in[k]->get(index[k](i));
+    store(y, i, fns.in_double(x));
+  }
+  return y;
+}
+
+void register_elementwise_kernels(KernelTable& table) {
+  for (const OpKind op : ir::all_op_kinds()) {
+    if (!ir::op_has_trait(op, ir::kElementwise)) continue;
+    table.add(
+        op,
+        [](const ir::Node& node, const std::vector<const Tensor*>& in,
+           const TensorType& out) -> Expected<Tensor> { return elementwise(node.op, in, out); });
+  }
 }
 
 }  // namespace inferno::reference::detail

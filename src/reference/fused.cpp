@@ -29,7 +29,7 @@ Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tens
       operands.push_back(operand.kind == ir::FusedOperand::Kind::kInput ? in[index]
                                                                         : &results[index]);
     }
-    results[k] = elementwise(step.op, step.attrs, operands, step.type);
+    results[k] = elementwise(step.op, operands, step.type);
     for (const ir::FusedOperand& operand : step.operands) {
       const auto index = static_cast<size_t>(operand.index);
       if (operand.kind == ir::FusedOperand::Kind::kStep && last_use[index] == k)
@@ -37,6 +37,25 @@ Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tens
     }
   }
   return std::move(results.back());
+}
+
+void register_fused_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kFusedElementwise,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              // The body was typed for the node's inputs when it was built; a graph that was not
+              // verified may hold one that no longer fits, so it is typed again here.
+              std::vector<TensorType> types;
+              for (const Tensor* t : in) types.push_back(t->type);
+              Expected<ir::FusedExpr> expr =
+                  ir::type_fused_expr(node.attrs.get_body("expr"), types);
+              if (!expr) return invalid_input("fused_elementwise: " + expr.status().message());
+              if (expr->result() != out) {
+                return invalid_input("fused_elementwise: the body produces " +
+                                     expr->result().to_string() + ", not " + out.to_string());
+              }
+              return fused_elementwise(*expr, in, out);
+            });
 }
 
 }  // namespace inferno::reference::detail

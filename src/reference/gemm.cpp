@@ -125,12 +125,32 @@ Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d,
                   });
   const std::string& activation = attrs.get_string("activation");
   if (activation == "none") return y;
-  ir::Attributes unary_attrs;
-  if (activation == "relu") return unary(ir::OpKind::kRelu, unary_attrs, y, out);
-  INFERNO_CHECK(activation == "gelu" || activation == "gelu_tanh",
-                "unknown gemm activation " + activation);
-  unary_attrs.set("approximate", std::string(activation == "gelu" ? "none" : "tanh"));
-  return unary(ir::OpKind::kGelu, unary_attrs, y, out);
+  const std::optional<ir::OpKind> op = ir::parse_op_name(activation);
+  INFERNO_CHECK(op.has_value(), "unknown gemm activation " + activation);
+  return elementwise(*op, {&y}, out);
+}
+
+void register_gemm_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kLinear,
+            [](const ir::Node&, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, out);
+            });
+  table.add(ir::OpKind::kMatMul,
+            [](const ir::Node&, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> { return matmul(*in[0], *in[1], out); });
+  table.add(ir::OpKind::kAddMM,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return addmm(*in[0], *in[1], *in[2], node.attrs.get_float("alpha"),
+                           node.attrs.get_float("beta"), out);
+            });
+  table.add(ir::OpKind::kGemm,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return gemm(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
+                          in.size() > 3 ? in[3] : nullptr, node.attrs, out);
+            });
 }
 
 }  // namespace inferno::reference::detail

@@ -1,11 +1,13 @@
 // The reference interpreter's driver: evaluate() walks the graph's nodes in (topological) order
 // keeping a table from value to tensor, and frees each intermediate after its last use;
-// evaluate_node() checks sizes and dispatches one node to its kernel (reference/kernels.h).
+// evaluate_node() checks sizes and attributes and dispatches one node to the kernel its op
+// family registered (reference/kernels.h, one register_* per family file).
 #include "reference/interpreter.h"
 
 #include <optional>
 #include <string>
 
+#include "ir/attr_schema.h"
 #include "reference/kernels.h"
 #include "support/check.h"
 
@@ -26,72 +28,24 @@ bool size_fits(const TensorType& type) {
   return numel && *numel <= kMaxTensorBytes / ir::dtype_size(type.dtype);
 }
 
-/// The switch covers every op in ops.def: a new op without a case here is a -Wswitch error.
-/// Only a fused body can fail here: the graph may not have been verified, and its text is input.
-Expected<Tensor> run_kernel(const ir::Node& node, const std::vector<const Tensor*>& in,
-                            const TensorType& out) {
-  using namespace detail;
-  const ir::Attributes& attrs = node.attrs;
-  switch (node.op) {
-    case OpKind::kLinear:
-      return linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, out);
-    case OpKind::kMatMul:
-      return matmul(*in[0], *in[1], out);
-    case OpKind::kAddMM:
-      return addmm(*in[0], *in[1], *in[2], attrs.get_float("alpha"), attrs.get_float("beta"), out);
-    case OpKind::kGemm:
-      return gemm(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, in.size() > 3 ? in[3] : nullptr,
-                  attrs, out);
-    case OpKind::kReshape:
-      return reshape(*in[0], out);
-    case OpKind::kTranspose:
-      return transpose(*in[0], attrs.get_int("dim0"), attrs.get_int("dim1"), out);
-    case OpKind::kPermute:
-      return permute(*in[0], attrs.get_ints("dims"), out);
-    case OpKind::kExpand:
-      return expand(*in[0], out);
-    case OpKind::kRelu:
-    case OpKind::kGelu:
-    case OpKind::kSilu:
-    case OpKind::kSigmoid:
-    case OpKind::kTanh:
-    case OpKind::kExp:
-    case OpKind::kAbs:
-    case OpKind::kNeg:
-    case OpKind::kCast:
-      return unary(node.op, attrs, *in[0], out);
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-      return binary(node.op, *in[0], *in[1], out);
-    case OpKind::kSum:
-      return sum_or_mean(*in[0], attrs.get_ints("dims"), /*mean=*/false, out);
-    case OpKind::kMean:
-      return sum_or_mean(*in[0], attrs.get_ints("dims"), /*mean=*/true, out);
-    case OpKind::kSoftmax:
-      return softmax(*in[0], attrs.get_int("dim"), /*log=*/false, out);
-    case OpKind::kLogSoftmax:
-      return softmax(*in[0], attrs.get_int("dim"), /*log=*/true, out);
-    case OpKind::kFusedElementwise: {
-      std::vector<TensorType> types;
-      for (const Tensor* t : in) types.push_back(t->type);
-      if (!attrs.has_typed<std::string>("expr"))
-        return invalid_input("fused_elementwise: needs attribute 'expr' of type string");
-      Expected<ir::FusedExpr> expr = ir::parse_fused_expr(attrs.get_string("expr"), types);
-      if (!expr) return invalid_input("fused_elementwise: " + expr.status().message());
-      if (expr->result() != out) {
-        return invalid_input("fused_elementwise: the body produces " + expr->result().to_string() +
-                             ", not " + out.to_string());
-      }
-      return fused_elementwise(*expr, in, out);
-    }
-  }
-  INFERNO_CHECK(false, "no reference kernel for op '" + std::string(ir::op_name(node.op)) + "'");
-  return Tensor{};
+const detail::KernelTable& kernel_table() {
+  static const detail::KernelTable table = [] {
+    detail::KernelTable t;
+    detail::register_gemm_kernels(t);
+    detail::register_layout_kernels(t);
+    detail::register_elementwise_kernels(t);
+    detail::register_fused_kernels(t);
+    detail::register_reduction_kernels(t);
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace
+
+bool has_reference_kernel(ir::OpKind op) {
+  return kernel_table().kernels[static_cast<size_t>(op)] != nullptr;
+}
 
 Expected<std::vector<Tensor>> evaluate_node(const ir::Graph& graph, const ir::Node& node,
                                             const std::vector<const Tensor*>& inputs) {
@@ -115,7 +69,14 @@ Expected<std::vector<Tensor>> evaluate_node(const ir::Graph& graph, const ir::No
                       type.to_string());
   }
   INFERNO_CHECK(node.outputs.size() == 1, "node '" + name + "': every op has one output");
-  Expected<Tensor> result = run_kernel(node, inputs, graph.type(node.outputs[0]));
+  // The graph may not have been verified: attributes are checked before a kernel reads them.
+  if (Status s = ir::check_attributes(node.op, node.attrs); !s.is_ok()) {
+    return Status(s.code(), s.message(), name, node.loc);
+  }
+  const detail::KernelFn kernel = kernel_table().kernels[static_cast<size_t>(node.op)];
+  INFERNO_CHECK(kernel != nullptr,
+                "no reference kernel for op '" + std::string(ir::op_name(node.op)) + "'");
+  Expected<Tensor> result = kernel(node, inputs, graph.type(node.outputs[0]));
   if (!result) return Status(result.status().code(), result.status().message(), name, node.loc);
   std::vector<Tensor> results;
   results.push_back(std::move(result).value());

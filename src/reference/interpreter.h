@@ -22,4 +22,8 @@ Expected<std::vector<ir::Tensor>> evaluate(const ir::Graph& graph,
 Expected<std::vector<ir::Tensor>> evaluate_node(const ir::Graph& graph, const ir::Node& node,
                                                 const std::vector<const ir::Tensor*>& inputs);
 
+/// Whether some op family registered a reference kernel for `op` (the op table test holds
+/// every op to it).
+bool has_reference_kernel(ir::OpKind op);
+
 }  // namespace inferno::reference

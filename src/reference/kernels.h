@@ -3,13 +3,16 @@
 // (already checked by the shape rules) and returns a fresh tensor of exactly that type.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "ir/attributes.h"
 #include "ir/fused_expr.h"
+#include "ir/graph.h"
 #include "ir/op.h"
 #include "ir/tensor_type.h"
+#include "support/status.h"
 
 namespace inferno::reference::detail {
 
@@ -66,13 +69,10 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1, const TensorType& 
 Tensor expand(const Tensor& x, const TensorType& out);
 
 // elementwise.cpp
-/// relu, gelu, silu, sigmoid, tanh, exp, abs, neg, cast.
-Tensor unary(ir::OpKind op, const ir::Attributes& attrs, const Tensor& x, const TensorType& out);
-/// add, sub, mul, div with broadcasting.
-Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b, const TensorType& out);
-/// Any kElementwise op: unary on one operand, binary on two.
-Tensor elementwise(ir::OpKind op, const ir::Attributes& attrs, const std::vector<const Tensor*>& in,
-                   const TensorType& out);
+/// Any kElementwise op on its operands (broadcast to `out`), through the op's expression in
+/// ops.def: computed in double, or exactly in wrapping int64 when the result and every operand
+/// are integers or bool, and rounded once to `out`'s dtype.
+Tensor elementwise(ir::OpKind op, const std::vector<const Tensor*>& in, const TensorType& out);
 
 // fused.cpp
 /// A fused_elementwise body, step by step with the kernels above.
@@ -85,5 +85,23 @@ Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tens
 Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const TensorType& out);
 /// softmax or log_softmax along `dim`.
 Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out);
+
+// ---- the kernel table ------------------------------------------------------------------------
+/// One node's reference kernel: its inputs (already checked against their types) and its output
+/// type. Errors are for input the verifier may not have seen (a fused body read from text).
+using KernelFn = Expected<Tensor> (*)(const ir::Node& node, const std::vector<const Tensor*>& in,
+                                      const TensorType& out);
+
+struct KernelTable {
+  std::array<KernelFn, ir::kNumOpKinds> kernels{};
+  void add(ir::OpKind op, KernelFn kernel) { kernels[static_cast<size_t>(op)] = kernel; }
+};
+
+// One per family file.
+void register_gemm_kernels(KernelTable& table);
+void register_layout_kernels(KernelTable& table);
+void register_elementwise_kernels(KernelTable& table);
+void register_fused_kernels(KernelTable& table);
+void register_reduction_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

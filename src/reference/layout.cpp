@@ -67,4 +67,21 @@ Tensor expand(const Tensor& x, const TensorType& out) {
   return gather(x, out, broadcast_index(x.type.shape, out.shape));
 }
 
+void register_layout_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kReshape,
+            [](const ir::Node&, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> { return reshape(*in[0], out); });
+  table.add(ir::OpKind::kTranspose,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return transpose(*in[0], node.attrs.get_int("dim0"), node.attrs.get_int("dim1"), out);
+            });
+  table.add(ir::OpKind::kPermute,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out)
+                -> Expected<Tensor> { return permute(*in[0], node.attrs.get_ints("dims"), out); });
+  table.add(ir::OpKind::kExpand,
+            [](const ir::Node&, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> { return expand(*in[0], out); });
+}
+
 }  // namespace inferno::reference::detail

@@ -80,4 +80,27 @@ Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out) {
   return y;
 }
 
+void register_reduction_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kSum,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return sum_or_mean(*in[0], node.attrs.get_ints("dims"), /*mean=*/false, out);
+            });
+  table.add(ir::OpKind::kMean,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return sum_or_mean(*in[0], node.attrs.get_ints("dims"), /*mean=*/true, out);
+            });
+  table.add(ir::OpKind::kSoftmax,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return softmax(*in[0], node.attrs.get_int("dim"), /*log=*/false, out);
+            });
+  table.add(ir::OpKind::kLogSoftmax,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return softmax(*in[0], node.attrs.get_int("dim"), /*log=*/true, out);
+            });
+}
+
 }  // namespace inferno::reference::detail

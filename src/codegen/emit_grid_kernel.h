@@ -1,5 +1,6 @@
-// Elementwise nodes: one generated __global__ per node (a grid-stride loop of 256-thread blocks,
-// broadcasting by literal index arithmetic), and its launch in run().
+// Generated grid-stride kernels: the loop every generated __global__ runs (256-thread blocks,
+// broadcasting by literal index arithmetic), the kernel's wrapper, and its launch in run(). The
+// fused elementwise kernels, gathers and GEMM epilogue kernels are all written through it.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +22,22 @@ inline constexpr int64_t kMaxBlocks = 132 * 32;
 std::string loop_header(int64_t numel);
 std::string launch_config(int64_t numel);
 
-/// An op's part of a kernel name: "relu", "gelu_tanh", "cast_f32_to" (the target dtype follows).
-std::string op_tag(ir::OpKind op, const ir::Attributes& attrs, ir::DType first_input);
-
-/// Lowers elementwise node `index` (relu ... div).
-Status emit_elementwise(EmitContext& ctx, int32_t index);
-
 /// "4x8", "scalar" for rank 0, or "n<numel>" when the dims would make a long name.
 std::string shape_tag(const ir::Shape& shape);
+
+/// One generated kernel and its launch.
+struct GridKernel {
+  std::string name;     ///< a C identifier, unique in model.cu
+  std::string comment;  ///< lines above the kernel (each becomes a // comment)
+  std::string params;   ///< "const float* in0, float* out"
+  std::string args;     ///< the launch's arguments, matching params
+  SourceWriter body;    ///< the loop body over flat index i
+  int64_t numel = 0;    ///< elements the loop covers
+  std::string label;    ///< the node's label for launch errors (EmitContext::label)
+};
+
+/// Appends the kernel to the kernels section and its launch (with the launch check) to run().
+void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel);
 
 /// A generated gather kernel `name`: out[i] = in[offset(i)] over `numel` elements of `dtype`, for
 /// copies the strided_copy launcher does not take (more than kMaxRank dims after coalescing).

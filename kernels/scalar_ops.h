@@ -1,0 +1,90 @@
+// kernels/scalar_ops.h: the vocabulary of the elementwise expressions in src/ir/ops.def, for host
+// and device. The reference interpreter (g++) compiles each expression with T = double or
+// ew::Int; generated CUDA kernels paste it with T = float, double or ew::Int. Plain C++17 with
+// no CUDA headers, so that both compilers read the same definitions.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define INFERNO_HD __host__ __device__ __forceinline__
+#else
+#define INFERNO_HD inline
+#endif
+
+namespace inferno::ew {
+
+/// The compute type of integer and bool results: int64 whose +, - and * wrap around (two's
+/// complement, as PyTorch's integer kernels), spelled through uint64 because signed overflow is
+/// undefined in C++. There is no division: integer division is true division (a float result).
+struct Int {
+  int64_t v = 0;
+  constexpr Int() = default;
+  /// From any integer or bool (literals as in T(0), comparison results, loads).
+  template <typename I, typename = std::enable_if_t<std::is_integral_v<I>>>
+  INFERNO_HD constexpr Int(I x) : v(static_cast<int64_t>(x)) {}  // NOLINT: implicit on purpose
+};
+INFERNO_HD constexpr Int wrap(uint64_t x) { return Int(static_cast<int64_t>(x)); }
+INFERNO_HD constexpr Int operator+(Int a, Int b) {
+  return wrap(static_cast<uint64_t>(a.v) + static_cast<uint64_t>(b.v));
+}
+INFERNO_HD constexpr Int operator-(Int a, Int b) {
+  return wrap(static_cast<uint64_t>(a.v) - static_cast<uint64_t>(b.v));
+}
+INFERNO_HD constexpr Int operator*(Int a, Int b) {
+  return wrap(static_cast<uint64_t>(a.v) * static_cast<uint64_t>(b.v));
+}
+INFERNO_HD constexpr Int operator-(Int a) { return wrap(0ull - static_cast<uint64_t>(a.v)); }
+INFERNO_HD constexpr bool operator==(Int a, Int b) { return a.v == b.v; }
+INFERNO_HD constexpr bool operator!=(Int a, Int b) { return a.v != b.v; }
+INFERNO_HD constexpr bool operator<(Int a, Int b) { return a.v < b.v; }
+INFERNO_HD constexpr bool operator<=(Int a, Int b) { return a.v <= b.v; }
+INFERNO_HD constexpr bool operator>(Int a, Int b) { return a.v > b.v; }
+INFERNO_HD constexpr bool operator>=(Int a, Int b) { return a.v >= b.v; }
+
+/// min/max as the expressions use them: the first operand when the comparison is false, so
+/// min(NaN, y) is NaN (clamp and hardswish keep NaN as PyTorch does).
+template <typename T>
+INFERNO_HD constexpr T min(T a, T b) {
+  return b < a ? b : a;
+}
+template <typename T>
+INFERNO_HD constexpr T max(T a, T b) {
+  return b > a ? b : a;
+}
+
+INFERNO_HD Int abs(Int x) { return x < Int(0) ? -x : x; }
+
+// Float and double math: CUDA's device functions on the GPU, <cmath> on the host.
+#if defined(__CUDA_ARCH__)
+#define INFERNO_EW_MATH1(name, f32, f64)            \
+  INFERNO_HD float name(float x) { return f32(x); } \
+  INFERNO_HD double name(double x) { return f64(x); }
+#define INFERNO_EW_MATH2(name, f32, f64)                        \
+  INFERNO_HD float name(float x, float y) { return f32(x, y); } \
+  INFERNO_HD double name(double x, double y) { return f64(x, y); }
+#else
+#define INFERNO_EW_MATH1(name, f32, f64)                  \
+  INFERNO_HD float name(float x) { return std::name(x); } \
+  INFERNO_HD double name(double x) { return std::name(x); }
+#define INFERNO_EW_MATH2(name, f32, f64)                              \
+  INFERNO_HD float name(float x, float y) { return std::name(x, y); } \
+  INFERNO_HD double name(double x, double y) { return std::name(x, y); }
+#endif
+INFERNO_EW_MATH1(abs, fabsf, fabs)
+INFERNO_EW_MATH1(exp, expf, ::exp)
+INFERNO_EW_MATH1(expm1, expm1f, ::expm1)
+INFERNO_EW_MATH1(log, logf, ::log)
+INFERNO_EW_MATH1(log1p, log1pf, ::log1p)
+INFERNO_EW_MATH1(sqrt, sqrtf, ::sqrt)
+INFERNO_EW_MATH1(erf, erff, ::erf)
+INFERNO_EW_MATH1(tanh, tanhf, ::tanh)
+INFERNO_EW_MATH1(sin, sinf, ::sin)
+INFERNO_EW_MATH1(cos, cosf, ::cos)
+INFERNO_EW_MATH2(pow, powf, ::pow)
+#undef INFERNO_EW_MATH1
+#undef INFERNO_EW_MATH2
+
+}  // namespace inferno::ew

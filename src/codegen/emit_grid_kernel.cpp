@@ -1,0 +1,62 @@
+#include "codegen/emit_grid_kernel.h"
+
+#include <algorithm>
+
+#include "codegen/elementwise_table.h"
+
+namespace inferno::codegen {
+
+std::string loop_header(int64_t numel) {
+  const std::string n = std::to_string(numel);
+  const std::string block = std::to_string(kBlockThreads);
+  if (numel + kMaxBlocks * kBlockThreads < (int64_t{1} << 31)) {
+    return "for (int i = blockIdx.x * " + block + " + threadIdx.x; i < " + n +
+           "; i += gridDim.x * " + block + ")";
+  }
+  return "for (int64_t i = static_cast<int64_t>(blockIdx.x) * " + block + " + threadIdx.x; i < " +
+         n + "; i += static_cast<int64_t>(gridDim.x) * " + block + ")";
+}
+
+std::string launch_config(int64_t numel) {
+  const int64_t blocks =
+      std::clamp<int64_t>((numel + kBlockThreads - 1) / kBlockThreads, 1, kMaxBlocks);
+  return "<<<" + std::to_string(blocks) + ", " + std::to_string(kBlockThreads) + ", 0, stream>>>";
+}
+
+std::string shape_tag(const ir::Shape& shape) {
+  if (shape.empty()) return "scalar";
+  std::string tag;
+  for (size_t d = 0; d < shape.size(); ++d) tag += (d ? "x" : "") + std::to_string(shape[d]);
+  return tag.size() <= 32 ? tag : "n" + std::to_string(ir::shape_numel(shape));
+}
+
+void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
+  SourceWriter& k = ctx.out.kernels;
+  size_t begin = 0;
+  while (begin < kernel.comment.size()) {
+    const size_t end = std::min(kernel.comment.find('\n', begin), kernel.comment.size());
+    k.line("// " + kernel.comment.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  k.open("__global__ void " + kernel.name + "(" + kernel.params + ")");
+  k.open(loop_header(kernel.numel));
+  k.append(kernel.body);
+  k.close();
+  k.close();
+  k.line("");
+  ctx.out.run.line(kernel.name + launch_config(kernel.numel) + "(" + kernel.args + ");");
+  ctx.out.run.line("MODEL_CHECK_LAUNCH(" + kernel.label + ");");
+}
+
+void emit_gather_kernel(EmitContext& ctx, const std::string& name, const std::string& comment,
+                        ir::DType dtype, const StridedView& coalesced, int64_t numel,
+                        const std::string& in, const std::string& out, const std::string& label) {
+  const std::string type(storage_type(dtype));
+  GridKernel kernel{
+      name,  comment, "const " + type + "* in, " + type + "* out", in + ", " + out, {},
+      numel, label};
+  kernel.body.line("out[i] = in[" + offset_expression(coalesced, "i") + "];");
+  emit_grid_kernel(ctx, kernel);
+}
+
+}  // namespace inferno::codegen

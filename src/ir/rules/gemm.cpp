@@ -1,0 +1,122 @@
+// Shape rules of the GEMM family: linear, matmul, addmm and the canonical gemm.
+#include <string>
+
+#include "ir/rules/rules.h"
+#include "ir/shape_rules.h"
+
+namespace inferno::ir::rules {
+namespace {
+
+Status require_same_dtype(OpKind op, const Types& in) {
+  for (const TensorType& t : in) {
+    if (t.dtype != in[0].dtype) return bad(op, "operand dtypes differ (" + types_str(in) + ")");
+  }
+  return Status::ok();
+}
+
+Expected<Types> matmul(OpKind op, const Types& in, const Attributes&) {
+  INFERNO_RETURN_IF_ERROR(require_same_dtype(op, in));
+  const TensorType &a = in[0], &b = in[1];
+  if (a.rank() == 0 || b.rank() == 0) {
+    return bad(op, "operands must have rank >= 1 (" + types_str(in) + ")");
+  }
+  Shape sa = a.shape, sb = b.shape;
+  const bool a_vec = sa.size() == 1, b_vec = sb.size() == 1;
+  if (a_vec) sa.insert(sa.begin(), 1);
+  if (b_vec) sb.push_back(1);
+  if (sa.back() != sb[sb.size() - 2]) {
+    return bad(op, "inner dimensions differ (" + a.to_string() + " @ " + b.to_string() + ")");
+  }
+  const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  INFERNO_ASSIGN_OR_RETURN(Shape out, broadcast_shapes(batch_a, batch_b));
+  if (!a_vec) out.push_back(sa[sa.size() - 2]);
+  if (!b_vec) out.push_back(sb.back());
+  return one({a.dtype, out});
+}
+
+Expected<Types> linear(OpKind op, const Types& in, const Attributes&) {
+  INFERNO_RETURN_IF_ERROR(require_same_dtype(op, in));
+  const TensorType &x = in[0], &w = in[1];
+  if (x.rank() < 1 || w.rank() != 2 || x.shape.back() != w.shape[1]) {
+    return bad(op, "expects x[..., K] and w[N, K], got " + types_str(in));
+  }
+  Shape out = x.shape;
+  out.back() = w.shape[0];
+  if (in.size() == 3) {
+    const Shape& b = in[2].shape;
+    if (!(b.empty() || (b.size() == 1 && (b[0] == w.shape[0] || b[0] == 1)))) {
+      return bad(op, "bias " + in[2].to_string() + " does not match " + std::to_string(w.shape[0]) +
+                         " output features");
+    }
+  }
+  return one({x.dtype, out});
+}
+
+Expected<Types> addmm(OpKind op, const Types& in, const Attributes&) {
+  INFERNO_RETURN_IF_ERROR(require_same_dtype(op, in));
+  const TensorType &bias = in[0], &a = in[1], &b = in[2];
+  if (a.rank() != 2 || b.rank() != 2 || a.shape[1] != b.shape[0]) {
+    return bad(op, "expects a[M, K] and b[K, N], got " + a.to_string() + ", " + b.to_string());
+  }
+  const Shape out = {a.shape[0], b.shape[1]};
+  INFERNO_ASSIGN_OR_RETURN(Shape bc, broadcast_shapes(bias.shape, out));
+  if (bc != out) {
+    return bad(op, "bias " + bias.to_string() + " does not broadcast to " + shape_to_string(out));
+  }
+  return one({a.dtype, out});
+}
+
+// a[..., M, K] @ b[..., K, N] (b[..., N, K] when trans_b), batch dims broadcast, and the addends
+// c and d each broadcast to the result (without growing it).
+Expected<Types> gemm(OpKind op, const Types& in, const Attributes& attrs) {
+  INFERNO_RETURN_IF_ERROR(require_same_dtype(op, in));
+  const std::string& activation = attrs.get_string("activation");
+  if (activation != "none" && activation != "relu" && activation != "gelu" &&
+      activation != "gelu_tanh") {
+    return bad(op, "activation must be \"none\", \"relu\", \"gelu\" or \"gelu_tanh\", got \"" +
+                       activation + "\"");
+  }
+  const TensorType &a = in[0], &b = in[1];
+  if (a.rank() < 2 || b.rank() < 2) {
+    return bad(op, "operands must have rank >= 2 (" + types_str(in) + ")");
+  }
+  const bool trans_b = attrs.get_bool("trans_b");
+  const int64_t rb = b.rank();
+  const int64_t k_b = b.shape[rb - (trans_b ? 1 : 2)], n = b.shape[rb - (trans_b ? 2 : 1)];
+  if (a.shape.back() != k_b) {
+    return bad(op, "inner dimensions differ (" + a.to_string() + " @ " + b.to_string() +
+                       (trans_b ? "^T" : "") + ")");
+  }
+  const Shape batch_a(a.shape.begin(), a.shape.end() - 2);
+  const Shape batch_b(b.shape.begin(), b.shape.end() - 2);
+  Expected<Shape> out = broadcast_shapes(batch_a, batch_b);
+  if (!out) {
+    return bad(op,
+               "batch dims of " + a.to_string() + " and " + b.to_string() + " do not broadcast");
+  }
+  out->push_back(a.shape[a.rank() - 2]);
+  out->push_back(n);
+  for (size_t i = 2; i < in.size(); ++i) {
+    const Expected<Shape> bc = broadcast_shapes(in[i].shape, *out);
+    if (!bc || *bc != *out) {
+      return bad(op, std::string(i == 2 ? "c " : "d ") + in[i].to_string() +
+                         " does not broadcast to " + shape_to_string(*out));
+    }
+  }
+  if (activation.starts_with("gelu") && !is_floating(a.dtype)) {
+    return bad(op,
+               "activation " + activation + " needs a floating-point dtype, got " + a.to_string());
+  }
+  return one({a.dtype, *out});
+}
+
+}  // namespace
+
+void register_gemm_rules(ShapeRuleTable& table) {
+  table.add(OpKind::kLinear, linear);
+  table.add(OpKind::kMatMul, matmul);
+  table.add(OpKind::kAddMM, addmm);
+  table.add(OpKind::kGemm, gemm);
+}
+
+}  // namespace inferno::ir::rules
