@@ -132,11 +132,10 @@ std::string emit_includes(const EmitContext& ctx) {
   if (has_gemms(ctx)) w.line("#include <cublasLt.h>");
   w.line("");
   w.line("#include <cstdint>");
-  w.line("#include <new>");
   w.line("");
   w.line("#include \"inferno/model_abi.h\"");
-  w.line("#include \"kernels/model_support.cuh\"");
-  if (has_gemms(ctx)) w.line("#include \"kernels/gemm.cuh\"");
+  w.line("#include \"kernels/model_session.cuh\"");
+  if (has_gemms(ctx)) w.line("#include \"kernels/gemm_session.cuh\"");
   for (const std::string& header : ctx.out.headers) w.line("#include \"" + header + "\"");
   return w.text();
 }
@@ -199,16 +198,15 @@ std::string emit_state(const EmitContext& ctx) {
     w.close("};");
     w.line("");
   }
-  w.line("// What session_create makes and run() reads.");
-  w.open("struct State");
-  w.line("const unsigned char* weights = nullptr;  // device copy of the weights blob");
+  // The fixed parts of the session are in kernels/model_session.cuh and gemm_session.cuh.
   if (has_gemms(ctx)) {
-    w.line("cublasLtHandle_t lt = nullptr;");
-    w.line("Gemm gemms[kNumGemms] = {};");
+    w.line(
+        "// What session_create makes and run() reads: the weights, cuBLASLt's handle, each plan.");
+    w.line("using State = GemmState<kNumGemms>;");
+  } else {
+    w.line("// What session_create makes and run() reads: the weights.");
+    w.line("using State = WeightsState;");
   }
-  w.close("};");
-  w.line("");
-  w.line("void session_destroy(void* state);");
   return w.text();
 }
 
@@ -217,44 +215,9 @@ std::string emit_session_create(const EmitContext& ctx) {
   w.open(
       "int32_t session_create(const void* device_weights, void** state_out, char* error, size_t "
       "error_size)");
-  w.open("if (state_out == nullptr)");
-  w.line("write_error(error, error_size, \"session_create: null state pointer\");");
-  w.line("return INFERNO_MODEL_BAD_ARGUMENT;");
-  w.close();
-  w.line("*state_out = nullptr;");
-  if (!ctx.weights.blob.empty()) {
-    w.open("if (device_weights == nullptr)");
-    w.line("write_error(error, error_size, \"session_create: null weights\");");
-    w.line("return INFERNO_MODEL_BAD_ARGUMENT;");
-    w.close();
-  }
-  w.line("State* state = new (std::nothrow) State{};");
-  w.open("if (state == nullptr)");
-  w.line("write_error(error, error_size, \"session_create: out of host memory\");");
-  w.line("return INFERNO_MODEL_CUDA_ERROR;");
-  w.close();
-  w.line("state->weights = static_cast<const unsigned char*>(device_weights);");
-  if (has_gemms(ctx)) {
-    w.line("const cublasStatus_t created = cublasLtCreate(&state->lt);");
-    w.open("if (created != CUBLAS_STATUS_SUCCESS)");
-    w.line("session_destroy(state);");
-    w.line(
-        "return cublas_failure(created, \"session_create\", \"cublasLtCreate\", error, "
-        "error_size);");
-    w.close();
-    w.open("for (int i = 0; i < kNumGemms; ++i)");
-    w.line(
-        "const int32_t status = create_gemm(state->lt, kGemms[i], state->weights, kWorkspaceBytes, "
-        "&state->gemms[i], error,");
-    w.line("                                    error_size);");
-    w.open("if (status != INFERNO_MODEL_OK)");
-    w.line("session_destroy(state);");
-    w.line("return status;");
-    w.close();
-    w.close();
-  }
-  w.line("*state_out = state;");
-  w.line("return INFERNO_MODEL_OK;");
+  w.line(
+      "return create_session<State>(device_weights, kWeightsBytes, state_out, error, error_size" +
+      std::string(has_gemms(ctx) ? ", kGemms, kWorkspaceBytes" : "") + ");");
   w.close();
   return w.text();
 }
@@ -276,24 +239,19 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   w.open(
       "int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t "
       "error_size)");
-  std::string null_check = "state_ptr == nullptr || args == nullptr";
-  if (!ctx.graph.inputs().empty()) null_check += " || args->inputs == nullptr";
-  if (!ctx.graph.outputs().empty()) null_check += " || args->outputs == nullptr";
-  if (uses_arena) null_check += " || args->arena == nullptr";
-  w.open("if (" + null_check + ")");
-  w.line("write_error(error, error_size, \"run: null state, arguments, buffer list or arena\");");
-  w.line("return INFERNO_MODEL_BAD_ARGUMENT;");
-  w.close();
+  std::string reads;  // the arguments begin_run checks for null
+  if (!ctx.graph.inputs().empty()) reads += " | kRunInputs";
+  if (!ctx.graph.outputs().empty()) reads += " | kRunOutputs";
+  if (uses_arena) reads += " | kRunArena";
+  reads = reads.empty() ? "0" : reads.substr(3);
+  w.line("const int32_t ready = begin_run(state_ptr, args, " + reads + ", error, error_size);");
+  w.line("if (ready != INFERNO_MODEL_OK) return ready;");
   if (uses_state) w.line("const State* const state = static_cast<const State*>(state_ptr);");
   w.line("const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);");
   if (uses_arena) w.line("unsigned char* const arena = static_cast<unsigned char*>(args->arena);");
   if (uses_identifier(used, "workspace"))
     w.line("void* const workspace = arena + kWorkspaceOffset;");
   if (uses_weights) w.line("const unsigned char* const weights = state->weights;");
-  w.line(
-      "const cudaError_t earlier = cudaGetLastError();  // clears a stale error; a sticky one "
-      "stays");
-  w.line("if (is_sticky(earlier)) return cuda_failure(earlier, \"run\", error, error_size);");
   if (!values.empty()) {
     w.line("");
     w.line("// Where each value lives.");
@@ -306,18 +264,8 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   return w.text();
 }
 
-std::string emit_session_destroy(const EmitContext& ctx) {
-  SourceWriter w;
-  w.open("void session_destroy(void* state_ptr)");
-  w.line("State* state = static_cast<State*>(state_ptr);");
-  w.line("if (state == nullptr) return;");
-  if (has_gemms(ctx)) {
-    w.line("for (Gemm& gemm : state->gemms) destroy_gemm(&gemm);");
-    w.line("if (state->lt != nullptr) cublasLtDestroy(state->lt);");
-  }
-  w.line("delete state;");
-  w.close();
-  return w.text();
+std::string emit_session_destroy(const EmitContext& /*ctx*/) {
+  return "void session_destroy(void* state) { destroy_session<State>(state); }\n";
 }
 
 std::string emit_descriptors(const EmitContext& ctx) {
