@@ -34,6 +34,22 @@ __device__ __forceinline__ A softmax_value(A shifted, A s, A log_s, bool log) {
   return log ? shifted - log_s : acc_exp(shifted) / s;
 }
 
+/// For the row paths that keep the row (in registers or shared memory) between the passes:
+/// returns exp(x - m) for the sum and keeps in x what the write pass needs, exp(x - m) for
+/// softmax and x itself for log_softmax.
+template <typename A>
+__device__ __forceinline__ A exp_and_keep(A& x, A m, bool log) {
+  const A ex = acc_exp(x - m);
+  if (!log) x = ex;
+  return ex;
+}
+
+/// The output from a value exp_and_keep kept.
+template <typename A>
+__device__ __forceinline__ A softmax_from_kept(A kept, A m, A s, A log_s, bool log) {
+  return log ? (kept - m) - log_s : kept / s;
+}
+
 /// inner == 1, dim <= kWidth * kPerLane: a group of kWidth lanes per row, kPerLane values per lane
 /// in registers, read and written in packs of kVec elements (pack c of lane `sub` holds elements
 /// (c * kWidth + sub) * kVec + e; the launcher makes kVec divide dim).
@@ -67,11 +83,7 @@ __global__ void __launch_bounds__(kSoftmaxGroupThreads)
     for (int c = 0; c < kPacks; ++c) {
       if ((c * kWidth + sub) * kVec < dim) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const A ex = acc_exp(v[c * kVec + e] - m);
-          s += ex;
-          if (!log) v[c * kVec + e] = ex;  // softmax keeps exp(x - m), log_softmax keeps x
-        }
+        for (int e = 0; e < kVec; ++e) s += exp_and_keep(v[c * kVec + e], m, log);
       }
     }
     s = warp_reduce<kWidth>(s, SumOp{});
@@ -82,10 +94,8 @@ __global__ void __launch_bounds__(kSoftmaxGroupThreads)
       if (valid && j < dim) {
         Pack<T, kVec> pack;
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const A x = v[c * kVec + e];
-          pack.v[e] = from_acc<T>(log ? (x - m) - log_s : x / s);
-        }
+        for (int e = 0; e < kVec; ++e)
+          pack.v[e] = from_acc<T>(softmax_from_kept(v[c * kVec + e], m, s, log_s, log));
         store_pack(out + row * dim + j, pack);
       }
     }
@@ -130,11 +140,7 @@ __global__ void __launch_bounds__(kSoftmaxBlockThreads)
       m = block_reduce(m, MaxOp{}, -inf, scratch);
       for (int64_t c = threadIdx.x; c < packs; c += blockDim.x) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const A ex = acc_exp(cache[c * kVec + e] - m);
-          s += ex;
-          if (!log) cache[c * kVec + e] = ex;  // softmax keeps exp(x - m), log_softmax keeps x
-        }
+        for (int e = 0; e < kVec; ++e) s += exp_and_keep(cache[c * kVec + e], m, log);
       }
     } else {
       const A block_m = block_reduce(m, MaxOp{}, -inf, scratch);
@@ -147,10 +153,8 @@ __global__ void __launch_bounds__(kSoftmaxBlockThreads)
       Pack<T, kVec> pack;
       if constexpr (kCached) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-          const A x = cache[c * kVec + e];
-          pack.v[e] = from_acc<T>(log ? (x - m) - log_s : x / s);
-        }
+        for (int e = 0; e < kVec; ++e)
+          pack.v[e] = from_acc<T>(softmax_from_kept(cache[c * kVec + e], m, s, log_s, log));
       } else {
         pack = load_pack<kVec>(p + c * kVec);
 #pragma unroll
