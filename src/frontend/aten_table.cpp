@@ -5,59 +5,20 @@
 // list names the call's overload, or else the first entry of that name whose schema binds, then
 // runs its builder. Builders read bound arguments by schema name and build nodes with
 // ir::build_value, so every node is typed by the IR's shape rules; layout ops resolve their
-// arguments (-1, negative dims) into fully static attributes.
+// arguments (-1, negative dims) into fully static attributes. This file holds the GEMM, layout,
+// reduction and dtype entries; the elementwise families are in aten_elementwise.cpp, and what
+// both share (Ctx, OpEntry, operand typing and casts) in aten_builders.h.
 #include <algorithm>
-#include <functional>
 #include <map>
 
-#include "frontend/aten_schema.h"
-#include "ir/builder.h"
-#include "ir/shape_rules.h"
+#include "frontend/aten_builders.h"
 
 namespace inferno::frontend {
-namespace {
+namespace aten {
 
-using namespace aten;  // NOLINT: the schema vocabulary
 using ir::DType;
 using ir::OpKind;
 using ir::ValueId;
-using Outputs = Expected<std::vector<ValueId>>;
-
-constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Float = ArgKind::kFloat,
-                  Bool = ArgKind::kBool, Ints = ArgKind::kInts, Str = ArgKind::kString,
-                  DTy = ArgKind::kDType, Num = ArgKind::kScalar, TorNum = ArgKind::kTensorOrScalar,
-                  Any = ArgKind::kAny;
-
-// What a builder sees: the graph, the call and its bound arguments, and helpers that name nodes
-// after the call's node and attach its source location.
-struct Ctx {
-  ir::Graph& g;
-  const AtenCall& call;
-  const BoundArgs& a;
-
-  const ir::TensorType& type(ValueId v) const { return g.type(v); }
-  std::string name(std::string_view suffix) const {
-    return suffix.empty() ? call.node_name : call.node_name + "_" + std::string(suffix);
-  }
-  Expected<ValueId> build(OpKind op, std::vector<ValueId> in, ir::Attributes attrs = {},
-                          std::string_view suffix = "") const {
-    return ir::build_value(g, op, std::move(in), std::move(attrs), name(suffix), call.loc);
-  }
-  Status invalid(const std::string& what) const {
-    return invalid_input(call.op + ": " + what, call.node_name, call.loc);
-  }
-  Status unsupported_arg(const std::string& what) const {
-    return unsupported(call.op + ": " + what, call.node_name, call.loc);
-  }
-  // A dim normalized against `rank`, or an invalid-input Status naming the op.
-  Expected<int64_t> dim(int64_t d, int64_t rank) const {
-    Expected<int64_t> n = ir::normalize_dim(d, rank);
-    if (!n) return invalid(n.status().message());
-    return n;
-  }
-};
-
-using Builder = std::function<Outputs(Ctx&)>;
 
 ir::Attributes attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list) {
   ir::Attributes out;
@@ -72,14 +33,9 @@ Outputs one(Expected<ValueId> v) {
 
 // ---- helpers -------------------------------------------------------------------------------
 
-Expected<ValueId> cast(const Ctx& c, ValueId x, DType to, std::string_view suffix = "") {
+Expected<ValueId> cast(const Ctx& c, ValueId x, DType to, std::string_view suffix) {
   if (c.type(x).dtype == to) return x;
   return c.build(OpKind::kCast, {x}, attrs({{"dtype", to}}), suffix);
-}
-
-Expected<ValueId> reshape(const Ctx& c, ValueId x, ir::Shape shape, std::string_view suffix = "") {
-  if (c.type(x).shape == shape) return x;
-  return c.build(OpKind::kReshape, {x}, attrs({{"shape", std::move(shape)}}), suffix);
 }
 
 double number(const AtenArg& v) {
@@ -88,33 +44,35 @@ double number(const AtenArg& v) {
   return std::get<double>(v);
 }
 
-// A binary op's operand: a tensor as is, a Python number as a rank-0 constant typed by PyTorch's
-// scalar promotion against the tensor operand's dtype `peer`.
-ValueId operand(const Ctx& c, const AtenArg& v, DType peer, std::string_view suffix) {
-  if (std::holds_alternative<ValueId>(v)) return std::get<ValueId>(v);
-  DType dtype = peer;
-  if (!ir::is_floating(peer)) {
-    if (std::holds_alternative<double>(v))
-      dtype = DType::kF32;
-    else if (peer == DType::kBool && std::holds_alternative<int64_t>(v))
-      dtype = DType::kI64;
+DType operand_dtype(const AtenArg& v, DType peer) {
+  if (!std::holds_alternative<ValueId>(v) && !ir::is_floating(peer)) {
+    if (std::holds_alternative<double>(v)) return DType::kF32;
+    if (peer == DType::kBool && std::holds_alternative<int64_t>(v)) return DType::kI64;
   }
-  return ir::add_scalar_constant(c.g, number(v), dtype, c.name(suffix));
+  return peer;
 }
 
-// `alpha * other` for add/sub/rsub; folded when `other` is a number, skipped when alpha is 1.
-Expected<ValueId> scaled(const Ctx& c, const AtenArg& other, DType peer, std::string_view suffix) {
-  const AtenArg& alpha = c.a.get("alpha");
-  if (number(alpha) == 1) return operand(c, other, peer, suffix);
-  if (!std::holds_alternative<ValueId>(other)) {
-    const bool floating =
-        std::holds_alternative<double>(other) || std::holds_alternative<double>(alpha);
-    const AtenArg product = floating ? AtenArg{number(other) * number(alpha)}
-                                     : AtenArg{static_cast<int64_t>(number(other) * number(alpha))};
-    return operand(c, product, peer, suffix);
-  }
-  const ValueId t = std::get<ValueId>(other);
-  return c.build(OpKind::kMul, {t, operand(c, alpha, c.type(t).dtype, "alpha")}, {}, "scaled");
+ValueId operand(const Ctx& c, const AtenArg& v, DType peer, std::string_view suffix) {
+  if (const auto* t = std::get_if<ValueId>(&v)) return *t;
+  return ir::add_scalar_constant(c.g, number(v), operand_dtype(v, peer), c.name(suffix));
+}
+
+}  // namespace aten
+
+namespace {
+
+using namespace aten;  // NOLINT: the schema vocabulary and the builder helpers
+using ir::DType;
+using ir::OpKind;
+using ir::ValueId;
+
+constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Float = ArgKind::kFloat,
+                  Bool = ArgKind::kBool, Ints = ArgKind::kInts, DTy = ArgKind::kDType,
+                  Num = ArgKind::kScalar, Any = ArgKind::kAny;
+
+Expected<ValueId> reshape(const Ctx& c, ValueId x, ir::Shape shape, std::string_view suffix = "") {
+  if (c.type(x).shape == shape) return x;
+  return c.build(OpKind::kReshape, {x}, attrs({{"shape", std::move(shape)}}), suffix);
 }
 
 // ---- builders ------------------------------------------------------------------------------
@@ -133,49 +91,6 @@ Outputs dropout(Ctx& c) {
   INFERNO_ASSIGN_OR_RETURN(
       ValueId mask, c.build(OpKind::kExpand, {ones}, attrs({{"shape", c.type(x).shape}}), "mask"));
   return std::vector<ValueId>{x, mask};
-}
-
-Builder unary(OpKind op) {
-  return [op](Ctx& c) -> Outputs {
-    ValueId x = c.a.tensor("self");
-    ir::Attributes at;
-    if (op == OpKind::kGelu) at.set("approximate", c.a.get_string("approximate"));
-    // Transcendental ops on integer tensors compute in the default float dtype, as PyTorch does.
-    const bool needs_float = op != OpKind::kRelu && op != OpKind::kAbs && op != OpKind::kNeg;
-    if (needs_float && !ir::is_floating(c.type(x).dtype)) {
-      INFERNO_ASSIGN_OR_RETURN(x, cast(c, x, DType::kF32, "float"));
-    }
-    return one(c.build(op, {x}, std::move(at)));
-  };
-}
-
-// add/sub/mul/div. Either operand may be a Python number (decompositions emit
-// `sub.Tensor(1.0, x)`), typed against the tensor operand.
-Builder binary(OpKind op) {
-  return [op](Ctx& c) -> Outputs {
-    const AtenArg &self = c.a.get("self"), &other = c.a.get("other");
-    if (c.a.has("rounding_mode") && !c.a.is_none("rounding_mode")) {
-      return c.unsupported_arg("rounding_mode '" + c.a.get_string("rounding_mode") +
-                               "' is not supported");
-    }
-    const ValueId* tensor = std::get_if<ValueId>(&self);
-    if (!tensor) tensor = std::get_if<ValueId>(&other);
-    if (!tensor) return c.invalid("needs a tensor operand, got two numbers");
-    const DType peer = c.type(*tensor).dtype;
-    const ValueId x = operand(c, self, peer, "self");
-    INFERNO_ASSIGN_OR_RETURN(ValueId y, c.a.has("alpha")
-                                            ? scaled(c, other, peer, "other")
-                                            : Expected<ValueId>(operand(c, other, peer, "other")));
-    return one(c.build(op, {x, y}));
-  };
-}
-
-// rsub(self, other, alpha) = other - alpha * self.
-Outputs rsub(Ctx& c) {
-  const ValueId x = c.a.tensor("self");
-  const ValueId other = operand(c, c.a.get("other"), c.type(x).dtype, "other");
-  INFERNO_ASSIGN_OR_RETURN(ValueId y, scaled(c, AtenArg{x}, c.type(x).dtype, ""));
-  return one(c.build(OpKind::kSub, {other, y}));
 }
 
 Outputs linear(Ctx& c) {
@@ -378,18 +293,9 @@ Outputs refuse_view_dtype(Ctx& c) {
 
 // ---- the table -----------------------------------------------------------------------------
 
-struct OpEntry {
-  std::string_view name;
-  std::string_view overloads;  ///< space-separated overloads this schema serves; "" = any
-  Schema schema;
-  Builder build;
-};
-
 std::vector<OpEntry> make_table() {
   const Schema self_only = {arg("self", T)};
   const Schema drop = {arg("input", T), arg("p", Float), arg("train", Bool)};
-  const Schema binary_alpha = {arg("self", TorNum), arg("other", TorNum),
-                               arg("alpha", Num, int64_t{1})};
   const Schema reduce_dims = {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false),
                               opt("dtype", DTy)};
   const Schema reduce_all = {arg("self", T), opt("dtype", DTy)};
@@ -440,30 +346,6 @@ std::vector<OpEntry> make_table() {
       {"aten::alpha_dropout", "", drop, dropout},
       {"aten::feature_alpha_dropout", "", drop, dropout},
       {"aten::native_dropout", "", {arg("input", T), arg("p", Float), opt("train", Bool)}, dropout},
-      // unary elementwise
-      {"aten::relu", "", self_only, unary(OpKind::kRelu)},
-      {"aten::gelu",
-       "",
-       {arg("self", T), arg("approximate", Str, std::string("none"))},
-       unary(OpKind::kGelu)},
-      {"aten::silu", "", self_only, unary(OpKind::kSilu)},
-      {"aten::sigmoid", "", self_only, unary(OpKind::kSigmoid)},
-      {"aten::tanh", "", self_only, unary(OpKind::kTanh)},
-      {"aten::exp", "", self_only, unary(OpKind::kExp)},
-      {"aten::abs", "", self_only, unary(OpKind::kAbs)},
-      {"aten::neg", "", self_only, unary(OpKind::kNeg)},
-      // binary elementwise
-      {"aten::add", "", binary_alpha, binary(OpKind::kAdd)},
-      {"aten::sub", "", binary_alpha, binary(OpKind::kSub)},
-      {"aten::rsub",
-       "",
-       {arg("self", T), arg("other", TorNum), arg("alpha", Num, int64_t{1})},
-       rsub},
-      {"aten::mul", "", {arg("self", TorNum), arg("other", TorNum)}, binary(OpKind::kMul)},
-      {"aten::div",
-       "",
-       {arg("self", TorNum), arg("other", TorNum), opt("rounding_mode", Str)},
-       binary(OpKind::kDiv)},
       // reductions
       {"aten::sum", "default", reduce_all, reduce(OpKind::kSum)},
       {"aten::sum", "", reduce_dims, reduce(OpKind::kSum)},
@@ -516,6 +398,7 @@ std::vector<OpEntry> make_table() {
        to_dtype},
       {"aten::type_as", "", {arg("self", T), arg("other", T)}, to_dtype},
   };
+  add_elementwise_entries(table);
   return table;
 }
 
@@ -575,6 +458,22 @@ Expected<std::vector<ir::ValueId>> lower_aten_call(ir::Graph& graph, const AtenC
         out.status().message().rfind(call.op, 0) != 0) {  // name the ATen op in shape errors
       const Status& s = out.status();
       return Status(s.code(), call.op + ": " + s.message(), s.node(), s.location());
+    }
+    // An in-place variant writes into self, so its result keeps self's dtype (f16 `x.add_(y)`
+    // with an f32 y stays f16); PyTorch refuses a result of a higher category (a float result
+    // into an integer tensor, an integer one into a bool tensor).
+    const ValueId* self =
+        call.positional.empty() ? nullptr : std::get_if<ValueId>(&call.positional[0]);
+    if (out && base_name(call.op) != call.op && self && out->size() == 1) {
+      const DType to = graph.type(*self).dtype, from = graph.type(out->front()).dtype;
+      if (from == to) return out;
+      if ((ir::is_floating(from) && !ir::is_floating(to)) ||
+          (ir::is_integral(from) && to == DType::kBool)) {
+        return ctx.invalid("the result of dtype " + std::string(ir::dtype_name(from)) +
+                           " cannot be written in place into a tensor of dtype " +
+                           std::string(ir::dtype_name(to)));
+      }
+      INFERNO_ASSIGN_OR_RETURN(out->front(), cast(ctx, out->front(), to, "inplace"));
     }
     return out;
   }

@@ -121,6 +121,12 @@ bool is_static_math(const jit::Node* node,
   return true;
 }
 
+/// `aten::relu_`, `aten::__iand__`: ops that write their result into their first argument.
+bool is_in_place(std::string_view kind) {
+  if (kind.size() > 2 && kind.back() == '_' && kind[kind.size() - 2] != '_') return true;
+  return kind == "aten::__iand__" || kind == "aten::__ior__" || kind == "aten::__ixor__";
+}
+
 std::string first_line(std::string_view text) {
   return std::string(text.substr(0, text.find('\n')));
 }
@@ -533,6 +539,13 @@ class Walker {
     }
     for (size_t i = 0; i < results.size(); ++i)
       INFERNO_RETURN_IF_ERROR(bind(outputs[i], AtenArg(results[i])));
+    // An in-place op (`h.clamp_(0, 1)`, `x.masked_fill_(m, 0)`) mutates its first input, which
+    // later nodes read under the same TorchScript value: from here on it holds the result. (Views
+    // of the mutated tensor taken before the op are not updated.)
+    if (is_in_place(kind) && results.size() == 1 && !node->inputs().empty() &&
+        std::holds_alternative<ir::ValueId>(call.positional[0])) {
+      INFERNO_RETURN_IF_ERROR(bind(node->inputs()[0], AtenArg(results[0])));
+    }
     return Status::ok();
   }
 

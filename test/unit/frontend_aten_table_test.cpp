@@ -64,6 +64,28 @@ struct G {
 AtenArg ints(std::vector<int64_t> v) { return AtenArg{std::move(v)}; }
 AtenArg i64(int64_t v) { return AtenArg{v}; }
 
+// Operand `i` of the node defining `v`: its type, and its value when it is a rank-0 constant.
+std::string operand_type(const G& t, ValueId v, size_t i) {
+  return t.type(t.node_of(v).inputs.at(i));
+}
+double constant_operand(const G& t, ValueId v, size_t i) {
+  const ir::Value& value = t.g.value(t.node_of(v).inputs.at(i));
+  REQUIRE(value.kind == ir::ValueKind::kConstant);
+  REQUIRE(value.type.rank() == 0);
+  return value.constant->get(0);
+}
+// An unsupported-argument error (exit 2) that names the op, the node and the source line.
+void check_unsupported(const Expected<std::vector<ValueId>>& out, const std::string& op,
+                       const std::string& needle) {
+  REQUIRE(!out);
+  INFO(out.status().to_string());
+  CHECK(out.status().code() == ErrorCode::kUnsupported);
+  CHECK(out.status().message().find(op) != std::string::npos);
+  CHECK(out.status().message().find(needle) != std::string::npos);
+  CHECK(out.status().node() == "node");
+  CHECK(out.status().location().to_string() == "model.py:7");
+}
+
 }  // namespace
 
 TEST_CASE("aten gemms", "[frontend][aten]") {
@@ -217,12 +239,18 @@ TEST_CASE("aten unary ops", "[frontend][aten]") {
     CHECK(t.op_of(y) == kind);
     CHECK(t.type(y) == "f16[4,8]");
   }
+  // gelu's approximate picks the op: none -> gelu, tanh -> gelu_tanh.
   ValueId y = t.one("aten::gelu", {x});
-  CHECK(t.node_of(y).attrs.get_string("approximate") == "none");
+  CHECK(t.op_of(y) == OpKind::kGelu);
+  CHECK(t.node_of(y).attrs.empty());
   y = t.one("aten::gelu", {x}, {{"approximate", std::string("tanh")}});
-  CHECK(t.node_of(y).attrs.get_string("approximate") == "tanh");
-  CHECK(t.lower("aten::gelu", {x}, {{"approximate", std::string("erf")}}).status().code() ==
-        ErrorCode::kInvalidInput);
+  CHECK(t.op_of(y) == OpKind::kGeluTanh);
+  CHECK(t.type(y) == "f16[4,8]");
+  CHECK(t.op_of(t.one("aten::gelu", {x, std::string("none")})) == OpKind::kGelu);
+  auto erf = t.lower("aten::gelu", {x}, {{"approximate", std::string("erf")}});
+  REQUIRE(!erf);
+  CHECK(erf.status().code() == ErrorCode::kInvalidInput);
+  CHECK(erf.status().message().find("'erf'") != std::string::npos);
   // sigmoid of an integer tensor computes in f32, as PyTorch does.
   CHECK(t.type(t.one("aten::sigmoid", {t.in({3}, DType::kI64)})) == "f32[3]");
   CHECK(t.type(t.one("aten::relu", {t.in({3}, DType::kI64)})) == "i64[3]");
@@ -339,6 +367,293 @@ TEST_CASE("aten dtype conversions", "[frontend][aten]") {
                      {{"dtype", DType::kBF16}, {"device", std::string("cpu")}})) == "bf16[4]");
   CHECK(t.one("aten::_to_copy", {x}, {{"layout", NoneArg{}}}) == x);
   CHECK(t.type(t.one("aten::type_as", {n, x})) == "f32[4]");
+  // x.bool(), x.long(), x.int() and .to(torch.bool) as TorchScript and torch.export give them.
+  CHECK(t.type(t.one("aten::to", {x, i64(11), false, false, NoneArg{}}, {}, "dtype")) == "bool[4]");
+  CHECK(t.type(t.one("aten::to", {x, DType::kI64, false, false, NoneArg{}}, {}, "dtype")) ==
+        "i64[4]");
+  CHECK(t.type(t.one("aten::to", {x, NoneArg{}, DType::kI32, false, false}, {}, "prim_Device")) ==
+        "i32[4]");
+  CHECK(t.type(t.one("aten::_to_copy", {x}, {{"dtype", DType::kBool}})) == "bool[4]");
+  CHECK(t.type(t.one("aten::_to_copy", {t.in({4}, DType::kBool)}, {{"dtype", DType::kF32}})) ==
+        "f32[4]");
+  t.verify();
+}
+
+TEST_CASE("aten activations with scalar parameters", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}), h = t.in({4, 8}, DType::kF16), n = t.in({4, 8}, DType::kI64);
+  for (const auto& [name, kind] : {std::pair{"aten::hardswish", OpKind::kHardswish},
+                                   {"aten::hardswish_", OpKind::kHardswish},
+                                   {"aten::hardsigmoid", OpKind::kHardsigmoid}}) {
+    const ValueId y = t.one(name, {h});
+    CHECK(t.op_of(y) == kind);
+    CHECK(t.type(y) == "f16[4,8]");
+  }
+  // Scalar parameters are rank-0 constant operands typed like the tensor.
+  ValueId y = t.one("aten::leaky_relu", {x});
+  CHECK(t.op_of(y) == OpKind::kLeakyRelu);
+  REQUIRE(t.node_of(y).inputs.size() == 2);
+  CHECK(operand_type(t, y, 1) == "f32[]");
+  CHECK(constant_operand(t, y, 1) == static_cast<float>(0.01));
+  y = t.one("aten::leaky_relu_", {h, 0.2});
+  CHECK(t.type(y) == "f16[4,8]");
+  CHECK(operand_type(t, y, 1) == "f16[]");
+  y = t.one("aten::elu", {x, 0.5}, {{"input_scale", i64(2)}});
+  CHECK(t.op_of(y) == OpKind::kElu);
+  REQUIRE(t.node_of(y).inputs.size() == 4);
+  CHECK(constant_operand(t, y, 1) == 0.5);
+  CHECK(constant_operand(t, y, 2) == 1.0);
+  CHECK(constant_operand(t, y, 3) == 2.0);
+  CHECK(operand_type(t, y, 3) == "f32[]");
+  y = t.one("aten::softplus", {x}, {{"beta", 2.0}});
+  CHECK(t.op_of(y) == OpKind::kSoftplus);
+  CHECK(constant_operand(t, y, 1) == 2.0);
+  CHECK(constant_operand(t, y, 2) == 20.0);
+  // Float ops on integer tensors compute in f32, as PyTorch does; parameters are f32 too.
+  y = t.one("aten::softplus", {n});
+  CHECK(t.type(y) == "f32[4,8]");
+  CHECK(t.op_of(t.node_of(y).inputs[0]) == OpKind::kCast);
+  CHECK(operand_type(t, y, 1) == "f32[]");
+  CHECK(t.type(t.one("aten::hardswish", {t.in({3}, DType::kBool)})) == "f32[3]");
+  t.verify();
+}
+
+TEST_CASE("aten clamp, hardtanh and relu6", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}), lo = t.in({8}), hi = t.in({4, 1}), n = t.in({4}, DType::kI64);
+  ValueId y = t.one("aten::hardtanh", {x});
+  CHECK(t.op_of(y) == OpKind::kClamp);
+  CHECK(constant_operand(t, y, 1) == -1.0);
+  CHECK(constant_operand(t, y, 2) == 1.0);
+  CHECK(operand_type(t, y, 1) == "f32[]");
+  y = t.one("aten::hardtanh_", {x, -2.0, 2.5});
+  CHECK(constant_operand(t, y, 1) == -2.0);
+  CHECK(constant_operand(t, y, 2) == 2.5);
+  y = t.one("aten::relu6", {x});
+  CHECK(t.op_of(y) == OpKind::kClamp);
+  CHECK(constant_operand(t, y, 1) == 0.0);
+  CHECK(constant_operand(t, y, 2) == 6.0);
+  CHECK(operand_type(t, y, 2) == "f32[]");
+  // clamp: both bounds -> clamp, one -> maximum/minimum, none -> x.
+  y = t.one("aten::clamp", {x, -1.5, 4.0});
+  CHECK(t.op_of(y) == OpKind::kClamp);
+  y = t.one("aten::clamp", {x}, {{"min", 0.5}});
+  CHECK(t.op_of(y) == OpKind::kMaximum);
+  CHECK(constant_operand(t, y, 1) == 0.5);
+  y = t.one("aten::clamp", {x, NoneArg{}, i64(3)});
+  CHECK(t.op_of(y) == OpKind::kMinimum);
+  CHECK(operand_type(t, y, 1) == "f32[]");
+  CHECK(t.one("aten::clamp", {x}) == x);
+  CHECK(t.one("aten::clamp_", {x, NoneArg{}, NoneArg{}}) == x);
+  // clamp.Tensor: tensor bounds broadcast.
+  y = t.one("aten::clamp", {x, lo, hi}, {}, "Tensor");
+  CHECK(t.op_of(y) == OpKind::kClamp);
+  CHECK(t.type(y) == "f32[4,8]");
+  CHECK(t.node_of(y).inputs[1] == lo);
+  CHECK(t.node_of(y).inputs[2] == hi);
+  CHECK(t.op_of(t.one("aten::clamp", {x, NoneArg{}, hi}, {}, "Tensor")) == OpKind::kMinimum);
+  y = t.one("aten::clamp_min", {x, lo}, {}, "Tensor");
+  CHECK(t.op_of(y) == OpKind::kMaximum);
+  CHECK(t.node_of(y).inputs[1] == lo);
+  y = t.one("aten::clamp_max", {x, 1.0});
+  CHECK(t.op_of(y) == OpKind::kMinimum);
+  // Integer tensors keep their dtype with integer bounds; a float bound promotes, as in PyTorch.
+  CHECK(t.type(t.one("aten::clamp", {n, i64(0), i64(5)})) == "i64[4]");
+  CHECK(t.type(t.one("aten::clamp", {n, 0.5, NoneArg{}})) == "f32[4]");
+  CHECK(t.lower("aten::clamp", {x, lo, t.in({3})}).status().code() == ErrorCode::kInvalidInput);
+  t.verify();
+}
+
+TEST_CASE("aten math ops and pow", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}), h = t.in({4, 8}, DType::kF16), n = t.in({4}, DType::kI64);
+  for (const auto& [name, kind] : {std::pair{"aten::sqrt", OpKind::kSqrt},
+                                   {"aten::rsqrt", OpKind::kRsqrt},
+                                   {"aten::reciprocal", OpKind::kReciprocal},
+                                   {"aten::log", OpKind::kLog},
+                                   {"aten::erf", OpKind::kErf},
+                                   {"aten::cos", OpKind::kCos},
+                                   {"aten::sin", OpKind::kSin}}) {
+    ValueId y = t.one(name, {h});
+    CHECK(t.op_of(y) == kind);
+    CHECK(t.type(y) == "f16[4,8]");
+    y = t.one(name, {n});  // integers compute in f32
+    CHECK(t.type(y) == "f32[4]");
+    CHECK(t.op_of(t.node_of(y).inputs[0]) == OpKind::kCast);
+  }
+  CHECK(t.type(t.one("aten::log_", {h})) == "f16[4,8]");
+  // In place, an integer tensor cannot take the f32 result (PyTorch refuses it too).
+  CHECK(t.lower("aten::sqrt_", {n}).status().code() == ErrorCode::kInvalidInput);
+  ValueId y = t.one("aten::pow", {x, 2.5}, {}, "Tensor_Scalar");
+  CHECK(t.op_of(y) == OpKind::kPow);
+  CHECK(constant_operand(t, y, 1) == 2.5);
+  y = t.one("aten::pow", {h, i64(2)}, {}, "Tensor_Scalar");
+  CHECK(t.type(y) == "f16[4,8]");
+  CHECK(operand_type(t, y, 1) == "f16[]");
+  y = t.one("aten::pow", {x, t.in({8})}, {}, "Tensor_Tensor");
+  CHECK(t.type(y) == "f32[4,8]");
+  y = t.one("aten::pow", {2.0, x}, {}, "Scalar");  // a number base
+  CHECK(constant_operand(t, y, 0) == 2.0);
+  CHECK(t.node_of(y).inputs[1] == x);
+  // Integer bases with a float exponent compute in f32; all-integer powers are refused.
+  y = t.one("aten::pow", {n, 0.5}, {}, "Tensor_Scalar");
+  CHECK(t.type(y) == "f32[4]");
+  CHECK(t.op_of(t.node_of(y).inputs[0]) == OpKind::kCast);
+  CHECK(t.type(t.one("aten::pow", {n, t.in({4})})) == "f32[4]");
+  check_unsupported(t.lower("aten::pow", {n, i64(2)}, {}, "Tensor_Scalar"), "aten::pow", "i64");
+  check_unsupported(t.lower("aten::pow", {n, n}, {}, "Tensor_Tensor"), "aten::pow", "integer");
+  check_unsupported(t.lower("aten::pow", {i64(2), n}, {}, "Scalar"), "aten::pow", "integer");
+  CHECK(t.lower("aten::pow", {2.0, 3.0}).status().code() == ErrorCode::kInvalidInput);
+  // log1p and expm1 (from decomposed softplus/elu) until the IR has them: log(x + 1), exp(x) - 1.
+  y = t.one("aten::log1p", {x});
+  CHECK(t.op_of(y) == OpKind::kLog);
+  CHECK(t.op_of(t.node_of(y).inputs[0]) == OpKind::kAdd);
+  y = t.one("aten::expm1", {n});
+  CHECK(t.op_of(y) == OpKind::kSub);
+  CHECK(t.type(y) == "f32[4]");
+  t.verify();
+}
+
+TEST_CASE("aten comparisons, minimum/maximum and logic", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}), y = t.in({8}), n = t.in({4}, DType::kI64),
+                m = t.in({4, 8}, DType::kBool), k = t.in({4, 8}, DType::kBool);
+  for (const auto& [name, kind] : {std::pair{"aten::eq", OpKind::kEq},
+                                   {"aten::ne", OpKind::kNe},
+                                   {"aten::lt", OpKind::kLt},
+                                   {"aten::le", OpKind::kLe},
+                                   {"aten::gt", OpKind::kGt},
+                                   {"aten::ge", OpKind::kGe},
+                                   {"aten::greater_equal", OpKind::kGe},
+                                   {"aten::less", OpKind::kLt}}) {
+    ValueId r = t.one(name, {x, y}, {}, "Tensor");
+    CHECK(t.op_of(r) == kind);
+    CHECK(t.type(r) == "bool[4,8]");
+    r = t.one(name, {x, 0.5}, {}, "Scalar");
+    CHECK(t.type(r) == "bool[4,8]");
+    CHECK(operand_type(t, r, 1) == "f32[]");
+  }
+  // Numbers are typed against the tensor: an int stays i64, a float makes the comparison f32.
+  CHECK(operand_type(t, t.one("aten::gt", {n, i64(0)}), 1) == "i64[]");
+  CHECK(operand_type(t, t.one("aten::gt", {n, 0.5}), 1) == "f32[]");
+  CHECK(t.lower("aten::eq", {1.0, 2.0}).status().code() == ErrorCode::kInvalidInput);
+
+  ValueId r = t.one("aten::minimum", {x, y});
+  CHECK(t.op_of(r) == OpKind::kMinimum);
+  CHECK(t.type(r) == "f32[4,8]");
+  CHECK(t.op_of(t.one("aten::maximum", {x, y})) == OpKind::kMaximum);
+  CHECK(t.type(t.one("aten::maximum", {n, n})) == "i64[4]");
+
+  // logical_* take any dtype; bitwise ops on bools are logical ops.
+  CHECK(t.type(t.one("aten::logical_not", {x})) == "bool[4,8]");
+  CHECK(t.op_of(t.one("aten::logical_and", {x, m})) == OpKind::kLogicalAnd);
+  CHECK(t.op_of(t.one("aten::logical_or_", {m, k})) == OpKind::kLogicalOr);
+  for (const auto& [name, kind] : {std::pair{"aten::bitwise_and", OpKind::kLogicalAnd},
+                                   {"aten::__and__", OpKind::kLogicalAnd},
+                                   {"aten::__iand__", OpKind::kLogicalAnd},
+                                   {"aten::bitwise_or", OpKind::kLogicalOr},
+                                   {"aten::__or__", OpKind::kLogicalOr}}) {
+    r = t.one(name, {m, k}, {}, "Tensor");
+    CHECK(t.op_of(r) == kind);
+    CHECK(t.type(r) == "bool[4,8]");
+  }
+  r = t.one("aten::bitwise_and", {m, true}, {}, "Scalar");
+  CHECK(operand_type(t, r, 1) == "bool[]");
+  r = t.one("aten::bitwise_not", {m});
+  CHECK(t.op_of(r) == OpKind::kLogicalNot);
+  check_unsupported(t.lower("aten::bitwise_and", {x, m}, {}, "Tensor"), "aten::bitwise_and",
+                    "f32[4,8]");
+  check_unsupported(t.lower("aten::bitwise_or", {n, n}, {}, "Tensor"), "aten::bitwise_or",
+                    "bool tensors only");
+  check_unsupported(t.lower("aten::bitwise_not", {n}), "aten::bitwise_not", "i64[4]");
+  check_unsupported(t.lower("aten::bitwise_and", {m, i64(1)}, {}, "Scalar"), "aten::bitwise_and",
+                    "int");
+  t.verify();
+}
+
+TEST_CASE("aten where and masked_fill", "[frontend][aten]") {
+  G t;
+  const ValueId c = t.in({4, 8}, DType::kBool), x = t.in({4, 8}), y = t.in({8}),
+                h = t.in({4, 8}, DType::kF16), n = t.in({4, 8}, DType::kI64);
+  ValueId r = t.one("aten::where", {c, x, y}, {}, "self");
+  CHECK(t.op_of(r) == OpKind::kWhere);
+  CHECK(t.type(r) == "f32[4,8]");
+  r = t.one("aten::where", {c, h, 0.0}, {}, "ScalarOther");
+  CHECK(t.type(r) == "f16[4,8]");
+  CHECK(operand_type(t, r, 2) == "f16[]");
+  r = t.one("aten::where", {c, -1.0, x}, {}, "ScalarSelf");
+  CHECK(constant_operand(t, r, 1) == -1.0);
+  CHECK(t.type(r) == "f32[4,8]");
+  CHECK(t.type(t.one("aten::where", {c, n, 0.5}, {}, "ScalarOther")) == "f32[4,8]");
+  CHECK(t.type(t.one("aten::where", {c, 1.0, i64(0)}, {}, "Scalar")) == "f32[4,8]");
+  CHECK(t.type(t.one("aten::where", {c, i64(1), i64(0)}, {}, "Scalar")) == "i64[4,8]");
+  CHECK(t.type(t.one("aten::where", {c, true, false}, {}, "Scalar")) == "bool[4,8]");
+  check_unsupported(t.lower("aten::where", {c}, {}, "default"), "aten::where", "data-dependent");
+
+  // masked_fill keeps self's dtype; the value is a number or a 0-d tensor.
+  r = t.one("aten::masked_fill", {x, c, -2.0}, {}, "Scalar");
+  CHECK(t.op_of(r) == OpKind::kWhere);
+  CHECK(t.node_of(r).inputs[0] == c);
+  CHECK(t.node_of(r).inputs[2] == x);
+  CHECK(constant_operand(t, r, 1) == -2.0);
+  r = t.one("aten::masked_fill", {n, c, 2.5}, {}, "Scalar");
+  CHECK(t.type(r) == "i64[4,8]");
+  CHECK(constant_operand(t, r, 1) == 2.0);
+  r = t.one("aten::masked_fill_", {h, c, t.in({}, DType::kF64)}, {}, "Tensor");
+  CHECK(t.type(r) == "f16[4,8]");
+  CHECK(t.op_of(t.node_of(r).inputs[1]) == OpKind::kCast);
+  CHECK(t.type(t.one("aten::masked_fill", {x, t.in({8}, DType::kBool), 1.0})) == "f32[4,8]");
+  CHECK(t.lower("aten::masked_fill", {x, c, y}, {}, "Tensor").status().code() ==
+        ErrorCode::kInvalidInput);
+  t.verify();
+}
+
+TEST_CASE("aten fills are expanded rank-0 constants", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({4, 8}, DType::kF16);
+  ValueId r = t.one("aten::scalar_tensor", {1.5});
+  CHECK(t.g.value(r).kind == ir::ValueKind::kConstant);
+  CHECK(t.type(r) == "f32[]");
+  CHECK(t.type(t.one("aten::scalar_tensor", {i64(2)}, {{"dtype", DType::kF64}})) == "f64[]");
+  r = t.one("aten::full", {ints({2, 3}), 1.5});
+  CHECK(t.op_of(r) == OpKind::kExpand);
+  CHECK(t.type(r) == "f32[2,3]");
+  CHECK(constant_operand(t, r, 0) == 1.5);
+  CHECK(t.type(t.one("aten::full", {ints({2}), i64(7)})) == "i64[2]");
+  CHECK(t.type(t.one("aten::full", {ints({2}), true})) == "bool[2]");
+  CHECK(t.type(t.one("aten::full", {ints({2}), i64(1)}, {{"dtype", DType::kBF16}})) == "bf16[2]");
+  CHECK(t.type(t.one("aten::full", {ints({}), 1.0})) == "f32[]");
+  CHECK(t.type(t.one("aten::zeros", {ints({3, 1})})) == "f32[3,1]");
+  CHECK(t.type(t.one("aten::ones", {ints({2})}, {{"dtype", DType::kI32}})) == "i32[2]");
+  r = t.one("aten::full_like", {x, 0.25});
+  CHECK(t.type(r) == "f16[4,8]");
+  CHECK(constant_operand(t, r, 0) == 0.25);
+  r = t.one("aten::zeros_like", {x}, {{"dtype", DType::kBool}});
+  CHECK(t.type(r) == "bool[4,8]");
+  r = t.one("aten::ones_like", {x, NoneArg{}, NoneArg{}, std::string("cpu"), false, NoneArg{}});
+  CHECK(t.type(r) == "f16[4,8]");
+  CHECK(constant_operand(t, r, 0) == 1.0);
+  CHECK(t.type(t.one("aten::new_zeros", {x, ints({3})})) == "f16[3]");
+  CHECK(t.type(t.one("aten::new_full", {x, ints({2, 2}), 3.0})) == "f16[2,2]");
+  // Sizes from the model are checked before anything is built: never a huge allocation.
+  const size_t nodes = t.g.nodes().size();
+  CHECK(t.lower("aten::full", {ints({-1, 3}), 1.0}).status().code() == ErrorCode::kInvalidInput);
+  auto huge = t.lower("aten::zeros", {ints({int64_t{1} << 40, int64_t{1} << 40})});
+  REQUIRE(!huge);
+  CHECK(huge.status().code() == ErrorCode::kInvalidInput);
+  CHECK(huge.status().message().find("too large") != std::string::npos);
+  CHECK(t.g.nodes().size() == nodes);
+  t.verify();
+}
+
+TEST_CASE("aten in-place variants keep self's dtype", "[frontend][aten]") {
+  G t;
+  const ValueId h = t.in({4}, DType::kF16), x = t.in({4});
+  CHECK(t.type(t.one("aten::add", {h, x})) == "f32[4]");
+  ValueId r = t.one("aten::add_", {h, x});
+  CHECK(t.type(r) == "f16[4]");
+  CHECK(t.op_of(r) == OpKind::kCast);
+  CHECK(t.type(t.one("aten::mul_", {h, 2.0})) == "f16[4]");
   t.verify();
 }
 
@@ -367,6 +682,9 @@ TEST_CASE("aten unsupported ops", "[frontend][aten]") {
   CHECK(is_supported_aten_op("aten::linear"));
   CHECK(is_supported_aten_op("aten::relu_"));
   CHECK(is_supported_aten_op("aten::_softmax"));
+  CHECK(is_supported_aten_op("aten::clamp_"));
+  CHECK(is_supported_aten_op("aten::__and__"));
+  CHECK(is_supported_aten_op("aten::masked_fill_"));
   CHECK_FALSE(is_supported_aten_op("aten::cumsum"));
   CHECK_FALSE(is_supported_aten_op("aten::linea"));
   CHECK_FALSE(is_supported_aten_op("linear"));

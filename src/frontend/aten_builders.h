@@ -1,0 +1,80 @@
+// What the ATen table's builders share (internal to the frontend): the builder context, the table
+// entry type and the small helpers that type operands and insert casts. aten_table.cpp holds the
+// table and the general builders; aten_elementwise.cpp the elementwise families, appended to the
+// table by add_elementwise_entries.
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frontend/aten_schema.h"
+#include "ir/builder.h"
+#include "ir/shape_rules.h"
+
+namespace inferno::frontend::aten {
+
+using Outputs = Expected<std::vector<ir::ValueId>>;
+
+// What a builder sees: the graph, the call and its bound arguments, and helpers that name nodes
+// after the call's node and attach its source location.
+struct Ctx {
+  ir::Graph& g;
+  const AtenCall& call;
+  const BoundArgs& a;
+
+  const ir::TensorType& type(ir::ValueId v) const { return g.type(v); }
+  std::string name(std::string_view suffix) const {
+    return suffix.empty() ? call.node_name : call.node_name + "_" + std::string(suffix);
+  }
+  Expected<ir::ValueId> build(ir::OpKind op, std::vector<ir::ValueId> in, ir::Attributes attrs = {},
+                              std::string_view suffix = "") const {
+    return ir::build_value(g, op, std::move(in), std::move(attrs), name(suffix), call.loc);
+  }
+  /// A malformed argument (exit 3), naming the op, node and location.
+  Status invalid(const std::string& what) const {
+    return invalid_input(call.op + ": " + what, call.node_name, call.loc);
+  }
+  /// An unsupported op or argument combination (exit 2), naming the op, node and location.
+  Status unsupported_arg(const std::string& what) const {
+    return unsupported(call.op + ": " + what, call.node_name, call.loc);
+  }
+  /// A dim normalized against `rank`, or an invalid-input Status naming the op.
+  Expected<int64_t> dim(int64_t d, int64_t rank) const {
+    Expected<int64_t> n = ir::normalize_dim(d, rank);
+    if (!n) return invalid(n.status().message());
+    return n;
+  }
+};
+
+using Builder = std::function<Outputs(Ctx&)>;
+
+struct OpEntry {
+  std::string_view name;
+  std::string_view overloads;  ///< space-separated overloads this schema serves; "" = any
+  Schema schema;
+  Builder build;
+};
+
+ir::Attributes attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list);
+Outputs one(Expected<ir::ValueId> v);
+
+/// `x` converted to `to` (no node when it already is).
+Expected<ir::ValueId> cast(const Ctx& c, ir::ValueId x, ir::DType to, std::string_view suffix = "");
+/// A Python number (int, float or bool argument) as a double.
+double number(const AtenArg& v);
+/// The dtype of a Python number `v` as the operand of an elementwise op whose tensor operand is
+/// of dtype `peer` (PyTorch's scalar promotion): peer's, except that a float next to an integer
+/// or bool tensor is f32 and an int next to a bool tensor is i64.
+ir::DType operand_dtype(const AtenArg& v, ir::DType peer);
+/// An elementwise op's operand: a tensor as is, a Python number as a rank-0 constant of
+/// operand_dtype(v, peer).
+ir::ValueId operand(const Ctx& c, const AtenArg& v, ir::DType peer, std::string_view suffix);
+
+/// Appends the elementwise families' entries (aten_elementwise.cpp) to the table.
+void add_elementwise_entries(std::vector<OpEntry>& table);
+
+}  // namespace inferno::frontend::aten
