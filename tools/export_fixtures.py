@@ -29,7 +29,9 @@ line numbers): in the ``.pt2`` node ``stack_trace`` metadata before saving, and 
 TorchScript ``code/*.debug_pkl`` records after saving. A final scan fails loudly if any
 absolute path is left in any written file.
 
-Usage: ``python3 tools/export_fixtures.py [OUT_DIR]`` (default: ``test/fixtures`` in the repo).
+Usage: ``python3 tools/export_fixtures.py [OUT_DIR] [--only MODEL ...]`` (default OUT_DIR:
+``test/fixtures`` in the repo). ``--only`` exports just the named models (not the error
+fixtures) and merges their entries into the existing manifest.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from typing import Callable, Optional
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -182,12 +185,134 @@ class UnsupportedOps(nn.Module):
         return running + ordered + top
 
 
+class Activations2(nn.Module):
+    """Clamp-like activations (hardtanh, relu6, clamp with number and tensor bounds, clamp_min,
+    clamp_max), hardswish, hardsigmoid, leaky_relu, elu, softplus, both GELUs, and in-place
+    variants of them on intermediate values (in-place on a user input would be an input mutation).
+
+    Inputs: x [4, 16] with the kinks of these functions (-6, -3, -1, 0, 1, 3, 6, ...) among its
+    values; lo [16], per-column clamp bounds.
+    """
+
+    def forward(self, x: torch.Tensor, lo: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        hardtanh = F.hardtanh(x, -2.0, 2.5)
+        relu6 = F.relu6(x)
+        clamp_both = x.clamp(min=-1.5, max=4.0)
+        clamp_tensor = torch.clamp(x, min=lo, max=lo + 2.0)  # clamp.Tensor, broadcast [16]
+        clamp_min_only = torch.clamp(x, min=-0.5) + torch.clamp(x, max=0.75)
+        clamp_min_max = x.clamp_min(lo) + x.clamp_max(1.0)
+        hardswish = F.hardswish(x)
+        hardsigmoid = F.hardsigmoid(x)
+        leaky = F.leaky_relu(x, 0.1) + F.leaky_relu(x)
+        elu = F.elu(x, alpha=0.7) + torch.ops.aten.elu.default(x, 1.3, 1.05, 0.8)
+        softplus = F.softplus(x, beta=2.0, threshold=5.0) + F.softplus(x)
+        gelu_tanh = F.gelu(x, approximate="tanh")
+        gelu = F.gelu(x)
+        # In-place variants. `t.clamp_` is not assigned: later reads of t see the clamped values.
+        t = x * 1.5
+        t.clamp_(-1.0, 1.0)
+        inplace = t + F.hardswish(x * 2.0, inplace=True) + F.leaky_relu(x - 1.0, 0.2, inplace=True)
+        inplace = inplace + F.elu(x + 1.0, inplace=True) + F.relu6(x * 3.0, inplace=True)
+        inplace = inplace + F.hardtanh(x * 0.5, -0.25, 0.25, inplace=True)
+        inplace = inplace + F.hardsigmoid(x * 0.75, inplace=True)
+        return (hardtanh, relu6, clamp_both, clamp_tensor, clamp_min_only, clamp_min_max, hardswish,
+                hardsigmoid, leaky, elu, softplus, gelu_tanh, gelu, inplace)
+
+
+class MathOps(nn.Module):
+    """sqrt, rsqrt, reciprocal, log, erf, cos, sin, pow (number and tensor exponents, a number
+    base), an in-place sqrt_, and float math on an integer tensor (PyTorch computes it in f32).
+
+    Inputs: p [4, 8] positive (0.1 to 4); x [4, 8] of both signs.
+    """
+
+    def forward(self, p: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        roots = torch.sqrt(p) + torch.rsqrt(p)
+        recip = torch.reciprocal(x)
+        logs = torch.log(p)
+        erf = torch.erf(x)
+        trig = torch.cos(x) - 2.0 * torch.sin(x)
+        powers = torch.pow(p, 2.5) + p**2 + x.pow(3)  # pow.Tensor_Scalar (float and int)
+        pow_tensor = torch.pow(p, x)  # pow.Tensor_Tensor
+        pow_base = torch.pow(2.0, x)  # pow.Scalar
+        inplace = (p * 2.0).sqrt_() + (p + 1.0).log_()
+        ints = (x * 4.0).long()  # truncation toward zero
+        int_math = torch.sqrt(ints.abs()) + torch.cos(ints)  # i64 in, f32 out
+        return roots, recip, logs, erf, trig, powers, pow_tensor, pow_base, inplace, int_math
+
+
+class CompareLogic(nn.Module):
+    """Comparisons (tensor and number operands), logical and bitwise ops on bool masks, where in
+    all four forms, masked_fill (number and 0-d tensor values), minimum/maximum, fills
+    (full_like, zeros_like, ones_like, full, scalar_tensor) and bool/int casts. Every output is
+    float32: masks are turned into numbers inside the model.
+
+    Inputs: x [4, 8]; y [4, 8], equal to x in some places (ties for eq/le/ge) and with zeros.
+    """
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        gt, lt, le, eq = x > y, x < y, x <= y, x == y
+        ge0, ne_half, eq0 = x >= 0.0, x != 0.5, torch.eq(y, 0.0)
+        compares = (gt.float() + 2.0 * lt.float() + 4.0 * le.float() + 8.0 * eq.float()
+                    + 16.0 * ge0.float() + 32.0 * ne_half.float() + 64.0 * eq0.float())
+        logic = (torch.logical_and(gt, ge0).float() + 2.0 * torch.logical_or(lt, eq0).float()
+                 + 4.0 * torch.logical_not(le).float() + 8.0 * (gt & ge0).float()
+                 + 16.0 * (lt | eq).float() + 32.0 * (~le).float()
+                 + 64.0 * torch.logical_not(x).float())  # logical_not of a float tensor
+        where_self = torch.where(gt, x, y)
+        where_scalars = torch.where(ge0, x, 0.0) + torch.where(lt, -1.0, y) + torch.where(eq, 1.0, 0.0)
+        filled = x.masked_fill(lt, -2.0) + y.masked_fill(ge0, torch.tensor(3.0))
+        masked = y * 1.0
+        masked.masked_fill_(eq0, 5.0)
+        min_max = torch.minimum(x, y) + 2.0 * torch.maximum(x, y)
+        fills = (torch.full_like(x, 0.25) + 3.0 * torch.zeros_like(x) + 2.0 * torch.ones_like(y)
+                 + torch.full((1, 8), 1.5) + torch.scalar_tensor(0.125)) * x
+        longs, ints, bools = x.long(), (y * 3.0).int(), x.bool()
+        casts = (longs.float() + 0.5 * ints.float() + 0.25 * bools.float()
+                 + (longs > 0).float() + torch.where(bools, ints, 7).float()
+                 + longs.masked_fill(gt, 9).float() + torch.maximum(longs, ints).float())
+        return compares, logic, where_self, where_scalars, filled, masked, min_max, fills, casts
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
     factory: Callable[[], nn.Module]
     input_shapes: tuple[tuple[int, ...], ...]
     seed: int
+    # Inputs made from a seeded generator, where random normals do not cover what the model
+    # needs (positive values, kinks, ties); None: torch.randn of input_shapes.
+    inputs: Optional[Callable[[torch.Generator], tuple[torch.Tensor, ...]]] = None
+
+
+# Values at and around the kinks of the activations (hardtanh/relu6/clamp bounds, hardswish and
+# hardsigmoid at +-3, the zero of relu-likes), all exactly representable in float32.
+KINKS = (-8.0, -6.0, -3.5, -3.0, -2.5, -2.0, -1.5, -1.0, -0.5, -0.25, -0.1, 0.0, 0.1, 0.25, 0.5,
+         0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 6.0, 7.0, 8.0)
+
+
+def activation_inputs(gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+    x = torch.randn(4, 16, generator=gen) * 3.0
+    kinks = torch.tensor(KINKS, dtype=torch.float32)
+    x.view(-1)[: len(kinks)] = kinks
+    lo = torch.randn(16, generator=gen) * 0.5 - 0.5
+    return x, lo
+
+
+def math_inputs(gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+    p = torch.rand(4, 8, generator=gen) * 3.9 + 0.1
+    x = torch.randn(4, 8, generator=gen) * 1.5
+    return p, x
+
+
+def compare_inputs(gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+    x = torch.randn(4, 8, generator=gen)
+    y = torch.randn(4, 8, generator=gen)
+    y.view(-1)[::3] = x.view(-1)[::3]  # ties
+    y.view(-1)[1::7] = 0.0
+    x.view(-1)[2::9] = 0.5
+    x.view(-1)[5::11] = 0.0
+    return x, y
 
 
 MODELS = (
@@ -196,6 +321,9 @@ MODELS = (
     ModelSpec("mlp_gelu_silu_softmax", MlpGeluSiluSoftmax, ((4, 16),), seed=3),
     ModelSpec("elementwise_chain", ElementwiseChain, ((4, 8), (8,)), seed=4),
     ModelSpec("bmm_matmul", BmmMatmul, ((2, 4, 8), (2, 8, 6)), seed=5),
+    ModelSpec("activations2", Activations2, ((4, 16), (16,)), seed=7, inputs=activation_inputs),
+    ModelSpec("math_ops", MathOps, ((4, 8), (4, 8)), seed=8, inputs=math_inputs),
+    ModelSpec("compare_logic", CompareLogic, ((4, 8), (4, 8)), seed=9, inputs=compare_inputs),
 )
 UNSUPPORTED = ModelSpec("unsupported_ops", UnsupportedOps, ((4, 8),), seed=6)
 # Ops of UnsupportedOps that the compiler must name (substrings of the ATen targets).
@@ -209,6 +337,12 @@ def build_model(spec: ModelSpec) -> nn.Module:
 
 def make_inputs(spec: ModelSpec) -> tuple[torch.Tensor, ...]:
     gen = torch.Generator().manual_seed(1000 + spec.seed)
+    if spec.inputs is not None:
+        inputs = tuple(t.to(torch.float32).contiguous() for t in spec.inputs(gen))
+        shapes = tuple(tuple(t.shape) for t in inputs)
+        if shapes != spec.input_shapes:
+            raise AssertionError(f"{spec.name}: inputs of shapes {shapes}, expected {spec.input_shapes}")
+        return inputs
     return tuple(torch.randn(shape, generator=gen, dtype=torch.float32) for shape in spec.input_shapes)
 
 
@@ -729,7 +863,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT,
                         help="output directory (default: test/fixtures of this repository)")
+    parser.add_argument("--only", nargs="+", metavar="MODEL", choices=[s.name for s in MODELS],
+                        help="export only these models, not the error fixtures; the manifest keeps "
+                             "the other entries of the existing one (OUT's, else the repository's)")
     return parser.parse_args(argv)
+
+
+def merge_manifest(out: Path, models: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The existing manifest's models with ``models`` replacing or joining them, and its errors."""
+    base_path = out / "manifest.json"
+    if not base_path.exists():
+        base_path = DEFAULT_OUT / "manifest.json"
+    base = json.loads(base_path.read_text())
+    fresh = {m["name"]: m for m in models}
+    merged = [fresh.pop(m["name"], m) for m in base["models"]]
+    merged += [m for m in models if m["name"] in fresh]
+    return merged, base["errors"]
 
 
 def main(argv: list[str]) -> int:
@@ -739,7 +888,8 @@ def main(argv: list[str]) -> int:
     print(f"torch {torch.__version__}, numpy {np.__version__}")
 
     models, failures, infos = [], [], {}
-    for spec in MODELS:
+    specs = [s for s in MODELS if not args.only or s.name in args.only]
+    for spec in specs:
         print(f"== {spec.name}")
         try:
             entry, infos[spec.name] = export_model(spec, out)
@@ -749,8 +899,11 @@ def main(argv: list[str]) -> int:
             failures.append(spec.name)
 
     errors: list[dict] = []
-    print("== errors")
-    if "mlp2" in infos:
+    if args.only:
+        models, errors = merge_manifest(out, models)
+        print(f"== errors: not exported (--only); {len(errors)} kept from the existing manifest")
+    elif "mlp2" in infos:
+        print("== errors")
         try:
             errors = export_errors(out, infos["mlp2"])
         except Exception:

@@ -20,8 +20,9 @@
 namespace inferno {
 namespace {
 
-const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax",
-                                          "elementwise_chain", "bmm_matmul"};
+const std::vector<std::string> kModels = {
+    "mm_relu",      "mlp2",     "mlp_gelu_silu_softmax", "elementwise_chain", "bmm_matmul",
+    "activations2", "math_ops", "compare_logic"};
 const std::vector<std::string> kForms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
 
 std::vector<ir::Tensor> read_numbered(const std::string& model, const std::string& stem) {
