@@ -10,6 +10,7 @@
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/weights.h"
+#include "ir/attr_schema.h"
 
 namespace inferno::codegen {
 namespace {
@@ -64,22 +65,11 @@ bool has_lowering(ir::OpKind op) {
 
 namespace {
 
-// One node's code, through the lowering its op family registered. An op without one never
-// reaches here in a legalized graph (its ops.def row says why); a graph that was not legalized
-// gets an unsupported Status naming the node.
+// One node's code, through the lowering its op family registered (check_nodes made sure there
+// is one).
 Status emit_node(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
-  if (node.outputs.size() != 1) {
-    return ctx.unsupported_node(node, "ops with several outputs have no lowering");
-  }
-  const LowerFn lower = lowering_table().lower[static_cast<size_t>(node.op)];
-  if (lower == nullptr) {
-    const std::string_view note = ir::op_backend_note(node.op);
-    return ctx.unsupported_node(node, note.empty() ? "no lowering"
-                                                   : "no lowering (" + std::string(note) +
-                                                         ": run the legalize pass first)");
-  }
-  return lower(ctx, index);
+  return lowering_table().lower[static_cast<size_t>(node.op)](ctx, index);
 }
 
 std::string section(const std::string& title) {
@@ -94,7 +84,7 @@ MemoryPlanOptions plan_options(const ir::Graph& graph) {
   for (const ir::Node& node : graph.nodes()) {
     options.scratch_bytes.push_back(scratch_bytes(graph, node));
     std::vector<int32_t> aligned = elementwise_aligned_inputs(graph, node);
-    if (ir::op_has_trait(node.op, ir::kGemm) && node.outputs.size() == 1) {
+    if (node.op == ir::OpKind::kGemm) {
       const int32_t c = gemm_c_matrix_input(graph, node);
       if (c >= 0) aligned.push_back(c);
     }
@@ -108,9 +98,33 @@ struct Generated {
   MemoryPlan plan;  // as model.cu uses it, workspace included
 };
 
+// Before anything reads a node: each has one output, attributes that fit its op's schema, and
+// an op codegen lowers (a graph that was not legalized names the pass that is missing).
+Status check_nodes(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes()) {
+    const std::string name = graph.node_name(node);
+    const std::string op(ir::op_name(node.op));
+    if (Status s = ir::check_attributes(node.op, node.attrs); !s) {
+      return Status(s.code(), s.message(), name, node.loc);
+    }
+    if (node.outputs.size() != 1) {
+      return unsupported(op + ": ops with several outputs have no lowering", name, node.loc);
+    }
+    if (!has_lowering(node.op)) {
+      const std::string_view note = ir::op_backend_note(node.op);
+      return unsupported(
+          op + ": no lowering" +
+              (note.empty() ? "" : " (" + std::string(note) + ": run the legalize pass first)"),
+          name, node.loc);
+    }
+  }
+  return Status::ok();
+}
+
 Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOptions& options) {
   INFERNO_RETURN_IF_ERROR(check_options(options));
   INFERNO_RETURN_IF_ERROR(check_interface(graph));
+  INFERNO_RETURN_IF_ERROR(check_nodes(graph));
   INFERNO_ASSIGN_OR_RETURN(WeightsLayout weights, layout_weights(graph));
   MemoryPlan plan = plan_memory(graph, plan_options(graph));
 
@@ -130,7 +144,7 @@ Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOpti
   std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" +
                    emit_weights_embedding(ctx) +
                    "\nnamespace {\n\nusing namespace inferno::model_support;  // "
-                   "kernels/model_support.cuh, gemm.cuh\n\n" +
+                   "kernels/model_session.cuh, gemm_session.cuh\n\n" +
                    emit_size_constants(ctx) + "\n";
   if (!sections.kernels.empty())
     cu += section("Kernels, in node order") + "\n" + sections.kernels.text();

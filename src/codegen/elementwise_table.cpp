@@ -15,11 +15,12 @@ bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/// A plain identifier needs no parentheses where it replaces an operand.
-bool is_identifier(const std::string& s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+/// An identifier or an unsigned literal ("x0", "0.5f") needs no parentheses where it replaces
+/// an operand; anything else ("-1.0f", "static_cast<double>(s2)") gets them.
+bool is_atom(const std::string& s) {
+  if (s.empty()) return false;
   for (const char c : s) {
-    if (!is_ident_char(c)) return false;
+    if (!is_ident_char(c) && c != '.') return false;
   }
   return true;
 }
@@ -106,7 +107,7 @@ std::optional<std::string> elementwise_expression(OpKind op,
     if (word.size() > 1 && word[0] == 'x' && word.find_first_not_of("0123456789", 1) == word.npos) {
       const size_t k = std::stoul(std::string(word.substr(1)));
       INFERNO_CHECK(k < operands.size(), std::string(ir::op_name(op)) + " reads a missing operand");
-      out += is_identifier(operands[k]) ? operands[k] : "(" + operands[k] + ")";
+      out += is_atom(operands[k]) ? operands[k] : "(" + operands[k] + ")";
     } else if (word == "T") {
       out += compute_type_name(compute);
     } else if (word == "ew") {

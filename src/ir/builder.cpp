@@ -1,6 +1,7 @@
 #include "ir/builder.h"
 
 #include "ir/attr_schema.h"
+#include "ir/fused_expr.h"
 #include "ir/shape_rules.h"
 
 namespace inferno::ir {
@@ -12,6 +13,9 @@ Expected<std::vector<ValueId>> build_node(Graph& graph, OpKind op, std::vector<V
   std::vector<TensorType> input_types;
   input_types.reserve(inputs.size());
   for (ValueId v : inputs) input_types.push_back(graph.type(v));
+  if (Status s = parse_body_attributes(op, input_types, attrs); !s) {
+    return Status(s.code(), s.message(), std::string(name_hint), loc);
+  }
   Expected<std::vector<TensorType>> types = infer_output_types(op, input_types, attrs);
   if (!types) {
     return Status(types.status().code(), types.status().message(), std::string(name_hint), loc);

@@ -370,6 +370,17 @@ Expected<FusedExpr> type_fused_expr(const FusedExpr& expr,
   return typed;
 }
 
+Status parse_body_attributes(OpKind op, const std::vector<TensorType>& input_types,
+                             Attributes& attrs) {
+  for (const AttrSpec& spec : op_attr_schema(op)) {
+    if (spec.type != AttrType::kBody || !attrs.has_typed<std::string>(spec.name)) continue;
+    Expected<FusedExpr> body = parse_fused_expr(attrs.get_string(spec.name), input_types);
+    if (!body) return invalid_input(std::string(op_name(op)) + ": " + body.status().message());
+    attrs.set(spec.name, make_fused_body(std::move(body).value()));
+  }
+  return Status::ok();
+}
+
 FusedBody make_fused_body(FusedExpr expr) {
   return FusedBody(std::make_shared<const FusedExpr>(std::move(expr)));
 }

@@ -81,4 +81,10 @@ Expected<FusedExpr> type_fused_expr(const FusedExpr& expr,
 /// A body as an attribute value.
 FusedBody make_fused_body(FusedExpr expr);
 
+/// Turns every attribute that `op`'s schema declares a body but that `attrs` holds as text (the
+/// IR text form, or a builder's caller) into a FusedBody parsed against `input_types`: the one
+/// place a body is parsed from text. Errors are parse_fused_expr's, prefixed with the op.
+Status parse_body_attributes(OpKind op, const std::vector<TensorType>& input_types,
+                             Attributes& attrs);
+
 }  // namespace inferno::ir

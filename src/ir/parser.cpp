@@ -405,18 +405,13 @@ Status Parser::parse_node(const std::vector<Declaration>& decls) {
   return Status::ok();
 }
 
-/// Attributes the op's schema declares as bodies arrive as strings: parsed once here, against
-/// the node's input types, into the structured form every later stage reads.
+/// Bodies arrive as strings: parsed once here, against the node's input types, into the
+/// structured form every later stage reads.
 Status Parser::parse_bodies(Node& node, Position op_pos) {
-  for (const AttrSpec& spec : op_attr_schema(node.op)) {
-    if (spec.type != AttrType::kBody || !node.attrs.has_typed<std::string>(spec.name)) continue;
-    std::vector<TensorType> input_types;
-    for (ValueId v : node.inputs) input_types.push_back(graph_.type(v));
-    Expected<FusedExpr> body = parse_fused_expr(node.attrs.get_string(spec.name), input_types);
-    if (!body)
-      return error_at(op_pos, std::string(op_name(node.op)) + ": " + body.status().message());
-    node.attrs.set(spec.name, make_fused_body(std::move(body).value()));
-  }
+  std::vector<TensorType> input_types;
+  for (ValueId v : node.inputs) input_types.push_back(graph_.type(v));
+  Status status = parse_body_attributes(node.op, input_types, node.attrs);
+  if (!status) return error_at(op_pos, status.message());
   return Status::ok();
 }
 

@@ -7,6 +7,7 @@
 #include "codegen_samples.h"
 #include "ir/builder.h"
 #include "ir/parser.h"
+#include "passes/legalize.h"
 #include "support/catch.h"
 #include "support/test_support.h"
 
@@ -20,10 +21,12 @@ codegen::CodegenOptions options() {
   return o;
 }
 
+// The graph as the CLI hands it to codegen: legalized (linear, addmm, matmul become gemm).
 ir::Graph parse(const std::string& text) {
   auto graph = ir::parse_graph(text);
   INFO((graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
+  REQUIRE(passes::legalize(*graph, {}).is_ok());
   return std::move(*graph);
 }
 
@@ -88,11 +91,11 @@ TEST_CASE("what codegen refuses instead of computing wrongly", "[codegen]") {
     CHECK(generated.status().to_string().find(expected) != std::string::npos);
   };
   refuse("graph(%a: i32[2,3], %b: i32[3,4]) {\n  %m: i32[2,4] = matmul(%a, %b)\n  return %m\n}",
-         "matmul: integer GEMMs are not supported (i32) (node 'm')");
+         "gemm: integer GEMMs are not supported (i32) (node 'm')");
   refuse(
       "graph(%a: f32[2,1,4,3], %b: f32[1,5,3,2]) {\n  %m: f32[2,5,4,2] = matmul(%a, %b)\n  return "
       "%m\n}",
-      "matmul: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot "
+      "gemm: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot "
       "express");
   refuse("graph(%a: i64[2,3]) {\n  %s: i64[2] = sum(%a) {dims=[1], keepdim=false}\n  return %s\n}",
          "sum: integer and bool reductions are not supported");
@@ -258,8 +261,10 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
       CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_BIAS,") != std::string::npos);
       const std::string kernel = "k0_gemm_epilogue_" + activation + "_f32_4x6";
       CHECK(cu.find("__global__ void " + kernel + "(float* out) {") != std::string::npos);
-      CHECK(cu.find(activation == "gelu" ? "op_gelu_erf(a)" : "op_gelu_tanh(a)") !=
-            std::string::npos);
+      // The activation is its op's expression from ops.def.
+      CHECK(cu.find(activation == "gelu"
+                        ? "inferno::ew::erf(a * float(0.70710678118654752440))"
+                        : "inferno::ew::tanh(float(0.79788456080286535588)") != std::string::npos);
       CHECK(cu.find(kernel + "<<<1, 256, 0, stream>>>(v_y);") != std::string::npos);
       CHECK(count(run_body(cu), "MODEL_CHECK_") == 2);
     }
@@ -285,7 +290,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
              "%x: f64[4,8], %w: f64[8,6], %b: f64[6]");
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,") != std::string::npos);
     CHECK(cu.find("strided_copy<double>(v_b, v_y") != std::string::npos);
-    CHECK(cu.find("out[i] = inferno::kernels::op_relu(a);") != std::string::npos);
+    CHECK(cu.find("out[i] = a < double(0) ? double(0) : a;") != std::string::npos);
   }
   SECTION("batched trans_b: strided batches") {
     const std::string cu = generate_cu(
@@ -299,7 +304,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
   }
 }
 
-TEST_CASE("linear, addmm and matmul keep their lowering, with the same epilogue rules",
+TEST_CASE("linear, addmm and matmul lower through legalize, with the same epilogue rules",
           "[codegen]") {
   const std::string linear = generate_cu(
       "graph(%x: f32[2,3,8]) {\n  %w: f32[2,8] = constant [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, "
@@ -325,23 +330,26 @@ TEST_CASE("a fused node: one kernel, each input read once, each step rounded to 
       "cast[bf16](#1); add(#2, $1); "
       "mul(#3, $2)\"}\n  return %y\n}");
   CHECK(count(cu, "__global__") == 1);
-  CHECK(cu.find("__global__ void k0_fused_sigmoid_mul_to_bf16_add_mul_bf16_4x8(const __half* in0, "
-                "const __nv_bfloat16* in1, __nv_bfloat16* out) {") != std::string::npos);
+  CHECK(cu.find("__global__ void k0_fused_sigmoid_mul_cast_bf16_add_mul_bf16_4x8(const __half* "
+                "in0, const __nv_bfloat16* in1, __nv_bfloat16* out) {") != std::string::npos);
   CHECK(cu.find("// expr: sigmoid($0); mul($0, #0); cast[bf16](#1); add(#2, $1); mul(#3, $2)\n") !=
         std::string::npos);
   // Each input once, broadcast by index arithmetic; the scalar is a literal, not in the weights.
   CHECK(count(cu, "in0[") == 1);
-  CHECK(cu.find("const __nv_bfloat16 x1 = in1[i % 8];") != std::string::npos);
-  CHECK(cu.find("const float b = 0.5f;  // %s") != std::string::npos);
+  CHECK(cu.find("const float x1 = __bfloat162float(in1[i % 8]);  // %r") != std::string::npos);
   CHECK(cu.find("constexpr uint64_t kWeightsBytes = 0;") != std::string::npos);
-  // f16 steps round through __half and are read back from it, as the unfused kernels store and
-  // load.
-  CHECK(cu.find("s0 = __float2half_rn(inferno::kernels::op_sigmoid(a));") != std::string::npos);
-  CHECK(cu.find("const float b = __half2float(s0);") != std::string::npos);
-  CHECK(cu.find("s2 = __float2bfloat16_rn(a);") != std::string::npos);
-  // A rank-0 f32 operand does not widen a bf16 tensor (PyTorch's promotion): the last step is bf16.
-  CHECK(cu.find("s4 = __float2bfloat16_rn(a * b);\n") != std::string::npos);
-  CHECK(cu.find("out[i] = s4;") != std::string::npos);
+  // One line per step, its ops.def expression in float; f16 steps round through __half as the
+  // unfused kernels store and load.
+  CHECK(cu.find("const float s0 = __half2float(__float2half_rn(float(1) / (float(1) + "
+                "inferno::ew::exp(-x0))));  // #0 = sigmoid($0) -> f16") != std::string::npos);
+  CHECK(cu.find("const float s1 = __half2float(__float2half_rn(x0 * s0));") != std::string::npos);
+  CHECK(cu.find("const float s2 = __bfloat162float(__float2bfloat16_rn(s1));") !=
+        std::string::npos);
+  // The scalar is a literal; a rank-0 f32 operand does not widen a bf16 tensor (PyTorch's
+  // promotion): the last step is bf16.
+  CHECK(cu.find("const float s4 = __bfloat162float(__float2bfloat16_rn(s3 * 0.5f));  // #4 = "
+                "mul(#3, $2) -> bf16") != std::string::npos);
+  CHECK(cu.find("out[i] = __float2bfloat16_rn(s4);") != std::string::npos);
 }
 
 TEST_CASE("fused kernel names stay short, and fused nodes write over dying inputs", "[codegen]") {

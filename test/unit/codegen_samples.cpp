@@ -73,7 +73,7 @@ Expected<ir::ValueId> add_fused_sample(ir::Graph& graph, ir::ValueId x, int vari
           graph, OpKind::kFusedElementwise,
           {x, constant(graph, tag + "_row", dtype, {4}, seed),
            constant(graph, tag + "_s", dtype, {}, seed + 1)},
-          attrs({{"expr", std::string("add($0, $1); mul(#0, $2); gelu[tanh](#1)")}}), tag);
+          attrs({{"expr", std::string("add($0, $1); mul(#0, $2); gelu_tanh(#1)")}}), tag);
     default:
       return ir::build_value(
           graph, OpKind::kFusedElementwise,
@@ -156,9 +156,6 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{2, 0, 1}}}), tag);
     case OpKind::kExpand:
       return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{2, 2, 3, 4}}}), tag);
-    case OpKind::kGelu:
-      return ir::build_value(graph, op, {x},
-                             attrs({{"approximate", std::string(variant ? "tanh" : "none")}}), tag);
     case OpKind::kCast:
       return ir::build_value(graph, op, {x}, attrs({{"dtype", ir::kAllDTypes[variant]}}), tag);
     case OpKind::kAdd:

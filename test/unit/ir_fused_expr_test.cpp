@@ -27,7 +27,7 @@ FusedExpr parse_ok(const std::string& text, const std::vector<TensorType>& input
 
 TEST_CASE("fused expr parses into typed steps") {
   const FusedExpr expr =
-      parse_ok("cast[f32]($0); mul(#0, $1); gelu[tanh](#1); sub(#2, #0)", {f16({4, 1}), f32({5})});
+      parse_ok("cast[f32]($0); mul(#0, $1); gelu_tanh(#1); sub(#2, #0)", {f16({4, 1}), f32({5})});
   REQUIRE(expr.steps.size() == 4);
   CHECK(expr.steps[0].op == OpKind::kCast);
   CHECK(expr.steps[0].attrs.get_dtype("dtype") == DType::kF32);
@@ -36,9 +36,8 @@ TEST_CASE("fused expr parses into typed steps") {
   CHECK(expr.steps[1].op == OpKind::kMul);
   CHECK(expr.steps[1].operands == std::vector<FusedOperand>{step(0), in(1)});
   CHECK(expr.steps[1].type == f32({4, 5}));
-  CHECK(expr.steps[2].op == OpKind::kGelu);
-  CHECK(expr.steps[2].attrs.get_string("approximate") == "tanh");
-  CHECK(expr.steps[2].attrs.entries().size() == 1);
+  CHECK(expr.steps[2].op == OpKind::kGeluTanh);
+  CHECK(expr.steps[2].attrs.empty());
   CHECK(expr.steps[3].operands == std::vector<FusedOperand>{step(2), step(0)});
   CHECK(expr.result() == f32({4, 5}));
   CHECK(expr.steps[1].attrs.empty());
@@ -60,10 +59,11 @@ TEST_CASE("fused expr text round-trips exactly") {
   for (const char* text : {
            "relu($0); add(#0, $1)",
            "sigmoid($0); mul($0, #0); add(#1, $1)",
-           "add($0, $1); gelu[tanh](#0)",
-           "add($0, $1); gelu[none](#0)",
+           "add($0, $1); gelu_tanh(#0)",
+           "add($0, $1); gelu(#0)",
            "cast[f16]($0); cast[bf16]($1); add(#0, #1); cast[f32](#2)",
            "sub($1, $0); mul(#0, #0); exp(#1); tanh(#2); silu(#3); neg(#4); abs(#5); div(#6, $0)",
+           "gt($0, $1); where(#0, $0, $1); clamp(#1, $1, $0); elu(#2, $1, $1, $0)",
        }) {
     INFO(text);
     const FusedExpr expr = parse_ok(text, two);
@@ -130,20 +130,21 @@ TEST_CASE("fused expr errors name the step and say what is wrong") {
       {many_steps(kMaxFusedSteps + 1), one, "expr has more than 64 steps"},
       {"relu($0)", std::vector<TensorType>(kMaxFusedInputs + 1, f32({4})),
        "33 inputs, more than the limit of 32"},
-      {"gelu[none]($0)",
+      {"gelu($0)",
        {i32({4})},
-       "step 0 'gelu[none]($0)': gelu: expects a floating-point input, got i32[4]"},
+       "step 0 'gelu($0)': gelu: expects floating-point operands, got i32[4]"},
       {"add($0, $1)",
        {f32({4}), f32({5})},
-       "step 0 'add($0, $1)': shapes [4] and [5] do not broadcast"},
-      // brackets
-      {"gelu($0)", one, "step 0 'gelu($0)': gelu needs [none] or [tanh]"},
-      {"gelu[fast]($0)", one, "step 0 'gelu[fast]($0)': gelu takes [none] or [tanh], got [fast]"},
-      {"cast($0)", one, "step 0 'cast($0)': cast needs a dtype in brackets, as in cast[f16]"},
-      {"cast[f99]($0)", one, "step 0 'cast[f99]($0)': unknown dtype 'f99'"},
+       "step 0 'add($0, $1)': add: operand shapes do not broadcast (f32[4], f32[5])"},
+      {"where($0, $0)", one, "step 0 'where($0, $0)': where takes 3 operand(s), got 2"},
+      // brackets: the values of the op's attributes, in schema order
+      {"cast($0)", one,
+       "step 0 'cast($0)': cast needs its attribute values in brackets, as in cast[f16]"},
+      {"cast[f99]($0)", one, "step 0 'cast[f99]($0)': bad dtype 'f99' for cast's attribute dtype"},
+      {"cast[]($0)", one, "step 0 'cast[]($0)': bad dtype '' for cast's attribute dtype"},
       {"relu[none]($0)", one, "step 0 'relu[none]($0)': relu takes no attribute in brackets"},
-      {"gelu[]($0)", one, "step 0 'gelu[]($0)': gelu takes [none] or [tanh], got []"},
-      {"gelu[none($0)", one, "step 0 'gelu[none($0)': expected an identifier and ']' after '['"},
+      {"gelu[tanh]($0)", one, "step 0 'gelu[tanh]($0)': gelu takes no attribute in brackets"},
+      {"cast[f16($0)", one, "step 0 'cast[f16($0)': expected ']' after cast's attribute values"},
       // garbage and non-canonical spelling
       {"relu", one, "step 0 'relu': expected '(' after the op"},
       {"relu(", one, "step 0 'relu(': expected an operand ($i or #k)"},
@@ -206,7 +207,7 @@ TEST_CASE("fused expr bounds untrusted text") {
 TEST_CASE("corrupted fused exprs never crash, and what parses is canonical") {
   const std::vector<TensorType> inputs = {f32({2, 3}), f16({3}), i32({1})};
   const std::string valid =
-      "cast[f32]($1); add($0, #0); gelu[tanh](#1); cast[f32]($2); mul(#2, #3); neg(#4)";
+      "cast[f32]($1); add($0, #0); gelu_tanh(#1); cast[f32]($2); mul(#2, #3); neg(#4)";
   REQUIRE(parse_fused_expr(valid, inputs).has_value());
   const std::string alphabet =
       std::string("$#0123456789(),; []abcdefghijklmnopqrstuvwxyz_") + '\0' + '\xff';

@@ -112,17 +112,16 @@ Graph kitchen_sink() {
   add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{4, 2}}}), "reshaped");
   add(g, OpKind::kPermute, {x}, attrs({{"dims", IntList{1, 0}}}), "permuted");
   add(g, OpKind::kExpand, {row}, attrs({{"shape", IntList{2, 4}}}), "expanded");
-  for (OpKind op : {OpKind::kRelu, OpKind::kSilu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kExp,
-                    OpKind::kAbs, OpKind::kNeg}) {
-    add(g, op, {mm}, {}, op_name(op));
+  // Every elementwise op of the table, on as many operands as it takes.
+  for (const OpKind op : all_op_kinds()) {
+    if (!op_has_trait(op, kElementwise) || op == OpKind::kCast) continue;
+    add(g, op, std::vector<ValueId>(static_cast<size_t>(op_min_inputs(op)), mm), {}, op_name(op));
   }
-  const ValueId gelu =
-      add(g, OpKind::kGelu, {lin}, attrs({{"approximate", std::string("tanh")}}), "g");
+  const ValueId gelu = add(g, OpKind::kGeluTanh, {lin}, {}, "g");
   const ValueId half = add(g, OpKind::kCast, {gelu}, attrs({{"dtype", DType::kF16}}), "c");
   add(g, OpKind::kAdd, {lin, mm}, {}, "sum_ab");
   add(g, OpKind::kFusedElementwise, {lin, half, b},
-      attrs({{"expr", std::string("cast[f32]($1); add($0, #0); gelu[none](#1); mul(#2, $2)")}}),
-      "fused");
+      attrs({{"expr", std::string("cast[f32]($1); add($0, #0); gelu(#1); mul(#2, $2)")}}), "fused");
   add(g, OpKind::kSub, {lin, b}, {}, "diff");
   add(g, OpKind::kMul, {half, g.find_value("c_scalar")}, {}, "scaled");
   const ValueId ratio = add(g, OpKind::kDiv, {i, i}, {}, "ratio");
@@ -130,19 +129,20 @@ Graph kitchen_sink() {
   add(g, OpKind::kMean, {lin}, attrs({{"dims", IntList{}}, {"keepdim", false}}), "m");
   add(g, OpKind::kSoftmax, {lin}, attrs({{"dim", int64_t{1}}}), "sm");
   add(g, OpKind::kLogSoftmax, {lin}, attrs({{"dim", int64_t{0}}}), "lsm");
-  // Attributes the shape rules ignore, to cover every value spelling.
-  add(g, OpKind::kRelu, {x},
-      attrs({{"big", int64_t{-9223372036854775807LL - 1}},
-             {"f_int", 2.0},
-             {"f_small", -1.5e-300},
-             {"f_inf", -std::numeric_limits<double>::infinity()},
-             {"f_nan", std::nan("")},
-             {"f_zero", -0.0},
-             {"none", IntList{}},
-             {"s", std::string("a\"b\\c\n\t\x01\x7f\xff")},
-             {"t", DType::kBF16},
-             {"yes", false}}),
-      "odd_attrs", {"dir/\"weird\"\\file\n.py", 7});
+  // Float attribute values of every spelling (the schemas refuse attributes an op does not
+  // take, so odd values sit in gemm's alpha and beta), and an odd source location.
+  add(g, OpKind::kGemm, {x, w, b},
+      attrs({{"trans_b", true},
+             {"alpha", -std::numeric_limits<double>::infinity()},
+             {"beta", std::nan("")},
+             {"activation", std::string("none")}}),
+      "odd_floats", {"dir/\"weird\"\\file\n.py", 7});
+  add(g, OpKind::kGemm, {x, w, b},
+      attrs({{"trans_b", true},
+             {"alpha", -1.5e-300},
+             {"beta", -0.0},
+             {"activation", std::string("none")}}),
+      "small_floats");
   g.set_outputs({gelu, half, ratio, x});
   return g;
 }
@@ -331,7 +331,7 @@ TEST_CASE("parser accepts comments, free whitespace and hand-written spellings")
       "  %k: f16[2] = constant [1e0, -inf]  \n"
       "  %h: f16[4] = constant [0.333333343, 65504, 1E-2, nan]\n"
       "  %y: f16[2,2] = add(%x,\n %k)\n"
-      "  %z: f16[2,2] = gelu(%y) {approximate=\"none\"} %w: f32[2,2] = cast(%z) {dtype=f32}\n"
+      "  %z: f16[2,2] = gelu(%y) %w: f32[2,2] = cast(%z) {dtype=f32}\n"
       "  return %w, %h }");
   CHECK(g.nodes().size() == 3);
   const Tensor& k = *g.value(g.find_value("k")).constant;

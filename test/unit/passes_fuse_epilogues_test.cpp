@@ -19,9 +19,9 @@ graph(%x: f32[4,8], %w: f32[6,8], %b: f32[6]) {
   %g1: f32[4,6] = gemm(%x, %w, %b) {activation="none", alpha=1.0, beta=1.0, trans_b=true} loc("model.py":10)
   %r: f32[4,6] = relu(%g1) loc("functional.py":20)
   %g2: f32[4,6] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
-  %e: f32[4,6] = gelu(%g2) {approximate="none"}
+  %e: f32[4,6] = gelu(%g2)
   %g3: f32[4,6] = gemm(%x, %w, %b) {activation="none", alpha=0.5, beta=2.0, trans_b=true}
-  %t: f32[4,6] = gelu(%g3) {approximate="tanh"}
+  %t: f32[4,6] = gelu_tanh(%g3)
   return %r, %e, %t
 })",
              R"(
@@ -94,7 +94,7 @@ TEST_CASE("fuse-epilogues folds nothing after an activation: relu after gelu sta
   check_pass({"fuse-epilogues"}, R"(
 graph(%x: f32[4,8], %w: f32[6,8], %r: f32[4,6]) {
   %g: f32[4,6] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
-  %e: f32[4,6] = gelu(%g) {approximate="none"}
+  %e: f32[4,6] = gelu(%g)
   %f: f32[4,6] = relu(%e)
   %h: f32[4,6] = gemm(%x, %w) {activation="relu", alpha=1.0, beta=1.0, trans_b=true}
   %s: f32[4,6] = add(%h, %r)

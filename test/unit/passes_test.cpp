@@ -19,9 +19,9 @@ graph(%x: f32[4]) {
   %a: f32[4] = mul(%x, %half)
   %b: f32[4] = mul(%x, %half_1)
   %c: f32[4] = add(%a, %b)
-  %d: f32[4] = gelu(%c) {approximate="none"}
-  %e: f32[4] = gelu(%c) {approximate="tanh"}
-  %f: f32[4] = gelu(%c) {approximate="none"}
+  %d: f32[4] = gelu(%c)
+  %e: f32[4] = gelu_tanh(%c)
+  %f: f32[4] = gelu(%c)
   %g: f32[4] = mul(%d, %two)
   return %g, %e, %f
 })",
@@ -31,8 +31,8 @@ graph(%x: f32[4]) {
   %two: f32[] = constant [2.0]
   %a: f32[4] = mul(%x, %half)
   %c: f32[4] = add(%a, %a)
-  %d: f32[4] = gelu(%c) {approximate="none"}
-  %e: f32[4] = gelu(%c) {approximate="tanh"}
+  %d: f32[4] = gelu(%c)
+  %e: f32[4] = gelu_tanh(%c)
   %g: f32[4] = mul(%d, %two)
   return %g, %e, %d
 })");

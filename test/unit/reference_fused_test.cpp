@@ -87,7 +87,7 @@ TEST_CASE("fused node is bit-identical to its hand-built unfused graph") {
   const std::vector<TensorType> types = {
       {DType::kF16, {4, 8}}, {DType::kBF16, {8}}, {DType::kF32, {}}};
   const std::string expr =
-      "mul($0, $2); add(#0, $1); gelu[tanh](#1); cast[bf16](#2); sigmoid(#3); sub(#4, $0); "
+      "mul($0, $2); add(#0, $1); gelu_tanh(#1); cast[bf16](#2); sigmoid(#3); sub(#4, $0); "
       "cast[f16](#5); mul(#6, #0)";
   const std::vector<Tensor> in = random_inputs(types, 1);
 
@@ -99,12 +99,11 @@ TEST_CASE("fused node is bit-identical to its hand-built unfused graph") {
     REQUIRE(v.has_value());
     return *v;
   };
-  Attributes tanh_approx, to_bf16, to_f16;
-  tanh_approx.set("approximate", std::string("tanh"));
+  Attributes to_bf16, to_f16;
   to_bf16.set("dtype", DType::kBF16);
   to_f16.set("dtype", DType::kF16);
   const ValueId scaled = node(OpKind::kMul, {x, s});
-  const ValueId act = node(OpKind::kGelu, {node(OpKind::kAdd, {scaled, b})}, tanh_approx);
+  const ValueId act = node(OpKind::kGeluTanh, {node(OpKind::kAdd, {scaled, b})});
   const ValueId sig = node(OpKind::kSigmoid, {node(OpKind::kCast, {act}, to_bf16)});
   g.set_outputs(
       {node(OpKind::kMul, {node(OpKind::kCast, {node(OpKind::kSub, {sig, x})}, to_f16), scaled})});
@@ -123,8 +122,8 @@ TEST_CASE("fused node is bit-identical to its hand-built unfused graph") {
     for (int64_t i = 0; i < t.numel(); ++i) wide_in.back().set(i, t.get(i));
   }
   const Tensor exact = eval(
-      fused_graph(
-          wide, "mul($0, $2); add(#0, $1); gelu[tanh](#1); sigmoid(#2); sub(#3, $0); mul(#4, #0)"),
+      fused_graph(wide,
+                  "mul($0, $2); add(#0, $1); gelu_tanh(#1); sigmoid(#2); sub(#3, $0); mul(#4, #0)"),
       wide_in);
   Tensor rounded_once = Tensor::zeros(fused.type);
   for (int64_t i = 0; i < exact.numel(); ++i) rounded_once.set(i, exact.get(i));
@@ -145,8 +144,8 @@ TEST_CASE("fused nodes match unfused graphs: broadcasting, integers, shared inte
   check_matches_unfused({{DType::kBool, {3}}, {DType::kF16, {3}}},
                         "cast[f16]($0); exp($1); mul(#0, #1); tanh(#2)", 50);
   check_matches_unfused({{DType::kF32, {0, 3}}, {DType::kF32, {3}}}, "add($0, $1)", 60);  // empty
-  check_matches_unfused({{DType::kF64, {3}}},
-                        "gelu[none]($0); cast[f16](#0); cast[f64](#1); sigmoid(#2)", 70);
+  check_matches_unfused({{DType::kF64, {3}}}, "gelu($0); cast[f16](#0); cast[f64](#1); sigmoid(#2)",
+                        70);
 }
 
 /// A random valid body over `types`: random elementwise steps on random earlier values, then
@@ -156,9 +155,9 @@ std::string random_body(const std::vector<TensorType>& types, uint64_t& state) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return (state >> 33) % bound;
   };
-  static const char* const kUnary[] = {
-      "relu", "gelu[none]", "gelu[tanh]", "silu",       "sigmoid",   "tanh",     "exp",
-      "abs",  "neg",        "cast[f16]",  "cast[bf16]", "cast[f32]", "cast[i32]"};
+  static const char* const kUnary[] = {"relu",       "gelu",      "gelu_tanh", "silu", "sigmoid",
+                                       "tanh",       "exp",       "abs",       "neg",  "cast[f16]",
+                                       "cast[bf16]", "cast[f32]", "cast[i32]"};
   static const char* const kBinary[] = {"add", "sub", "mul", "div"};
   std::vector<std::string> values, steps;
   std::vector<bool> read;
@@ -216,19 +215,21 @@ TEST_CASE("evaluating an unverified fused node with a bad body is an error that 
   const ValueId x = g.add_input("x", {DType::kF32, {4}});
   const ValueId y = g.add_node_output("y", {DType::kF32, {4}});
   ir::Node node{OpKind::kFusedElementwise, {x}, {y}, {}, {"model.py", 3}};
-  node.attrs.set("expr", std::string("relu($1)"));
+  // A body typed for two inputs on a node that has one.
+  const ir::TensorType f32x4{DType::kF32, {4}};
+  node.attrs.set("expr", ir::make_fused_body(*ir::parse_fused_expr("add($0, $1)", {f32x4, f32x4})));
   g.append_node(node);
   g.set_outputs({y});
   const std::vector<Tensor> in = {test::random_tensor({DType::kF32, {4}}, 1)};
   Expected<std::vector<Tensor>> out = reference::evaluate(g, in);
   REQUIRE_FALSE(out.has_value());
   CHECK(out.status().code() == ErrorCode::kInvalidInput);
-  CHECK(out.status().message() ==
-        "fused_elementwise: step 0 'relu($1)': $1 is out of range: the node has 1 input(s)");
+  CHECK(out.status().message() == "fused_elementwise: step 0 'add($0, $1)': $1 is out of range");
   CHECK(out.status().node() == "y");
 
-  g.mutable_nodes()[0].attrs.set("expr",
-                                 std::string("cast[f16]($0)"));  // valid, but not the declared type
+  // Valid, but not the declared type.
+  g.mutable_nodes()[0].attrs.set(
+      "expr", ir::make_fused_body(*ir::parse_fused_expr("cast[f16]($0)", {f32x4})));
   out = reference::evaluate(g, in);
   REQUIRE_FALSE(out.has_value());
   CHECK(out.status().message() == "fused_elementwise: the body produces f16[4], not f32[4]");

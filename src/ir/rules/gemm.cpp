@@ -104,8 +104,8 @@ Expected<Types> gemm(OpKind op, const Types& in, const Attributes& attrs) {
     }
   }
   if (activation.starts_with("gelu") && !is_floating(a.dtype)) {
-    return bad(op,
-               "activation " + activation + " needs a floating-point dtype, got " + a.to_string());
+    return unsupported(std::string(op_name(op)) + ": activation " + activation +
+                       " needs a floating-point dtype, got " + a.to_string());
   }
   return one({a.dtype, *out});
 }

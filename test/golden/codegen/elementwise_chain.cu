@@ -6,10 +6,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <new>
 
 #include "inferno/model_abi.h"
-#include "kernels/model_support.cuh"
+#include "kernels/model_session.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/reduction.cuh"
 #include "kernels/softmax.cuh"
@@ -32,7 +31,7 @@ extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_wei
 
 namespace {
 
-using namespace inferno::model_support;  // kernels/model_support.cuh, gemm.cuh
+using namespace inferno::model_support;  // kernels/model_session.cuh, gemm_session.cuh
 
 constexpr uint64_t kWeightsBytes = 288;
 constexpr uint64_t kArenaBytes = 768;
@@ -44,103 +43,24 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // expr: mul($0, $1); add(#0, $2); sigmoid(#1); sub($3, #2); tanh($0); div(#4, $4); sub(#3, #5); abs($0); neg(#7); exp(#8); add(#6, #9); add(#10, $3); div(#11, $5); sub(#12, $6)
 __global__ void k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8(const float* in0, const float* in1, const float* in2, const float* in5, float* out) {
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
-    const float x0 = in0[i];
-    const float x1 = in1[i % 8];
-    const float x2 = in2[i % 8];
-    const float x5 = in5[i % 8];
-    // #0 = mul($0, $1) -> f32
-    float s0;
-    {
-      const float a = x0;
-      const float b = x1;
-      s0 = a * b;
-    }
-    // #1 = add(#0, $2) -> f32
-    float s1;
-    {
-      const float a = s0;
-      const float b = x2;
-      s1 = a + b;
-    }
-    // #2 = sigmoid(#1) -> f32
-    float s2;
-    {
-      const float a = s1;
-      s2 = inferno::kernels::op_sigmoid(a);
-    }
-    // #3 = sub($3, #2) -> f32
-    float s3;
-    {
-      const float a = 1.0f;  // %rsub_other
-      const float b = s2;
-      s3 = a - b;
-    }
-    // #4 = tanh($0) -> f32
-    float s4;
-    {
-      const float a = x0;
-      s4 = tanhf(a);
-    }
-    // #5 = div(#4, $4) -> f32
-    float s5;
-    {
-      const float a = s4;
-      const float b = 2.0f;  // %div_other
-      s5 = a / b;
-    }
-    // #6 = sub(#3, #5) -> f32
-    float s6;
-    {
-      const float a = s3;
-      const float b = s5;
-      s6 = a - b;
-    }
-    // #7 = abs($0) -> f32
-    float s7;
-    {
-      const float a = x0;
-      s7 = fabsf(a);
-    }
-    // #8 = neg(#7) -> f32
-    float s8;
-    {
-      const float a = s7;
-      s8 = -a;
-    }
-    // #9 = exp(#8) -> f32
-    float s9;
-    {
-      const float a = s8;
-      s9 = expf(a);
-    }
-    // #10 = add(#6, #9) -> f32
-    float s10;
-    {
-      const float a = s6;
-      const float b = s9;
-      s10 = a + b;
-    }
-    // #11 = add(#10, $3) -> f32
-    float s11;
-    {
-      const float a = s10;
-      const float b = 1.0f;  // %rsub_other
-      s11 = a + b;
-    }
-    // #12 = div(#11, $5) -> f32
-    float s12;
-    {
-      const float a = s11;
-      const float b = x5;
-      s12 = a / b;
-    }
-    // #13 = sub(#12, $6) -> f32
-    float s13;
-    {
-      const float a = s12;
-      const float b = 0.25f;  // %sub_1_other
-      s13 = a - b;
-    }
+    const float x0 = in0[i];  // %x
+    const float x1 = in1[i % 8];  // %scale
+    const float x2 = in2[i % 8];  // %y
+    const float x5 = in5[i % 8];  // %add_3_1
+    const float s0 = x0 * x1;  // #0 = mul($0, $1) -> f32
+    const float s1 = s0 + x2;  // #1 = add(#0, $2) -> f32
+    const float s2 = float(1) / (float(1) + inferno::ew::exp(-s1));  // #2 = sigmoid(#1) -> f32
+    const float s3 = 1.0f - s2;  // #3 = sub($3, #2) -> f32
+    const float s4 = inferno::ew::tanh(x0);  // #4 = tanh($0) -> f32
+    const float s5 = s4 / 2.0f;  // #5 = div(#4, $4) -> f32
+    const float s6 = s3 - s5;  // #6 = sub(#3, #5) -> f32
+    const float s7 = inferno::ew::abs(x0);  // #7 = abs($0) -> f32
+    const float s8 = -s7;  // #8 = neg(#7) -> f32
+    const float s9 = inferno::ew::exp(s8);  // #9 = exp(#8) -> f32
+    const float s10 = s6 + s9;  // #10 = add(#6, #9) -> f32
+    const float s11 = s10 + 1.0f;  // #11 = add(#10, $3) -> f32
+    const float s12 = s11 / x5;  // #12 = div(#11, $5) -> f32
+    const float s13 = s12 - 0.25f;  // #13 = sub(#12, $6) -> f32
     out[i] = s13;
   }
 }
@@ -149,22 +69,10 @@ __global__ void k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8(c
 // expr: mul($0, $1); add($2, #0)
 __global__ void k3_fused_mul_add_f32_4x8(const float* in0, const float* in2, float* out) {
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
-    const float x0 = in0[i % 8];
-    const float x2 = in2[i / 8];
-    // #0 = mul($0, $1) -> f32
-    float s0;
-    {
-      const float a = x0;
-      const float b = 0.5f;  // %mul_1_other
-      s0 = a * b;
-    }
-    // #1 = add($2, #0) -> f32
-    float s1;
-    {
-      const float a = x2;
-      const float b = s0;
-      s1 = a + b;
-    }
+    const float x0 = in0[i % 8];  // %sum_1
+    const float x2 = in2[i / 8];  // %mean
+    const float s0 = x0 * 0.5f;  // #0 = mul($0, $1) -> f32
+    const float s1 = x2 + s0;  // #1 = add($2, #0) -> f32
     out[i] = s1;
   }
 }
@@ -172,52 +80,29 @@ __global__ void k3_fused_mul_add_f32_4x8(const float* in0, const float* in2, flo
 // %relu = relu(%x) at export_fixtures.py:152
 __global__ void k5_relu_f32_4x8(const float* in0, float* out) {
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
-    const float a = in0[i];
-    out[i] = inferno::kernels::op_relu(a);
+    const float x0 = in0[i];  // %x
+    const float s0 = x0 < float(0) ? float(0) : x0;  // #0 = relu($0) -> f32
+    out[i] = s0;
   }
 }
 
 // ---- The session --------------------------------------------------------------------------------
 
-// What session_create makes and run() reads.
-struct State {
-  const unsigned char* weights = nullptr;  // device copy of the weights blob
-};
-
-void session_destroy(void* state);
+// What session_create makes and run() reads: the weights.
+using State = WeightsState;
 
 int32_t session_create(const void* device_weights, void** state_out, char* error, size_t error_size) {
-  if (state_out == nullptr) {
-    write_error(error, error_size, "session_create: null state pointer");
-    return INFERNO_MODEL_BAD_ARGUMENT;
-  }
-  *state_out = nullptr;
-  if (device_weights == nullptr) {
-    write_error(error, error_size, "session_create: null weights");
-    return INFERNO_MODEL_BAD_ARGUMENT;
-  }
-  State* state = new (std::nothrow) State{};
-  if (state == nullptr) {
-    write_error(error, error_size, "session_create: out of host memory");
-    return INFERNO_MODEL_CUDA_ERROR;
-  }
-  state->weights = static_cast<const unsigned char*>(device_weights);
-  *state_out = state;
-  return INFERNO_MODEL_OK;
+  return create_session<State>(device_weights, kWeightsBytes, state_out, error, error_size);
 }
 
 // Enqueues one inference on args->stream: never allocates, never synchronizes.
 int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
-  if (state_ptr == nullptr || args == nullptr || args->inputs == nullptr || args->outputs == nullptr || args->arena == nullptr) {
-    write_error(error, error_size, "run: null state, arguments, buffer list or arena");
-    return INFERNO_MODEL_BAD_ARGUMENT;
-  }
+  const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
+  if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
-  const cudaError_t earlier = cudaGetLastError();  // clears a stale error; a sticky one stays
-  if (is_sticky(earlier)) return cuda_failure(earlier, "run", error, error_size);
 
   // Where each value lives.
   const float* const v_scale = reinterpret_cast<const float*>(weights + 0);  // weights [0, 32)
@@ -254,11 +139,7 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   return INFERNO_MODEL_OK;
 }
 
-void session_destroy(void* state_ptr) {
-  State* state = static_cast<State*>(state_ptr);
-  if (state == nullptr) return;
-  delete state;
-}
+void session_destroy(void* state) { destroy_session<State>(state); }
 
 // ---- The model ----------------------------------------------------------------------------------
 

@@ -7,11 +7,10 @@
 #include <cublasLt.h>
 
 #include <cstdint>
-#include <new>
 
 #include "inferno/model_abi.h"
-#include "kernels/model_support.cuh"
-#include "kernels/gemm.cuh"
+#include "kernels/model_session.cuh"
+#include "kernels/gemm_session.cuh"
 
 // The weights blob, weights.bin in the build directory, embedded into the host object.
 #ifndef __CUDA_ARCH__
@@ -31,7 +30,7 @@ extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_wei
 
 namespace {
 
-using namespace inferno::model_support;  // kernels/model_support.cuh, gemm.cuh
+using namespace inferno::model_support;  // kernels/model_session.cuh, gemm_session.cuh
 
 constexpr uint64_t kWeightsBytes = 3360;
 constexpr uint64_t kArenaBytes = 33554944;
@@ -58,61 +57,22 @@ const GemmSpec kGemms[kNumGemms] = {
    /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 256, 256, 16, 16},
 };
 
-// What session_create makes and run() reads.
-struct State {
-  const unsigned char* weights = nullptr;  // device copy of the weights blob
-  cublasLtHandle_t lt = nullptr;
-  Gemm gemms[kNumGemms] = {};
-};
-
-void session_destroy(void* state);
+// What session_create makes and run() reads: the weights, cuBLASLt's handle, each plan.
+using State = GemmState<kNumGemms>;
 
 int32_t session_create(const void* device_weights, void** state_out, char* error, size_t error_size) {
-  if (state_out == nullptr) {
-    write_error(error, error_size, "session_create: null state pointer");
-    return INFERNO_MODEL_BAD_ARGUMENT;
-  }
-  *state_out = nullptr;
-  if (device_weights == nullptr) {
-    write_error(error, error_size, "session_create: null weights");
-    return INFERNO_MODEL_BAD_ARGUMENT;
-  }
-  State* state = new (std::nothrow) State{};
-  if (state == nullptr) {
-    write_error(error, error_size, "session_create: out of host memory");
-    return INFERNO_MODEL_CUDA_ERROR;
-  }
-  state->weights = static_cast<const unsigned char*>(device_weights);
-  const cublasStatus_t created = cublasLtCreate(&state->lt);
-  if (created != CUBLAS_STATUS_SUCCESS) {
-    session_destroy(state);
-    return cublas_failure(created, "session_create", "cublasLtCreate", error, error_size);
-  }
-  for (int i = 0; i < kNumGemms; ++i) {
-    const int32_t status = create_gemm(state->lt, kGemms[i], state->weights, kWorkspaceBytes, &state->gemms[i], error,
-                                        error_size);
-    if (status != INFERNO_MODEL_OK) {
-      session_destroy(state);
-      return status;
-    }
-  }
-  *state_out = state;
-  return INFERNO_MODEL_OK;
+  return create_session<State>(device_weights, kWeightsBytes, state_out, error, error_size, kGemms, kWorkspaceBytes);
 }
 
 // Enqueues one inference on args->stream: never allocates, never synchronizes.
 int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
-  if (state_ptr == nullptr || args == nullptr || args->inputs == nullptr || args->outputs == nullptr || args->arena == nullptr) {
-    write_error(error, error_size, "run: null state, arguments, buffer list or arena");
-    return INFERNO_MODEL_BAD_ARGUMENT;
-  }
+  const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
+  if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   void* const workspace = arena + kWorkspaceOffset;
   const unsigned char* const weights = state->weights;
-  const cudaError_t earlier = cudaGetLastError();  // clears a stale error; a sticky one stays
-  if (is_sticky(earlier)) return cuda_failure(earlier, "run", error, error_size);
 
   // Where each value lives.
   const float* const v_fc1_weight = reinterpret_cast<const float*>(weights + 0);  // weights [0, 2048)
@@ -131,13 +91,7 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   return INFERNO_MODEL_OK;
 }
 
-void session_destroy(void* state_ptr) {
-  State* state = static_cast<State*>(state_ptr);
-  if (state == nullptr) return;
-  for (Gemm& gemm : state->gemms) destroy_gemm(&gemm);
-  if (state->lt != nullptr) cublasLtDestroy(state->lt);
-  delete state;
-}
+void session_destroy(void* state) { destroy_session<State>(state); }
 
 // ---- The model ----------------------------------------------------------------------------------
 
