@@ -152,13 +152,15 @@ std::string convert_value(ComputeType from, ComputeType to, const std::string& v
 
 std::string round_to(DType dtype, ComputeType compute, const std::string& value) {
   if (compute == ComputeType::kInt) {
+    // Comparisons and logic give bool, which Int converts from.
+    const std::string as_int = "inferno::ew::Int(" + value + ")";
     switch (dtype) {
       case DType::kI64:
-        return value;
+        return as_int;
       case DType::kI32:  // wraps, as the reference stores
-        return "inferno::ew::Int(static_cast<int64_t>(static_cast<int32_t>((" + value + ").v)))";
+        return "inferno::ew::Int(static_cast<int64_t>(static_cast<int32_t>(" + as_int + ".v)))";
       case DType::kBool:
-        return "inferno::ew::Int((" + value + ").v != 0)";
+        return "inferno::ew::Int(" + as_int + ".v != 0)";
       default:
         INFERNO_CHECK(false, "an integer step with a floating-point result");
         return "?";

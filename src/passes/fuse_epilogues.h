@@ -4,7 +4,7 @@
 // Requires: a verified, canonical graph (canonicalize turns linear, addmm and matmul into gemm).
 // Guarantees: no gemm with activation "none" whose output has exactly one use, by a node C, and
 // is not a graph output, has one of these C (each is folded into it):
-//   relu(g); gelu(g) {approximate}    activation becomes relu, gelu ("none") or gelu_tanh ("tanh")
+//   relu(g), gelu(g), gelu_tanh(g)    activation becomes relu, gelu or gelu_tanh (named as the ops)
 //   add(g, r), add(r, g)              r becomes c (with beta=1) if g has none, else d if it has
 //                                     none; r has g's dtype and broadcasts to g's shape
 //   mul(g, s), mul(s, g), div(g, s)   alpha and beta are multiplied (divided) by s, when g has no

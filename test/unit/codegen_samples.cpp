@@ -181,8 +181,14 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
     case OpKind::kLogSoftmax:
       return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
-    default:
-      return ir::build_value(graph, op, {x}, {}, tag);  // the other unary ops
+    default: {  // other elementwise ops: x, then rank-0 constants (literals) for the rest
+      std::vector<ir::ValueId> operands = {x};
+      for (int k = 1; k < ir::op_min_inputs(op); ++k) {
+        operands.push_back(constant(graph, tag + "_p" + std::to_string(k), dtype, {},
+                                    seed + static_cast<uint64_t>(k)));
+      }
+      return ir::build_value(graph, op, std::move(operands), {}, tag);
+    }
   }
 }
 
