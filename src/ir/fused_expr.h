@@ -47,8 +47,8 @@ struct FusedOperand {
 
 /// One elementwise op of the body.
 struct FusedStep {
-  OpKind op;         ///< an op with the kElementwise trait
-  Attributes attrs;  ///< the unfused op's attributes (cast: dtype)
+  OpKind op;                           ///< an op with the kElementwise trait
+  Attributes attrs;                    ///< the unfused op's attributes (cast: dtype)
   std::vector<FusedOperand> operands;  ///< as many as the op takes
   TensorType type;                     ///< the step's result, from the op's shape rule
   bool operator==(const FusedStep&) const = default;
