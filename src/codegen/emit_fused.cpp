@@ -85,7 +85,7 @@ Status emit_elementwise(EmitContext& ctx, int32_t index) {
     const std::string param = "in" + std::to_string(i);
     kernel.params +=
         "const " + std::string(storage_type(input_types[i].dtype)) + "* " + param + ", ";
-    kernel.args += ctx.pointer(in) + ", ";
+    kernel.args.push_back({param, ctx.pointer(in)});
     const std::string offset =
         offset_expression(coalesce(broadcast_view(input_types[i].shape, out_type.shape)), "i");
     kernel.body.line("const " + std::string(compute_type_name(value_type(input_types[i].dtype))) +
@@ -130,7 +130,7 @@ Status emit_elementwise(EmitContext& ctx, int32_t index) {
                      std::string(dtype_tag(step.type.dtype)));
   }
   kernel.params += std::string(storage_type(out_type.dtype)) + "* out";
-  kernel.args += ctx.pointer(out);
+  kernel.args.push_back({"out", ctx.pointer(out)});
   kernel.body.line(
       "out[i] = " + store_value(out_type.dtype, "s" + std::to_string(expr.steps.size() - 1)) + ";");
   emit_grid_kernel(ctx, kernel);

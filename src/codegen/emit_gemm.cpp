@@ -224,14 +224,20 @@ void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const Epilogue
   const ComputeType compute = choose_compute_type({dtype}, dtype);
   const std::string ctype(compute_type_name(compute));
   const std::string storage(storage_type(dtype));
-  std::string params = storage + "* out", args = ctx.pointer(out);
-  SourceWriter body;
+  GridKernel kernel;
+  kernel.name = name;
+  kernel.comment =
+      ctx.describe(node) + "\nThe epilogue cuBLASLt does not do, in place on the GEMM's output.";
+  kernel.params = storage + "* out";
+  kernel.args = {{"out", ctx.pointer(out)}};
+  kernel.numel = out_type.numel();
+  kernel.label = ctx.label(node);
   std::string value = load_expression(dtype, compute, "out[i]");
   if (p.kernel_addend >= 0) {
     const ir::ValueId addend = node.inputs[static_cast<size_t>(p.kernel_addend)];
     const ir::TensorType& type = ctx.graph.type(addend);
-    params += ", const " + std::string(storage_type(type.dtype)) + "* addend";
-    args += ", " + ctx.pointer(addend);
+    kernel.params += ", const " + std::string(storage_type(type.dtype)) + "* addend";
+    kernel.args.push_back({"addend", ctx.pointer(addend)});
     std::string term = load_expression(
         type.dtype, compute,
         "addend[" + offset_expression(coalesce(broadcast_view(type.shape, out_type.shape)), "i") +
@@ -254,20 +260,9 @@ void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const Epilogue
     result = *expr;
     ctx.out.headers.insert("kernels/elementwise.cuh");
   }
-  body.line("const " + ctype + " a = " + value + ";");
-  body.line("out[i] = " + store_expression(dtype, compute, result) + ";");
-
-  SourceWriter& k = ctx.out.kernels;
-  k.line("// " + ctx.describe(node));
-  k.line("// The epilogue cuBLASLt does not do, in place on the GEMM's output.");
-  k.open("__global__ void " + name + "(" + params + ")");
-  k.open(loop_header(out_type.numel()));
-  k.append(body);
-  k.close();
-  k.close();
-  k.line("");
-  ctx.out.run.line(name + launch_config(out_type.numel()) + "(" + args + ");");
-  ctx.out.run.line("MODEL_CHECK_LAUNCH(" + ctx.label(node) + ");");
+  kernel.body.line("const " + ctype + " a = " + value + ";");
+  kernel.body.line("out[i] = " + store_expression(dtype, compute, result) + ";");
+  emit_grid_kernel(ctx, kernel);
 }
 
 }  // namespace

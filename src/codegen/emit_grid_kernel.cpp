@@ -44,7 +44,8 @@ void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
   k.close();
   k.close();
   k.line("");
-  ctx.out.run.line(kernel.name + launch_config(kernel.numel) + "(" + kernel.args + ");");
+  ctx.out.run.line(kernel.name + launch_config(kernel.numel) + "(" + named_args(kernel.args) +
+                   ");");
   ctx.out.run.line("MODEL_CHECK_LAUNCH(" + kernel.label + ");");
 }
 
@@ -52,9 +53,13 @@ void emit_gather_kernel(EmitContext& ctx, const std::string& name, const std::st
                         ir::DType dtype, const StridedView& coalesced, int64_t numel,
                         const std::string& in, const std::string& out, const std::string& label) {
   const std::string type(storage_type(dtype));
-  GridKernel kernel{
-      name,  comment, "const " + type + "* in, " + type + "* out", in + ", " + out, {},
-      numel, label};
+  GridKernel kernel{name,
+                    comment,
+                    "const " + type + "* in, " + type + "* out",
+                    NamedArgs{{"in", in}, {"out", out}},
+                    {},
+                    numel,
+                    label};
   kernel.body.line("out[i] = in[" + offset_expression(coalesced, "i") + "];");
   emit_grid_kernel(ctx, kernel);
 }

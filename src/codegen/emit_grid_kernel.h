@@ -30,7 +30,7 @@ struct GridKernel {
   std::string name;     ///< a C identifier, unique in model.cu
   std::string comment;  ///< lines above the kernel (each becomes a // comment)
   std::string params;   ///< "const float* in0, float* out"
-  std::string args;     ///< the launch's arguments, matching params
+  NamedArgs args;       ///< the launch's arguments, named as params
   SourceWriter body;    ///< the loop body over flat index i
   int64_t numel = 0;    ///< elements the loop covers
   std::string label;    ///< the node's label for launch errors (EmitContext::label)

@@ -89,8 +89,14 @@ void emit_copy(EmitContext& ctx, ir::DType dtype, const StridedView& view, int64
   run.line("const int64_t shape[] = " + int_list(c.shape) + ";");
   run.line("const int64_t strides[] = " + int_list(c.strides) + ";");
   run.line("MODEL_CHECK_CUDA(inferno::kernels::strided_copy<" + std::string(storage_type(dtype)) +
-           ">(" + in + ", " + out + ", " + std::to_string(c.rank()) + ", shape, strides, " +
-           std::to_string(numel) + ", stream), " + label + ");");
+           ">(" +
+           named_args({{"in", in},
+                       {"out", out},
+                       {"rank", std::to_string(c.rank())},
+                       {"out_shape", "shape"},
+                       {"in_strides", "strides"},
+                       {"numel", std::to_string(numel)}}) +
+           ", stream), " + label + ");");
   run.close();
 }
 
@@ -167,9 +173,14 @@ Status emit_reduction(EmitContext& ctx, int32_t index) {
       !mean           ? "1.0f"
       : r.reduce == 0 ? "__builtin_inff()"
                       : float_literal(static_cast<float>(1.0 / static_cast<double>(r.reduce)));
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<" + type + ">(" + source + ", " +
-           ctx.pointer(out) + ", " + std::to_string(r.outer) + ", " + std::to_string(r.reduce) +
-           ", " + std::to_string(r.inner) + ", " + scale + ", stream), " + ctx.label(node) + ");");
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<" + type + ">(" +
+           named_args({{"in", source},
+                       {"out", ctx.pointer(out)},
+                       {"outer", std::to_string(r.outer)},
+                       {"reduce", std::to_string(r.reduce)},
+                       {"inner", std::to_string(r.inner)},
+                       {"scale", scale}}) +
+           ", stream), " + ctx.label(node) + ");");
   return Status::ok();
 }
 
@@ -191,10 +202,14 @@ Status emit_softmax(EmitContext& ctx, int32_t index) {
   }
   ctx.out.headers.insert("kernels/softmax.cuh");
   run.line("MODEL_CHECK_CUDA(inferno::kernels::softmax<" + std::string(storage_type(type.dtype)) +
-           ">(" + ctx.pointer(in) + ", " + ctx.pointer(out) + ", " + std::to_string(outer) + ", " +
-           std::to_string(n) + ", " + std::to_string(inner) + ", " +
-           (node.op == ir::OpKind::kLogSoftmax ? "true" : "false") + ", stream), " +
-           ctx.label(node) + ");");
+           ">(" +
+           named_args({{"in", ctx.pointer(in)},
+                       {"out", ctx.pointer(out)},
+                       {"outer", std::to_string(outer)},
+                       {"dim", std::to_string(n)},
+                       {"inner", std::to_string(inner)},
+                       {"log", node.op == ir::OpKind::kLogSoftmax ? "true" : "false"}}) +
+           ", stream), " + ctx.label(node) + ");");
   return Status::ok();
 }
 

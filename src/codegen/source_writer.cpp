@@ -112,4 +112,12 @@ std::string int_literal(int64_t value) {
   return std::to_string(value) + "ll";
 }
 
+std::string named_args(const NamedArgs& args) {
+  std::string out;
+  for (const auto& [name, value] : args) {
+    out += (out.empty() ? "" : ", ") + ("/* " + name + " */ ") + value;
+  }
+  return out;
+}
+
 }  // namespace inferno::codegen

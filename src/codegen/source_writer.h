@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace inferno::codegen {
 
@@ -30,6 +32,11 @@ class SourceWriter {
   std::string text_;
   int depth_ = 0;
 };
+
+/// A call's arguments, each after a comment naming its parameter, so a reader of model.cu sees
+/// what every number means: "/* in */ v_x, /* rows */ 4".
+using NamedArgs = std::vector<std::pair<std::string, std::string>>;
+std::string named_args(const NamedArgs& args);
 
 /// Text safe inside a `//` comment: every byte outside printable ASCII and every '\\' becomes
 /// '?', so a model string can neither end the comment nor splice the next line. Longer than

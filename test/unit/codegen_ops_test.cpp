@@ -237,8 +237,10 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
         gemm("%x, %w, %b", "activation=\"none\", alpha=1.0, beta=0.5, trans_b=false");
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,") != std::string::npos);
     CHECK(cu.find("/* alpha, beta */ 1.0, 0.5,") != std::string::npos);
-    CHECK(cu.find("strided_copy<float>(v_b, v_y, 2, shape, strides, 24, stream)") !=
-          std::string::npos);
+    CHECK(
+        cu.find(
+            "strided_copy<float>(/* in */ v_b, /* out */ v_y, /* rank */ 2, /* out_shape */ shape, "
+            "/* in_strides */ strides, /* numel */ 24, stream)") != std::string::npos);
     CHECK(cu.find("v_w, v_x, v_y, v_y, workspace") != std::string::npos);
   }
   SECTION("a full-shape residual is cuBLASLt's separate C matrix: no copy") {
@@ -265,7 +267,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
       CHECK(cu.find(activation == "gelu"
                         ? "inferno::ew::erf(a * float(0.70710678118654752440))"
                         : "inferno::ew::tanh(float(0.79788456080286535588)") != std::string::npos);
-      CHECK(cu.find(kernel + "<<<1, 256, 0, stream>>>(v_y);") != std::string::npos);
+      CHECK(cu.find(kernel + "<<<1, 256, 0, stream>>>(/* out */ v_y);") != std::string::npos);
       CHECK(count(run_body(cu), "MODEL_CHECK_") == 2);
     }
   }
@@ -289,7 +291,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
         gemm("%x, %w, %b", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false", "f64",
              "%x: f64[4,8], %w: f64[8,6], %b: f64[6]");
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,") != std::string::npos);
-    CHECK(cu.find("strided_copy<double>(v_b, v_y") != std::string::npos);
+    CHECK(cu.find("strided_copy<double>(/* in */ v_b, /* out */ v_y") != std::string::npos);
     CHECK(cu.find("out[i] = a < double(0) ? double(0) : a;") != std::string::npos);
   }
   SECTION("batched trans_b: strided batches") {

@@ -106,7 +106,7 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   {
     const int64_t shape[] = {2, 6, 4};
     const int64_t strides[] = {24, 1, 6};
-    MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(v_bmm, v_permute, 3, shape, strides, 48, stream), "%permute");
+    MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_bmm, /* out */ v_permute, /* rank */ 3, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 48, stream), "%permute");
   }
 
   // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
@@ -117,7 +117,7 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   // (a view: the same bytes as %matmul)
 
   // %add = add(%view, %expand_1) at export_fixtures.py:166
-  k4_add_f32_2x20<<<1, 256, 0, stream>>>(v_view, v_expand_1, v_add);
+  k4_add_f32_2x20<<<1, 256, 0, stream>>>(/* in0 */ v_view, /* in1 */ v_expand_1, /* out */ v_add);
   MODEL_CHECK_LAUNCH("%add");
   return INFERNO_MODEL_OK;
 }

@@ -117,24 +117,24 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   const float* const v_add_3_1 = reinterpret_cast<const float*>(weights + 256);  // weights [256, 288)
 
   // %sub_1 = fused_elementwise(%x, %scale, %y, %rsub_other, %div_other, %add_3_1, %sub_1_other) {expr="mul($0, $1); add(#0, $2); sigmoid(#1); sub($3, #2); tanh($0); div(#4, $4); sub(#3, #5); abs($0); neg(#7); exp(#8); add(#6, #9); add(#10, $3); div(#11, $5); sub(#12, $6)"} at export_fixtures.py:147
-  k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8<<<1, 256, 0, stream>>>(v_x, v_scale, v_y, v_add_3_1, v_sub_1);
+  k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_scale, /* in2 */ v_y, /* in5 */ v_add_3_1, /* out */ v_sub_1);
   MODEL_CHECK_LAUNCH("%sub_1");
 
   // %mean = mean(%sub_1) {dims=[1], keepdim=true} at export_fixtures.py:150
-  MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(v_sub_1, v_mean, 4, 8, 1, 0.125f, stream), "%mean");
+  MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(/* in */ v_sub_1, /* out */ v_mean, /* outer */ 4, /* reduce */ 8, /* inner */ 1, /* scale */ 0.125f, stream), "%mean");
 
   // %sum_1 = sum(%sub_1) {dims=[0], keepdim=false} at export_fixtures.py:150
-  MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(v_sub_1, v_sum_1, 1, 4, 8, 1.0f, stream), "%sum_1");
+  MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(/* in */ v_sub_1, /* out */ v_sum_1, /* outer */ 1, /* reduce */ 4, /* inner */ 8, /* scale */ 1.0f, stream), "%sum_1");
 
   // %add_4 = fused_elementwise(%sum_1, %mul_1_other, %mean) {expr="mul($0, $1); add($2, #0)"} at export_fixtures.py:150
-  k3_fused_mul_add_f32_4x8<<<1, 256, 0, stream>>>(v_sum_1, v_mean, v_add_4);
+  k3_fused_mul_add_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_sum_1, /* in2 */ v_mean, /* out */ v_add_4);
   MODEL_CHECK_LAUNCH("%add_4");
 
   // %log_softmax = log_softmax(%add_4) {dim=1} at export_fixtures.py:151
-  MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(v_add_4, v_log_softmax, 4, 8, 1, true, stream), "%log_softmax");
+  MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(/* in */ v_add_4, /* out */ v_log_softmax, /* outer */ 4, /* dim */ 8, /* inner */ 1, /* log */ true, stream), "%log_softmax");
 
   // %relu = relu(%x) at export_fixtures.py:152
-  k5_relu_f32_4x8<<<1, 256, 0, stream>>>(v_x, v_relu);
+  k5_relu_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_relu);
   MODEL_CHECK_LAUNCH("%relu");
   return INFERNO_MODEL_OK;
 }

@@ -133,26 +133,26 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   // %gelu = gemm(%x, %fc1.weight, %fc1.bias) {activation="gelu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%gelu", "%x", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc1_weight, v_x, v_gelu, v_gelu, workspace, kWorkspaceBytes, stream), "%gelu");
-  k0_gemm_epilogue_gelu_f32_4x32<<<1, 256, 0, stream>>>(v_gelu);
+  k0_gemm_epilogue_gelu_f32_4x32<<<1, 256, 0, stream>>>(/* out */ v_gelu);
   MODEL_CHECK_LAUNCH("%gelu");
 
   // %gelu_1 = gemm(%gelu, %fc2.weight, %fc2.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_fc2_weight, v_gelu, v_gelu_1, v_gelu_1, workspace, kWorkspaceBytes, stream), "%gelu_1");
-  k1_gemm_epilogue_gelu_tanh_f32_4x32<<<1, 256, 0, stream>>>(v_gelu_1);
+  k1_gemm_epilogue_gelu_tanh_f32_4x32<<<1, 256, 0, stream>>>(/* out */ v_gelu_1);
   MODEL_CHECK_LAUNCH("%gelu_1");
 
   // %linear_2 = gemm(%gelu_1, %fc3.weight, %fc3.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_fc3_weight, v_gelu_1, v_linear_2, v_linear_2, workspace, kWorkspaceBytes, stream), "%linear_2");
 
   // %silu = silu(%linear_2) at activation.py:475
-  k3_silu_f32_4x24<<<1, 256, 0, stream>>>(v_linear_2, v_silu);
+  k3_silu_f32_4x24<<<1, 256, 0, stream>>>(/* in0 */ v_linear_2, /* out */ v_silu);
   MODEL_CHECK_LAUNCH("%silu");
 
   // %linear_3 = gemm(%silu, %fc4.weight, %fc4.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_fc4_weight, v_silu, v_linear_3, v_linear_3, workspace, kWorkspaceBytes, stream), "%linear_3");
 
   // %softmax = softmax(%linear_3) {dim=1} at export_fixtures.py:131
-  MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(v_linear_3, v_softmax, 4, 10, 1, false, stream), "%softmax");
+  MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(/* in */ v_linear_3, /* out */ v_softmax, /* outer */ 4, /* dim */ 10, /* inner */ 1, /* log */ false, stream), "%softmax");
   return INFERNO_MODEL_OK;
 }
 
