@@ -1,5 +1,8 @@
 #include "codegen/elementwise_table.h"
 
+#include <bit>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 
 #include "codegen/source_writer.h"
@@ -295,6 +298,20 @@ std::string scalar_literal(const ir::Tensor& scalar, ComputeType compute) {
   }
   double value = scalar.get(0);  // exact for every floating dtype; integers round as a load does
   if (scalar.type.dtype == DType::kBool) value = read_scalar<uint8_t>(scalar) != 0 ? 1.0 : 0.0;
+  // Zero through its bits (as float_literal writes inf and NaN): nvcc diagnoses a literal zero
+  // divisor (#39-D, division by zero), an error with -Werror, though x / 0 is IEEE's inf or NaN
+  // here, as in the reference. The sign of -0 is kept.
+  if (value == 0) {
+    char bits[48];
+    if (compute == ComputeType::kFloat) {
+      std::snprintf(bits, sizeof bits, "__uint_as_float(0x%08" PRIx32 "u)",
+                    std::bit_cast<uint32_t>(static_cast<float>(value)));
+    } else {
+      std::snprintf(bits, sizeof bits, "__longlong_as_double(0x%016" PRIx64 "ll)",
+                    std::bit_cast<uint64_t>(value));
+    }
+    return bits;
+  }
   return compute == ComputeType::kFloat ? float_literal(static_cast<float>(value))
                                         : double_literal(value);
 }

@@ -1,0 +1,209 @@
+#include "support/op_table_cases.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "ir/builder.h"
+#include "ir/shape_rules.h"
+#include "support/catch.h"
+
+namespace inferno::test {
+namespace {
+
+using ir::DType;
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+// Rank `rank`, all dims 1 but `axis`, which is `n`.
+ir::Shape on_axis(size_t axis, size_t rank, int64_t n) {
+  ir::Shape shape(rank, 1);
+  shape[axis] = n;
+  return shape;
+}
+
+// `values` starting at position `by` (so two [V] operands do not only meet themselves).
+std::vector<double> rotated(const std::vector<double>& values, size_t by) {
+  std::vector<double> out;
+  for (size_t i = 0; i < values.size(); ++i) out.push_back(values[(i + by) % values.size()]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Application> applications(const OpRow& row, DType dtype,
+                                      const std::vector<double>& values,
+                                      const std::vector<double>& literals) {
+  using R = OperandRole;
+  const auto operand_dtype = [&](R role) { return role == R::kCondition ? DType::kBool : dtype; };
+  std::vector<ir::TensorType> probe;
+  std::vector<size_t> data;  // the operands that are not parameters
+  for (size_t k = 0; k < row.operands.size(); ++k) {
+    probe.push_back({operand_dtype(row.operands[k]), {}});
+    if (row.operands[k] != R::kParameter) data.push_back(k);
+  }
+  std::vector<ir::Attributes> variants(1);
+  if (row.op == ir::OpKind::kCast) {
+    variants.clear();
+    for (const DType to : ir::kAllDTypes) {
+      variants.emplace_back();
+      variants.back().set("dtype", to);
+    }
+  }
+  if (!ir::infer_output_types(row.op, probe, variants.front())) return {};
+
+  // The parameter sets as values of the dtype (0.01 is 0 in integers, true in bool).
+  std::vector<std::vector<double>> sets;
+  for (const std::vector<double>& set : row.parameter_sets) {
+    sets.emplace_back();
+    for (const double p : set) sets.back().push_back(round_result(p, dtype, false));
+  }
+  const auto v = static_cast<int64_t>(values.size());
+  const std::vector<double> conditions = table_values(DType::kBool, static_cast<int>(v) - 2, 5);
+  // An operand of role `role` at position k, flat [V]; parameters take column `p` of the sets.
+  const auto flat = [&](size_t k, size_t p) -> OperandData {
+    const R role = row.operands[k];
+    std::vector<double> column;
+    for (const auto& set : sets) column.push_back(set[p]);
+    const std::vector<double>& source = role == R::kCondition   ? conditions
+                                        : role == R::kParameter ? column
+                                                                : rotated(values, k);
+    return {false, tensor_of({operand_dtype(role), {v}}, source)};
+  };
+  const auto scalar = [&](size_t k, double value, bool constant) -> OperandData {
+    return {constant, tensor_of({operand_dtype(row.operands[k]), {}}, {value})};
+  };
+
+  std::vector<Application> out;
+  for (const ir::Attributes& attrs : variants) {
+    std::string base = std::string(ir::op_name(row.op)) + " " + std::string(ir::dtype_name(dtype));
+    if (row.op == ir::OpKind::kCast)
+      base += " to " + std::string(ir::dtype_name(attrs.get_dtype("dtype")));
+    // grid: every combination of data values, once per parameter set.
+    for (size_t s = 0; s < std::max<size_t>(sets.size(), 1); ++s) {
+      Application a{base + " grid", row.op, attrs, {}};
+      size_t axis = 0, p = 0;
+      for (size_t k = 0; k < row.operands.size(); ++k) {
+        const R role = row.operands[k];
+        if (role == R::kParameter) {
+          a.operands.push_back(scalar(k, sets[s][p++], true));
+        } else if (role == R::kCondition) {
+          a.operands.push_back(
+              {false, tensor_of({DType::kBool, on_axis(axis++, data.size(), 2)}, {0, 1})});
+        } else {
+          a.operands.push_back(
+              {false, tensor_of({dtype, on_axis(axis++, data.size(), v)}, values)});
+        }
+      }
+      if (!sets.empty()) {
+        a.label += " parameters (";
+        for (size_t i = 0; i < sets[s].size(); ++i) a.label += (i ? ", " : "") + number(sets[s][i]);
+        a.label += ")";
+      }
+      out.push_back(std::move(a));
+    }
+    if (!sets.empty()) {
+      Application a{base + " tensor parameters", row.op, attrs, {}};
+      size_t p = 0;
+      for (size_t k = 0; k < row.operands.size(); ++k) {
+        a.operands.push_back(flat(k, row.operands[k] == R::kParameter ? p++ : 0));
+      }
+      out.push_back(std::move(a));
+    }
+    if (data.size() < 2) continue;
+    // literal: the last value operand a rank-0 constant; rank-0 input: the first a rank-0 input.
+    size_t first = row.operands.size(), last = 0;
+    for (size_t k = 0; k < row.operands.size(); ++k) {
+      if (row.operands[k] != R::kValue) continue;
+      first = std::min(first, k);
+      last = k;
+    }
+    for (const double literal : literals) {
+      Application a{base + " literal " + number(literal), row.op, attrs, {}};
+      for (size_t k = 0; k < row.operands.size(); ++k) {
+        a.operands.push_back(k == last ? scalar(k, literal, true) : flat(k, 0));
+      }
+      out.push_back(std::move(a));
+    }
+    Application a{base + " rank-0 input " + number(values.back()), row.op, attrs, {}};
+    for (size_t k = 0; k < row.operands.size(); ++k) {
+      a.operands.push_back(k == first ? scalar(k, values.back(), false) : flat(k, 0));
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+ir::ValueId ApplicationAdder::add(const Application& application) {
+  std::vector<ir::ValueId> ids;
+  for (const OperandData& operand : application.operands) {
+    const std::tuple<bool, std::string, std::string> key{
+        operand.constant, operand.tensor.type.to_string(),
+        std::string(reinterpret_cast<const char*>(operand.tensor.data.data()),
+                    operand.tensor.data.size())};
+    auto [at, added] = known_.try_emplace(key, ir::kNoValue);
+    if (added) {
+      const std::string name = operand.constant ? "c" : "x";
+      if (operand.constant) {
+        at->second = graph_.add_constant(name, operand.tensor);
+      } else {
+        at->second = graph_.add_input(name, operand.tensor.type);
+        inputs_.push_back(operand.tensor);
+      }
+    }
+    ids.push_back(at->second);
+  }
+  auto out =
+      ir::build_value(graph_, application.op, ids, application.attrs, ir::op_name(application.op));
+  INFO(application.label << ": " << (out ? "" : out.status().to_string()));
+  REQUIRE(out.has_value());
+  return *out;
+}
+
+int64_t broadcast_source(const ir::Shape& operand, const ir::Shape& out, int64_t i) {
+  int64_t index = 0, stride = 1;
+  const size_t offset = out.size() - operand.size();
+  for (size_t d = out.size(); d-- > 0;) {
+    const int64_t coordinate = i % out[d];
+    i /= out[d];
+    if (d < offset) continue;
+    const int64_t dim = operand[d - offset];
+    if (dim != 1) index += coordinate * stride;
+    stride *= dim;
+  }
+  return index;
+}
+
+TableGraph table_graph() {
+  TableGraph t;
+  std::vector<ir::ValueId> outputs;
+  ApplicationAdder adder(t.graph);
+  uint64_t seed = 1;
+  for (const DType dtype : ir::kAllDTypes) {
+    std::vector<double> values = table_values(dtype, 10, ++seed);
+    // The extremes, where integer arithmetic wraps (the GPU is compared with the reference, so
+    // these need not be exact in double).
+    if (dtype == DType::kI32) values.insert(values.end(), {2147483647.0, -2147483648.0});
+    if (dtype == DType::kI64) {
+      values.insert(values.end(),
+                    {-9223372036854775808.0, 4611686018427387904.0, 3037000500.0, 4294967297.0});
+    }
+    const std::vector<double> edges = edge_values(dtype);
+    size_t position = 0;
+    for (const OpRow& row : op_table()) {
+      const double literal = edges[position++ % edges.size()];
+      for (const Application& a : applications(row, dtype, values, {literal})) {
+        outputs.push_back(adder.add(a));
+        t.labels.push_back(a.label);
+      }
+    }
+  }
+  t.graph.set_outputs(outputs);
+  t.inputs = adder.inputs();
+  return t;
+}
+
+}  // namespace inferno::test
