@@ -102,22 +102,6 @@ Outputs gelu(Ctx& c) {
   return ew(approximate == "tanh" ? OpKind::kGeluTanh : OpKind::kGelu, {"self"})(c);
 }
 
-/// log1p and expm1, which torch.export's core-ATen decompositions of softplus and elu emit, have
-/// no IR op yet: log(x + 1) and exp(x) - 1 instead. Both lose precision for |x| near zero in f32
-/// (log1p(1e-9) becomes 0); IR rows (ew::log1p, ew::expm1) would make each one row here.
-Builder shifted(OpKind op, bool add_before) {
-  return [op, add_before](Ctx& c) -> Outputs {
-    INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> in, operands(c, op, {"self"}));
-    const ValueId unit = ir::add_scalar_constant(c.g, 1, c.type(in[0]).dtype, c.name("one"));
-    if (add_before) {
-      INFERNO_ASSIGN_OR_RETURN(ValueId sum, c.build(OpKind::kAdd, {in[0], unit}, {}, "plus_one"));
-      return one(c.build(op, {sum}));
-    }
-    INFERNO_ASSIGN_OR_RETURN(ValueId y, c.build(op, {in[0]}, {}, std::string(ir::op_name(op))));
-    return one(c.build(OpKind::kSub, {y, unit}));
-  };
-}
-
 /// `alpha * other` for add/sub/rsub; folded when `other` is a number, skipped when alpha is 1.
 Expected<ValueId> scaled(const Ctx& c, const AtenArg& other, DType peer, std::string_view suffix) {
   const AtenArg& alpha = c.a.get("alpha");
@@ -303,6 +287,8 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
            {"aten::tanh", OpKind::kTanh},
            {"aten::exp", OpKind::kExp},
            {"aten::log", OpKind::kLog},
+           {"aten::log1p", OpKind::kLog1p},
+           {"aten::expm1", OpKind::kExpm1},
            {"aten::sqrt", OpKind::kSqrt},
            {"aten::rsqrt", OpKind::kRsqrt},
            {"aten::reciprocal", OpKind::kReciprocal},
@@ -378,8 +364,6 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
        {arg("self", T), arg("min_val", Num, int64_t{-1}), arg("max_val", Num, int64_t{1})},
        clamp("min_val", "max_val")},
       {"aten::relu6", "", self_only, relu6},
-      {"aten::log1p", "", self_only, shifted(OpKind::kLog, true)},
-      {"aten::expm1", "", self_only, shifted(OpKind::kExp, false)},
       // arithmetic
       {"aten::add", "", binary_alpha, binary(OpKind::kAdd)},
       {"aten::sub", "", binary_alpha, binary(OpKind::kSub)},

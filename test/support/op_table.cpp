@@ -104,6 +104,8 @@ const std::vector<OpRow>& rows() {
       {OpKind::kTanh, {R::kValue}, [](const double* x) { return std::tanh(x[0]); }, {}},
       {OpKind::kExp, {R::kValue}, [](const double* x) { return std::exp(x[0]); }, {}},
       {OpKind::kLog, {R::kValue}, [](const double* x) { return std::log(x[0]); }, {}},
+      {OpKind::kLog1p, {R::kValue}, [](const double* x) { return std::log1p(x[0]); }, {}},
+      {OpKind::kExpm1, {R::kValue}, [](const double* x) { return std::expm1(x[0]); }, {}},
       {OpKind::kSqrt, {R::kValue}, [](const double* x) { return std::sqrt(x[0]); }, {}},
       // rsqrt: 1 / sqrt(x) (so rsqrt(-0) = -inf, not pow(-0, -0.5) = +inf).
       {OpKind::kRsqrt, {R::kValue}, [](const double* x) { return 1.0 / std::sqrt(x[0]); }, {}},
