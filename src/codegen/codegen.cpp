@@ -7,6 +7,7 @@
 #include "codegen/emit_fused.h"
 #include "codegen/emit_gemm.h"
 #include "codegen/emit_kernel_calls.h"
+#include "codegen/emit_pool.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/weights.h"
@@ -54,6 +55,7 @@ const LoweringTable& lowering_table() {
     register_gemm_lowerings(t);
     register_kernel_call_lowerings(t);
     register_elementwise_lowerings(t);
+    register_pool_lowerings(t);
     return t;
   }();
   return table;

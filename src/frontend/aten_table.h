@@ -39,7 +39,9 @@ struct AtenCall {
 /// True if `op` ("aten::relu_", "aten::linear") has an entry, in-place aliases included.
 bool is_supported_aten_op(std::string_view op);
 
-/// Lowers one call into IR nodes appended to `graph`; returns one value per ATen output.
+/// Lowers one call into IR nodes appended to `graph`; returns one value per ATen output, or
+/// ir::kNoValue for an output infernoc does not compute (pooling indices, batch_norm's saved
+/// statistics), which the frontend refuses (unsupported) where the model uses it.
 /// Errors: unsupported op or argument combination (kUnsupported, naming the op, node and
 /// location), arguments that do not fit the schema or shapes that do not fit (kInvalidInput).
 Expected<std::vector<ir::ValueId>> lower_aten_call(ir::Graph& graph, const AtenCall& call);

@@ -52,6 +52,12 @@ class Loader {
   Status check_type(const std::string& name, ValueId v, const std::string& node,
                     const SourceLocation& loc) const;
   Status set_outputs(const JsonRef& signature);
+  /// The error for a use of an output that lower_aten_call did not compute (ir::kNoValue).
+  Status not_computed(const std::string& name) const {
+    return unsupported(record_ + ": value '" + name +
+                       "' is used, but infernoc does not compute it (pooling indices and "
+                       "batch_norm's saved statistics are not supported)");
+  }
 
   const Pt2Archive& archive_;
   const LoadOptions& options_;
@@ -309,6 +315,7 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
     INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
     auto it = values_.find(name);
     if (it == values_.end()) return t.error("value '" + name + "' is used before it is defined");
+    if (it->second == ir::kNoValue) return not_computed(name);
     return it->second;
   };
   if (kind == "as_none" || kind == "as_memory_format" || kind == "as_layout")
@@ -448,8 +455,9 @@ Status Loader::lower(const JsonRef& node) {
     }
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].empty()) continue;
-      INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
       values_[outs[i]] = results[i];
+      if (results[i] == ir::kNoValue) continue;  // refused where it is used
+      INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
     }
     return Status::ok();
   };
@@ -481,6 +489,7 @@ Status Loader::set_outputs(const JsonRef& signature) {
     INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
     auto it = values_.find(name);
     if (it == values_.end()) return arg.error("output '" + name + "' is not defined");
+    if (it->second == ir::kNoValue) return not_computed(name);
     outputs.push_back(it->second);
   }
   graph_.set_outputs(std::move(outputs));

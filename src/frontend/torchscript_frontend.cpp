@@ -52,7 +52,12 @@ namespace jit = torch::jit;
 struct TupleValue {
   std::vector<const jit::Value*> elements;
 };
-using Known = std::variant<AtenArg, TupleValue>;
+/// An output lower_aten_call did not compute (ir::kNoValue: pooling indices, batch_norm's saved
+/// statistics): refused where the model uses it.
+struct NotComputed {
+  std::string producer;  ///< the ATen op that returned it
+};
+using Known = std::variant<AtenArg, TupleValue, NotComputed>;
 
 /// Node kinds this file decodes itself rather than through the ATen table.
 bool is_decoded_here(std::string_view kind) {
@@ -537,8 +542,10 @@ class Walker {
                             " values for " + std::to_string(outputs.size()) + " outputs (node '" +
                             call.node_name + "')");
     }
-    for (size_t i = 0; i < results.size(); ++i)
-      INFERNO_RETURN_IF_ERROR(bind(outputs[i], AtenArg(results[i])));
+    for (size_t i = 0; i < results.size(); ++i) {
+      INFERNO_RETURN_IF_ERROR(results[i] == ir::kNoValue ? bind(outputs[i], NotComputed{kind})
+                                                         : bind(outputs[i], AtenArg(results[i])));
+    }
     // An in-place op (`h.clamp_(0, 1)`, `x.masked_fill_(m, 0)`) mutates its first input, which
     // later nodes read under the same TorchScript value: from here on it holds the result. (Views
     // of the mutated tensor taken before the op are not updated.)
@@ -547,6 +554,14 @@ class Walker {
       INFERNO_RETURN_IF_ERROR(bind(node->inputs()[0], AtenArg(results[0])));
     }
     return Status::ok();
+  }
+
+  static Status not_computed(const jit::Value& value, const NotComputed& missing,
+                             const std::string& node, const SourceLocation& loc) {
+    return unsupported("'" + value.debugName() + "', an output of " + missing.producer +
+                           ", is used, but infernoc does not compute it (pooling indices and "
+                           "batch_norm's saved statistics are not supported)",
+                       node, loc);
   }
 
   Status bind(const jit::Value* value, Known known) {
@@ -562,6 +577,8 @@ class Walker {
                            node_name(user), location_of(user));
     }
     if (const auto* decoded = std::get_if<AtenArg>(&found->second)) return *decoded;
+    if (const auto* missing = std::get_if<NotComputed>(&found->second))
+      return not_computed(*value, *missing, node_name(user), location_of(user));
     return unsupported(std::string(user->kind().toQualString()) + " with a tuple argument",
                        node_name(user), location_of(user));
   }
@@ -576,6 +593,8 @@ class Walker {
         INFERNO_RETURN_IF_ERROR(flatten_output(element, outputs));
       return Status::ok();
     }
+    if (const auto* missing = std::get_if<NotComputed>(&found->second))
+      return not_computed(*value, *missing, "", {});
     if (const auto* id = std::get_if<ir::ValueId>(&std::get<AtenArg>(found->second))) {
       outputs.push_back(*id);
       return Status::ok();

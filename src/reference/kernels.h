@@ -86,6 +86,12 @@ Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const Te
 /// softmax or log_softmax along `dim`.
 Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out);
 
+// pool.cpp
+/// max_pool2d or avg_pool2d (`op`) with the node's attributes, over the last two dims.
+Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const TensorType& out);
+/// adaptive_max_pool2d (is_max) or adaptive_avg_pool2d to `out`'s last two dims.
+Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out);
+
 // ---- the kernel table ------------------------------------------------------------------------
 /// One node's reference kernel: its inputs (already checked against their types) and its output
 /// type. Errors are for input the verifier may not have seen (a fused body read from text).
@@ -103,5 +109,6 @@ void register_layout_kernels(KernelTable& table);
 void register_elementwise_kernels(KernelTable& table);
 void register_fused_kernels(KernelTable& table);
 void register_reduction_kernels(KernelTable& table);
+void register_pool_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

@@ -108,6 +108,8 @@ int op_sample_variants(OpKind op) {
       return 5;
     case OpKind::kFusedElementwise:
       return 3;
+    case OpKind::kConv2d:
+      return 2;
     default:
       return 1;
   }
@@ -181,6 +183,49 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
     case OpKind::kLogSoftmax:
       return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
+    case OpKind::kMaxPool2d:  // x as [C, H, W]: padding, a stride per dim, dilation, ceil_mode
+      return ir::build_value(graph, op, {x},
+                             attrs({{"kernel", ir::IntList{2, 2}},
+                                    {"stride", ir::IntList{1, 2}},
+                                    {"padding", ir::IntList{1, 1}},
+                                    {"dilation", ir::IntList{1, 2}},
+                                    {"ceil_mode", true}}),
+                             tag);
+    case OpKind::kAvgPool2d:
+      return ir::build_value(graph, op, {x},
+                             attrs({{"kernel", ir::IntList{3, 2}},
+                                    {"stride", ir::IntList{2, 1}},
+                                    {"padding", ir::IntList{1, 1}},
+                                    {"ceil_mode", true},
+                                    {"count_include_pad", false},
+                                    {"divisor_override", int64_t{0}}}),
+                             tag);
+    case OpKind::kAdaptiveAvgPool2d:
+    case OpKind::kAdaptiveMaxPool2d:
+      return ir::build_value(graph, op, {x}, attrs({{"output_size", ir::IntList{2, 3}}}), tag);
+    case OpKind::kConv2d: {  // x as [1, 2, 3, 4]; 0: 3x3, padding 1, bias; 1: depthwise 2x2,
+                             // stride (2, 1), dilation (1, 2), asymmetric padding, no bias
+      auto x4 = ir::build_value(graph, OpKind::kReshape, {x},
+                                attrs({{"shape", ir::IntList{1, 2, 3, 4}}}), tag + "_x4");
+      if (!x4) return x4;
+      if (variant == 0) {
+        return ir::build_value(graph, op,
+                               {*x4, constant(graph, tag + "_w", dtype, {4, 2, 3, 3}, seed),
+                                constant(graph, tag + "_b", dtype, {4}, seed + 1)},
+                               attrs({{"stride", ir::IntList{1, 1}},
+                                      {"padding", ir::IntList{1, 1, 1, 1}},
+                                      {"dilation", ir::IntList{1, 1}},
+                                      {"groups", int64_t{1}}}),
+                               tag);
+      }
+      return ir::build_value(graph, op,
+                             {*x4, constant(graph, tag + "_w", dtype, {2, 1, 2, 2}, seed)},
+                             attrs({{"stride", ir::IntList{2, 1}},
+                                    {"padding", ir::IntList{0, 1, 1, 0}},
+                                    {"dilation", ir::IntList{1, 2}},
+                                    {"groups", int64_t{2}}}),
+                             tag);
+    }
     default: {  // other elementwise ops: x, then rank-0 constants (literals) for the rest
       std::vector<ir::ValueId> operands = {x};
       for (int k = 1; k < ir::op_min_inputs(op); ++k) {

@@ -129,6 +129,27 @@ Graph kitchen_sink() {
   add(g, OpKind::kMean, {lin}, attrs({{"dims", IntList{}}, {"keepdim", false}}), "m");
   add(g, OpKind::kSoftmax, {lin}, attrs({{"dim", int64_t{1}}}), "sm");
   add(g, OpKind::kLogSoftmax, {lin}, attrs({{"dim", int64_t{0}}}), "lsm");
+  // Pooling over x as [C, H, W].
+  const ValueId chw = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 2, 4}}}), "chw");
+  add(g, OpKind::kMaxPool2d, {chw},
+      attrs({{"kernel", IntList{2, 2}},
+             {"stride", IntList{1, 2}},
+             {"padding", IntList{1, 0}},
+             {"dilation", IntList{1, 1}},
+             {"ceil_mode", true}}),
+      "maxpool");
+  add(g, OpKind::kAvgPool2d, {chw},
+      attrs({{"kernel", IntList{2, 3}},
+             {"stride", IntList{1, 1}},
+             {"padding", IntList{1, 1}},
+             {"ceil_mode", false},
+             {"count_include_pad", false},
+             {"divisor_override", int64_t{-3}}}),
+      "avgpool");
+  add(g, OpKind::kAdaptiveAvgPool2d, {chw}, attrs({{"output_size", IntList{3, 3}}}),
+      "adaptive_avg");
+  add(g, OpKind::kAdaptiveMaxPool2d, {chw}, attrs({{"output_size", IntList{1, 2}}}),
+      "adaptive_max");
   // Float attribute values of every spelling (the schemas refuse attributes an op does not
   // take, so odd values sit in gemm's alpha and beta), and an odd source location.
   add(g, OpKind::kGemm, {x, w, b},

@@ -447,6 +447,24 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
       return {{m23}, attrs({{"dim", int64_t{1}}})};
     case OpKind::kFusedElementwise:
       return {{m23, v3}, attrs({{"expr", std::string("sub($0, $1); abs(#0)")}})};
+    case OpKind::kMaxPool2d:  // [C, H, W] with padding and ceil_mode
+      return {{{dtype, {2, 3, 4}}},
+              attrs({{"kernel", ir::IntList{2, 2}},
+                     {"stride", ir::IntList{2, 2}},
+                     {"padding", ir::IntList{1, 1}},
+                     {"dilation", ir::IntList{1, 1}},
+                     {"ceil_mode", true}})};
+    case OpKind::kAvgPool2d:
+      return {{{dtype, {2, 3, 4}}},
+              attrs({{"kernel", ir::IntList{2, 2}},
+                     {"stride", ir::IntList{1, 2}},
+                     {"padding", ir::IntList{1, 0}},
+                     {"ceil_mode", false},
+                     {"count_include_pad", false},
+                     {"divisor_override", int64_t{0}}})};
+    case OpKind::kAdaptiveAvgPool2d:
+    case OpKind::kAdaptiveMaxPool2d:
+      return {{{dtype, {1, 2, 3, 5}}}, attrs({{"output_size", ir::IntList{2, 3}}})};
     default:
       break;
   }

@@ -1,0 +1,106 @@
+// Generated pooling code on a GPU (kernels/pool.cuh through codegen/emit_pool.cpp) against the
+// reference interpreter: max pooling (padding, dilation, ceil_mode) and average pooling
+// (count_include_pad both ways, ceil_mode, divisor_override) in f32, f16, bf16 and f64, adaptive
+// pooling to sizes that divide the input and sizes that do not, and a NaN that must win a max.
+// Part of test_gpu_codegen (label gpu); prints "SKIPPED: no CUDA device" without one.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compiled_model.h"
+#include "ir/builder.h"
+#include "reference/interpreter.h"
+#include "support/catch.h"
+#include "support/test_support.h"
+
+namespace inferno {
+namespace {
+
+using ir::DType;
+using ir::IntList;
+using ir::OpKind;
+
+ir::Attributes max_pool(IntList k, IntList s, IntList p, IntList d, bool ceil_mode) {
+  ir::Attributes a;
+  a.set("kernel", k);
+  a.set("stride", s);
+  a.set("padding", p);
+  a.set("dilation", d);
+  a.set("ceil_mode", ceil_mode);
+  return a;
+}
+
+ir::Attributes avg_pool(IntList k, IntList s, IntList p, bool ceil_mode, bool include,
+                        int64_t divisor) {
+  ir::Attributes a;
+  a.set("kernel", k);
+  a.set("stride", s);
+  a.set("padding", p);
+  a.set("ceil_mode", ceil_mode);
+  a.set("count_include_pad", include);
+  a.set("divisor_override", divisor);
+  return a;
+}
+
+ir::Attributes adaptive(IntList size) {
+  ir::Attributes a;
+  a.set("output_size", size);
+  return a;
+}
+
+// Averages sum at most 12 terms in float (double for f64); the result is rounded to the dtype.
+double rtol_for(DType dtype) {
+  switch (dtype) {
+    case DType::kF16:
+      return 1e-3;
+    case DType::kBF16:
+      return 1.6e-2;
+    case DType::kF64:
+      return 1e-12;
+    default:
+      return 2e-6;
+  }
+}
+
+TEST_CASE("gpu: pooling matches the reference, in every floating dtype", "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    INFO(ir::dtype_name(dtype));
+    ir::Graph g;
+    const ir::TensorType type{dtype, {2, 3, 9, 10}};
+    const ir::ValueId x = g.add_input("x", type);
+    std::vector<ir::ValueId> outs;
+    auto add = [&](OpKind op, ir::Attributes a, const std::string& name) {
+      auto v = ir::build_value(g, op, {x}, std::move(a), name);
+      INFO(name << ": " << (v ? "" : v.status().to_string()));
+      REQUIRE(v.has_value());
+      outs.push_back(*v);
+    };
+    add(OpKind::kMaxPool2d, max_pool({3, 3}, {2, 2}, {1, 1}, {1, 1}, false), "max");
+    add(OpKind::kMaxPool2d, max_pool({2, 3}, {2, 3}, {1, 1}, {2, 1}, true), "max_dilated_ceil");
+    add(OpKind::kAvgPool2d, avg_pool({3, 3}, {2, 2}, {1, 1}, true, true, 0), "avg_ceil_include");
+    add(OpKind::kAvgPool2d, avg_pool({3, 2}, {2, 3}, {1, 1}, true, false, 0), "avg_ceil_exclude");
+    add(OpKind::kAvgPool2d, avg_pool({2, 2}, {1, 1}, {0, 1}, false, true, 3), "avg_divisor");
+    add(OpKind::kAdaptiveAvgPool2d, adaptive({3, 5}), "adaptive_avg_divides");
+    add(OpKind::kAdaptiveAvgPool2d, adaptive({4, 7}), "adaptive_avg");
+    add(OpKind::kAdaptiveMaxPool2d, adaptive({5, 3}), "adaptive_max");
+    g.set_outputs(outs);
+    ir::Tensor in = test::random_tensor(type, 17);
+    in.set(25, NAN);  // plane 0, row 2, column 5
+    test::CompiledModel model(g);
+    const std::vector<ir::Tensor> actual = model.run({in});
+    auto expected = reference::evaluate(g, {in});
+    REQUIRE(expected.has_value());
+    for (size_t j = 0; j < outs.size(); ++j) {
+      INFO("output %" << g.name(outs[j]) << " " << g.type(outs[j]).to_string());
+      CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(dtype), 1e-6) == "");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace inferno

@@ -1,0 +1,64 @@
+// The TorchScript-only CNN fixture (tools/export_ts_fixtures.py, traced with torch 1.13): BatchNorm
+// in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of a traced
+// view and a tuple of nine outputs. It loads, and the reference interpreter reproduces PyTorch's
+// outputs before and after the default pipeline, which folds every BatchNorm into constants.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/tensor_io.h"
+#include "frontend/frontend.h"
+#include "ir/verifier.h"
+#include "passes/pipeline.h"
+#include "reference/interpreter.h"
+#include "support/catch.h"
+#include "support/test_support.h"
+
+namespace inferno {
+namespace {
+
+std::vector<ir::Tensor> read_numbered(const std::string& model, const std::string& stem) {
+  std::vector<ir::Tensor> tensors;
+  for (int i = 0;; ++i) {
+    const std::string path = test::fixture_path(model + "/" + stem + std::to_string(i) + ".npy");
+    if (!std::filesystem::exists(path)) break;
+    auto t = cli::read_tensor(path);
+    REQUIRE(t.has_value());
+    tensors.push_back(std::move(*t));
+  }
+  return tensors;
+}
+
+TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference interpreter") {
+  const std::vector<ir::Tensor> inputs = read_numbered("cnn_ops", "input");
+  const std::vector<ir::Tensor> expected = read_numbered("cnn_ops", "output");
+  REQUIRE(inputs.size() == 1);
+  REQUIRE(expected.size() == 9);
+  frontend::LoadOptions options;
+  for (const ir::Tensor& t : inputs) options.inputs.push_back({"", t.type});
+  for (const bool optimized : {false, true}) {
+    INFO((optimized ? "after the default pipeline" : "as loaded"));
+    auto graph = frontend::load_model(test::fixture_path("cnn_ops/model.pt"), options);
+    INFO((graph ? "" : graph.status().to_string()));
+    REQUIRE(graph.has_value());
+    REQUIRE(ir::verify(*graph).is_ok());
+    if (optimized) {
+      REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
+      // Every BatchNorm folded: no rsqrt is left to compute at run time.
+      for (const ir::Node& node : graph->nodes()) CHECK(node.op != ir::OpKind::kRsqrt);
+    }
+    auto outputs = reference::evaluate(*graph, inputs);
+    INFO((outputs ? "" : outputs.status().to_string()));
+    REQUIRE(outputs.has_value());
+    REQUIRE(outputs->size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      // torch.testing's f32 tolerances; PyTorch's CPU kernels accumulate in f32.
+      const std::string mismatch = test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
+      INFO("output " << i << ": " << mismatch);
+      CHECK(mismatch.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace inferno

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Exports the TorchScript-only fixtures: models traced with the distribution's torch (1.13,
+``/usr/bin/python3`` with ``python3-torch``), which cannot make ``.pt2`` files.
+
+Each model goes to ``<out>/<name>/``: ``model.pt`` (traced, debug records rewritten to bare file
+names by export_fixtures.py's scrubber, and checked for absolute paths), ``input<i>.npy`` and
+PyTorch's ``output<i>.npy`` (f32). The models are tiny and seeded, so the files stay small and
+reproducible.
+
+Models:
+* ``cnn_ops``: the non-convolution CNN ops: BatchNorm (2-D, 1-D on [N, C] and [N, C, L], with and
+  without affine parameters), max/avg/adaptive pooling in their edge cases (ceil_mode, padding,
+  dilation, count_include_pad both ways, divisor_override), the size arithmetic of
+  ``x.view(x.size(0), -1)``, and a tuple of outputs.
+
+Usage: ``/usr/bin/python3 tools/export_ts_fixtures.py [OUT_DIR]`` (default: test/fixtures).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import export_fixtures as ef  # noqa: E402  (the path scrubbing and the TorchScript exporter)
+
+
+def randomized_bn(bn: nn.modules.batchnorm._BatchNorm) -> nn.modules.batchnorm._BatchNorm:
+    """Running statistics (and affine parameters) away from 0 and 1, so the folding is tested."""
+    c = bn.num_features
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.randn(c) * 0.5)
+        bn.running_var.copy_(torch.rand(c) * 2 + 0.25)
+        if bn.affine:
+            bn.weight.copy_(torch.randn(c))
+            bn.bias.copy_(torch.randn(c))
+    return bn.eval()
+
+
+class CnnOps(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.bn = randomized_bn(nn.BatchNorm2d(3))
+        self.bn_plain = randomized_bn(nn.BatchNorm2d(3, affine=False, eps=1e-3))
+        self.bn1d = randomized_bn(nn.BatchNorm1d(3))
+        self.bn_seq = randomized_bn(nn.BatchNorm1d(3))
+
+    def forward(self, x: torch.Tensor):  # x: [2, 3, 8, 8]
+        y = self.bn(x)
+        a = F.max_pool2d(y, 3, stride=2, padding=1)  # [2, 3, 4, 4]
+        b = F.max_pool2d(y, 3, stride=2, ceil_mode=True)  # a window running past the end
+        c = F.avg_pool2d(y, 3, stride=2, padding=1, count_include_pad=False)
+        d = F.avg_pool2d(y, 3, stride=2, padding=1, ceil_mode=True)  # count_include_pad
+        e = F.avg_pool2d(y, (3, 2), stride=(2, 3), ceil_mode=True, divisor_override=5)
+        f = F.max_pool2d(self.bn_plain(y), 2, stride=1, padding=1, dilation=2)
+        g = F.adaptive_avg_pool2d(y, (3, 5))
+        h = F.adaptive_max_pool2d(torch.relu(y), (3, 2))
+        pooled = F.adaptive_avg_pool2d(y, 1)
+        flat = pooled.view(pooled.size(0), -1)  # [2, 3]: aten::size and a shape list
+        i = self.bn1d(flat)
+        j = self.bn_seq(y.flatten(2))  # [2, 3, 64]
+        return a + b, c, d, e, f, g, h, i, j
+
+
+MODELS = {"cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)])}
+
+
+def main() -> int:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ef.DEFAULT_OUT
+    for name, (make, inputs_fn) in MODELS.items():
+        torch.manual_seed(0)
+        model = make().eval()
+        inputs = inputs_fn()
+        with torch.no_grad():
+            expected = [t.clone() for t in ef.as_tensor_list(model(*inputs))]
+        model_dir = out / name
+        shutil.rmtree(model_dir, ignore_errors=True)
+        model_dir.mkdir(parents=True)
+        ef.export_torchscript(model, inputs, expected, model_dir / "model.pt")
+        ef.save_arrays(inputs, model_dir, "input")
+        ef.save_arrays(expected, model_dir, "output")
+        leaks = [hit for p in model_dir.iterdir() for hit in ef.find_absolute_paths(p.read_bytes())]
+        if leaks:
+            print(f"{name}: absolute paths left: {leaks}")
+            return 1
+        print(f"{name}: {len(expected)} outputs, torch {torch.__version__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
