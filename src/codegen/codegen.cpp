@@ -4,6 +4,7 @@
 
 #include "codegen/emit_abi.h"
 #include "codegen/emit_context.h"
+#include "codegen/emit_conv.h"
 #include "codegen/emit_fused.h"
 #include "codegen/emit_gemm.h"
 #include "codegen/emit_kernel_calls.h"
@@ -55,6 +56,7 @@ const LoweringTable& lowering_table() {
     register_gemm_lowerings(t);
     register_kernel_call_lowerings(t);
     register_elementwise_lowerings(t);
+    register_conv_lowerings(t);
     register_pool_lowerings(t);
     return t;
   }();

@@ -76,6 +76,8 @@ ir::ValueId operand(const Ctx& c, const AtenArg& v, ir::DType peer, std::string_
 
 /// Appends the elementwise families' entries (aten_elementwise.cpp) to the table.
 void add_elementwise_entries(std::vector<OpEntry>& table);
+/// Appends the convolution entries (aten_conv.cpp).
+void add_conv_entries(std::vector<OpEntry>& table);
 /// Appends the pooling entries (aten_pool.cpp).
 void add_pool_entries(std::vector<OpEntry>& table);
 /// Appends batch_norm and its 3-output forms (aten_batch_norm.cpp).

@@ -399,6 +399,7 @@ std::vector<OpEntry> make_table() {
       {"aten::type_as", "", {arg("self", T), arg("other", T)}, to_dtype},
   };
   add_elementwise_entries(table);
+  add_conv_entries(table);
   add_pool_entries(table);
   add_batch_norm_entries(table);
   return table;

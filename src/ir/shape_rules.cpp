@@ -20,6 +20,7 @@ const rules::ShapeRuleTable& rule_table() {
     rules::register_reduction_rules(t);
     rules::register_elementwise_rules(t);
     rules::register_fused_rules(t);
+    rules::register_conv_rules(t);
     rules::register_pool_rules(t);
     return t;
   }();

@@ -92,6 +92,11 @@ Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const
 /// adaptive_max_pool2d (is_max) or adaptive_avg_pool2d to `out`'s last two dims.
 Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out);
 
+// conv.cpp
+/// conv2d with the node's attributes (stride, padding, dilation, groups); bias may be null.
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::Attributes& attrs,
+              const TensorType& out);
+
 // ---- the kernel table ------------------------------------------------------------------------
 /// One node's reference kernel: its inputs (already checked against their types) and its output
 /// type. Errors are for input the verifier may not have seen (a fused body read from text).
@@ -109,6 +114,7 @@ void register_layout_kernels(KernelTable& table);
 void register_elementwise_kernels(KernelTable& table);
 void register_fused_kernels(KernelTable& table);
 void register_reduction_kernels(KernelTable& table);
+void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

@@ -150,6 +150,17 @@ Graph kitchen_sink() {
       "adaptive_avg");
   add(g, OpKind::kAdaptiveMaxPool2d, {chw}, attrs({{"output_size", IntList{1, 2}}}),
       "adaptive_max");
+  // A depthwise conv2d over x as [1, 2, 2, 2], x as its weights too, asymmetric padding.
+  const ValueId nchw =
+      add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 2, 2, 2}}}), "nchw");
+  const ValueId oihw =
+      add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{2, 1, 2, 2}}}), "oihw");
+  add(g, OpKind::kConv2d, {nchw, oihw},
+      attrs({{"stride", IntList{1, 1}},
+             {"padding", IntList{1, 0, 0, 1}},
+             {"dilation", IntList{1, 1}},
+             {"groups", int64_t{2}}}),
+      "conv");
   // Float attribute values of every spelling (the schemas refuse attributes an op does not
   // take, so odd values sit in gemm's alpha and beta), and an odd source location.
   add(g, OpKind::kGemm, {x, w, b},

@@ -378,6 +378,14 @@ const std::vector<Case>& cases() {
        ints("output_size", {3, 4}),
        {},
        "expects a floating-point input"},
+      // conv2d: more rows in ir_conv_rules_test.cpp
+      {K::kConv2d,
+       {f32({2, 4, 9, 9}), f32({6, 2, 3, 3}), f32({6})},
+       attrs({{"stride", IntList{2, 1}},
+              {"padding", IntList{1, 1, 1, 1}},
+              {"dilation", IntList{1, 2}},
+              {"groups", int64_t{2}}}),
+       {f32({2, 6, 5, 7})}},
   };
   return kCases;
 }

@@ -465,6 +465,12 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kAdaptiveAvgPool2d:
     case OpKind::kAdaptiveMaxPool2d:
       return {{{dtype, {1, 2, 3, 5}}}, attrs({{"output_size", ir::IntList{2, 3}}})};
+    case OpKind::kConv2d:  // grouped, strided, asymmetric padding, bias
+      return {{{dtype, {1, 2, 3, 5}}, {dtype, {4, 1, 2, 2}}, {dtype, {4}}},
+              attrs({{"stride", ir::IntList{1, 2}},
+                     {"padding", ir::IntList{1, 0, 0, 1}},
+                     {"dilation", ir::IntList{1, 1}},
+                     {"groups", int64_t{2}}})};
     default:
       break;
   }

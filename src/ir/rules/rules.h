@@ -30,6 +30,7 @@ void register_layout_rules(ShapeRuleTable& table);
 void register_reduction_rules(ShapeRuleTable& table);
 void register_elementwise_rules(ShapeRuleTable& table);
 void register_fused_rules(ShapeRuleTable& table);
+void register_conv_rules(ShapeRuleTable& table);
 void register_pool_rules(ShapeRuleTable& table);
 
 /// "<op>: <what>", invalid input.

@@ -1,0 +1,188 @@
+// The convolution entries of the ATen table: TorchScript's aten::_convolution (and
+// _convolution_mode, its trace of a string padding), core ATen's aten::convolution, and
+// aten::conv2d / aten::conv1d (int and string padding overloads). All become one IR conv2d: a 1-D
+// convolution runs over [N, C, 1, L] (input, weight and output reshaped around it) and an
+// unbatched input gets a batch dim of 1. Padding "same" puts the odd pixel after, as PyTorch does.
+// Transposed and 3-D convolutions are unsupported (exit 2).
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "frontend/aten_builders.h"
+
+namespace inferno::frontend::aten {
+namespace {
+
+using ir::IntList;
+using ir::OpKind;
+using ir::ValueId;
+
+constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Bool = ArgKind::kBool,
+                  Ints = ArgKind::kInts, Str = ArgKind::kString, Any = ArgKind::kAny;
+
+/// `v` with one value per spatial dim: a single value is repeated, as PyTorch's _pair does.
+Expected<IntList> per_dim(const Ctx& c, const std::string& name, IntList v, size_t dims) {
+  if (v.size() == 1 && dims > 1) v.assign(dims, v[0]);
+  if (v.size() != dims) {
+    return c.invalid(name + " must have " + std::to_string(dims) + " value" +
+                     (dims == 1 ? "" : "s") + ", got " + ir::shape_to_string(v));
+  }
+  return v;
+}
+
+struct ConvArgs {
+  ValueId x, w;
+  std::optional<ValueId> bias;
+  IntList stride, dilation;
+  std::variant<IntList, std::string> padding;  ///< per spatial dim, or "same" / "valid"
+  int64_t groups = 1;
+};
+
+/// Reshapes to 4-D where needed, builds the conv2d and reshapes its result back.
+Outputs build_conv(Ctx& c, const ConvArgs& a) {
+  const ir::TensorType &xt = c.type(a.x), &wt = c.type(a.w);
+  if (wt.rank() == 5) return c.unsupported_arg("3-D convolutions are not supported");
+  if (wt.rank() != 3 && wt.rank() != 4) {
+    return c.invalid("expects a 3-D (conv1d) or 4-D (conv2d) weight, got " + wt.to_string());
+  }
+  const auto dims = static_cast<size_t>(wt.rank() - 2);
+  const bool batched = xt.rank() == wt.rank();
+  if (!batched && xt.rank() != wt.rank() - 1) {
+    return c.invalid("input " + xt.to_string() + " does not match weight " + wt.to_string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(IntList stride, per_dim(c, "stride", a.stride, dims));
+  INFERNO_ASSIGN_OR_RETURN(IntList dilation, per_dim(c, "dilation", a.dilation, dims));
+  IntList before(dims, 0), after(dims, 0);
+  if (const auto* mode = std::get_if<std::string>(&a.padding)) {
+    if (*mode == "same") {
+      for (size_t i = 0; i < dims; ++i) {
+        if (stride[i] != 1) return c.invalid("padding='same' needs stride 1");
+        // dilation and kernel are bounded by the shape rule later; this product fits int64
+        // for any values below 2^31, and larger ones are refused there
+        const int64_t k = wt.shape[2 + i], d = dilation[i];
+        if (k < 1 || d < 1 || k > (int64_t{1} << 31) || d > (int64_t{1} << 31)) {
+          return c.invalid("kernel " + wt.to_string() + " or dilation out of range");
+        }
+        const int64_t total = d * (k - 1);
+        before[i] = total / 2;
+        after[i] = total - before[i];
+      }
+    } else if (*mode != "valid") {
+      return c.invalid("padding must be 'same', 'valid' or integers, got '" + *mode + "'");
+    }
+  } else {
+    INFERNO_ASSIGN_OR_RETURN(before, per_dim(c, "padding", std::get<IntList>(a.padding), dims));
+    after = before;
+  }
+  // To 4-D: conv1d gets an H of 1 (kernel 1, stride 1, no padding, dilation 1).
+  if (dims == 1) {
+    stride.insert(stride.begin(), 1);
+    dilation.insert(dilation.begin(), 1);
+    before.insert(before.begin(), 0);
+    after.insert(after.begin(), 0);
+  }
+  ir::Shape x4 = xt.shape, w4 = wt.shape;
+  if (!batched) x4.insert(x4.begin(), 1);
+  if (dims == 1) {
+    x4.insert(x4.end() - 1, 1);
+    w4.insert(w4.end() - 1, 1);
+  }
+  ValueId x = a.x, w = a.w;
+  if (x4 != xt.shape) {
+    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kReshape, {x}, attrs({{"shape", x4}}), "input4d"));
+  }
+  if (w4 != wt.shape) {
+    INFERNO_ASSIGN_OR_RETURN(w, c.build(OpKind::kReshape, {w}, attrs({{"shape", w4}}), "weight4d"));
+  }
+  std::vector<ValueId> in = {x, w};
+  if (a.bias) in.push_back(*a.bias);
+  const IntList padding = {before[0], before[1], after[0], after[1]};
+  const bool reshape_out = dims == 1 || !batched;
+  INFERNO_ASSIGN_OR_RETURN(ValueId y, c.build(OpKind::kConv2d, std::move(in),
+                                              attrs({{"stride", stride},
+                                                     {"padding", padding},
+                                                     {"dilation", dilation},
+                                                     {"groups", a.groups}}),
+                                              reshape_out ? "conv2d" : ""));
+  if (!reshape_out) return std::vector<ValueId>{y};
+  ir::Shape shape = c.type(y).shape;
+  if (dims == 1) shape.erase(shape.end() - 2);
+  if (!batched) shape.erase(shape.begin());
+  return one(c.build(OpKind::kReshape, {y}, attrs({{"shape", shape}})));
+}
+
+ConvArgs common_args(const Ctx& c) {
+  ConvArgs a;
+  a.x = c.a.tensor("input");
+  a.w = c.a.tensor("weight");
+  a.bias = c.a.opt_tensor("bias");
+  a.stride = c.a.get_ints("stride");
+  a.dilation = c.a.get_ints("dilation");
+  a.groups = c.a.get_int("groups");
+  if (const auto* mode = std::get_if<std::string>(&c.a.get("padding"))) {
+    a.padding = *mode;
+  } else {
+    a.padding = c.a.get_ints("padding");
+  }
+  return a;
+}
+
+// aten::conv2d / aten::conv1d: `rank` is the weight's (4 or 3).
+Builder conv_nd(int64_t rank) {
+  return [rank](Ctx& c) -> Outputs {
+    const ConvArgs a = common_args(c);
+    if (c.type(a.w).rank() != rank) {
+      return c.invalid("expects a " + std::to_string(rank) + "-D weight, got " +
+                       c.type(a.w).to_string());
+    }
+    return build_conv(c, a);
+  };
+}
+
+// aten::_convolution_mode: TorchScript's trace of a string padding; any rank.
+Outputs convolution_mode(Ctx& c) { return build_conv(c, common_args(c)); }
+
+// aten::_convolution and aten::convolution.
+Outputs convolution(Ctx& c) {
+  if (c.a.get_bool("transposed")) {
+    return c.unsupported_arg("transposed convolutions (conv_transpose) are not supported");
+  }
+  return build_conv(c, common_args(c));
+}
+
+}  // namespace
+
+void add_conv_entries(std::vector<OpEntry>& table) {
+  const Schema head = {arg("input", T), arg("weight", T), opt("bias", T)};
+  auto with = [](Schema s, const Schema& more) {
+    s.insert(s.end(), more.begin(), more.end());
+    return s;
+  };
+  const Schema ints_padding =
+      with(head, {arg("stride", Ints, IntList{1}), arg("padding", Ints, IntList{0}),
+                  arg("dilation", Ints, IntList{1}), arg("groups", Int, int64_t{1})});
+  const Schema string_padding =
+      with(head, {arg("stride", Ints, IntList{1}), arg("padding", Str, std::string("valid")),
+                  arg("dilation", Ints, IntList{1}), arg("groups", Int, int64_t{1})});
+  const Schema convolution_schema =
+      with(head, {arg("stride", Ints), arg("padding", Ints), arg("dilation", Ints),
+                  arg("transposed", Bool), arg("output_padding", Ints), arg("groups", Int)});
+  table.insert(table.end(),
+               {
+                   {"aten::conv2d", "padding", string_padding, conv_nd(4)},
+                   {"aten::conv2d", "", ints_padding, conv_nd(4)},
+                   {"aten::conv1d", "padding", string_padding, conv_nd(3)},
+                   {"aten::conv1d", "", ints_padding, conv_nd(3)},
+                   {"aten::_convolution_mode", "", string_padding, convolution_mode},
+                   {"aten::convolution", "", convolution_schema, convolution},
+                   // benchmark, deterministic, cudnn_enabled, allow_tf32: backend hints
+                   {"aten::_convolution", "",
+                    with(convolution_schema,
+                         {arg("benchmark", Any, false), arg("deterministic", Any, false),
+                          arg("cudnn_enabled", Any, false), arg("allow_tf32", Any, false)}),
+                    convolution},
+               });
+}
+
+}  // namespace inferno::frontend::aten

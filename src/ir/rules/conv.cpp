@@ -1,0 +1,89 @@
+// Shape rule of the convolution family: conv2d. It refuses what PyTorch refuses
+// (ConvUtils.h, check_shape_forward): channels not divisible by groups, a weight that does not
+// match them, a bias of the wrong size, stride or dilation below 1, negative padding, a (dilated)
+// kernel larger than the padded input. Attributes above 2^31 - 1 are refused, which keeps every
+// index computation of the reference and the CUDA kernel far from overflowing int64. Integer
+// convolutions are unsupported (PyTorch has no integer conv kernel on the GPU either).
+#include <limits>
+#include <string>
+
+#include "ir/rules/rules.h"
+
+namespace inferno::ir::rules {
+namespace {
+
+constexpr int64_t kMaxAttr = std::numeric_limits<int32_t>::max();
+
+Expected<IntList> values(OpKind op, const Attributes& attrs, const std::string& name, size_t count,
+                         int64_t lo) {
+  const IntList& v = attrs.get_ints(name);
+  if (v.size() != count) {
+    return bad(op,
+               name + " must have " + std::to_string(count) + " values, got " + shape_to_string(v));
+  }
+  for (const int64_t e : v) {
+    if (e < lo || e > kMaxAttr) {
+      return bad(op, name + " " + shape_to_string(v) + " must be within [" + std::to_string(lo) +
+                         ", " + std::to_string(kMaxAttr) + "]");
+    }
+  }
+  return v;
+}
+
+Expected<Types> conv2d(OpKind op, const Types& in, const Attributes& attrs) {
+  const TensorType &x = in[0], &w = in[1];
+  for (const TensorType& t : in) {
+    if (t.dtype != x.dtype) return bad(op, "operand dtypes differ (" + types_str(in) + ")");
+  }
+  INFERNO_RETURN_IF_ERROR(require_floating(op, x));
+  if (x.rank() != 4 || w.rank() != 4) {
+    return bad(op, "expects x[N, C, H, W] and w[O, C / groups, kh, kw], got " + types_str(in));
+  }
+  INFERNO_ASSIGN_OR_RETURN(IntList stride, values(op, attrs, "stride", 2, 1));
+  INFERNO_ASSIGN_OR_RETURN(IntList padding, values(op, attrs, "padding", 4, 0));
+  INFERNO_ASSIGN_OR_RETURN(IntList dilation, values(op, attrs, "dilation", 2, 1));
+  const int64_t groups = attrs.get_int("groups");
+  if (groups < 1 || groups > kMaxAttr) {
+    return bad(op, "groups " + std::to_string(groups) + " must be within [1, " +
+                       std::to_string(kMaxAttr) + "]");
+  }
+  const int64_t channels = x.shape[1], out_channels = w.shape[0];
+  if (channels % groups != 0 || out_channels % groups != 0) {
+    return bad(op, "input channels " + std::to_string(channels) + " and output channels " +
+                       std::to_string(out_channels) + " must be divisible by groups " +
+                       std::to_string(groups));
+  }
+  if (w.shape[1] != channels / groups) {
+    return bad(op, "weight " + w.to_string() + " expects " + std::to_string(w.shape[1] * groups) +
+                       " input channels (groups " + std::to_string(groups) + "), got " +
+                       x.to_string());
+  }
+  if (in.size() == 3 && (in[2].rank() != 1 || in[2].shape[0] != out_channels)) {
+    return bad(op, "bias " + in[2].to_string() + " must be [" + std::to_string(out_channels) +
+                       "] for weight " + w.to_string());
+  }
+  Shape out = {x.shape[0], out_channels, 0, 0};
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t kernel = w.shape[2 + i];
+    if (kernel < 1 || kernel > kMaxAttr) {
+      return bad(op, "kernel size of weight " + w.to_string() + " must be within [1, " +
+                         std::to_string(kMaxAttr) + "]");
+    }
+    // All terms are below 2^31: no overflow.
+    const int64_t padded = x.shape[2 + i] + padding[i] + padding[i + 2];
+    const int64_t span = dilation[i] * (kernel - 1) + 1;
+    if (span > padded) {
+      return bad(op, "the kernel of " + w.to_string() + " (dilation " + shape_to_string(dilation) +
+                         ") is larger than the padded input " + x.to_string() + " (padding " +
+                         shape_to_string(padding) + ")");
+    }
+    out[2 + i] = (padded - span) / stride[i] + 1;
+  }
+  return one({x.dtype, out});
+}
+
+}  // namespace
+
+void register_conv_rules(ShapeRuleTable& table) { table.add(OpKind::kConv2d, conv2d); }
+
+}  // namespace inferno::ir::rules

@@ -1,0 +1,106 @@
+// Generated convolution code on a GPU (kernels/conv.cuh through codegen/emit_conv.cpp) against the
+// reference interpreter: 3x3 with padding and bias, 1x1 without bias, stride 2, dilation with
+// asymmetric padding, groups, depthwise, a conv1d-shaped [N, C, 1, L] and a larger layer that
+// takes several grid-stride passes, in f32, f16, bf16 and f64. Part of test_gpu_codegen (label
+// gpu); prints "SKIPPED: no CUDA device" without one.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compiled_model.h"
+#include "ir/builder.h"
+#include "reference/interpreter.h"
+#include "support/catch.h"
+#include "support/test_support.h"
+
+namespace inferno {
+namespace {
+
+using ir::DType;
+using ir::IntList;
+using ir::OpKind;
+
+struct Conv {
+  ir::Shape x, w;
+  bool bias;
+  IntList stride, padding, dilation;
+  int64_t groups;
+};
+
+// The kernel sums at most 4608 products in float (double for f64) where the reference sums in
+// double: a relative error of a few float epsilons times the sum of magnitudes (inputs in [-2, 2)
+// make that at most a few hundred here), then one rounding to the dtype (rtol).
+struct Tolerance {
+  double rtol, atol;
+};
+Tolerance tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::kF16:
+      return {1e-3, 2e-3};
+    case DType::kBF16:
+      return {8e-3, 2e-3};
+    case DType::kF64:
+      return {1e-12, 1e-10};
+    default:
+      return {1e-5, 2e-3};
+  }
+}
+
+TEST_CASE("gpu: conv2d matches the reference, in every floating dtype", "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  const std::vector<Conv> convs = {
+      {{2, 3, 8, 8}, {4, 3, 3, 3}, true, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},       // 3x3, padding 1
+      {{2, 4, 6, 6}, {6, 4, 1, 1}, false, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},      // 1x1, no bias
+      {{1, 3, 9, 8}, {4, 3, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1},       // stride 2
+      {{1, 2, 9, 10}, {3, 2, 3, 2}, true, {2, 1}, {2, 0, 1, 3}, {2, 3}, 1},      // dilated, asym.
+      {{2, 4, 6, 6}, {6, 2, 3, 3}, true, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2},       // groups 2
+      {{1, 6, 7, 7}, {6, 1, 3, 3}, false, {2, 2}, {1, 1, 1, 1}, {1, 1}, 6},      // depthwise
+      {{2, 3, 1, 20}, {4, 3, 1, 5}, true, {1, 3}, {0, 2, 0, 2}, {1, 2}, 1},      // conv1d-shaped
+      {{2, 512, 9, 9}, {64, 512, 3, 3}, true, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},  // K = 4608
+      {{4, 16, 40, 40}, {32, 16, 3, 3}, true, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},  // 204800 outputs
+  };
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    INFO(ir::dtype_name(dtype));
+    ir::Graph g;
+    std::vector<ir::Tensor> inputs;
+    std::vector<ir::ValueId> outs;
+    uint64_t seed = 11;
+    for (size_t i = 0; i < convs.size(); ++i) {
+      const Conv& c = convs[i];
+      const std::string tag = "conv" + std::to_string(i);
+      inputs.push_back(test::random_tensor({dtype, c.x}, seed++));
+      std::vector<ir::ValueId> in = {g.add_input(tag + "_x", inputs.back().type)};
+      in.push_back(g.add_constant(tag + "_w", test::random_tensor({dtype, c.w}, seed++)));
+      if (c.bias) {
+        in.push_back(g.add_constant(tag + "_b", test::random_tensor({dtype, {c.w[0]}}, seed++)));
+      }
+      ir::Attributes a;
+      a.set("stride", c.stride);
+      a.set("padding", c.padding);
+      a.set("dilation", c.dilation);
+      a.set("groups", c.groups);
+      auto y = ir::build_value(g, OpKind::kConv2d, in, a, tag);
+      INFO(tag << ": " << (y ? "" : y.status().to_string()));
+      REQUIRE(y.has_value());
+      outs.push_back(*y);
+    }
+    g.set_outputs(outs);
+    auto expected = reference::evaluate(g, inputs);
+    REQUIRE(expected.has_value());
+    test::CompiledModel model(g);
+    const std::vector<ir::Tensor> got = model.run(inputs);
+    REQUIRE(got.size() == expected->size());
+    const Tolerance tol = tolerance(dtype);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const std::string mismatch = test::compare_close(got[i], (*expected)[i], tol.rtol, tol.atol);
+      INFO("conv" << i << ": " << mismatch);
+      CHECK(mismatch.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace inferno

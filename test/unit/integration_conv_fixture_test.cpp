@@ -1,0 +1,64 @@
+// The conv_net fixture (tools/export_conv_fixture.py: TorchScript only, traced and scripted) loads,
+// survives the default pipeline, and the reference interpreter reproduces PyTorch's outputs: 3x3,
+// 1x1 without bias, stride 2, depthwise, grouped, dilated, padding='same' and conv1d.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/tensor_io.h"
+#include "frontend/frontend.h"
+#include "ir/verifier.h"
+#include "passes/pipeline.h"
+#include "reference/interpreter.h"
+#include "support/catch.h"
+#include "support/test_support.h"
+
+namespace inferno {
+namespace {
+
+std::vector<ir::Tensor> read_numbered(const std::string& stem) {
+  std::vector<ir::Tensor> tensors;
+  for (int i = 0;; ++i) {
+    const std::string path = test::fixture_path("conv_net/" + stem + std::to_string(i) + ".npy");
+    if (!std::filesystem::exists(path)) break;
+    auto t = cli::read_tensor(path);
+    REQUIRE(t.has_value());
+    tensors.push_back(std::move(*t));
+  }
+  return tensors;
+}
+
+TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter") {
+  const std::vector<ir::Tensor> inputs = read_numbered("input");
+  const std::vector<ir::Tensor> expected = read_numbered("output");
+  REQUIRE(inputs.size() == 2);
+  REQUIRE(expected.size() == 2);
+  frontend::LoadOptions options;
+  for (const ir::Tensor& t : inputs) options.inputs.push_back({"", t.type});
+  for (const std::string form : {"model.pt", "model_scripted.pt"}) {
+    for (bool optimized : {false, true}) {
+      INFO(form << (optimized ? " after the default pipeline" : " as loaded"));
+      auto graph = frontend::load_model(test::fixture_path("conv_net/" + form), options);
+      INFO((graph ? std::string() : graph.status().to_string()));
+      REQUIRE(graph.has_value());
+      REQUIRE(ir::verify(*graph).is_ok());
+      if (optimized) REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
+      int convs = 0;
+      for (const ir::Node& node : graph->nodes()) convs += node.op == ir::OpKind::kConv2d;
+      CHECK(convs == 8);
+      auto outputs = reference::evaluate(*graph, inputs);
+      INFO((outputs ? std::string() : outputs.status().to_string()));
+      REQUIRE(outputs.has_value());
+      REQUIRE(outputs->size() == expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        // PyTorch sums in f32 over up to 72 terms per conv, seven convs deep; the reference in f64.
+        const std::string mismatch = test::compare_close((*outputs)[i], expected[i], 1e-5, 1e-5);
+        INFO("output " << i << ": " << mismatch);
+        CHECK(mismatch.empty());
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace inferno
