@@ -12,6 +12,11 @@ Models:
   without affine parameters), max/avg/adaptive pooling in their edge cases (ceil_mode, padding,
   dilation, count_include_pad both ways, divisor_override), the size arithmetic of
   ``x.view(x.size(0), -1)``, and a tuple of outputs.
+* ``joins``: cat (inputs of mixed dtypes promoted, negative dims) and constant padding
+  (``F.pad`` and ``constant_pad_nd``, negative pads cropping).
+
+torch 1.13 writes TorchScript debug records the scrubber cannot rewrite, so they are dropped: the
+fixtures carry no source locations.
 
 Usage: ``/usr/bin/python3 tools/export_ts_fixtures.py [OUT_DIR]`` (default: test/fixtures).
 """
@@ -68,7 +73,21 @@ class CnnOps(nn.Module):
         return a + b, c, d, e, f, g, h, i, j
 
 
-MODELS = {"cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)])}
+class Joins(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor):  # x: [2, 3, 4, 5], y: [2, 2, 4, 5]
+        a = torch.cat([x, y, x], dim=1)  # [2, 8, 4, 5]
+        b = torch.cat((x, torch.relu(x)), -1)  # [2, 3, 4, 10]
+        c = torch.cat([y.to(torch.float64), y.to(torch.float16)], 0)  # promoted to f64
+        d = F.pad(x, (1, 2, 0, 1), value=-1.5)  # W by 1 and 2, H by 0 and 1
+        e = F.pad(a, (-1, 1, 2, -2))  # negative padding crops
+        f = torch.constant_pad_nd(y, [0, 0, 0, 0, 1, 1], 0.25)  # channels
+        return a, b, c, d, e, f
+
+
+MODELS = {
+    "cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)]),
+    "joins": (Joins, lambda: [torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)]),
+}
 
 
 def main() -> int:

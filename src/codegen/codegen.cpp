@@ -7,6 +7,7 @@
 #include "codegen/emit_conv.h"
 #include "codegen/emit_fused.h"
 #include "codegen/emit_gemm.h"
+#include "codegen/emit_join.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/emit_pool.h"
 #include "codegen/lowering.h"
@@ -58,6 +59,7 @@ const LoweringTable& lowering_table() {
     register_elementwise_lowerings(t);
     register_conv_lowerings(t);
     register_pool_lowerings(t);
+    register_join_lowerings(t);
     return t;
   }();
   return table;

@@ -82,5 +82,7 @@ void add_conv_entries(std::vector<OpEntry>& table);
 void add_pool_entries(std::vector<OpEntry>& table);
 /// Appends batch_norm and its 3-output forms (aten_batch_norm.cpp).
 void add_batch_norm_entries(std::vector<OpEntry>& table);
+/// Appends cat and the constant paddings (aten_join.cpp).
+void add_join_entries(std::vector<OpEntry>& table);
 
 }  // namespace inferno::frontend::aten

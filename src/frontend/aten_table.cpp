@@ -402,6 +402,7 @@ std::vector<OpEntry> make_table() {
   add_conv_entries(table);
   add_pool_entries(table);
   add_batch_norm_entries(table);
+  add_join_entries(table);
   return table;
 }
 

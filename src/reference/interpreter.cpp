@@ -38,6 +38,7 @@ const detail::KernelTable& kernel_table() {
     detail::register_reduction_kernels(t);
     detail::register_conv_kernels(t);
     detail::register_pool_kernels(t);
+    detail::register_join_kernels(t);
     return t;
   }();
   return table;

@@ -97,6 +97,13 @@ Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out);
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::Attributes& attrs,
               const TensorType& out);
 
+// join.cpp (exact for every dtype)
+/// cat of `in` along `dim`.
+Tensor cat(const std::vector<const Tensor*>& in, int64_t dim, const TensorType& out);
+/// x padded by before[d] elements in front of each dim (negative: cropped) to `out`, with `fill`.
+Tensor constant_pad(const Tensor& x, const Tensor& fill, const ir::IntList& before,
+                    const TensorType& out);
+
 // ---- the kernel table ------------------------------------------------------------------------
 /// One node's reference kernel: its inputs (already checked against their types) and its output
 /// type. Errors are for input the verifier may not have seen (a fused body read from text).
@@ -116,5 +123,6 @@ void register_fused_kernels(KernelTable& table);
 void register_reduction_kernels(KernelTable& table);
 void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
+void register_join_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

@@ -1,7 +1,8 @@
 // Generated pooling code on a GPU (kernels/pool.cuh through codegen/emit_pool.cpp) against the
 // reference interpreter: max pooling (padding, dilation, ceil_mode) and average pooling
 // (count_include_pad both ways, ceil_mode, divisor_override) in f32, f16, bf16 and f64, adaptive
-// pooling to sizes that divide the input and sizes that do not, and a NaN that must win a max.
+// pooling to sizes that divide the input and sizes that do not, and a NaN that must win a max;
+// and the joins (cat, constant_pad), which must copy bit for bit on every dtype.
 // Part of test_gpu_codegen (label gpu); prints "SKIPPED: no CUDA device" without one.
 #include <cmath>
 #include <cstdio>
@@ -99,6 +100,37 @@ TEST_CASE("gpu: pooling matches the reference, in every floating dtype", "[gpu][
       INFO("output %" << g.name(outs[j]) << " " << g.type(outs[j]).to_string());
       CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(dtype), 1e-6) == "");
     }
+  }
+}
+
+TEST_CASE("gpu: cat and constant_pad copy exactly, on every dtype", "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  for (const DType dtype : ir::kAllDTypes) {
+    INFO(ir::dtype_name(dtype));
+    ir::Graph g;
+    const ir::ValueId x = g.add_input("x", {dtype, {2, 3, 4}});
+    const ir::ValueId y = g.add_input("y", {dtype, {2, 2, 4}});
+    const ir::ValueId fill = g.add_constant("fill", test::random_tensor({dtype, {}}, 3));
+    ir::Attributes cat;
+    cat.set("dim", int64_t{1});
+    ir::Attributes pad;
+    pad.set("before", IntList{1, -1, 2});
+    pad.set("after", IntList{0, 1, -1});
+    auto joined = ir::build_value(g, OpKind::kCat, {x, y, x}, cat, "joined");
+    auto padded = ir::build_value(g, OpKind::kConstantPad, {x, fill}, pad, "padded");
+    REQUIRE(joined.has_value());
+    REQUIRE(padded.has_value());
+    g.set_outputs({*joined, *padded});
+    const std::vector<ir::Tensor> in = {test::random_tensor(g.type(x), 1),
+                                        test::random_tensor(g.type(y), 2)};
+    test::CompiledModel model(g);
+    const std::vector<ir::Tensor> actual = model.run(in);
+    auto expected = reference::evaluate(g, in);
+    REQUIRE(expected.has_value());
+    for (size_t j = 0; j < actual.size(); ++j) CHECK(actual[j].data == (*expected)[j].data);
   }
 }
 

@@ -203,6 +203,13 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
     case OpKind::kAdaptiveAvgPool2d:
     case OpKind::kAdaptiveMaxPool2d:
       return ir::build_value(graph, op, {x}, attrs({{"output_size", ir::IntList{2, 3}}}), tag);
+    case OpKind::kCat:  // x with itself and a constant along dim 1
+      return ir::build_value(graph, op, {x, constant(graph, tag + "_c", dtype, {2, 1, 4}, seed), x},
+                             attrs({{"dim", int64_t{1}}}), tag);
+    case OpKind::kConstantPad:  // pads dims 0 and 2, crops dim 1
+      return ir::build_value(
+          graph, op, {x, constant(graph, tag + "_fill", dtype, {}, seed)},
+          attrs({{"before", ir::IntList{1, -1, 2}}, {"after", ir::IntList{0, 0, 1}}}), tag);
     case OpKind::kConv2d: {  // x as [1, 2, 3, 4]; 0: 3x3, padding 1, bias; 1: depthwise 2x2,
                              // stride (2, 1), dilation (1, 2), asymmetric padding, no bias
       auto x4 = ir::build_value(graph, OpKind::kReshape, {x},

@@ -1,7 +1,8 @@
 // The ATen table's CNN entries: batch_norm (TorchScript, default export and core forms) as a
 // per-channel scale and shift that matches PyTorch's inference formula on the reference; the
 // pooling entries (argument normalization, index outputs as kNoValue, the 1x1 adaptive average
-// as a mean); and what they refuse, unsupported (exit 2) or invalid (exit 3), naming the node.
+// as a mean); cat and constant padding; and what they refuse, unsupported (exit 2) or invalid (exit
+// 3), naming the node.
 #include <cmath>
 #include <string>
 
@@ -218,6 +219,53 @@ TEST_CASE("aten pooling errors name the node", "[frontend][aten]") {
   CHECK(out.status().code() == ErrorCode::kUnsupported);
   CHECK(out.status().message().find("aten::max_pool3d (node 'node' at model.py:7)") !=
         std::string::npos);
+}
+
+TEST_CASE("aten cat and constant padding", "[frontend][aten]") {
+  G t;
+  const ValueId a = t.in({2, 3, 4}), b = t.in({2, 1, 4}, DType::kF16), e = t.in({0});
+  // Promoted to f32; the legacy empty 1-D input is skipped; dims normalized.
+  auto out = t.lower("aten::cat", {std::vector<ValueId>{a, e, b}, i64(-2)});
+  REQUIRE(out.has_value());
+  const ir::Node& cat = t.node_of(out->front());
+  CHECK(cat.op == OpKind::kCat);
+  CHECK(cat.attrs.get_int("dim") == 1);
+  CHECK(cat.inputs.size() == 2);
+  CHECK(t.g.type(out->front()).to_string() == "f32[2,4,4]");
+  // One input: itself.
+  out = t.lower("aten::concat", {std::vector<ValueId>{a}, i64(0)});
+  REQUIRE(out.has_value());
+  CHECK(out->front() == a);
+  // More inputs than the op takes: joined in groups.
+  out = t.lower("aten::cat", {std::vector<ValueId>(40, a), i64(0)});
+  REQUIRE(out.has_value());
+  CHECK(t.g.type(out->front()).to_string() == "f32[80,3,4]");
+  check_error(t.lower("aten::cat", {std::vector<ValueId>{a, t.in({3, 3, 4})}, i64(1)}),
+              ErrorCode::kInvalidInput, "sizes except in dim 1");
+  check_error(t.lower("aten::cat", {std::vector<ValueId>{a}, i64(3)}), ErrorCode::kInvalidInput,
+              "out of range");
+
+  // constant_pad_nd: pairs from the last dim; the value in x's dtype.
+  out = t.lower("aten::constant_pad_nd", {a, ints({1, 2, -1, 0}), 0.5});
+  REQUIRE(out.has_value());
+  const ir::Node& pad = t.node_of(out->front());
+  CHECK(pad.op == OpKind::kConstantPad);
+  CHECK(pad.attrs.get_ints("before") == ir::IntList{0, -1, 1});
+  CHECK(pad.attrs.get_ints("after") == ir::IntList{0, 0, 2});
+  CHECK(t.g.type(out->front()).to_string() == "f32[2,2,7]");
+  CHECK(t.g.value(pad.inputs[1]).constant->get(0) == 0.5);
+  out = t.lower("aten::pad", {b, ints({1, 1}), std::string("constant"), kNone});
+  REQUIRE(out.has_value());
+  CHECK(t.g.type(out->front()).to_string() == "f16[2,1,6]");
+  CHECK(t.g.value(t.node_of(out->front()).inputs[1]).constant->get(0) == 0);
+  check_error(t.lower("aten::pad", {a, ints({1, 1}), std::string("reflect"), kNone}),
+              ErrorCode::kUnsupported, "padding mode 'reflect'");
+  check_error(t.lower("aten::constant_pad_nd", {a, ints({1, 1, 1}), 0.0}), ErrorCode::kInvalidInput,
+              "before/after pairs");
+  check_error(t.lower("aten::constant_pad_nd", {a, ints({0, 0, 0, 0, 0, 0, 1, 1}), 0.0}),
+              ErrorCode::kInvalidInput, "before/after pairs");
+  check_error(t.lower("aten::constant_pad_nd", {a, ints({-3, -2}), 0.0}), ErrorCode::kInvalidInput,
+              "negative");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The TorchScript-only CNN fixture (tools/export_ts_fixtures.py, traced with torch 1.13): BatchNorm
-// in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of a traced
-// view and a tuple of nine outputs. It loads, and the reference interpreter reproduces PyTorch's
+// The TorchScript-only fixtures (tools/export_ts_fixtures.py, traced with torch 1.13): cnn_ops
+// (BatchNorm in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of
+// a traced view, a tuple of nine outputs) and joins (cat with dtype promotion, constant padding
+// that pads and crops). It loads, and the reference interpreter reproduces PyTorch's
 // outputs before and after the default pipeline, which folds every BatchNorm into constants.
 #include <filesystem>
 #include <string>
@@ -29,16 +30,18 @@ std::vector<ir::Tensor> read_numbered(const std::string& model, const std::strin
   return tensors;
 }
 
-TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference interpreter") {
-  const std::vector<ir::Tensor> inputs = read_numbered("cnn_ops", "input");
-  const std::vector<ir::Tensor> expected = read_numbered("cnn_ops", "output");
-  REQUIRE(inputs.size() == 1);
-  REQUIRE(expected.size() == 9);
+// Runs a TorchScript-only fixture through the frontend and the reference, before and after the
+// default pipeline, against PyTorch's outputs.
+void check_fixture(const std::string& model, size_t num_outputs) {
+  const std::vector<ir::Tensor> inputs = read_numbered(model, "input");
+  const std::vector<ir::Tensor> expected = read_numbered(model, "output");
+  REQUIRE(!inputs.empty());
+  REQUIRE(expected.size() == num_outputs);
   frontend::LoadOptions options;
   for (const ir::Tensor& t : inputs) options.inputs.push_back({"", t.type});
   for (const bool optimized : {false, true}) {
-    INFO((optimized ? "after the default pipeline" : "as loaded"));
-    auto graph = frontend::load_model(test::fixture_path("cnn_ops/model.pt"), options);
+    INFO(model << (optimized ? " after the default pipeline" : " as loaded"));
+    auto graph = frontend::load_model(test::fixture_path(model + "/model.pt"), options);
     INFO((graph ? "" : graph.status().to_string()));
     REQUIRE(graph.has_value());
     REQUIRE(ir::verify(*graph).is_ok());
@@ -52,12 +55,24 @@ TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference inte
     REQUIRE(outputs.has_value());
     REQUIRE(outputs->size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
-      // torch.testing's f32 tolerances; PyTorch's CPU kernels accumulate in f32.
-      const std::string mismatch = test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
+      // torch.testing's f32 tolerances; PyTorch's CPU kernels accumulate in f32. (Outputs are
+      // saved as f32; an f64 output compares within them too.)
+      ir::Tensor actual = ir::Tensor::zeros(expected[i].type);
+      REQUIRE((*outputs)[i].type.shape == expected[i].type.shape);
+      for (int64_t j = 0; j < actual.numel(); ++j) actual.set(j, (*outputs)[i].get(j));
+      const std::string mismatch = test::compare_close(actual, expected[i], 1.3e-6, 1e-5);
       INFO("output " << i << ": " << mismatch);
       CHECK(mismatch.empty());
     }
   }
+}
+
+TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference interpreter") {
+  check_fixture("cnn_ops", 9);
+}
+
+TEST_CASE("the TorchScript joins fixture matches PyTorch on the reference interpreter") {
+  check_fixture("joins", 6);
 }
 
 }  // namespace

@@ -150,6 +150,9 @@ Graph kitchen_sink() {
       "adaptive_avg");
   add(g, OpKind::kAdaptiveMaxPool2d, {chw}, attrs({{"output_size", IntList{1, 2}}}),
       "adaptive_max");
+  add(g, OpKind::kCat, {x, row, x}, attrs({{"dim", int64_t{0}}}), "joined");
+  add(g, OpKind::kConstantPad, {x, g.find_value("c_scalar")},
+      attrs({{"before", IntList{1, -1}}, {"after", IntList{0, 2}}}), "padded");
   // A depthwise conv2d over x as [1, 2, 2, 2], x as its weights too, asymmetric padding.
   const ValueId nchw =
       add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 2, 2, 2}}}), "nchw");

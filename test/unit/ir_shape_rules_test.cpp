@@ -378,6 +378,13 @@ const std::vector<Case>& cases() {
        ints("output_size", {3, 4}),
        {},
        "expects a floating-point input"},
+      // joins (more in ir_join_rules_test.cpp)
+      {K::kCat, {f32({2, 3}), f32({2, 1})}, dim(1), {f32({2, 4})}},
+      {K::kCat, {f32({2, 3}), f16({2, 1})}, dim(1), {}, "share dtype"},
+      {K::kConstantPad,
+       {i64({2, 3}), i64({})},
+       attrs({{"before", IntList{1, -1}}, {"after", IntList{0, 2}}}),
+       {i64({3, 4})}},
       // conv2d: more rows in ir_conv_rules_test.cpp
       {K::kConv2d,
        {f32({2, 4, 9, 9}), f32({6, 2, 3, 3}), f32({6})},

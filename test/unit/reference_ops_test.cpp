@@ -465,6 +465,11 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kAdaptiveAvgPool2d:
     case OpKind::kAdaptiveMaxPool2d:
       return {{{dtype, {1, 2, 3, 5}}}, attrs({{"output_size", ir::IntList{2, 3}}})};
+    case OpKind::kCat:
+      return {{m23, {dtype, {1, 3}}}, attrs({{"dim", int64_t{0}}})};
+    case OpKind::kConstantPad:
+      return {{m23, {dtype, {}}},
+              attrs({{"before", ir::IntList{1, -1}}, {"after", ir::IntList{0, 2}}})};
     case OpKind::kConv2d:  // grouped, strided, asymmetric padding, bias
       return {{{dtype, {1, 2, 3, 5}}, {dtype, {4, 1, 2, 2}}, {dtype, {4}}},
               attrs({{"stride", ir::IntList{1, 2}},

@@ -1,0 +1,107 @@
+// cat and constant_pad as generated kernels; the literals are sizes from the (checked) shapes.
+#include "codegen/emit_join.h"
+
+#include <string>
+
+#include "codegen/elementwise_table.h"
+#include "codegen/emit_grid_kernel.h"
+
+namespace inferno::codegen {
+namespace {
+
+std::string kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index) {
+  const ir::TensorType& out = graph.type(node.outputs[0]);
+  return "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_" +
+         std::string(dtype_tag(out.dtype)) + "_" + shape_tag(out.shape);
+}
+
+}  // namespace
+
+Status emit_cat(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
+  ctx.out.run.line("// " + ctx.describe(node));
+  if (out.numel() == 0) {
+    ctx.out.run.line("// (no elements: nothing to copy)");
+    return Status::ok();
+  }
+  const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
+  int64_t inner = 1;  // out viewed as [outer, total, inner]
+  for (size_t d = dim + 1; d < out.shape.size(); ++d) inner *= out.shape[d];
+  const int64_t total = out.shape[dim];
+  const std::string type(storage_type(out.dtype));
+  GridKernel kernel{kernel_name(ctx.graph, node, index),
+                    ctx.describe(node),
+                    "",
+                    {},
+                    {},
+                    out.numel(),
+                    ctx.label(node)};
+  const std::string n = std::to_string(inner), t = std::to_string(total);
+  kernel.body.line("const int64_t c = i % " + n + ", j = (i / " + n + ") % " + t + ", o = i / " +
+                   std::to_string(inner * total) + ";");
+  int64_t start = 0;
+  std::string chain;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const std::string in = "in" + std::to_string(k);
+    kernel.params += "const " + type + "* " + in + ", ";
+    kernel.args.push_back({in, ctx.pointer(node.inputs[k])});
+    const int64_t size = ctx.graph.type(node.inputs[k]).shape[dim];
+    if (size == 0) continue;
+    const int64_t end = start + size;
+    kernel.body.line(chain + "if (j < " + std::to_string(end) + ") out[i] = " + in + "[(o * " +
+                     std::to_string(size) + " + j - " + std::to_string(start) + ") * " + n +
+                     " + c];");
+    chain = "else ";
+    start = end;
+  }
+  kernel.params += type + "* out";
+  kernel.args.push_back({"out", ctx.pointer(node.outputs[0])});
+  emit_grid_kernel(ctx, kernel);
+  return Status::ok();
+}
+
+Status emit_constant_pad(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  const ir::TensorType& in = ctx.graph.type(node.inputs[0]);
+  const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
+  ctx.out.run.line("// " + ctx.describe(node));
+  if (out.numel() == 0) {
+    ctx.out.run.line("// (no elements: nothing to copy)");
+    return Status::ok();
+  }
+  const ir::IntList& before = node.attrs.get_ints("before");
+  const std::vector<int64_t> strides = ir::contiguous_strides(in.shape);
+  const std::string type(storage_type(out.dtype));
+  GridKernel kernel{kernel_name(ctx.graph, node, index),
+                    ctx.describe(node),
+                    "const " + type + "* in, const " + type + "* fill, " + type + "* out",
+                    {{"in", ctx.pointer(node.inputs[0])},
+                     {"fill", ctx.pointer(node.inputs[1])},
+                     {"out", ctx.pointer(node.outputs[0])}},
+                    {},
+                    out.numel(),
+                    ctx.label(node)};
+  kernel.body.line("int64_t rest = i, src = 0;");
+  kernel.body.line("bool inside = true;");
+  for (size_t d = out.shape.size(); d-- > 0;) {
+    // The input index along d: the output's, less the padding before it.
+    const std::string k = "k" + std::to_string(d);
+    kernel.body.line("const int64_t " + k + " = rest % " + std::to_string(out.shape[d]) + " - " +
+                     std::to_string(before[d]) + ";");
+    if (d > 0) kernel.body.line("rest /= " + std::to_string(out.shape[d]) + ";");
+    kernel.body.line("inside = inside && " + k + " >= 0 && " + k + " < " +
+                     std::to_string(in.shape[d]) + ";");
+    kernel.body.line("src += " + k + " * " + std::to_string(strides[d]) + ";");
+  }
+  kernel.body.line("out[i] = inside ? in[src] : fill[0];");
+  emit_grid_kernel(ctx, kernel);
+  return Status::ok();
+}
+
+void register_join_lowerings(LoweringTable& table) {
+  table.add(ir::OpKind::kCat, emit_cat);
+  table.add(ir::OpKind::kConstantPad, emit_constant_pad);
+}
+
+}  // namespace inferno::codegen

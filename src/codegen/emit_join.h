@@ -1,0 +1,19 @@
+// The joins, as generated grid kernels (emit_grid_kernel.h) over the output's elements, exact for
+// every dtype (elements are copied): cat picks each element's input by its index along `dim`;
+// constant_pad reads the input where the element maps into it, the rank-0 fill elsewhere.
+#pragma once
+
+#include <cstdint>
+
+#include "codegen/emit_context.h"
+#include "codegen/lowering.h"
+
+namespace inferno::codegen {
+
+Status emit_cat(EmitContext& ctx, int32_t index);
+Status emit_constant_pad(EmitContext& ctx, int32_t index);
+
+/// cat and constant_pad.
+void register_join_lowerings(LoweringTable& table);
+
+}  // namespace inferno::codegen

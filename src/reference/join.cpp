@@ -1,0 +1,65 @@
+// Reference kernels of the joins: cat and constant_pad, exact for every dtype (elements are
+// copied as bytes; the fill is the rank-0 input's bytes).
+#include <cstring>
+
+#include "reference/kernels.h"
+#include "support/check.h"
+
+namespace inferno::reference::detail {
+
+Tensor cat(const std::vector<const Tensor*>& in, int64_t dim, const TensorType& out) {
+  Tensor y = Tensor::zeros(out);
+  const size_t elem = static_cast<size_t>(ir::dtype_size(out.dtype));
+  int64_t outer = 1, inner = 1;  // out viewed as [outer, total, inner]
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (d < dim) outer *= out.shape[static_cast<size_t>(d)];
+    if (d > dim) inner *= out.shape[static_cast<size_t>(d)];
+  }
+  const int64_t total = out.shape[static_cast<size_t>(dim)];
+  int64_t offset = 0;  // where this input starts along dim
+  for (const Tensor* t : in) {
+    const int64_t size = t->type.shape[static_cast<size_t>(dim)];
+    const size_t row = static_cast<size_t>(size * inner) * elem;
+    for (int64_t o = 0; o < outer && row > 0; ++o) {
+      std::memcpy(y.data.data() + static_cast<size_t>((o * total + offset) * inner) * elem,
+                  t->data.data() + static_cast<size_t>(o) * row, row);
+    }
+    offset += size;
+  }
+  INFERNO_CHECK(offset == total, "cat: sizes do not add up");
+  return y;
+}
+
+Tensor constant_pad(const Tensor& x, const Tensor& fill, const ir::IntList& before,
+                    const TensorType& out) {
+  Tensor y = Tensor::zeros(out);
+  const size_t elem = static_cast<size_t>(ir::dtype_size(out.dtype));
+  const std::vector<int64_t> in_strides = ir::contiguous_strides(x.type.shape);
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t rest = i, src = 0;
+    bool inside = true;
+    for (size_t d = out.shape.size(); d-- > 0;) {
+      const int64_t k = rest % out.shape[d] - before[d];  // the input index along d
+      rest /= out.shape[d];
+      inside = inside && k >= 0 && k < x.type.shape[d];
+      src += k * in_strides[d];
+    }
+    const std::byte* from =
+        inside ? x.data.data() + static_cast<size_t>(src) * elem : fill.data.data();
+    std::memcpy(y.data.data() + static_cast<size_t>(i) * elem, from, elem);
+  }
+  return y;
+}
+
+void register_join_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kCat,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out)
+                -> Expected<Tensor> { return cat(in, node.attrs.get_int("dim"), out); });
+  table.add(ir::OpKind::kConstantPad,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return constant_pad(*in[0], *in[1], node.attrs.get_ints("before"), out);
+            });
+}
+
+}  // namespace inferno::reference::detail
