@@ -5,6 +5,7 @@
 
 #include "codegen/codegen.h"
 #include "driver/build.h"
+#include "passes/legalize.h"
 #include "support/catch.h"
 
 namespace inferno::test {
@@ -97,7 +98,11 @@ CompiledModel::CompiledModel(const ir::Graph& graph) {
   options.sm_archs = {cc};
   options.source_model_hash = "0";
   options.cuda_version = toolchain->version.to_string();
-  auto generated = codegen::generate(graph, options);
+  // As the CLI does: codegen sees legalized graphs (the -O0 forms linear, addmm and matmul
+  // become gemm).
+  ir::Graph legal = graph;
+  REQUIRE(passes::legalize(legal, {}).is_ok());
+  auto generated = codegen::generate(legal, options);
   INFO((generated ? "" : generated.status().to_string()));
   REQUIRE(generated.has_value());
   cuda_source_ = generated->cuda_source;

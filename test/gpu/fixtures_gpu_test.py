@@ -95,7 +95,8 @@ def check_model(name, spec, fixtures, infernoc, inferno_run, generator):
                 # NaN where PyTorch gives NaN (log or sqrt of a negative input in math_ops), and
                 # nowhere else: the outputs were poisoned with NaN, so an unwritten one still fails.
                 for k, (actual, want) in enumerate(zip(results[True], expected)):
-                    torch.testing.assert_close(actual.double(), want, rtol=RTOL, atol=ATOL, equal_nan=True,
+                    # (A model's own .float() makes PyTorch's output f32 even from f64 inputs.)
+                    torch.testing.assert_close(actual.double(), want.double(), rtol=RTOL, atol=ATOL, equal_nan=True,
                                                msg=lambda m, k=k: f"{label} output {k}: {m}")
                 for k, (graph_out, plain_out) in enumerate(zip(results[True], results[False])):
                     if not torch.equal(graph_out, plain_out):
