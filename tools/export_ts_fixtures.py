@@ -14,6 +14,8 @@ Models:
   ``x.view(x.size(0), -1)``, and a tuple of outputs.
 * ``joins``: cat (inputs of mixed dtypes promoted, negative dims) and constant padding
   (``F.pad`` and ``constant_pad_nd``, negative pads cropping).
+* ``resize``: nearest and bilinear ``F.interpolate`` by sizes and by scale factors (which set
+  the source coordinates), align_corners both ways, up and down.
 
 torch 1.13 writes TorchScript debug records the scrubber cannot rewrite, so they are dropped: the
 fixtures carry no source locations.
@@ -84,9 +86,24 @@ class Joins(nn.Module):
         return a, b, c, d, e, f
 
 
+class Resize(nn.Module):
+    def forward(self, x: torch.Tensor):  # x: [2, 3, 5, 6]
+        return (
+            F.interpolate(x, scale_factor=2, mode="nearest"),
+            F.interpolate(x, size=(7, 4), mode="nearest"),
+            F.interpolate(x, scale_factor=(1.5, 0.5), mode="nearest"),
+            F.interpolate(x, size=(9, 13), mode="bilinear", align_corners=False),
+            F.interpolate(x, size=(9, 13), mode="bilinear", align_corners=True),
+            F.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=False),
+            F.interpolate(x, size=(1, 3), mode="bilinear", align_corners=True),
+            F.interpolate(x, size=(3, 4), mode="bilinear", align_corners=False),  # downsampling
+        )
+
+
 MODELS = {
     "cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)]),
     "joins": (Joins, lambda: [torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)]),
+    "resize": (Resize, lambda: [torch.randn(2, 3, 5, 6)]),
 }
 
 

@@ -10,6 +10,7 @@
 #include "codegen/emit_join.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/emit_pool.h"
+#include "codegen/emit_resize.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/weights.h"
@@ -60,6 +61,7 @@ const LoweringTable& lowering_table() {
     register_conv_lowerings(t);
     register_pool_lowerings(t);
     register_join_lowerings(t);
+    register_resize_lowerings(t);
     return t;
   }();
   return table;

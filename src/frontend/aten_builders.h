@@ -84,5 +84,7 @@ void add_pool_entries(std::vector<OpEntry>& table);
 void add_batch_norm_entries(std::vector<OpEntry>& table);
 /// Appends cat and the constant paddings (aten_join.cpp).
 void add_join_entries(std::vector<OpEntry>& table);
+/// Appends upsample_nearest2d and upsample_bilinear2d (aten_resize.cpp).
+void add_resize_entries(std::vector<OpEntry>& table);
 
 }  // namespace inferno::frontend::aten

@@ -30,6 +30,8 @@ std::string_view kind_name(ArgKind kind) {
       return "a bool";
     case ArgKind::kInts:
       return "a list of ints";
+    case ArgKind::kFloats:
+      return "a list of floats";
     case ArgKind::kString:
       return "a string";
     case ArgKind::kDType:
@@ -69,6 +71,17 @@ bool normalize(const ArgDef& def, AtenArg& v, std::optional<int64_t>& unsupporte
         v = std::vector<int64_t>{};
       }
       return holds<std::vector<int64_t>>(v);
+    case ArgKind::kFloats:
+      if (holds<int64_t>(v)) v = static_cast<double>(std::get<int64_t>(v));
+      if (holds<double>(v)) v = std::vector<double>{std::get<double>(v)};
+      if (holds<std::vector<int64_t>>(v)) {
+        const std::vector<int64_t> ints = std::get<std::vector<int64_t>>(v);
+        v = std::vector<double>(ints.begin(), ints.end());
+      }
+      if (holds<std::vector<ir::ValueId>>(v) && std::get<std::vector<ir::ValueId>>(v).empty()) {
+        v = std::vector<double>{};
+      }
+      return holds<std::vector<double>>(v);
     case ArgKind::kString:
       return holds<std::string>(v);
     case ArgKind::kDType:
@@ -95,8 +108,9 @@ bool normalize(const ArgDef& def, AtenArg& v, std::optional<int64_t>& unsupporte
 }  // namespace
 
 std::string_view arg_type_name(const AtenArg& value) {
-  static constexpr std::string_view kNames[] = {"None", "tensor", "tensor list", "int",  "float",
-                                                "bool", "string", "int list",    "dtype"};
+  static constexpr std::string_view kNames[] = {"None",  "tensor",    "tensor list", "int",
+                                                "float", "bool",      "string",      "int list",
+                                                "dtype", "float list"};
   static_assert(std::size(kNames) == std::variant_size_v<AtenArg>);
   return kNames[value.index()];
 }
@@ -228,6 +242,10 @@ std::vector<int64_t> BoundArgs::get_ints(std::string_view name) const {
 std::optional<std::vector<int64_t>> BoundArgs::opt_ints(std::string_view name) const {
   if (is_none(name)) return std::nullopt;
   return get_ints(name);
+}
+std::optional<std::vector<double>> BoundArgs::opt_floats(std::string_view name) const {
+  if (is_none(name)) return std::nullopt;
+  return checked<std::vector<double>>(get(name), name);
 }
 const std::string& BoundArgs::get_string(std::string_view name) const {
   return checked<std::string>(get(name), name);

@@ -24,7 +24,8 @@ enum class ArgKind : uint8_t {
   kInt,
   kFloat,  ///< an int is accepted
   kBool,
-  kInts,  ///< a single int is accepted
+  kInts,    ///< a single int is accepted
+  kFloats,  ///< a single number, or ints, are accepted
   kString,
   kDType,           ///< ir::DType, or a c10::ScalarType number
   kScalar,          ///< a Python number: int, float or bool
@@ -72,6 +73,7 @@ class BoundArgs {
   std::optional<bool> opt_bool(std::string_view name) const;
   std::vector<int64_t> get_ints(std::string_view name) const;
   std::optional<std::vector<int64_t>> opt_ints(std::string_view name) const;
+  std::optional<std::vector<double>> opt_floats(std::string_view name) const;
   const std::string& get_string(std::string_view name) const;
   std::optional<std::string> opt_string(std::string_view name) const;
   std::optional<ir::DType> opt_dtype(std::string_view name) const;

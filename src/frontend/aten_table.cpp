@@ -403,6 +403,7 @@ std::vector<OpEntry> make_table() {
   add_pool_entries(table);
   add_batch_norm_entries(table);
   add_join_entries(table);
+  add_resize_entries(table);
   return table;
 }
 

@@ -23,9 +23,10 @@ struct NoneArg {
   bool operator==(const NoneArg&) const = default;
 };
 /// A decoded argument: None, a tensor value already in the graph, a list of tensors, int, float,
-/// bool, string, int list, or a dtype. Frontends decode PyTorch scalar types to ir::DType.
+/// bool, string, int list, a dtype or a float list (upsampling's scale factors). Frontends decode
+/// PyTorch scalar types to ir::DType.
 using AtenArg = std::variant<NoneArg, ir::ValueId, std::vector<ir::ValueId>, int64_t, double, bool,
-                             std::string, std::vector<int64_t>, ir::DType>;
+                             std::string, std::vector<int64_t>, ir::DType, std::vector<double>>;
 
 struct AtenCall {
   std::string op;        ///< "aten::linear" (namespace + base name, no overload)

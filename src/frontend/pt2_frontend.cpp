@@ -332,6 +332,14 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
     INFERNO_ASSIGN_OR_RETURN(std::vector<int64_t> is, v.integers());
     return AtenArg{std::move(is)};
   }
+  if (kind == "as_floats") {
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
+    std::vector<double> ds;
+    for (const JsonRef& e : list) {
+      INFERNO_ASSIGN_OR_RETURN(ds.emplace_back(), e.number());
+    }
+    return AtenArg{std::move(ds)};
+  }
   if (kind == "as_float") {
     INFERNO_ASSIGN_OR_RETURN(double d, v.number());
     return AtenArg{d};

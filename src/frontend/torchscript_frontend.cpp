@@ -328,6 +328,7 @@ class Walker {
     if (ivalue->isString()) return bind(output, AtenArg(ivalue->toStringRef()));
     if (ivalue->isDevice()) return bind(output, AtenArg(ivalue->toDevice().str()));
     if (ivalue->isIntList()) return bind(output, AtenArg(ivalue->toIntVector()));
+    if (ivalue->isDoubleList()) return bind(output, AtenArg(ivalue->toDoubleVector()));
     if (ivalue->isTensor()) return bind_tensor_constant(node, ivalue->toTensor());
     if (ivalue->isTensorList()) {
       std::vector<ir::ValueId> ids;

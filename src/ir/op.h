@@ -17,7 +17,7 @@ enum OpTrait : uint32_t {
   kReduction = 1u << 3,    ///< combines elements along dims (sum, softmax, ...)
   kGemm = 1u << 4,         ///< matrix multiplication family
   kFusion = 1u << 5,       ///< a fused group whose body is in its attributes (fused_elementwise)
-  kWindow = 1u << 6,       ///< each output element reduces a window of its input (pooling)
+  kWindow = 1u << 6,  ///< each output element comes from a window of its input (pooling, resizing)
 };
 
 /// Which operand dtypes an elementwise op accepts, and its result dtype. "Promoted" is PyTorch's

@@ -23,6 +23,7 @@ const rules::ShapeRuleTable& rule_table() {
     rules::register_conv_rules(t);
     rules::register_pool_rules(t);
     rules::register_join_rules(t);
+    rules::register_resize_rules(t);
     return t;
   }();
   return table;

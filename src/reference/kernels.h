@@ -104,6 +104,11 @@ Tensor cat(const std::vector<const Tensor*>& in, int64_t dim, const TensorType& 
 Tensor constant_pad(const Tensor& x, const Tensor& fill, const ir::IntList& before,
                     const TensorType& out);
 
+// resize.cpp
+/// upsample_bilinear2d (bilinear) or upsample_nearest2d with the node's attributes.
+Tensor upsample2d(const Tensor& x, bool bilinear, const ir::Attributes& attrs,
+                  const TensorType& out);
+
 // ---- the kernel table ------------------------------------------------------------------------
 /// One node's reference kernel: its inputs (already checked against their types) and its output
 /// type. Errors are for input the verifier may not have seen (a fused body read from text).
@@ -124,5 +129,6 @@ void register_reduction_kernels(KernelTable& table);
 void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 void register_join_kernels(KernelTable& table);
+void register_resize_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

@@ -1,7 +1,8 @@
 // Generated pooling code on a GPU (kernels/pool.cuh through codegen/emit_pool.cpp) against the
 // reference interpreter: max pooling (padding, dilation, ceil_mode) and average pooling
 // (count_include_pad both ways, ceil_mode, divisor_override) in f32, f16, bf16 and f64, adaptive
-// pooling to sizes that divide the input and sizes that do not, and a NaN that must win a max;
+// pooling to sizes that divide the input and sizes that do not, a NaN that must win a max, and
+// nearest and bilinear upsampling (scale factors, align_corners);
 // and the joins (cat, constant_pad), which must copy bit for bit on every dtype.
 // Part of test_gpu_codegen (label gpu); prints "SKIPPED: no CUDA device" without one.
 #include <cmath>
@@ -89,6 +90,14 @@ TEST_CASE("gpu: pooling matches the reference, in every floating dtype", "[gpu][
     add(OpKind::kAdaptiveAvgPool2d, adaptive({3, 5}), "adaptive_avg_divides");
     add(OpKind::kAdaptiveAvgPool2d, adaptive({4, 7}), "adaptive_avg");
     add(OpKind::kAdaptiveMaxPool2d, adaptive({5, 3}), "adaptive_max");
+    for (const bool align : {false, true}) {
+      ir::Attributes up = adaptive({17, 23});  // output_size, and the scales and corners:
+      up.set("scale_h", align ? 0.0 : 1.9);
+      up.set("scale_w", 0.0);
+      add(OpKind::kUpsampleNearest2d, up, align ? "nearest" : "nearest_scaled");
+      up.set("align_corners", align);
+      add(OpKind::kUpsampleBilinear2d, up, align ? "bilinear_corners" : "bilinear");
+    }
     g.set_outputs(outs);
     ir::Tensor in = test::random_tensor(type, 17);
     in.set(25, NAN);  // plane 0, row 2, column 5

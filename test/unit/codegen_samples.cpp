@@ -203,6 +203,17 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
     case OpKind::kAdaptiveAvgPool2d:
     case OpKind::kAdaptiveMaxPool2d:
       return ir::build_value(graph, op, {x}, attrs({{"output_size", ir::IntList{2, 3}}}), tag);
+    case OpKind::kUpsampleNearest2d:  // x as [1, 2, 3, 4]
+    case OpKind::kUpsampleBilinear2d: {
+      INFERNO_ASSIGN_OR_RETURN(
+          const ir::ValueId nchw,
+          ir::build_value(graph, OpKind::kReshape, {x}, attrs({{"shape", ir::IntList{1, 2, 3, 4}}}),
+                          tag + "_nchw"));
+      ir::Attributes a =
+          attrs({{"output_size", ir::IntList{5, 8}}, {"scale_h", 0.0}, {"scale_w", 2.0}});
+      if (op == OpKind::kUpsampleBilinear2d) a.set("align_corners", false);
+      return ir::build_value(graph, op, {nchw}, a, tag);
+    }
     case OpKind::kCat:  // x with itself and a constant along dim 1
       return ir::build_value(graph, op, {x, constant(graph, tag + "_c", dtype, {2, 1, 4}, seed), x},
                              attrs({{"dim", int64_t{1}}}), tag);

@@ -268,5 +268,54 @@ TEST_CASE("aten cat and constant padding", "[frontend][aten]") {
               "negative");
 }
 
+TEST_CASE("aten upsampling entries", "[frontend][aten]") {
+  G t;
+  const ValueId x = t.in({2, 3, 5, 6});
+  // .vec with scale factors: the size is floor(in * scale), and the factors are kept.
+  AtenCall call{"aten::upsample_nearest2d",
+                "vec",
+                {x, kNone, std::vector<double>{2.0, 1.5}},
+                {},
+                "node",
+                {"model.py", 7}};
+  auto out = lower_aten_call(t.g, call);
+  REQUIRE(out.has_value());
+  const ir::Node& nearest = t.node_of(out->front());
+  CHECK(nearest.op == OpKind::kUpsampleNearest2d);
+  CHECK(t.g.type(out->front()).to_string() == "f32[2,3,10,9]");
+  CHECK(nearest.attrs.get_float("scale_h") == 2.0);
+  CHECK(nearest.attrs.get_float("scale_w") == 1.5);
+  // .vec with a size; and the sizes form with scales_h/scales_w.
+  call = {"aten::upsample_bilinear2d", "vec", {x, ints({7, 8}), true, kNone}, {}, "node", {}};
+  out = lower_aten_call(t.g, call);
+  REQUIRE(out.has_value());
+  CHECK(t.node_of(out->front()).attrs.get_bool("align_corners"));
+  CHECK(t.node_of(out->front()).attrs.get_float("scale_h") == 0.0);
+  call = {"aten::upsample_bilinear2d",
+          "default",
+          {x, ints({10, 12}), false, 2.0, kNone},
+          {},
+          "node",
+          {}};
+  out = lower_aten_call(t.g, call);
+  REQUIRE(out.has_value());
+  CHECK(t.node_of(out->front()).attrs.get_float("scale_h") == 2.0);
+  CHECK(t.node_of(out->front()).attrs.get_float("scale_w") == 0.0);
+  call = {"aten::upsample_nearest2d",
+          "vec",
+          {x, ints({7, 8}), std::vector<double>{2.0, 2.0}},
+          {},
+          "node",
+          {}};
+  check_error(lower_aten_call(t.g, call), ErrorCode::kInvalidInput, "exactly one");
+  call = {"aten::upsample_nearest2d",
+          "vec",
+          {x, kNone, std::vector<double>{-1.0, 2.0}},
+          {},
+          "node",
+          {}};
+  check_error(lower_aten_call(t.g, call), ErrorCode::kInvalidInput, "not positive");
+}
+
 }  // namespace
 }  // namespace inferno::frontend

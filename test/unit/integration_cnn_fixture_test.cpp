@@ -1,8 +1,9 @@
 // The TorchScript-only fixtures (tools/export_ts_fixtures.py, traced with torch 1.13): cnn_ops
 // (BatchNorm in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of
-// a traced view, a tuple of nine outputs) and joins (cat with dtype promotion, constant padding
-// that pads and crops). It loads, and the reference interpreter reproduces PyTorch's
-// outputs before and after the default pipeline, which folds every BatchNorm into constants.
+// a traced view, a tuple of nine outputs), joins (cat with dtype promotion, constant padding
+// that pads and crops) and resize (nearest and bilinear upsampling by sizes and scale factors). It
+// loads, and the reference interpreter reproduces PyTorch's outputs before and after the default
+// pipeline, which folds every BatchNorm into constants.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -73,6 +74,10 @@ TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference inte
 
 TEST_CASE("the TorchScript joins fixture matches PyTorch on the reference interpreter") {
   check_fixture("joins", 6);
+}
+
+TEST_CASE("the TorchScript resize fixture matches PyTorch on the reference interpreter") {
+  check_fixture("resize", 8);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ std::string_view family(OpKind op) {
   if (op_has_trait(op, kLayout)) return "layout";
   if (op_has_trait(op, kReduction)) return "reduction";
   if (op_has_trait(op, kFusion)) return "fusion";
-  if (op_has_trait(op, kWindow)) return "pooling";
+  if (op_has_trait(op, kWindow)) return "window";
   if (op_has_trait(op, kElementwise)) return "elementwise";
   if (op == OpKind::kConv2d) return "convolution";
   return "?";

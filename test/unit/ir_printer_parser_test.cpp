@@ -151,6 +151,16 @@ Graph kitchen_sink() {
   add(g, OpKind::kAdaptiveMaxPool2d, {chw}, attrs({{"output_size", IntList{1, 2}}}),
       "adaptive_max");
   add(g, OpKind::kCat, {x, row, x}, attrs({{"dim", int64_t{0}}}), "joined");
+  const ValueId small_nchw =
+      add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 1, 2, 4}}}), "small_nchw");
+  add(g, OpKind::kUpsampleNearest2d, {small_nchw},
+      attrs({{"output_size", IntList{4, 8}}, {"scale_h", 2.0}, {"scale_w", 0.0}}), "nearest");
+  add(g, OpKind::kUpsampleBilinear2d, {small_nchw},
+      attrs({{"output_size", IntList{3, 5}},
+             {"align_corners", true},
+             {"scale_h", 0.0},
+             {"scale_w", 1.25}}),
+      "bilinear");
   add(g, OpKind::kConstantPad, {x, g.find_value("c_scalar")},
       attrs({{"before", IntList{1, -1}}, {"after", IntList{0, 2}}}), "padded");
   // A depthwise conv2d over x as [1, 2, 2, 2], x as its weights too, asymmetric padding.

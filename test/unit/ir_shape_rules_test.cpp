@@ -385,6 +385,18 @@ const std::vector<Case>& cases() {
        {i64({2, 3}), i64({})},
        attrs({{"before", IntList{1, -1}}, {"after", IntList{0, 2}}}),
        {i64({3, 4})}},
+      // resizing (more in ir_resize_rules_test.cpp)
+      {K::kUpsampleNearest2d,
+       {f32({1, 2, 3, 4})},
+       attrs({{"output_size", IntList{6, 8}}, {"scale_h", 0.0}, {"scale_w", 0.0}}),
+       {f32({1, 2, 6, 8})}},
+      {K::kUpsampleBilinear2d,
+       {f16({1, 2, 3, 4})},
+       attrs({{"output_size", IntList{5, 5}},
+              {"align_corners", false},
+              {"scale_h", 0.0},
+              {"scale_w", 0.0}}),
+       {f16({1, 2, 5, 5})}},
       // conv2d: more rows in ir_conv_rules_test.cpp
       {K::kConv2d,
        {f32({2, 4, 9, 9}), f32({6, 2, 3, 3}), f32({6})},

@@ -465,6 +465,13 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kAdaptiveAvgPool2d:
     case OpKind::kAdaptiveMaxPool2d:
       return {{{dtype, {1, 2, 3, 5}}}, attrs({{"output_size", ir::IntList{2, 3}}})};
+    case OpKind::kUpsampleNearest2d:
+    case OpKind::kUpsampleBilinear2d: {
+      Attributes a =
+          attrs({{"output_size", ir::IntList{5, 3}}, {"scale_h", 0.0}, {"scale_w", 0.0}});
+      if (op == OpKind::kUpsampleBilinear2d) a.set("align_corners", true);
+      return {{{dtype, {1, 2, 3, 4}}}, a};
+    }
     case OpKind::kCat:
       return {{m23, {dtype, {1, 3}}}, attrs({{"dim", int64_t{0}}})};
     case OpKind::kConstantPad:
