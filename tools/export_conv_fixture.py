@@ -12,7 +12,7 @@ ones. It writes
 * ``input<i>.npy``, ``output<i>.npy`` float32 inputs from a fixed seed and PyTorch's outputs.
 
 The model covers 3x3 with padding, 1x1 without bias, stride 2, depthwise, grouped, dilated,
-padding='same' (odd kernel) and conv1d; weights are a few KB. A final scan fails if any absolute
+padding='same' (odd kernel), conv1d and transposed 2-D and 1-D convolutions (output_padding); weights are a few KB. A final scan fails if any absolute
 path is left in a written file.
 
 Usage: ``/usr/bin/python3 tools/export_conv_fixture.py [OUT_DIR]`` (default: test/fixtures).
@@ -41,6 +41,8 @@ class ConvNet(nn.Module):
         self.dilated = nn.Conv2d(6, 4, 3, padding=2, dilation=2)  # dilated
         self.same = nn.Conv2d(4, 4, 5, padding="same")  # 'same', odd kernel
         self.c1d = nn.Conv1d(4, 6, 3, stride=2, padding=1)  # conv1d
+        self.up = nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1, output_padding=1)  # transposed
+        self.up1d = nn.ConvTranspose1d(6, 3, 4, stride=2, padding=1, bias=False)  # transposed 1-D
 
     def forward(self, x: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         y = torch.relu(self.c3(x))
@@ -49,8 +51,8 @@ class ConvNet(nn.Module):
         y = y + self.dw(y)
         y = self.grouped(y)
         y = self.dilated(y)
-        y = self.same(y)
-        return y, self.c1d(s)
+        y = self.up(self.same(y))
+        return y, self.up1d(self.c1d(s))
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ namespace inferno::codegen {
 
 // The sizes come from the verified graph (the shape rule bounds every attribute below 2^31 and
 // every shape by checked_numel), and go into model.cu as integer literals only.
-Status emit_conv2d(EmitContext& ctx, int32_t index) {
+Status emit_conv(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& x = ctx.graph.type(node.inputs[0]);
   const ir::TensorType& w = ctx.graph.type(node.inputs[1]);
@@ -17,7 +17,8 @@ Status emit_conv2d(EmitContext& ctx, int32_t index) {
   if (!ir::is_floating(x.dtype)) {
     return ctx.unsupported_node(node, "expects a floating-point input, got " + x.to_string());
   }
-  INFERNO_CHECK(x.rank() == 4 && w.rank() == 4 && out.rank() == 4, "conv2d: rank 4 operands");
+  INFERNO_CHECK(x.rank() == 4 && w.rank() == 4 && out.rank() == 4, "conv: rank 4 operands");
+  const bool transposed = node.op == ir::OpKind::kConvTranspose2d;
   const ir::IntList &stride = node.attrs.get_ints("stride"),
                     &padding = node.attrs.get_ints("padding"),
                     &dilation = node.attrs.get_ints("dilation");
@@ -35,7 +36,7 @@ Status emit_conv2d(EmitContext& ctx, int32_t index) {
                        {"c", n(x.shape[1])},
                        {"h", n(x.shape[2])},
                        {"w", n(x.shape[3])},
-                       {"o", n(w.shape[0])},
+                       {"o", n(out.shape[1])},
                        {"kh", n(w.shape[2])},
                        {"kw", n(w.shape[3])},
                        {"oh", n(out.shape[2])},
@@ -49,8 +50,9 @@ Status emit_conv2d(EmitContext& ctx, int32_t index) {
                        {"groups", n(node.attrs.get_int("groups"))}}) +
            "};");
   const bool has_bias = node.inputs.size() > 2;
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::conv2d<" + std::string(storage_type(x.dtype)) +
-           ">(" +
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::" +
+           std::string(transposed ? "conv_transpose2d<" : "conv2d<") +
+           std::string(storage_type(x.dtype)) + ">(" +
            named_args({{"in", ctx.pointer(node.inputs[0])},
                        {"w", ctx.pointer(node.inputs[1])},
                        {"bias", has_bias ? ctx.pointer(node.inputs[2]) : "nullptr"},
@@ -61,6 +63,9 @@ Status emit_conv2d(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
-void register_conv_lowerings(LoweringTable& table) { table.add(ir::OpKind::kConv2d, emit_conv2d); }
+void register_conv_lowerings(LoweringTable& table) {
+  table.add(ir::OpKind::kConv2d, emit_conv);
+  table.add(ir::OpKind::kConvTranspose2d, emit_conv);
+}
 
 }  // namespace inferno::codegen

@@ -1,5 +1,5 @@
-// conv2d lowered to a launch of the hand-written direct kernel in kernels/conv.cuh, with the bias
-// fused.
+// conv2d and conv_transpose2d lowered to launches of the hand-written direct kernels in
+// kernels/conv.cuh, with the bias fused.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +9,9 @@
 
 namespace inferno::codegen {
 
-Status emit_conv2d(EmitContext& ctx, int32_t index);
+Status emit_conv(EmitContext& ctx, int32_t index);
 
-/// conv2d, as a call of kernels/conv.cuh.
+/// conv2d and conv_transpose2d, as calls of kernels/conv.cuh.
 void register_conv_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

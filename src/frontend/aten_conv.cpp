@@ -1,9 +1,10 @@
 // The convolution entries of the ATen table: TorchScript's aten::_convolution (and
 // _convolution_mode, its trace of a string padding), core ATen's aten::convolution, and
-// aten::conv2d / aten::conv1d (int and string padding overloads). All become one IR conv2d: a 1-D
-// convolution runs over [N, C, 1, L] (input, weight and output reshaped around it) and an
-// unbatched input gets a batch dim of 1. Padding "same" puts the odd pixel after, as PyTorch does.
-// Transposed and 3-D convolutions are unsupported (exit 2).
+// aten::conv2d / aten::conv1d (int and string padding overloads), aten::conv_transpose2d /
+// conv_transpose1d. All become one IR conv2d or conv_transpose2d: a 1-D convolution runs over
+// [N, C, 1, L] (input, weight and output reshaped around it) and an unbatched input gets a batch
+// dim of 1. Padding "same" puts the odd pixel after, as PyTorch does. 3-D convolutions are
+// unsupported (exit 2).
 #include <optional>
 #include <string>
 #include <variant>
@@ -37,6 +38,8 @@ struct ConvArgs {
   IntList stride, dilation;
   std::variant<IntList, std::string> padding;  ///< per spatial dim, or "same" / "valid"
   int64_t groups = 1;
+  bool transposed = false;
+  IntList output_padding = {0};  ///< transposed only
 };
 
 /// Reshapes to 4-D where needed, builds the conv2d and reshapes its result back.
@@ -53,7 +56,12 @@ Outputs build_conv(Ctx& c, const ConvArgs& a) {
   }
   INFERNO_ASSIGN_OR_RETURN(IntList stride, per_dim(c, "stride", a.stride, dims));
   INFERNO_ASSIGN_OR_RETURN(IntList dilation, per_dim(c, "dilation", a.dilation, dims));
+  INFERNO_ASSIGN_OR_RETURN(IntList output_padding,
+                           per_dim(c, "output_padding", a.output_padding, dims));
   IntList before(dims, 0), after(dims, 0);
+  if (a.transposed && std::holds_alternative<std::string>(a.padding)) {
+    return c.invalid("a transposed convolution takes integer padding only");
+  }
   if (const auto* mode = std::get_if<std::string>(&a.padding)) {
     if (*mode == "same") {
       for (size_t i = 0; i < dims; ++i) {
@@ -79,6 +87,7 @@ Outputs build_conv(Ctx& c, const ConvArgs& a) {
   if (dims == 1) {
     stride.insert(stride.begin(), 1);
     dilation.insert(dilation.begin(), 1);
+    output_padding.insert(output_padding.begin(), 0);
     before.insert(before.begin(), 0);
     after.insert(after.begin(), 0);
   }
@@ -97,14 +106,18 @@ Outputs build_conv(Ctx& c, const ConvArgs& a) {
   }
   std::vector<ValueId> in = {x, w};
   if (a.bias) in.push_back(*a.bias);
-  const IntList padding = {before[0], before[1], after[0], after[1]};
   const bool reshape_out = dims == 1 || !batched;
-  INFERNO_ASSIGN_OR_RETURN(ValueId y, c.build(OpKind::kConv2d, std::move(in),
-                                              attrs({{"stride", stride},
-                                                     {"padding", padding},
-                                                     {"dilation", dilation},
-                                                     {"groups", a.groups}}),
-                                              reshape_out ? "conv2d" : ""));
+  ir::Attributes conv_attrs =
+      attrs({{"stride", stride}, {"dilation", dilation}, {"groups", a.groups}});
+  if (a.transposed) {
+    conv_attrs.set("padding", before);
+    conv_attrs.set("output_padding", output_padding);
+  } else {
+    conv_attrs.set("padding", IntList{before[0], before[1], after[0], after[1]});
+  }
+  const OpKind op = a.transposed ? OpKind::kConvTranspose2d : OpKind::kConv2d;
+  INFERNO_ASSIGN_OR_RETURN(ValueId y, c.build(op, std::move(in), std::move(conv_attrs),
+                                              reshape_out ? ir::op_name(op) : ""));
   if (!reshape_out) return std::vector<ValueId>{y};
   ir::Shape shape = c.type(y).shape;
   if (dims == 1) shape.erase(shape.end() - 2);
@@ -120,6 +133,7 @@ ConvArgs common_args(const Ctx& c) {
   a.stride = c.a.get_ints("stride");
   a.dilation = c.a.get_ints("dilation");
   a.groups = c.a.get_int("groups");
+  if (c.a.has("output_padding")) a.output_padding = c.a.get_ints("output_padding");
   if (const auto* mode = std::get_if<std::string>(&c.a.get("padding"))) {
     a.padding = *mode;
   } else {
@@ -143,12 +157,24 @@ Builder conv_nd(int64_t rank) {
 // aten::_convolution_mode: TorchScript's trace of a string padding; any rank.
 Outputs convolution_mode(Ctx& c) { return build_conv(c, common_args(c)); }
 
+// aten::conv_transpose2d / aten::conv_transpose1d: `rank` is the weight's (4 or 3).
+Builder conv_transpose_nd(int64_t rank) {
+  return [rank](Ctx& c) -> Outputs {
+    ConvArgs a = common_args(c);
+    a.transposed = true;
+    if (c.type(a.w).rank() != rank) {
+      return c.invalid("expects a " + std::to_string(rank) + "-D weight, got " +
+                       c.type(a.w).to_string());
+    }
+    return build_conv(c, a);
+  };
+}
+
 // aten::_convolution and aten::convolution.
 Outputs convolution(Ctx& c) {
-  if (c.a.get_bool("transposed")) {
-    return c.unsupported_arg("transposed convolutions (conv_transpose) are not supported");
-  }
-  return build_conv(c, common_args(c));
+  ConvArgs a = common_args(c);
+  a.transposed = c.a.get_bool("transposed");
+  return build_conv(c, a);
 }
 
 }  // namespace
@@ -165,6 +191,11 @@ void add_conv_entries(std::vector<OpEntry>& table) {
   const Schema string_padding =
       with(head, {arg("stride", Ints, IntList{1}), arg("padding", Str, std::string("valid")),
                   arg("dilation", Ints, IntList{1}), arg("groups", Int, int64_t{1})});
+  // conv_transpose{1,2}d.input: groups before dilation
+  const Schema transpose_schema =
+      with(head, {arg("stride", Ints, IntList{1}), arg("padding", Ints, IntList{0}),
+                  arg("output_padding", Ints, IntList{0}), arg("groups", Int, int64_t{1}),
+                  arg("dilation", Ints, IntList{1})});
   const Schema convolution_schema =
       with(head, {arg("stride", Ints), arg("padding", Ints), arg("dilation", Ints),
                   arg("transposed", Bool), arg("output_padding", Ints), arg("groups", Int)});
@@ -175,6 +206,8 @@ void add_conv_entries(std::vector<OpEntry>& table) {
                    {"aten::conv1d", "padding", string_padding, conv_nd(3)},
                    {"aten::conv1d", "", ints_padding, conv_nd(3)},
                    {"aten::_convolution_mode", "", string_padding, convolution_mode},
+                   {"aten::conv_transpose2d", "", transpose_schema, conv_transpose_nd(4)},
+                   {"aten::conv_transpose1d", "", transpose_schema, conv_transpose_nd(3)},
                    {"aten::convolution", "", convolution_schema, convolution},
                    // benchmark, deterministic, cudnn_enabled, allow_tf32: backend hints
                    {"aten::_convolution", "",

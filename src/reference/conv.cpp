@@ -1,10 +1,10 @@
-// Reference kernel of the convolution family: conv2d. Per image and group, a tile of output
-// positions is unfolded (im2col: one row per (channel, ky, kx) of the group's kernel, zeros where
-// the window reads padding), then multiplied by the group's weights as a GEMM whose inner loop
-// runs over the tile's positions (contiguous, so it vectorizes) for four output channels at a
-// time. Everything is in double; each output sums its products in (channel, ky, kx) order from
-// zero, adds the bias last and is rounded once to the output dtype. The tile keeps the unfolded
-// block near 1 MB, so memory stays bounded by the tensors' own sizes.
+// Reference kernels of the convolution family: conv2d and conv_transpose2d (below). Per image and
+// group, a tile of output positions is unfolded (im2col: one row per (channel, ky, kx) of the
+// group's kernel, zeros where the window reads padding), then multiplied by the group's weights as
+// a GEMM whose inner loop runs over the tile's positions (contiguous, so it vectorizes) for four
+// output channels at a time. Everything is in double; each output sums its products in (channel,
+// ky, kx) order from zero, adds the bias last and is rounded once to the output dtype. The tile
+// keeps the unfolded block near 1 MB, so memory stays bounded by the tensors' own sizes.
 #include <algorithm>
 #include <vector>
 
@@ -107,7 +107,60 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::At
   return y;
 }
 
+// The transposed convolution as a scatter: every input element adds x * w[ci, o, ky, kx] into
+// output (iy * s - p + ky * d, ix * s - p + kx * d) where that lies inside the output; sums in
+// double from zero, the bias last, rounded once.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* bias,
+                        const ir::Attributes& attrs, const TensorType& out) {
+  const ir::IntList &stride = attrs.get_ints("stride"), &padding = attrs.get_ints("padding"),
+                    &dilation = attrs.get_ints("dilation");
+  const int64_t groups = attrs.get_int("groups");
+  const Shape &xs = x.type.shape, &ws = w.type.shape;
+  const int64_t n_size = xs[0], c = xs[1], h = xs[2], wd = xs[3], og = ws[1], kh = ws[2],
+                kw = ws[3], o_size = out.shape[1], oh = out.shape[2], ow = out.shape[3];
+  const int64_t cg = c / groups;
+  INFERNO_CHECK(ws[0] == c && og * groups == o_size && out.shape[0] == n_size,
+                "conv_transpose2d shapes do not match");
+  const std::vector<double> xv = to_doubles(x), wv = to_doubles(w);
+  std::vector<double> acc(static_cast<size_t>(out.numel()), 0.0);
+  for (int64_t n = 0; n < n_size; ++n) {
+    for (int64_t ci = 0; ci < c; ++ci) {
+      const int64_t g = ci / cg;
+      for (int64_t iy = 0; iy < h; ++iy) {
+        for (int64_t ix = 0; ix < wd; ++ix) {
+          const double xval = xv[static_cast<size_t>(((n * c + ci) * h + iy) * wd + ix)];
+          for (int64_t oc = 0; oc < og; ++oc) {
+            const double* wk = wv.data() + (ci * og + oc) * kh * kw;
+            double* plane = acc.data() + (n * o_size + g * og + oc) * oh * ow;
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              const int64_t oy = iy * stride[0] - padding[0] + ky * dilation[0];
+              if (oy < 0 || oy >= oh) continue;
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t ox = ix * stride[1] - padding[1] + kx * dilation[1];
+                if (ox >= 0 && ox < ow) plane[oy * ow + ox] += xval * wk[ky * kw + kx];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  Tensor y = Tensor::zeros(out);
+  const int64_t plane_size = oh * ow;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    const double v = acc[static_cast<size_t>(i)];
+    store(y, i, bias != nullptr ? v + bias->get((i / plane_size) % o_size) : v);
+  }
+  return y;
+}
+
 void register_conv_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kConvTranspose2d,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return conv_transpose2d(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, node.attrs,
+                                      out);
+            });
   table.add(ir::OpKind::kConv2d,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,
                const TensorType& out) -> Expected<Tensor> {

@@ -96,6 +96,9 @@ Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out);
 /// conv2d with the node's attributes (stride, padding, dilation, groups); bias may be null.
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::Attributes& attrs,
               const TensorType& out);
+/// conv_transpose2d with the node's attributes; bias may be null.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* bias,
+                        const ir::Attributes& attrs, const TensorType& out);
 
 // join.cpp (exact for every dtype)
 /// cat of `in` along `dim`.

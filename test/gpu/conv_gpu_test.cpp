@@ -1,7 +1,8 @@
 // Generated convolution code on a GPU (kernels/conv.cuh through codegen/emit_conv.cpp) against the
 // reference interpreter: 3x3 with padding and bias, 1x1 without bias, stride 2, dilation with
 // asymmetric padding, groups, depthwise, a conv1d-shaped [N, C, 1, L] and a larger layer that
-// takes several grid-stride passes, in f32, f16, bf16 and f64. Part of test_gpu_codegen (label
+// takes several grid-stride passes, in f32, f16, bf16 and f64; conv_transpose2d likewise (stride,
+// output_padding, groups, dilation, depthwise, a decoder layer). Part of test_gpu_codegen (label
 // gpu); prints "SKIPPED: no CUDA device" without one.
 #include <cstdio>
 #include <string>
@@ -97,6 +98,67 @@ TEST_CASE("gpu: conv2d matches the reference, in every floating dtype", "[gpu][c
     for (size_t i = 0; i < got.size(); ++i) {
       const std::string mismatch = test::compare_close(got[i], (*expected)[i], tol.rtol, tol.atol);
       INFO("conv" << i << ": " << mismatch);
+      CHECK(mismatch.empty());
+    }
+  }
+}
+
+TEST_CASE("gpu: conv_transpose2d matches the reference, in every floating dtype",
+          "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  struct ConvT {
+    ir::Shape x, w;
+    bool bias;
+    IntList stride, padding, output_padding, dilation;
+    int64_t groups;
+  };
+  const std::vector<ConvT> convs = {
+      {{2, 3, 4, 5}, {3, 4, 3, 3}, true, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 1},   // stride 2
+      {{1, 2, 3, 3}, {2, 3, 2, 2}, false, {2, 2}, {0, 0}, {0, 0}, {1, 1}, 1},  // 2x2 stride 2
+      {{1, 4, 3, 4}, {4, 2, 3, 2}, true, {2, 1}, {1, 0}, {1, 0}, {1, 2}, 2},   // groups, dilation
+      {{1, 8, 5, 5}, {8, 1, 3, 3}, false, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 8},  // depthwise
+      {{2, 64, 16, 16}, {64, 32, 4, 4}, true, {2, 2}, {1, 1}, {0, 0}, {1, 1}, 1},  // a decoder
+  };
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    INFO(ir::dtype_name(dtype));
+    ir::Graph g;
+    std::vector<ir::Tensor> inputs;
+    std::vector<ir::ValueId> outs;
+    uint64_t seed = 71;
+    for (size_t i = 0; i < convs.size(); ++i) {
+      const ConvT& c = convs[i];
+      const std::string tag = "conv_t" + std::to_string(i);
+      inputs.push_back(test::random_tensor({dtype, c.x}, seed++));
+      std::vector<ir::ValueId> in = {g.add_input(tag + "_x", inputs.back().type)};
+      in.push_back(g.add_constant(tag + "_w", test::random_tensor({dtype, c.w}, seed++)));
+      if (c.bias) {
+        in.push_back(
+            g.add_constant(tag + "_b", test::random_tensor({dtype, {c.w[1] * c.groups}}, seed++)));
+      }
+      ir::Attributes a;
+      a.set("stride", c.stride);
+      a.set("padding", c.padding);
+      a.set("output_padding", c.output_padding);
+      a.set("dilation", c.dilation);
+      a.set("groups", c.groups);
+      auto y = ir::build_value(g, OpKind::kConvTranspose2d, in, a, tag);
+      INFO(tag << ": " << (y ? "" : y.status().to_string()));
+      REQUIRE(y.has_value());
+      outs.push_back(*y);
+    }
+    g.set_outputs(outs);
+    auto expected = reference::evaluate(g, inputs);
+    REQUIRE(expected.has_value());
+    test::CompiledModel model(g);
+    const std::vector<ir::Tensor> got = model.run(inputs);
+    REQUIRE(got.size() == expected->size());
+    const Tolerance tol = tolerance(dtype);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const std::string mismatch = test::compare_close(got[i], (*expected)[i], tol.rtol, tol.atol);
+      INFO("conv_t" << i << ": " << mismatch);
       CHECK(mismatch.empty());
     }
   }

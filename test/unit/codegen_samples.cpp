@@ -110,6 +110,8 @@ int op_sample_variants(OpKind op) {
       return 3;
     case OpKind::kConv2d:
       return 2;
+    case OpKind::kConvTranspose2d:
+      return 2;
     default:
       return 1;
   }
@@ -242,6 +244,21 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
                                     {"padding", ir::IntList{0, 1, 1, 0}},
                                     {"dilation", ir::IntList{1, 2}},
                                     {"groups", int64_t{2}}}),
+                             tag);
+    }
+    case OpKind::kConvTranspose2d: {  // x as [1, 2, 3, 4]; 0: stride 2, output_padding, bias;
+                                      // 1: dilation, padding, no bias
+      auto x4 = ir::build_value(graph, OpKind::kReshape, {x},
+                                attrs({{"shape", ir::IntList{1, 2, 3, 4}}}), tag + "_x4");
+      if (!x4) return x4;
+      std::vector<ir::ValueId> in = {*x4, constant(graph, tag + "_w", dtype, {2, 3, 3, 2}, seed)};
+      if (variant == 0) in.push_back(constant(graph, tag + "_b", dtype, {3}, seed + 1));
+      return ir::build_value(graph, op, in,
+                             attrs({{"stride", ir::IntList{2, 2}},
+                                    {"padding", ir::IntList{variant, 1}},
+                                    {"output_padding", ir::IntList{1, 0}},
+                                    {"dilation", ir::IntList{1, variant + 1}},
+                                    {"groups", int64_t{1}}}),
                              tag);
     }
     default: {  // other elementwise ops: x, then rank-0 constants (literals) for the rest

@@ -1,7 +1,7 @@
 // The convolution entries of the ATen table: conv2d and conv1d (int and string padding),
 // convolution, _convolution and _convolution_mode to one IR conv2d with resolved attributes,
-// reshapes for conv1d and unbatched inputs, and the refusals (transposed and 3-D: unsupported;
-// 'same' with a stride, a bad padding string: invalid).
+// the transposed forms, reshapes for conv1d and unbatched inputs, and the refusals (3-D:
+// unsupported; 'same' with a stride, a bad padding string: invalid).
 #include <string>
 
 #include "frontend/aten_table.h"
@@ -106,14 +106,47 @@ TEST_CASE("aten conv2d, conv1d and convolution", "[frontend][aten]") {
                             {x, w, kNone, ints({1, 1}), std::string("same"), ints({1, 1}), i64(4)});
     CHECK(t.type(s) == "f32[1,4,6,6]");
   }
+  SECTION("transposed: convolution, _convolution and conv_transpose2d / 1d") {
+    G t;
+    const ValueId x = t.in({1, 4, 5, 6}), w = t.in({4, 3, 3, 3}), b = t.in({6});
+    // (5 - 1) 2 - 2 + 2 + 1 + 1 = 10, (6 - 1) 2 - 2 + 2 + 0 + 1 = 11; O = 3 * groups 2
+    const ValueId y = t.one("aten::convolution", {x, w, b, ints({2, 2}), ints({1, 1}), ints({1, 1}),
+                                                  true, ints({1, 0}), i64(2)});
+    CHECK(t.type(y) == "f32[1,6,10,11]");
+    const ir::Node* n = nullptr;
+    for (const ir::Node& node : t.g.nodes()) n = node.op == OpKind::kConvTranspose2d ? &node : n;
+    REQUIRE(n != nullptr);
+    CHECK(n->attrs.get_ints("padding") == IntList{1, 1});
+    CHECK(n->attrs.get_ints("output_padding") == IntList{1, 0});
+    CHECK(n->attrs.get_int("groups") == 2);
+    const ValueId z =
+        t.one("aten::_convolution", {x, w, kNone, ints({1, 1}), ints({0, 0}), ints({1, 1}), true,
+                                     ints({0, 0}), i64(1), false, false, true, true});
+    CHECK(t.type(z) == "f32[1,3,7,8]");
+    // conv_transpose2d: groups before dilation
+    const ValueId u = t.one("aten::conv_transpose2d",
+                            {x, w, kNone, ints({2}), ints({1}), ints({1}), i64(1), ints({2})});
+    CHECK(t.type(u) == "f32[1,3,12,14]");
+    const ValueId v = t.one("aten::conv_transpose1d", {t.in({2, 4, 7}), t.in({4, 5, 3}), kNone,
+                                                       ints({2}), ints({1}), ints({1})});
+    CHECK(t.type(v) == "f32[2,5,14]");
+    auto transposed_same = t.lower(
+        "aten::convolution",
+        {x, w, kNone, ints({1, 1}), std::string("same"), ints({1, 1}), true, ints({0, 0}), i64(1)});
+    REQUIRE_FALSE(transposed_same.has_value());
+  }
   SECTION("refusals") {
     G t;
     const ValueId x = t.in({1, 4, 6, 6}), w = t.in({4, 4, 3, 3});
-    auto transposed = t.lower("aten::convolution", {x, w, kNone, ints({1, 1}), ints({0, 0}),
-                                                    ints({1, 1}), true, ints({0, 0}), i64(1)});
-    REQUIRE_FALSE(transposed.has_value());
-    CHECK(transposed.status().code() == ErrorCode::kUnsupported);
-    CHECK(transposed.status().message().find("transposed") != std::string::npos);
+    auto mode_same =
+        t.lower("aten::_convolution_mode",
+                {x, w, kNone, ints({1, 1}), std::string("same"), ints({1, 1}), i64(1)});
+    REQUIRE(mode_same.has_value());
+    auto bad_output_padding = t.lower("aten::conv_transpose2d", {x, w, kNone, ints({1}), ints({0}),
+                                                                 ints({1}), i64(1), ints({1})});
+    REQUIRE_FALSE(bad_output_padding.has_value());
+    CHECK(bad_output_padding.status().code() == ErrorCode::kInvalidInput);
+    CHECK(bad_output_padding.status().node() == "node");
     auto conv3d =
         t.lower("aten::convolution", {t.in({1, 4, 6, 6, 6}), t.in({4, 4, 3, 3, 3}), kNone,
                                       ints({1}), ints({0}), ints({1}), false, ints({0}), i64(1)});
@@ -134,6 +167,7 @@ TEST_CASE("aten conv2d, conv1d and convolution", "[frontend][aten]") {
         t.lower("aten::conv2d", {x, w, kNone, ints({1}), ints({0}), ints({1}), i64(3)});
     REQUIRE_FALSE(bad_groups.has_value());
     CHECK(bad_groups.status().code() == ErrorCode::kInvalidInput);
+    CHECK(bad_groups.status().node() == "node");
     auto bad_stride =
         t.lower("aten::conv2d", {x, w, kNone, ints({1, 1, 1}), ints({0}), ints({1}), i64(1)});
     REQUIRE_FALSE(bad_stride.has_value());

@@ -1,6 +1,7 @@
 // The conv_net fixture (tools/export_conv_fixture.py: TorchScript only, traced and scripted) loads,
 // survives the default pipeline, and the reference interpreter reproduces PyTorch's outputs: 3x3,
-// 1x1 without bias, stride 2, depthwise, grouped, dilated, padding='same' and conv1d.
+// 1x1 without bias, stride 2, depthwise, grouped, dilated, padding='same', conv1d, and
+// conv_transpose2d / conv_transpose1d with output_padding.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -44,14 +45,19 @@ TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter") {
       REQUIRE(ir::verify(*graph).is_ok());
       if (optimized) REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
       int convs = 0;
-      for (const ir::Node& node : graph->nodes()) convs += node.op == ir::OpKind::kConv2d;
+      int transposed = 0;
+      for (const ir::Node& node : graph->nodes()) {
+        convs += node.op == ir::OpKind::kConv2d;
+        transposed += node.op == ir::OpKind::kConvTranspose2d;
+      }
       CHECK(convs == 8);
+      CHECK(transposed == 2);
       auto outputs = reference::evaluate(*graph, inputs);
       INFO((outputs ? std::string() : outputs.status().to_string()));
       REQUIRE(outputs.has_value());
       REQUIRE(outputs->size() == expected.size());
       for (size_t i = 0; i < expected.size(); ++i) {
-        // PyTorch sums in f32 over up to 72 terms per conv, seven convs deep; the reference in f64.
+        // PyTorch sums in f32 over up to 72 terms per conv, eight convs deep; the reference in f64.
         const std::string mismatch = test::compare_close((*outputs)[i], expected[i], 1e-5, 1e-5);
         INFO("output " << i << ": " << mismatch);
         CHECK(mismatch.empty());

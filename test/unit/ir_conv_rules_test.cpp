@@ -114,5 +114,80 @@ TEST_CASE("conv2d shape rule") {
   }
 }
 
+Attributes transposed(IntList stride, IntList padding, IntList output_padding, IntList dilation,
+                      int64_t groups) {
+  Attributes a;
+  a.set("stride", std::move(stride));
+  a.set("padding", std::move(padding));
+  a.set("output_padding", std::move(output_padding));
+  a.set("dilation", std::move(dilation));
+  a.set("groups", groups);
+  return a;
+}
+
+TEST_CASE("conv_transpose2d shape rule") {
+  const std::vector<Case> cases = {
+      // (in - 1) s - 2 p + d (k - 1) + op + 1
+      {{f32({1, 4, 5, 5}), f32({4, 3, 3, 3})},
+       transposed({1, 1}, {0, 0}, {0, 0}, {1, 1}, 1),
+       {1, 3, 7, 7}},
+      {{f32({2, 4, 5, 6}), f32({4, 3, 3, 3}), f32({3})},
+       transposed({2, 2}, {1, 1}, {1, 0}, {1, 1}, 1),
+       {2, 3, 10, 11}},
+      // groups: O = w[1] * groups
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2}), f32({4})},
+       transposed({2, 1}, {0, 1}, {0, 0}, {1, 2}, 2),
+       {1, 4, 6, 3}},
+      {{t(DType::kI32, {1, 1, 3, 3}), t(DType::kI32, {1, 1, 3, 3})},
+       transposed({1, 1}, {0, 0}, {0, 0}, {1, 1}, 1),
+       {},
+       "floating-point",
+       ErrorCode::kUnsupported},
+      {{f32({1, 4, 3, 3}), f32({3, 2, 2, 2})},
+       transposed({1, 1}, {0, 0}, {0, 0}, {1, 1}, 1),
+       {},
+       "channels first"},
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2})},
+       transposed({1, 1}, {0, 0}, {0, 0}, {1, 1}, 3),
+       {},
+       "multiple of groups"},
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2}), f32({2})},
+       transposed({1, 1}, {0, 0}, {0, 0}, {1, 1}, 2),
+       {},
+       "bias"},
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2})},
+       transposed({2, 2}, {0, 0}, {2, 0}, {1, 1}, 1),
+       {},
+       "output_padding"},
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2})},
+       transposed({1, 1}, {3, 0}, {0, 0}, {1, 1}, 1),
+       {},
+       "would be empty"},
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2})},
+       transposed({1, 1}, {0, 0, 0, 0}, {0, 0}, {1, 1}, 1),
+       {},
+       "2 values"},
+      {{f32({1, 4, 3, 3}), f32({4, 2, 2, 2})},
+       transposed({1, 0}, {0, 0}, {0, 0}, {1, 1}, 1),
+       {},
+       "stride"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.inputs[0].to_string() + ", " + c.inputs[1].to_string());
+    Expected<std::vector<TensorType>> result =
+        infer_output_types(OpKind::kConvTranspose2d, c.inputs, c.attrs);
+    if (c.expected.empty()) {
+      REQUIRE_FALSE(result.has_value());
+      INFO("error: " << result.status().message());
+      CHECK(result.status().code() == c.code);
+      CHECK(result.status().message().find(c.error) != std::string::npos);
+    } else {
+      INFO((result ? std::string() : result.status().message()));
+      REQUIRE(result.has_value());
+      CHECK(*result == std::vector<TensorType>{{c.inputs[0].dtype, c.expected}});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace inferno::ir

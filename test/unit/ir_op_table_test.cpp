@@ -24,7 +24,7 @@ std::string_view family(OpKind op) {
   if (op_has_trait(op, kFusion)) return "fusion";
   if (op_has_trait(op, kWindow)) return "window";
   if (op_has_trait(op, kElementwise)) return "elementwise";
-  if (op == OpKind::kConv2d) return "convolution";
+  if (op == OpKind::kConv2d || op == OpKind::kConvTranspose2d) return "convolution";
   return "?";
 }
 

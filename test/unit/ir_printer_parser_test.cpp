@@ -174,6 +174,13 @@ Graph kitchen_sink() {
              {"dilation", IntList{1, 1}},
              {"groups", int64_t{2}}}),
       "conv");
+  add(g, OpKind::kConvTranspose2d, {nchw, oihw},
+      attrs({{"stride", IntList{2, 1}},
+             {"padding", IntList{1, 0}},
+             {"output_padding", IntList{1, 0}},
+             {"dilation", IntList{1, 1}},
+             {"groups", int64_t{2}}}),
+      "conv_t");
   // Float attribute values of every spelling (the schemas refuse attributes an op does not
   // take, so odd values sit in gemm's alpha and beta), and an odd source location.
   add(g, OpKind::kGemm, {x, w, b},

@@ -405,6 +405,14 @@ const std::vector<Case>& cases() {
               {"dilation", IntList{1, 2}},
               {"groups", int64_t{2}}}),
        {f32({2, 6, 5, 7})}},
+      {K::kConvTranspose2d,
+       {f32({2, 4, 5, 6}), f32({4, 3, 3, 3}), f32({3})},
+       attrs({{"stride", IntList{2, 2}},
+              {"padding", IntList{1, 1}},
+              {"output_padding", IntList{1, 0}},
+              {"dilation", IntList{1, 1}},
+              {"groups", int64_t{1}}}),
+       {f32({2, 3, 10, 11})}},
   };
   return kCases;
 }

@@ -483,6 +483,13 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
                      {"padding", ir::IntList{1, 0, 0, 1}},
                      {"dilation", ir::IntList{1, 1}},
                      {"groups", int64_t{2}}})};
+    case OpKind::kConvTranspose2d:
+      return {{{dtype, {1, 2, 3, 5}}, {dtype, {2, 2, 2, 2}}, {dtype, {4}}},
+              attrs({{"stride", ir::IntList{2, 1}},
+                     {"padding", ir::IntList{1, 0}},
+                     {"output_padding", ir::IntList{1, 0}},
+                     {"dilation", ir::IntList{1, 2}},
+                     {"groups", int64_t{2}}})};
     default:
       break;
   }

@@ -1,8 +1,8 @@
-// Shape rule of the convolution family: conv2d. It refuses what PyTorch refuses
-// (ConvUtils.h, check_shape_forward): channels not divisible by groups, a weight that does not
-// match them, a bias of the wrong size, stride or dilation below 1, negative padding, a (dilated)
-// kernel larger than the padded input. Attributes above 2^31 - 1 are refused, which keeps every
-// index computation of the reference and the CUDA kernel far from overflowing int64. Integer
+// Shape rules of the convolution family: conv2d and conv_transpose2d. conv2d refuses what PyTorch
+// refuses (ConvUtils.h, check_shape_forward): channels not divisible by groups, a weight that does
+// not match them, a bias of the wrong size, stride or dilation below 1, negative padding, a
+// (dilated) kernel larger than the padded input. Attributes above 2^31 - 1 are refused, which keeps
+// every index computation of the reference and the CUDA kernel far from overflowing int64. Integer
 // convolutions are unsupported (PyTorch has no integer conv kernel on the GPU either).
 #include <limits>
 #include <string>
@@ -82,8 +82,69 @@ Expected<Types> conv2d(OpKind op, const Types& in, const Attributes& attrs) {
   return one({x.dtype, out});
 }
 
+// The transposed convolution: weight [C, O / groups, kh, kw]. PyTorch's refusals: output_padding
+// at least both stride and dilation, an output size below 1.
+Expected<Types> conv_transpose2d(OpKind op, const Types& in, const Attributes& attrs) {
+  const TensorType &x = in[0], &w = in[1];
+  for (const TensorType& t : in) {
+    if (t.dtype != x.dtype) return bad(op, "operand dtypes differ (" + types_str(in) + ")");
+  }
+  INFERNO_RETURN_IF_ERROR(require_floating(op, x));
+  if (x.rank() != 4 || w.rank() != 4) {
+    return bad(op, "expects x[N, C, H, W] and w[C, O / groups, kh, kw], got " + types_str(in));
+  }
+  INFERNO_ASSIGN_OR_RETURN(IntList stride, values(op, attrs, "stride", 2, 1));
+  INFERNO_ASSIGN_OR_RETURN(IntList padding, values(op, attrs, "padding", 2, 0));
+  INFERNO_ASSIGN_OR_RETURN(IntList output_padding, values(op, attrs, "output_padding", 2, 0));
+  INFERNO_ASSIGN_OR_RETURN(IntList dilation, values(op, attrs, "dilation", 2, 1));
+  const int64_t groups = attrs.get_int("groups");
+  if (groups < 1 || groups > kMaxAttr) {
+    return bad(op, "groups " + std::to_string(groups) + " must be within [1, " +
+                       std::to_string(kMaxAttr) + "]");
+  }
+  const int64_t channels = x.shape[1];
+  if (channels % groups != 0 || w.shape[0] != channels) {
+    return bad(op, "weight " + w.to_string() + " must have the input's " +
+                       std::to_string(channels) + " channels first, a multiple of groups " +
+                       std::to_string(groups));
+  }
+  if (w.shape[1] > kMaxAttr) return bad(op, "weight " + w.to_string() + " is too large");
+  const int64_t out_channels = w.shape[1] * groups;
+  if (in.size() == 3 && (in[2].rank() != 1 || in[2].shape[0] != out_channels)) {
+    return bad(op, "bias " + in[2].to_string() + " must be [" + std::to_string(out_channels) +
+                       "] for weight " + w.to_string() + " and groups " + std::to_string(groups));
+  }
+  Shape out = {x.shape[0], out_channels, 0, 0};
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t kernel = w.shape[2 + i];
+    if (kernel < 1 || kernel > kMaxAttr) {
+      return bad(op, "kernel size of weight " + w.to_string() + " must be within [1, " +
+                         std::to_string(kMaxAttr) + "]");
+    }
+    if (output_padding[i] >= stride[i] && output_padding[i] >= dilation[i]) {
+      return bad(op, "output_padding " + shape_to_string(output_padding) +
+                         " must be smaller than either stride " + shape_to_string(stride) +
+                         " or dilation " + shape_to_string(dilation));
+    }
+    // Inputs are below 2^62 elements (checked_numel) and attributes below 2^31: no overflow.
+    const int64_t size = x.shape[2 + i];
+    if (size > kMaxAttr) return bad(op, "input " + x.to_string() + " is too large");
+    out[2 + i] = (size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel - 1) +
+                 output_padding[i] + 1;
+    if (out[2 + i] < 1) {
+      return bad(op, "the output of " + x.to_string() + " with padding " +
+                         shape_to_string(padding) + " would be empty");
+    }
+  }
+  if (!checked_numel(out)) return bad(op, "the output " + shape_to_string(out) + " is too large");
+  return one({x.dtype, out});
+}
+
 }  // namespace
 
-void register_conv_rules(ShapeRuleTable& table) { table.add(OpKind::kConv2d, conv2d); }
+void register_conv_rules(ShapeRuleTable& table) {
+  table.add(OpKind::kConv2d, conv2d);
+  table.add(OpKind::kConvTranspose2d, conv_transpose2d);
+}
 
 }  // namespace inferno::ir::rules
