@@ -14,13 +14,16 @@ Models:
   ``x.view(x.size(0), -1)``, and a tuple of outputs.
 * ``joins``: cat (inputs of mixed dtypes promoted, negative dims) and constant padding
   (``F.pad`` and ``constant_pad_nd``, negative pads cropping).
+* ``dict_out``: a segmentation head's shape: a dict output ({"out", "aux"}), sizes read from
+  ``x.shape`` and a floor division on a size in the trace, feeding a reshape.
 * ``resize``: nearest and bilinear ``F.interpolate`` by sizes and by scale factors (which set
   the source coordinates), align_corners both ways, up and down.
 
 torch 1.13 writes TorchScript debug records the scrubber cannot rewrite, so they are dropped: the
 fixtures carry no source locations.
 
-Usage: ``/usr/bin/python3 tools/export_ts_fixtures.py [OUT_DIR]`` (default: test/fixtures).
+Usage: ``/usr/bin/python3 tools/export_ts_fixtures.py [OUT_DIR] [NAME ...]`` (default:
+test/fixtures, every model).
 """
 
 from __future__ import annotations
@@ -100,25 +103,64 @@ class Resize(nn.Module):
         )
 
 
+class SegmentHead(nn.Module):
+    """A segmentation model's shape: a dict output, sizes computed from x.shape in the trace."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bn = randomized_bn(nn.BatchNorm2d(3))
+
+    def forward(self, x: torch.Tensor):  # x: [1, 3, 6, 8]
+        h, w = x.shape[-2:]
+        y = F.max_pool2d(self.bn(x), 2)
+        half = y.size(3) // 2  # a floor division on a size
+        z = F.interpolate(y, size=(h, w), mode="bilinear", align_corners=False)
+        aux = y.reshape(y.size(0), y.size(1), half, -1)
+        return {"out": z, "aux": torch.cat([aux, aux], 2)}
+
+
 MODELS = {
     "cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)]),
     "joins": (Joins, lambda: [torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)]),
     "resize": (Resize, lambda: [torch.randn(2, 3, 5, 6)]),
+    "dict_out": (SegmentHead, lambda: [torch.randn(1, 3, 6, 8)]),
 }
+
+
+def export_dict_model(model: nn.Module, inputs, expected, path: Path) -> None:
+    """A model returning a dict: traced with strict=False (which torch needs for dict outputs),
+    debug records dropped (torch 1.13's are not rewritable), its values checked in order."""
+    with torch.no_grad():
+        traced = torch.jit.trace(model, inputs, strict=False)
+    torch.jit.save(traced, str(path))
+    ef.drop_torchscript_debug_info(path)
+    with torch.no_grad():
+        ef.assert_same_outputs(list(torch.jit.load(str(path))(*inputs).values()), expected, path.name)
+    frozen = torch.jit.freeze(torch.jit.load(str(path)).eval())
+    print(f"  frozen TorchScript node kinds: {sorted({n.kind() for n in frozen.graph.nodes()})}")
 
 
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ef.DEFAULT_OUT
+    only = set(sys.argv[2:])
     for name, (make, inputs_fn) in MODELS.items():
+        if only and name not in only:
+            continue
         torch.manual_seed(0)
         model = make().eval()
         inputs = inputs_fn()
         with torch.no_grad():
-            expected = [t.clone() for t in ef.as_tensor_list(model(*inputs))]
+            result = model(*inputs)
+        # A dict's values, in insertion order, are the model's outputs.
+        results = list(result.values()) if isinstance(result, dict) else ef.as_tensor_list(result)
+        expected = [t.clone() for t in results]
         model_dir = out / name
         shutil.rmtree(model_dir, ignore_errors=True)
         model_dir.mkdir(parents=True)
-        ef.export_torchscript(model, inputs, expected, model_dir / "model.pt")
+        if isinstance(result, dict):
+            export_dict_model(model, inputs, expected, model_dir / "model.pt")
+        else:
+            ef.export_torchscript(model, inputs, expected, model_dir / "model.pt")
         ef.save_arrays(inputs, model_dir, "input")
         ef.save_arrays(expected, model_dir, "output")
         leaks = [hit for p in model_dir.iterdir() for hit in ef.find_absolute_paths(p.read_bytes())]

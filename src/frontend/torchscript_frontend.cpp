@@ -14,7 +14,8 @@
 //     (TorchScript passes defaults explicitly); ScalarType arguments, which arrive as ints, are
 //     decoded to ir::DType. Arithmetic whose operands are all compile-time scalars (the size
 //     math of traced reshapes) is folded here instead of lowered.
-//  5. The graph outputs become IR outputs; a returned tuple is flattened.
+//  5. The graph outputs become IR outputs; a returned tuple is flattened, and so is a returned
+//     dict of string keys (its values, in insertion order).
 //
 // Tracing turns Python scalars (`x * 2.0`) into 0-dim f64/i64/bool tensor constants. They are
 // decoded as scalars, the form torch.export gives the same call, so type promotion treats them
@@ -64,7 +65,8 @@ bool is_decoded_here(std::string_view kind) {
   static constexpr std::string_view kKinds[] = {
       "prim::Constant",       "prim::ListConstruct", "prim::ListUnpack", "prim::TupleConstruct",
       "prim::TupleUnpack",    "prim::NumToTensor",   "aten::Int",        "aten::Float",
-      "aten::ScalarImplicit", "aten::size",          "aten::dim",        "aten::numel"};
+      "aten::ScalarImplicit", "aten::size",          "aten::dim",        "aten::numel",
+      "prim::DictConstruct"};
   for (std::string_view k : kKinds) {
     if (k == kind) return true;
   }
@@ -306,6 +308,7 @@ class Walker {
       return bind(node->output(), std::move(tuple));
     }
     if (kind == "prim::TupleUnpack") return visit_tuple_unpack(node);
+    if (kind == "prim::DictConstruct") return visit_dict_construct(node);
     if (kind == "prim::ListUnpack") return visit_list_unpack(node);
     if (kind == "aten::size" || kind == "aten::dim" || kind == "aten::numel")
       return visit_size(node, kind);
@@ -403,6 +406,22 @@ class Walker {
           bind(node->outputs()[i], ints ? AtenArg((*ints)[i]) : AtenArg((*tensors)[i])));
     }
     return Status::ok();
+  }
+
+  /// A dict of string keys (segmentation models return {'out': ..., 'aux': ...}): kept as the
+  /// tuple of its values in insertion order, which is how a returned dict becomes outputs.
+  Status visit_dict_construct(const jit::Node* node) {
+    const auto inputs = node->inputs();
+    TupleValue values;
+    for (size_t i = 0; i + 1 < inputs.size(); i += 2) {
+      INFERNO_ASSIGN_OR_RETURN(AtenArg key, arg(inputs[i], node));
+      if (!std::holds_alternative<std::string>(key)) {
+        return unsupported("prim::DictConstruct with keys that are not strings", node_name(node),
+                           location_of(node));
+      }
+      values.elements.push_back(inputs[i + 1]);
+    }
+    return bind(node->output(), std::move(values));
   }
 
   Status visit_tuple_unpack(const jit::Node* node) {
@@ -601,7 +620,7 @@ class Walker {
       return Status::ok();
     }
     return unsupported("model output '" + value->debugName() + "' of type " + value->type()->str() +
-                       " (only tensors and tuples of tensors can be outputs)");
+                       " (only tensors, and tuples and dicts of them, can be outputs)");
   }
 
   const jit::Graph& graph_;

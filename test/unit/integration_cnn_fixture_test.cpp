@@ -1,7 +1,8 @@
 // The TorchScript-only fixtures (tools/export_ts_fixtures.py, traced with torch 1.13): cnn_ops
 // (BatchNorm in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of
 // a traced view, a tuple of nine outputs), joins (cat with dtype promotion, constant padding
-// that pads and crops) and resize (nearest and bilinear upsampling by sizes and scale factors). It
+// that pads and crops), resize (nearest and bilinear upsampling by sizes and scale factors) and
+// dict_out (a dict output and traced size arithmetic). It
 // loads, and the reference interpreter reproduces PyTorch's outputs before and after the default
 // pipeline, which folds every BatchNorm into constants.
 #include <filesystem>
@@ -78,6 +79,12 @@ TEST_CASE("the TorchScript joins fixture matches PyTorch on the reference interp
 
 TEST_CASE("the TorchScript resize fixture matches PyTorch on the reference interpreter") {
   check_fixture("resize", 8);
+}
+
+// A segmentation model's shape: sizes read from x.shape, a floor division on a size feeding a
+// reshape, and a dict output {"out", "aux"} whose values are the outputs in insertion order.
+TEST_CASE("the TorchScript dict-output fixture matches PyTorch on the reference interpreter") {
+  check_fixture("dict_out", 2);
 }
 
 }  // namespace
