@@ -463,4 +463,57 @@ TEST_CASE("pt2 robustness: mistyped JSON fields never crash", "[frontend][pt2]")
   CHECK(loaded > 0);  // e.g. edits of ignored fields
 }
 
+TEST_CASE("pt2 synthetic: batch_norm's 3 outputs; the saved statistics refused where used",
+          "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = a.json("models/model.json");
+  auto& graph = m["graph_module"]["graph"];
+  auto tensor = [](const char* name) { return nlohmann::json{{"as_tensor", {{"name", name}}}}; };
+  auto in = [&](const char* name, nlohmann::json arg) {
+    return nlohmann::json{{"name", name}, {"arg", std::move(arg)}, {"kind", 1}};
+  };
+  // bn, bn_1, bn_2 = _native_batch_norm_legit_no_training(linear_1, fc2.bias x 4, 0.1, 1e-5)
+  graph["nodes"].push_back(
+      {{"target", "torch.ops.aten._native_batch_norm_legit_no_training.default"},
+       {"inputs",
+        {in("input", tensor("linear_1")), in("weight", tensor("p_fc2_bias")),
+         in("bias", tensor("p_fc2_bias")), in("running_mean", tensor("p_fc2_bias")),
+         in("running_var", tensor("p_fc2_bias")), in("momentum", {{"as_float", 0.1}}),
+         in("eps", {{"as_float", 1e-5}})}},
+       {"outputs", {tensor("bn"), tensor("bn_1"), tensor("bn_2")}},
+       {"metadata", nlohmann::json::object()}});
+  graph["tensor_values"]["bn"] = graph["tensor_values"]["linear_1"];
+  for (const char* saved : {"bn_1", "bn_2"}) {
+    graph["tensor_values"][saved] = graph["tensor_values"]["p_fc2_bias"];
+    graph["tensor_values"][saved]["sizes"] = {{{"as_int", 0}}};
+  }
+  auto& output = m["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"];
+  output["as_tensor"]["name"] = "bn";
+  a.set_json("models/model.json", m);
+  Expected<ir::Graph> g = a.load();
+  INFO((g ? std::string() : g.status().to_string()));
+  REQUIRE(g.has_value());
+  CHECK(g->type(g->outputs()[0]).to_string() == "f32[4,8]");
+  CHECK(ir::verify(*g).is_ok());
+
+  // Returning a saved statistic, or computing with one: unsupported, naming the value.
+  output["as_tensor"]["name"] = "bn_1";
+  a.set_json("models/model.json", m);
+  Status s = a.load().status();
+  CHECK(s.code() == ErrorCode::kUnsupported);
+  CHECK(s.message().find("value 'bn_1' is used, but infernoc does not compute it") !=
+        std::string::npos);
+  graph["nodes"].push_back({{"target", "torch.ops.aten.relu.default"},
+                            {"inputs", {in("self", tensor("bn_2"))}},
+                            {"outputs", {tensor("relu_bn")}},
+                            {"metadata", nlohmann::json::object()}});
+  graph["tensor_values"]["relu_bn"] = graph["tensor_values"]["bn_2"];
+  output["as_tensor"]["name"] = "relu_bn";
+  a.set_json("models/model.json", m);
+  s = a.load().status();
+  CHECK(s.code() == ErrorCode::kUnsupported);
+  CHECK(s.node() == "relu_bn");
+  CHECK(s.message().find("value 'bn_2' is used") != std::string::npos);
+}
+
 }  // namespace inferno::frontend
