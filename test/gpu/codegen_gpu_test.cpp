@@ -257,8 +257,7 @@ TEST_CASE(
                    "add($0, $1); mul(#0, $2); gelu_tanh(#1); sub(#2, $3)"));
   c.output(
       c.fused("f16_steps", {h, hrow, col}, "mul($0, $1); exp(#0); cast[f32](#1); div(#2, $2)"));
-  c.output(
-      c.fused("bf16_steps", {x, brow}, "cast[bf16]($0); tanh(#0); add(#1, $1); gelu(#2)"));
+  c.output(c.fused("bf16_steps", {x, brow}, "cast[bf16]($0); tanh(#0); add(#1, $1); gelu(#2)"));
   c.output(
       c.fused("to_int_and_bool", {x, row}, "mul($0, $1); cast[i32](#0); abs(#1); cast[bool](#2)"));
   c.output(c.fused("int_back_to_float", {x, col}, "cast[i64]($0); cast[f32](#0); add(#1, $1)"));
