@@ -36,25 +36,8 @@ using ir::OpKind;
     }                                           \
   } while (0)
 
-struct Tolerance {
-  double rtol = 0, atol = 0;
-};
-
-// torch.testing.assert_close's defaults; integers and bool exactly.
-Tolerance default_tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-      return {1.3e-6, 1e-5};
-    case DType::kF16:
-      return {1e-3, 1e-5};
-    case DType::kBF16:
-      return {1.6e-2, 1e-5};
-    case DType::kF64:
-      return {1e-7, 1e-7};
-    default:
-      return {0, 0};
-  }
-}
+using test::default_tolerance;
+using test::Tolerance;
 
 // Half a unit in the last place of `dtype` at magnitude `magnitude`: the most one rounding to
 // the dtype changes a value of that size.

@@ -300,21 +300,6 @@ ir::Tensor tensor_of(const ir::TensorType& type, const std::vector<double>& valu
   return t;
 }
 
-Tolerance default_tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::kF32:
-      return {1.3e-6, 1e-5};
-    case DType::kF16:
-      return {1e-3, 1e-5};
-    case DType::kBF16:
-      return {1.6e-2, 1e-5};
-    case DType::kF64:
-      return {1e-7, 1e-7};
-    default:
-      return {0, 0};
-  }
-}
-
 std::string mismatch(double got, double expected, Tolerance tolerance) {
   bool ok;
   if (std::isnan(got) || std::isnan(expected)) {

@@ -15,6 +15,7 @@
 
 #include "ir/op.h"
 #include "ir/tensor_type.h"
+#include "support/test_support.h"
 
 namespace inferno::test {
 
@@ -64,11 +65,6 @@ double round_result(double v, ir::DType dtype, bool exact_integer);
 /// representable in the dtype (fails the current test otherwise).
 ir::Tensor tensor_of(const ir::TensorType& type, const std::vector<double>& values);
 
-/// torch.testing.assert_close's default tolerances for `dtype`; 0 (exact) for integers and bool.
-struct Tolerance {
-  double rtol = 0, atol = 0;
-};
-Tolerance default_tolerance(ir::DType dtype);
 /// "" when `got` matches `expected`: |got - expected| <= atol + rtol |expected|, NaN where and only
 /// where expected is NaN, infinities exactly; otherwise what differs.
 std::string mismatch(double got, double expected, Tolerance tolerance);

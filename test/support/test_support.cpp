@@ -62,4 +62,19 @@ std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, 
   return out.str();
 }
 
+Tolerance default_tolerance(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::kF32:
+      return {1.3e-6, 1e-5};
+    case ir::DType::kF16:
+      return {1e-3, 1e-5};
+    case ir::DType::kBF16:
+      return {1.6e-2, 1e-5};
+    case ir::DType::kF64:
+      return {1e-7, 1e-7};
+    default:
+      return {0, 0};
+  }
+}
+
 }  // namespace inferno::test

@@ -18,6 +18,12 @@ std::string read_text_file(const std::string& path);
 /// A tensor of `type` with deterministic pseudo-random values in [-2, 2) (never all zeros).
 ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed);
 
+/// torch.testing.assert_close's default tolerances for `dtype`; 0 (exact) for integers and bool.
+struct Tolerance {
+  double rtol = 0, atol = 0;
+};
+Tolerance default_tolerance(ir::DType dtype);
+
 /// Max |a-b| <= atol + rtol*|b| elementwise (torch.testing.assert_close's rule); on failure the
 /// returned string says where and by how much, else it is empty.
 std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol,

@@ -11,6 +11,7 @@
 
 #include "cli/tensor_io.h"
 #include "frontend/frontend.h"
+#include "integration_helpers.h"
 #include "ir/verifier.h"
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
@@ -20,23 +21,11 @@
 namespace inferno {
 namespace {
 
-std::vector<ir::Tensor> read_numbered(const std::string& model, const std::string& stem) {
-  std::vector<ir::Tensor> tensors;
-  for (int i = 0;; ++i) {
-    const std::string path = test::fixture_path(model + "/" + stem + std::to_string(i) + ".npy");
-    if (!std::filesystem::exists(path)) break;
-    auto t = cli::read_tensor(path);
-    REQUIRE(t.has_value());
-    tensors.push_back(std::move(*t));
-  }
-  return tensors;
-}
-
 // Runs a TorchScript-only fixture through the frontend and the reference, before and after the
 // default pipeline, against PyTorch's outputs.
 void check_fixture(const std::string& model, size_t num_outputs) {
-  const std::vector<ir::Tensor> inputs = read_numbered(model, "input");
-  const std::vector<ir::Tensor> expected = read_numbered(model, "output");
+  const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
+  const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
   REQUIRE(!inputs.empty());
   REQUIRE(expected.size() == num_outputs);
   frontend::LoadOptions options;

@@ -8,6 +8,7 @@
 
 #include "cli/tensor_io.h"
 #include "frontend/frontend.h"
+#include "integration_helpers.h"
 #include "ir/verifier.h"
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
@@ -17,21 +18,9 @@
 namespace inferno {
 namespace {
 
-std::vector<ir::Tensor> read_numbered(const std::string& stem) {
-  std::vector<ir::Tensor> tensors;
-  for (int i = 0;; ++i) {
-    const std::string path = test::fixture_path("conv_net/" + stem + std::to_string(i) + ".npy");
-    if (!std::filesystem::exists(path)) break;
-    auto t = cli::read_tensor(path);
-    REQUIRE(t.has_value());
-    tensors.push_back(std::move(*t));
-  }
-  return tensors;
-}
-
 TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter") {
-  const std::vector<ir::Tensor> inputs = read_numbered("input");
-  const std::vector<ir::Tensor> expected = read_numbered("output");
+  const std::vector<ir::Tensor> inputs = test::read_fixture_tensors("conv_net", "input");
+  const std::vector<ir::Tensor> expected = test::read_fixture_tensors("conv_net", "output");
   REQUIRE(inputs.size() == 2);
   REQUIRE(expected.size() == 2);
   frontend::LoadOptions options;

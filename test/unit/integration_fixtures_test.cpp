@@ -10,6 +10,7 @@
 
 #include "cli/tensor_io.h"
 #include "frontend/frontend.h"
+#include "integration_helpers.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/pipeline.h"
@@ -24,18 +25,6 @@ const std::vector<std::string> kModels = {
     "mm_relu",      "mlp2",     "mlp_gelu_silu_softmax", "elementwise_chain", "bmm_matmul",
     "activations2", "math_ops", "compare_logic"};
 const std::vector<std::string> kForms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
-
-std::vector<ir::Tensor> read_numbered(const std::string& model, const std::string& stem) {
-  std::vector<ir::Tensor> tensors;
-  for (int i = 0;; ++i) {
-    const std::string path = test::fixture_path(model + "/" + stem + std::to_string(i) + ".npy");
-    if (!std::filesystem::exists(path)) break;
-    auto t = cli::read_tensor(path);
-    REQUIRE(t.has_value());
-    tensors.push_back(std::move(*t));
-  }
-  return tensors;
-}
 
 frontend::LoadOptions specs_from(const std::vector<ir::Tensor>& inputs) {
   frontend::LoadOptions options;
@@ -88,8 +77,8 @@ std::string structural_text(ir::Graph graph) {
 
 TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
   for (const std::string& model : kModels) {
-    const std::vector<ir::Tensor> inputs = read_numbered(model, "input");
-    const std::vector<ir::Tensor> expected = read_numbered(model, "output");
+    const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
+    const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
     REQUIRE(!inputs.empty());
     REQUIRE(!expected.empty());
     for (const std::string& form : kForms) {
@@ -120,7 +109,7 @@ TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
 TEST_CASE("TorchScript and torch.export forms of a model give the same optimized IR") {
   for (const std::string& model : kModels) {
     INFO(model);
-    const std::vector<ir::Tensor> inputs = read_numbered(model, "input");
+    const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
     ir::Graph torchscript = load(model, "model.pt", inputs);
     ir::Graph exported = load(model, "model.pt2", inputs);
     REQUIRE(passes::run_default_pipeline(torchscript, {}).is_ok());
