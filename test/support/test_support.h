@@ -21,6 +21,7 @@ ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed);
 /// torch.testing.assert_close's default tolerances for `dtype`; 0 (exact) for integers and bool.
 struct Tolerance {
   double rtol = 0, atol = 0;
+  bool exact() const { return rtol == 0 && atol == 0; }
 };
 Tolerance default_tolerance(ir::DType dtype);
 

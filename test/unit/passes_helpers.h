@@ -7,18 +7,14 @@
 
 #include "frontend/frontend.h"
 #include "ir/graph.h"
+#include "support/test_support.h"
 
 namespace inferno::test {
 
 /// Parses IR text; fails the test if it does not parse.
 ir::Graph parse(const std::string& text);
 
-/// How closely a pass must reproduce the graph's outputs.
-struct Tolerance {
-  double rtol = 0;
-  double atol = 0;
-  bool exact() const { return rtol == 0 && atol == 0; }
-};
+/// How closely a pass must reproduce the graph's outputs (Tolerance: support/test_support.h).
 /// Bit for bit (signed zeros and NaN payloads included).
 inline constexpr Tolerance kBitExact{};
 /// torch.testing's fp32 tolerances: for a rewrite that rounds once where the graph rounded twice.
