@@ -91,9 +91,7 @@ std::string_view dtype_tag(DType dtype) { return ir::dtype_name(dtype); }
 std::optional<std::string> elementwise_expression(OpKind op,
                                                   const std::vector<std::string>& operands,
                                                   ComputeType compute) {
-  const ir::DTypeClass dtypes = ir::op_dtype_class(op);
-  if (compute == ComputeType::kInt &&
-      (dtypes == ir::DTypeClass::kFloat || dtypes == ir::DTypeClass::kTrueDiv)) {
+  if (compute == ComputeType::kInt && !ir::has_integer_form(ir::op_dtype_class(op))) {
     return std::nullopt;
   }
   // One scan: identifiers x<i> become operands, T the compute type, ew:: the full namespace.

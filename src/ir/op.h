@@ -35,6 +35,12 @@ enum class DTypeClass : uint8_t {
   kCast,     ///< any dtype; result: the `dtype` attribute
 };
 
+/// Whether ops of the class have an exact integer form (the reference's and the kernels' wrapping
+/// int64 compute type): every class but the floating-point results.
+constexpr bool has_integer_form(DTypeClass c) {
+  return c != DTypeClass::kFloat && c != DTypeClass::kTrueDiv;
+}
+
 enum class OpKind : uint16_t {
 #define INFERNO_OP(name, text, min_in, max_in, traits, dtypes, schema, backend) k##name,
 #include "ir/ops.def"

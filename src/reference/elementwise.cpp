@@ -88,11 +88,6 @@ namespace {
 namespace ew = inferno::ew;
 using ew::Int;
 
-/// Integer compute is possible for every class but the floating-point ones.
-constexpr bool has_int_form(ir::DTypeClass c) {
-  return c != ir::DTypeClass::kFloat && c != ir::DTypeClass::kTrueDiv;
-}
-
 constexpr int kMaxOperands = 4;  // the widest elementwise row (elu)
 
 // One struct per elementwise row of ops.def, holding the row's expression as code: apply<T>
@@ -120,7 +115,7 @@ struct ScalarFns {
 template <typename S>
 constexpr ScalarFns scalar_fns() {
   ScalarFns fns{&S::template apply<double>, nullptr};
-  if constexpr (has_int_form(S::kClass)) fns.in_int = &S::template apply<Int>;
+  if constexpr (ir::has_integer_form(S::kClass)) fns.in_int = &S::template apply<Int>;
   return fns;
 }
 
