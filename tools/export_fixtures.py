@@ -56,6 +56,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from cnn_fixture_models import CnnBlock, CnnMixed, CnnNormsLists
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "test" / "fixtures"
 
@@ -324,6 +326,9 @@ MODELS = (
     ModelSpec("activations2", Activations2, ((4, 16), (16,)), seed=7, inputs=activation_inputs),
     ModelSpec("math_ops", MathOps, ((4, 8), (4, 8)), seed=8, inputs=math_inputs),
     ModelSpec("compare_logic", CompareLogic, ((4, 8), (4, 8)), seed=9, inputs=compare_inputs),
+    ModelSpec("cnn_block", CnnBlock, ((2, 3, 32, 32),), seed=10),
+    ModelSpec("cnn_mixed", CnnMixed, ((1, 8, 15, 17),), seed=11),
+    ModelSpec("cnn_norms_lists", CnnNormsLists, ((2, 8, 6, 5),), seed=12),
 )
 UNSUPPORTED = ModelSpec("unsupported_ops", UnsupportedOps, ((4, 8),), seed=6)
 # Ops of UnsupportedOps that the compiler must name (substrings of the ATen targets).

@@ -24,6 +24,9 @@ namespace {
 const std::vector<std::string> kModels = {
     "mm_relu",      "mlp2",     "mlp_gelu_silu_softmax", "elementwise_chain", "bmm_matmul",
     "activations2", "math_ops", "compare_logic"};
+// Convolutional fixtures: TorchScript's freezing folds BatchNorm into the conv where torch.export
+// keeps it, so their two forms agree only once the pipeline folds BatchNorm too.
+const std::vector<std::string> kCnnModels = {"cnn_block", "cnn_mixed"};
 const std::vector<std::string> kForms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
 
 frontend::LoadOptions specs_from(const std::vector<ir::Tensor>& inputs) {
@@ -76,7 +79,9 @@ std::string structural_text(ir::Graph graph) {
 }
 
 TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
-  for (const std::string& model : kModels) {
+  std::vector<std::string> models = kModels;
+  models.insert(models.end(), kCnnModels.begin(), kCnnModels.end());
+  for (const std::string& model : models) {
     const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
     const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
     REQUIRE(!inputs.empty());
@@ -92,7 +97,9 @@ TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
         REQUIRE(outputs->size() == expected.size());
         for (size_t i = 0; i < expected.size(); ++i) {
           // fp32 tolerances of torch.testing; the reference accumulates in fp64, PyTorch's CPU
-          // kernels in fp32, and these fixtures' reductions are short (<= 32 terms).
+          // kernels in fp32, and these fixtures' reductions are short (<= 32 terms, but for the
+          // cnn fixtures' convolutions: up to 392 terms of small weights, measured max error
+          // 4.8e-7, inside the 1e-5 absolute bound).
           const std::string mismatch =
               test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
           INFO("output " << i << ": " << mismatch);
