@@ -41,9 +41,10 @@ if [[ $mode == bench || $mode == all ]]; then
   tools=(--infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out")
   step "bench mm_relu" bench_mm_relu.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mm_relu.py" "${tools[@]}"
   step "bench mlp" bench_mlp.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mlp.py" "${tools[@]}"
+  step "bench cnn" bench_cnn.log "${bench_env[@]}" python3 "$root/tools/bench/bench_cnn.py" "${tools[@]}"
   step "ncu mm_relu" ncu.log "${bench_env[@]}" python3 "$root/tools/bench/ncu_mm_relu.py" \
     --infernoc "$build/src/infernoc" --out "$out"
-  for table in bench_mm_relu.md bench_mlp.md ncu_mm_relu.md; do
+  for table in bench_mm_relu.md bench_mlp.md bench_cnn.md ncu_mm_relu.md; do
     [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }
   done
 fi
