@@ -1,17 +1,19 @@
-// kernels/conv.cuh: conv2d and conv_transpose2d (its gather form, further down). conv2d:
-// out[n, o, y, x] = bias[o] + sum over (ci, ky, kx) of
+// kernels/conv.cuh: conv2d and conv_transpose2d (its gather form, further down). conv2d, as
+// ops.def defines it: out = activation(conv(in * gate, w) + bias + residual), where
+// conv(in, w)[n, o, y, x] = sum over (ci, ky, kx) of
 // in[n, g * cg + ci, y * sh - pt + ky * dh, x * sw - pl + kx * dw] * w[o, ci, ky, kx], with
 // g = o / (O / groups), cg = C / groups, and reads outside the input counting as zero (padding).
-// Contiguous NCHW input and output, OIHW weights.
+// Contiguous tensors, NCHW with OIHW weights or (layout nhwc) NHWC with OHWI weights.
 //
 // A direct kernel: one thread per output element (grid-stride), consecutive threads along the
-// output row, so a warp reads one weight at a time (a broadcast) and neighbouring inputs. It sums
-// in float (double for double) in (ci, ky, kx) order from zero and adds the bias last, as the CPU
-// reference does, so results are bitwise reproducible run to run. Correct first: no tensor cores,
-// no shared-memory tiling; an implicit-GEMM kernel is the next step for speed.
+// output's innermost dim. It sums in float (double for double) in (ci, ky, kx) order from zero,
+// then adds the bias and the residual and applies the activation in registers, and rounds once,
+// as the CPU reference does, so results are bitwise reproducible run to run. Correct first: no
+// tensor cores, no shared-memory tiling.
 #pragma once
 
 #include "common.cuh"
+#include "scalar_ops.h"  // the vocabulary of the activation functors model.cu defines
 
 namespace inferno::kernels {
 
@@ -24,30 +26,79 @@ struct Conv2dShape {
   int64_t pad_top, pad_left;       ///< >= 0 (padding after is implied by oh and ow)
   int64_t dilation_h, dilation_w;  ///< >= 1
   int64_t groups;                  ///< >= 1, divides c and o
+  bool nhwc = false;               ///< conv2d only: NHWC input, output and residual, OHWI weights
+};
+
+/// The operands a conv2d's epilogue reads besides the sum; each may be null (absent).
+template <typename T>
+struct Conv2dEpilogue {
+  const T* bias = nullptr;      ///< [o]
+  const T* residual = nullptr;  ///< the output's shape and layout, added before the activation
+  const T* gate = nullptr;      ///< [n, c] (either layout): scales input channel (n, c)
+};
+
+/// activation "none". model.cu defines the other activations as functors of this form, their
+/// bodies the expressions of the elementwise ops of those names (ops.def), in the type A that
+/// the kernel accumulates in (float, or double for double).
+struct ConvNoActivation {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a) const {
+    return a;
+  }
 };
 
 namespace detail {
 
 constexpr int kConvThreads = 256;
 
-template <typename T>
+/// Element offsets of the input and weight taps and of output `i`'s coordinates, per layout.
+template <bool kNhwc>
+struct ConvIndex {
+  __device__ __forceinline__ static int64_t input(const Conv2dShape& s, int64_t n, int64_t c,
+                                                  int64_t y, int64_t x) {
+    return kNhwc ? ((n * s.h + y) * s.w + x) * s.c + c : ((n * s.c + c) * s.h + y) * s.w + x;
+  }
+  __device__ __forceinline__ static int64_t weight(const Conv2dShape& s, int64_t o, int64_t ci,
+                                                   int64_t ky, int64_t kx) {
+    const int64_t cg = s.c / s.groups;
+    return kNhwc ? ((o * s.kh + ky) * s.kw + kx) * cg + ci
+                 : ((o * cg + ci) * s.kh + ky) * s.kw + kx;
+  }
+  /// Output i as (n, o, y, x).
+  __device__ __forceinline__ static void output(const Conv2dShape& s, int64_t i, int64_t& n,
+                                                int64_t& o, int64_t& y, int64_t& x) {
+    if (kNhwc) {
+      o = i % s.o;
+      x = (i / s.o) % s.ow;
+      y = (i / (s.o * s.ow)) % s.oh;
+      n = i / (s.o * s.ow * s.oh);
+    } else {
+      x = i % s.ow;
+      y = (i / s.ow) % s.oh;
+      o = (i / (s.ow * s.oh)) % s.o;
+      n = i / (s.ow * s.oh * s.o);
+    }
+  }
+};
+
+template <typename T, bool kNhwc, typename Act>
 __global__ void __launch_bounds__(kConvThreads)
     conv2d_direct_kernel(const T* __restrict__ in, const T* __restrict__ w,
-                         const T* __restrict__ bias, T* __restrict__ out, Conv2dShape s,
-                         int64_t total) {
+                         Conv2dEpilogue<T> epilogue, T* __restrict__ out, Conv2dShape s,
+                         int64_t total, Act activation) {
   using A = acc_t<T>;
+  using Index = ConvIndex<kNhwc>;
   const int64_t cg = s.c / s.groups, og = s.o / s.groups;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t x = i % s.ow, y = (i / s.ow) % s.oh, o = (i / (s.ow * s.oh)) % s.o,
-                  n = i / (s.ow * s.oh * s.o);
+    int64_t n, o, y, x;
+    Index::output(s, i, n, o, y, x);
     const int64_t g = o / og;
     const int64_t y0 = y * s.stride_h - s.pad_top, x0 = x * s.stride_w - s.pad_left;
-    const T* wo = w + o * cg * s.kh * s.kw;
     A acc = 0;
     for (int64_t ci = 0; ci < cg; ++ci) {
-      const T* plane = in + ((n * s.c + g * cg + ci) * s.h) * s.w;
-      const T* wk = wo + ci * s.kh * s.kw;
+      const int64_t c = g * cg + ci;
+      const A gate = epilogue.gate != nullptr ? to_acc(epilogue.gate[n * s.c + c]) : A(1);
       for (int64_t ky = 0; ky < s.kh; ++ky) {
         const int64_t iy = y0 + ky * s.dilation_h;
         const bool row_in = iy >= 0 && iy < s.h;
@@ -55,13 +106,16 @@ __global__ void __launch_bounds__(kConvThreads)
           const int64_t ix = x0 + kx * s.dilation_w;
           // A padded read adds 0 * w (not skipped: the reference adds it too, and it keeps
           // NaN and inf weights propagating as they do in PyTorch)
-          const A v = (row_in && ix >= 0 && ix < s.w) ? to_acc(plane[iy * s.w + ix]) : A(0);
-          acc += v * to_acc(wk[ky * s.kw + kx]);
+          A v = (row_in && ix >= 0 && ix < s.w) ? to_acc(in[Index::input(s, n, c, iy, ix)]) : A(0);
+          if (epilogue.gate != nullptr) v *= gate;
+          acc += v * to_acc(w[Index::weight(s, o, ci, ky, kx)]);
         }
       }
     }
-    if (bias != nullptr) acc += to_acc(bias[o]);
-    out[i] = from_acc<T>(acc);
+    // Absent terms are not added (adding 0 would turn -0 into +0), as in the reference.
+    if (epilogue.bias != nullptr) acc += to_acc(epilogue.bias[o]);
+    if (epilogue.residual != nullptr) acc += to_acc(epilogue.residual[i]);
+    out[i] = from_acc<T>(activation(acc));
   }
 }
 
@@ -118,7 +172,7 @@ template <typename T>
 inline cudaError_t conv_transpose2d(const T* in, const T* w, const T* bias, T* out,
                                     const Conv2dShape& s, cudaStream_t stream) {
   static_assert(is_float_type_v<T>, "conv_transpose2d: a floating-point element type");
-  if (!detail::conv_shape_valid(s)) return cudaErrorInvalidValue;
+  if (!detail::conv_shape_valid(s) || s.nhwc) return cudaErrorInvalidValue;
   const int64_t total = s.n * s.o * s.oh * s.ow;
   if (total == 0) return cudaSuccess;
   detail::conv_transpose2d_direct_kernel<T>
@@ -127,17 +181,23 @@ inline cudaError_t conv_transpose2d(const T* in, const T* w, const T* bias, T* o
   return cudaGetLastError();
 }
 
-/// conv2d of contiguous NCHW `in` with OIHW `w` into NCHW `out`; `bias` (o values) may be null.
-template <typename T>
-inline cudaError_t conv2d(const T* in, const T* w, const T* bias, T* out, const Conv2dShape& s,
-                          cudaStream_t stream) {
+/// conv2d of contiguous `in` with weights `w` into `out` (NCHW and OIHW, or NHWC and OHWI when
+/// s.nhwc), then the epilogue's operands and `activation` (ConvNoActivation: none).
+template <typename T, typename Act = ConvNoActivation>
+inline cudaError_t conv2d(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue, T* out,
+                          const Conv2dShape& s, cudaStream_t stream, Act activation = {}) {
   static_assert(is_float_type_v<T>, "conv2d: a floating-point element type");
   if (!detail::conv_shape_valid(s)) return cudaErrorInvalidValue;
   const int64_t total = s.n * s.o * s.oh * s.ow;
   if (total == 0) return cudaSuccess;
-  detail::conv2d_direct_kernel<T>
-      <<<grid_size(total, detail::kConvThreads), detail::kConvThreads, 0, stream>>>(in, w, bias,
-                                                                                    out, s, total);
+  const unsigned blocks = grid_size(total, detail::kConvThreads);
+  if (s.nhwc) {
+    detail::conv2d_direct_kernel<T, true, Act>
+        <<<blocks, detail::kConvThreads, 0, stream>>>(in, w, epilogue, out, s, total, activation);
+  } else {
+    detail::conv2d_direct_kernel<T, false, Act>
+        <<<blocks, detail::kConvThreads, 0, stream>>>(in, w, epilogue, out, s, total, activation);
+  }
   return cudaGetLastError();
 }
 

@@ -1,11 +1,42 @@
 #include "codegen/emit_conv.h"
 
+#include <optional>
 #include <string>
 
 #include "codegen/elementwise_table.h"
 #include "support/check.h"
 
 namespace inferno::codegen {
+namespace {
+
+std::string n(int64_t v) { return std::to_string(v); }
+
+// conv2d's activation as a functor at file scope (the form kernels/conv.cuh takes): its body is
+// the elementwise op's expression from ops.def in the kernel's accumulation type, so the epilogue
+// computes what the unfused op would. Returns the functor's name; "" for activation "none".
+std::string emit_activation(EmitContext& ctx, const ir::Node& node, int32_t index,
+                            ir::DType dtype) {
+  const std::string& activation = node.attrs.get_string("activation");
+  if (activation == "none") return "";
+  const std::optional<ir::OpKind> op = ir::parse_op_name(activation);
+  INFERNO_CHECK(op.has_value(), "conv2d: the shape rule admits only known activations");
+  const ComputeType compute = dtype == ir::DType::kF64 ? ComputeType::kDouble : ComputeType::kFloat;
+  const std::optional<std::string> expr = elementwise_expression(*op, {"a"}, compute);
+  INFERNO_CHECK(expr.has_value(), "conv2d: no floating-point expression for " + activation);
+  const std::string name = "conv_activation_" + n(index);
+  const std::string type(compute_type_name(compute));
+  SourceWriter& k = ctx.out.kernels;
+  k.line("// " + activation + " after " + ctx.describe(node));
+  k.open("struct " + name);
+  k.open("__device__ __forceinline__ " + type + " operator()(const " + type + " a) const");
+  k.line("return " + *expr + ";");
+  k.close();
+  k.close("};");
+  k.line("");
+  return name;
+}
+
+}  // namespace
 
 // The sizes come from the verified graph (the shape rule bounds every attribute below 2^31 and
 // every shape by checked_numel), and go into model.cu as integer literals only.
@@ -19,6 +50,7 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
   }
   INFERNO_CHECK(x.rank() == 4 && w.rank() == 4 && out.rank() == 4, "conv: rank 4 operands");
   const bool transposed = node.op == ir::OpKind::kConvTranspose2d;
+  const bool nhwc = !transposed && node.attrs.get_string("layout") == "nhwc";
   const ir::IntList &stride = node.attrs.get_ints("stride"),
                     &padding = node.attrs.get_ints("padding"),
                     &dilation = node.attrs.get_ints("dilation");
@@ -29,36 +61,50 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
     return Status::ok();
   }
   ctx.out.headers.insert("kernels/conv.cuh");
-  auto n = [](int64_t v) { return std::to_string(v); };
-  run.open("");
-  run.line("const inferno::kernels::Conv2dShape shape = {" +
-           named_args({{"n", n(x.shape[0])},
-                       {"c", n(x.shape[1])},
-                       {"h", n(x.shape[2])},
-                       {"w", n(x.shape[3])},
-                       {"o", n(out.shape[1])},
-                       {"kh", n(w.shape[2])},
-                       {"kw", n(w.shape[3])},
-                       {"oh", n(out.shape[2])},
-                       {"ow", n(out.shape[3])},
-                       {"stride_h", n(stride[0])},
-                       {"stride_w", n(stride[1])},
-                       {"pad_top", n(padding[0])},
-                       {"pad_left", n(padding[1])},
-                       {"dilation_h", n(dilation[0])},
-                       {"dilation_w", n(dilation[1])},
-                       {"groups", n(node.attrs.get_int("groups"))}}) +
-           "};");
+  // Dims by meaning: NCHW / OIHW, or NHWC / OHWI (ops.def).
+  const int64_t c_dim = nhwc ? 3 : 1, h_dim = nhwc ? 1 : 2, w_dim = nhwc ? 2 : 3;
+  NamedArgs shape = {{"n", n(x.shape[0])},           {"c", n(x.shape[c_dim])},
+                     {"h", n(x.shape[h_dim])},       {"w", n(x.shape[w_dim])},
+                     {"o", n(out.shape[c_dim])},     {"kh", n(w.shape[h_dim])},
+                     {"kw", n(w.shape[w_dim])},      {"oh", n(out.shape[h_dim])},
+                     {"ow", n(out.shape[w_dim])},    {"stride_h", n(stride[0])},
+                     {"stride_w", n(stride[1])},     {"pad_top", n(padding[0])},
+                     {"pad_left", n(padding[1])},    {"dilation_h", n(dilation[0])},
+                     {"dilation_w", n(dilation[1])}, {"groups", n(node.attrs.get_int("groups"))}};
+  if (!transposed) shape.push_back({"nhwc", nhwc ? "true" : "false"});
+  const std::string type(storage_type(x.dtype));
   const bool has_bias = node.inputs.size() > 2;
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::" +
-           std::string(transposed ? "conv_transpose2d<" : "conv2d<") +
-           std::string(storage_type(x.dtype)) + ">(" +
+  const std::string bias = has_bias ? ctx.pointer(node.inputs[2]) : "nullptr";
+  if (transposed) {
+    run.open("");
+    run.line("const inferno::kernels::Conv2dShape shape = {" + named_args(shape) + "};");
+    run.line("MODEL_CHECK_CUDA(inferno::kernels::conv_transpose2d<" + type + ">(" +
+             named_args({{"in", ctx.pointer(node.inputs[0])},
+                         {"w", ctx.pointer(node.inputs[1])},
+                         {"bias", bias},
+                         {"out", ctx.pointer(node.outputs[0])},
+                         {"shape", "shape"}}) +
+             ", stream), " + ctx.label(node) + ");");
+    run.close();
+    return Status::ok();
+  }
+  const bool has_residual = node.attrs.get_bool("residual"), has_gate = node.attrs.get_bool("gate");
+  const std::string residual = has_residual ? ctx.pointer(node.inputs[3]) : "nullptr";
+  const std::string gate =
+      has_gate ? ctx.pointer(node.inputs[has_residual ? 4 : 3]) : std::string("nullptr");
+  const std::string activation = emit_activation(ctx, node, index, x.dtype);
+  run.open("");
+  run.line("const inferno::kernels::Conv2dShape shape = {" + named_args(shape) + "};");
+  run.line("const inferno::kernels::Conv2dEpilogue<" + type + "> epilogue = {" +
+           named_args({{"bias", bias}, {"residual", residual}, {"gate", gate}}) + "};");
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::conv2d<" + type + ">(" +
            named_args({{"in", ctx.pointer(node.inputs[0])},
                        {"w", ctx.pointer(node.inputs[1])},
-                       {"bias", has_bias ? ctx.pointer(node.inputs[2]) : "nullptr"},
+                       {"epilogue", "epilogue"},
                        {"out", ctx.pointer(node.outputs[0])},
                        {"shape", "shape"}}) +
-           ", stream), " + ctx.label(node) + ");");
+           ", stream" + (activation.empty() ? "" : ", " + activation + "{}") + "), " +
+           ctx.label(node) + ");");
   run.close();
   return Status::ok();
 }

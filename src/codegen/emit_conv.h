@@ -1,5 +1,6 @@
 // conv2d and conv_transpose2d lowered to launches of the hand-written direct kernels in
-// kernels/conv.cuh, with the bias fused.
+// kernels/conv.cuh: conv2d with its whole epilogue (bias, residual, gate, the activation as a
+// functor made from the op's ops.def expression) and either layout; conv_transpose2d with its bias.
 #pragma once
 
 #include <cstdint>

@@ -148,12 +148,23 @@ Outputs rsub(Ctx& c) {
 
 // ---- clamp and its relatives --------------------------------------------------------------
 
+/// Bounds 0 and 6 given as numbers make relu6 (one op the conv epilogue fusion recognizes),
+/// where the result keeps x's dtype: a float bound next to an integer x promotes, so not there.
+bool is_relu6_bounds(const AtenArg& lo, const AtenArg& hi, DType peer) {
+  const auto is_num = [&](const AtenArg& v) {
+    return std::holds_alternative<int64_t>(v) ||
+           (std::holds_alternative<double>(v) && ir::is_floating(peer));
+  };
+  return is_num(lo) && is_num(hi) && number(lo) == 0 && number(hi) == 6;
+}
+
 /// x clamped to [lo, hi], each bound a number, a tensor (broadcast) or absent: both -> clamp,
 /// only lo -> maximum, only hi -> minimum, neither -> x.
 Outputs clamp_between(const Ctx& c, ValueId x, const AtenArg& lo, const AtenArg& hi) {
   const bool has_lo = !std::holds_alternative<NoneArg>(lo),
              has_hi = !std::holds_alternative<NoneArg>(hi);
   const DType peer = c.type(x).dtype;
+  if (is_relu6_bounds(lo, hi, peer)) return one(c.build(OpKind::kRelu6, {x}));
   if (has_lo && has_hi) {
     return one(
         c.build(OpKind::kClamp, {x, operand(c, lo, peer, "min"), operand(c, hi, peer, "max")}));
@@ -172,9 +183,7 @@ Builder clamp(std::string_view lo, std::string_view hi) {
   };
 }
 
-Outputs relu6(Ctx& c) {
-  return clamp_between(c, c.a.tensor("self"), AtenArg{int64_t{0}}, AtenArg{int64_t{6}});
-}
+Outputs relu6(Ctx& c) { return one(c.build(OpKind::kRelu6, {c.a.tensor("self")})); }
 
 // ---- bitwise ops on bool tensors ----------------------------------------------------------
 

@@ -3,9 +3,13 @@
 // group's kernel, zeros where the window reads padding), then multiplied by the group's weights as
 // a GEMM whose inner loop runs over the tile's positions (contiguous, so it vectorizes) for four
 // output channels at a time. Everything is in double; each output sums its products in (channel,
-// ky, kx) order from zero, adds the bias last and is rounded once to the output dtype. The tile
-// keeps the unfolded block near 1 MB, so memory stays bounded by the tensors' own sizes.
+// ky, kx) order from zero, then adds the bias, the residual and applies the activation, and is
+// rounded once to the output dtype. The gate scales the input as it is read into double, and
+// nhwc tensors are read and written through their own index order. The tile keeps the unfolded
+// block near 1 MB, so memory stays bounded by the tensors' own sizes.
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "reference/kernels.h"
@@ -48,21 +52,84 @@ void unfold(const std::vector<double>& x, const ConvDims& d, int64_t image, int6
   }
 }
 
+// x as NCHW doubles, each input channel (n, c) scaled by the gate where there is one (the gate
+// is [N, C, 1, 1] or [N, 1, 1, C]: element n * C + c either way).
+std::vector<double> input_nchw(const Tensor& x, const Tensor* gate, bool nhwc) {
+  const Shape& s = x.type.shape;
+  const int64_t n_size = s[0], c_size = s[nhwc ? 3 : 1], hw = s[nhwc ? 1 : 2] * s[nhwc ? 2 : 3];
+  std::vector<double> v(static_cast<size_t>(x.numel()));
+  for (int64_t n = 0; n < n_size; ++n) {
+    for (int64_t c = 0; c < c_size; ++c) {
+      const double g = gate != nullptr ? gate->get(n * c_size + c) : 1.0;
+      double* plane = v.data() + (n * c_size + c) * hw;
+      for (int64_t p = 0; p < hw; ++p) {
+        const double e = x.get(nhwc ? (n * hw + p) * c_size + c : (n * c_size + c) * hw + p);
+        plane[p] = gate != nullptr ? e * g : e;
+      }
+    }
+  }
+  return v;
+}
+
+// w as OIHW doubles (from OHWI for nhwc).
+std::vector<double> weight_oihw(const Tensor& w, bool nhwc) {
+  if (!nhwc) return to_doubles(w);
+  const Shape& s = w.type.shape;  // [O, kh, kw, C / groups]
+  const int64_t o_size = s[0], taps = s[1] * s[2], cg = s[3];
+  std::vector<double> v(static_cast<size_t>(w.numel()));
+  for (int64_t o = 0; o < o_size; ++o) {
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        v[static_cast<size_t>((o * cg + ci) * taps + t)] = w.get((o * taps + t) * cg + ci);
+      }
+    }
+  }
+  return v;
+}
+
 }  // namespace
 
-Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::Attributes& attrs,
+// The epilogue is applied per output as the contract says: the sum, then + bias, + residual, then
+// the activation (the elementwise op's own expression), rounded once on store.
+Tensor conv2d(const std::vector<const Tensor*>& in, const ir::Attributes& attrs,
               const TensorType& out) {
+  const Tensor &x = *in[0], &w = *in[1];
+  const bool nhwc = attrs.get_string("layout") == "nhwc", has_residual = attrs.get_bool("residual"),
+             has_gate = attrs.get_bool("gate");
+  const Tensor* bias = in.size() > 2 ? in[2] : nullptr;
+  const Tensor* residual = has_residual ? in[3] : nullptr;
+  const Tensor* gate = has_gate ? in[has_residual ? 4 : 3] : nullptr;
+  ScalarFn activation = nullptr;
+  if (const std::string& name = attrs.get_string("activation"); name != "none") {
+    const std::optional<ir::OpKind> op = ir::parse_op_name(name);
+    INFERNO_CHECK(op.has_value(), "conv2d: unknown activation " + name);
+    activation = elementwise_scalar(*op);
+  }
   const ir::IntList &stride = attrs.get_ints("stride"), &padding = attrs.get_ints("padding"),
                     &dilation = attrs.get_ints("dilation");
-  const Shape &xs = x.type.shape, &ws = w.type.shape;
-  const ConvDims d{xs[0],        xs[1],       xs[2],       xs[3],
-                   ws[0],        ws[2],       ws[3],       out.shape[2],
-                   out.shape[3], stride[0],   stride[1],   padding[0],
-                   padding[1],   dilation[0], dilation[1], attrs.get_int("groups")};
-  INFERNO_CHECK(out.shape[0] == d.n && out.shape[1] == d.o && ws[1] * d.groups == d.c,
+  const Shape &xs = x.type.shape, &ws = w.type.shape, &ys = out.shape;
+  // Sizes by meaning (ops.def: which dim holds what in each layout).
+  const int64_t kh = ws[nhwc ? 1 : 2], kw = ws[nhwc ? 2 : 3], cg = ws[nhwc ? 3 : 1];
+  const ConvDims d{xs[0],
+                   xs[nhwc ? 3 : 1],
+                   xs[nhwc ? 1 : 2],
+                   xs[nhwc ? 2 : 3],
+                   ws[0],
+                   kh,
+                   kw,
+                   ys[nhwc ? 1 : 2],
+                   ys[nhwc ? 2 : 3],
+                   stride[0],
+                   stride[1],
+                   padding[0],
+                   padding[1],
+                   dilation[0],
+                   dilation[1],
+                   attrs.get_int("groups")};
+  INFERNO_CHECK(ys[0] == d.n && ys[nhwc ? 3 : 1] == d.o && cg * d.groups == d.c,
                 "conv2d shapes do not match");
-  const std::vector<double> xv = to_doubles(x), wv = to_doubles(w);
-  const int64_t og = d.o / d.groups, k_size = ws[1] * d.kh * d.kw, positions = d.oh * d.ow;
+  const std::vector<double> xv = input_nchw(x, gate, nhwc), wv = weight_oihw(w, nhwc);
+  const int64_t og = d.o / d.groups, k_size = cg * d.kh * d.kw, positions = d.oh * d.ow;
   // Positions per tile: the unfolded block about 1 MB, but at least 64 positions a row.
   const int64_t tile_max = std::max<int64_t>(64, (int64_t{1} << 17) / std::max<int64_t>(k_size, 1));
   std::vector<double> col, acc;
@@ -94,10 +161,16 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::At
           for (int64_t r = 0; r < rows; ++r) {
             const int64_t o = g * og + o0 + r;
             const double b = bias != nullptr ? bias->get(o) : 0.0;
-            const int64_t base = (image * d.o + o) * positions + p0;
             for (int64_t j = 0; j < tile; ++j) {
-              const double v = acc[static_cast<size_t>(r * tile + j)];
-              store(y, base + j, bias != nullptr ? v + b : v);
+              const int64_t p = p0 + j;
+              const int64_t at =
+                  nhwc ? (image * positions + p) * d.o + o : (image * d.o + o) * positions + p;
+              // Absent terms are not added (adding 0.0 would turn -0.0 into +0.0).
+              double v = acc[static_cast<size_t>(r * tile + j)];
+              if (bias != nullptr) v += b;
+              if (residual != nullptr) v += residual->get(at);
+              if (activation != nullptr) v = activation(&v);
+              store(y, at, v);
             }
           }
         }
@@ -163,9 +236,7 @@ void register_conv_kernels(KernelTable& table) {
             });
   table.add(ir::OpKind::kConv2d,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,
-               const TensorType& out) -> Expected<Tensor> {
-              return conv2d(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, node.attrs, out);
-            });
+               const TensorType& out) -> Expected<Tensor> { return conv2d(in, node.attrs, out); });
 }
 
 }  // namespace inferno::reference::detail

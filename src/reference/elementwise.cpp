@@ -135,6 +135,12 @@ const std::array<ScalarFns, ir::kNumOpKinds>& scalar_table() {
 
 }  // namespace
 
+ScalarFn elementwise_scalar(OpKind op) {
+  INFERNO_CHECK(ir::op_has_trait(op, ir::kElementwise),
+                "not an elementwise op: " + std::string(ir::op_name(op)));
+  return scalar_table()[static_cast<size_t>(op)].in_double;
+}
+
 Tensor elementwise(OpKind op, const std::vector<const Tensor*>& in, const TensorType& out) {
   INFERNO_CHECK(ir::op_has_trait(op, ir::kElementwise) && !in.empty() &&
                     in.size() <= static_cast<size_t>(kMaxOperands),

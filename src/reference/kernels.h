@@ -74,6 +74,11 @@ Tensor expand(const Tensor& x, const TensorType& out);
 /// are integers or bool, and rounded once to `out`'s dtype.
 Tensor elementwise(ir::OpKind op, const std::vector<const Tensor*>& in, const TensorType& out);
 
+/// An elementwise op's expression on double operands (x0, x1, ... in order), as the kernel above
+/// evaluates it: for ops that apply it inside another kernel (a convolution's activation).
+using ScalarFn = double (*)(const double*);
+ScalarFn elementwise_scalar(ir::OpKind op);
+
 // fused.cpp
 /// A fused_elementwise body, step by step with the kernels above.
 Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tensor*>& in,
@@ -93,8 +98,9 @@ Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const
 Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out);
 
 // conv.cpp
-/// conv2d with the node's attributes (stride, padding, dilation, groups); bias may be null.
-Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const ir::Attributes& attrs,
+/// conv2d with the node's attributes; `in` holds x, w and the optional bias, residual and gate in
+/// the order the attributes' flags give (ops.def).
+Tensor conv2d(const std::vector<const Tensor*>& in, const ir::Attributes& attrs,
               const TensorType& out);
 /// conv_transpose2d with the node's attributes; bias may be null.
 Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* bias,

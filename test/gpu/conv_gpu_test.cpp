@@ -2,7 +2,8 @@
 // reference interpreter: 3x3 with padding and bias, 1x1 without bias, stride 2, dilation with
 // asymmetric padding, groups, depthwise, a conv1d-shaped [N, C, 1, L] and a larger layer that
 // takes several grid-stride passes, in f32, f16, bf16 and f64; conv_transpose2d likewise (stride,
-// output_padding, groups, dilation, depthwise, a decoder layer). Part of test_gpu_codegen (label
+// output_padding, groups, dilation, depthwise, a decoder layer); conv2d's fused epilogues in both
+// layouts (test/support/conv_epilogue_graph.h). Part of test_gpu_codegen (label
 // gpu); prints "SKIPPED: no CUDA device" without one.
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 #include "ir/builder.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/conv_epilogue_graph.h"
 #include "support/test_support.h"
 
 namespace inferno {
@@ -98,6 +100,33 @@ TEST_CASE("gpu: conv2d matches the reference, in every floating dtype", "[gpu][c
     for (size_t i = 0; i < got.size(); ++i) {
       const std::string mismatch = test::compare_close(got[i], (*expected)[i], tol.rtol, tol.atol);
       INFO("conv" << i << ": " << mismatch);
+      CHECK(mismatch.empty());
+    }
+  }
+}
+
+// The fused epilogue (bias, residual, gate, each activation as its ops.def expression in the
+// accumulation type) and the nhwc layout, in each dtype: the kernel rounds once after the
+// activation, as the reference does, so the tolerances above hold.
+TEST_CASE("gpu: conv2d epilogues and nhwc match the reference", "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    INFO(ir::dtype_name(dtype));
+    Expected<test::ConvEpilogueGraph> convs = test::conv_epilogue_graph({dtype});
+    INFO((convs ? "" : convs.status().to_string()));
+    REQUIRE(convs.has_value());
+    auto expected = reference::evaluate(convs->graph, convs->inputs);
+    REQUIRE(expected.has_value());
+    test::CompiledModel model(convs->graph);
+    const std::vector<ir::Tensor> got = model.run(convs->inputs);
+    REQUIRE(got.size() == expected->size());
+    const Tolerance tol = tolerance(dtype);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const std::string mismatch = test::compare_close(got[i], (*expected)[i], tol.rtol, tol.atol);
+      INFO(convs->labels[i] << ": " << mismatch);
       CHECK(mismatch.empty());
     }
   }

@@ -72,6 +72,11 @@ const std::vector<OpRow>& rows() {
          return v <= -3 ? 0.0 : v >= 3 ? 1.0 : v / 6 + 0.5;
        },
        {}},
+      // relu6: min(max(0, x), 6) (torch.nn.functional.relu6 = hardtanh(x, 0, 6)); NaN propagates.
+      {OpKind::kRelu6,
+       {R::kValue},
+       [](const double* x) { return std::isnan(x[0]) ? x[0] : std::min(std::max(x[0], 0.0), 6.0); },
+       {}},
       // leaky_relu(x, negative_slope): x for x > 0, negative_slope * x otherwise.
       {OpKind::kLeakyRelu,
        {R::kValue, R::kParameter},

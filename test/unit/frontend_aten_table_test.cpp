@@ -429,10 +429,14 @@ TEST_CASE("aten clamp, hardtanh and relu6", "[frontend][aten]") {
   y = t.one("aten::hardtanh_", {x, -2.0, 2.5});
   CHECK(constant_operand(t, y, 1) == -2.0);
   CHECK(constant_operand(t, y, 2) == 2.5);
-  y = t.one("aten::relu6", {x});
+  // relu6, and hardtanh/clamp with number bounds 0 and 6, are the relu6 op
+  CHECK(t.op_of(t.one("aten::relu6", {x})) == OpKind::kRelu6);
+  CHECK(t.op_of(t.one("aten::hardtanh", {x, 0.0, 6.0})) == OpKind::kRelu6);
+  CHECK(t.op_of(t.one("aten::clamp", {x, i64(0), i64(6)})) == OpKind::kRelu6);
+  CHECK(t.type(t.one("aten::relu6", {n})) == "i64[4]");
+  // ... but a float bound next to an integer tensor promotes: a clamp
+  y = t.one("aten::clamp", {n, 0.0, 6.0});
   CHECK(t.op_of(y) == OpKind::kClamp);
-  CHECK(constant_operand(t, y, 1) == 0.0);
-  CHECK(constant_operand(t, y, 2) == 6.0);
   CHECK(operand_type(t, y, 2) == "f32[]");
   // clamp: both bounds -> clamp, one -> maximum/minimum, none -> x.
   y = t.one("aten::clamp", {x, -1.5, 4.0});

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/attr_schema.h"
 #include "ir/shape_rules.h"
 #include "support/catch.h"
 
@@ -19,6 +20,7 @@ Attributes conv(IntList stride, IntList padding, IntList dilation, int64_t group
   a.set("padding", std::move(padding));
   a.set("dilation", std::move(dilation));
   a.set("groups", groups);
+  apply_attr_defaults(OpKind::kConv2d, a);
   return a;
 }
 const Attributes kPlain = conv({1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
@@ -105,6 +107,79 @@ TEST_CASE("conv2d shape rule") {
       REQUIRE_FALSE(result.has_value());
       INFO("error: " << result.status().message());
       CHECK(result.status().code() == c.code);
+      CHECK(result.status().message().find(c.error) != std::string::npos);
+    } else {
+      INFO((result ? std::string() : result.status().message()));
+      REQUIRE(result.has_value());
+      CHECK(*result == std::vector<TensorType>{{c.inputs[0].dtype, c.expected}});
+    }
+  }
+}
+
+// The fused epilogue and the layout (ops.def): flags decide which operands follow the bias, and
+// each must have exactly its type.
+Attributes fused(const std::string& activation, bool residual, bool gate,
+                 const std::string& layout = "nchw") {
+  Attributes a = conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+  a.set("activation", activation);
+  a.set("residual", residual);
+  a.set("gate", gate);
+  a.set("layout", layout);
+  return a;
+}
+
+TEST_CASE("conv2d epilogue operands and layout") {
+  const TensorType x = f32({2, 3, 5, 6}), w = f32({4, 3, 3, 3}), b = f32({4}),
+                   res = f32({2, 4, 5, 6}), gate = f32({2, 3, 1, 1});
+  // nhwc: x [N, H, W, C], w [O, kh, kw, C], residual [N, OH, OW, O], gate [N, 1, 1, C]
+  const TensorType xh = f32({2, 5, 6, 3}), wh = f32({4, 3, 3, 3}), resh = f32({2, 5, 6, 4}),
+                   gateh = f32({2, 1, 1, 3});
+  const std::vector<Case> cases = {
+      {{x, w, b}, fused("relu6", false, false), {2, 4, 5, 6}},
+      {{x, w, b, res}, fused("silu", true, false), {2, 4, 5, 6}},
+      {{x, w, b, gate}, fused("none", false, true), {2, 4, 5, 6}},
+      {{x, w, b, res, gate}, fused("gelu_tanh", true, true), {2, 4, 5, 6}},
+      {{xh, wh, b, resh, gateh}, fused("hardswish", true, true, "nhwc"), {2, 5, 6, 4}},
+      {{xh, wh}, fused("none", false, false, "nhwc"), {2, 5, 6, 4}},
+      // nhwc with a stride and groups: [1, 7, 9, 4] -> [1, 4, 5, 6], w [6, 3, 3, 2]
+      {{f32({1, 7, 9, 4}), f32({6, 3, 3, 2})},
+       [] {
+         Attributes a = conv({2, 2}, {1, 1, 1, 1}, {1, 1}, 2);
+         a.set("layout", std::string("nhwc"));
+         return a;
+       }(),
+       {1, 4, 5, 6}},
+      // refusals: all invalid input (exit 3)
+      {{x, w, b}, fused("tanh", false, false), {}, "unknown activation \"tanh\""},
+      {{x, w, b}, fused("relu", false, false, "nhcw"), {}, "layout must be"},
+      {{x, w, b}, fused("none", true, false), {}, "takes x, w, bias, residual"},
+      {{x, w, res}, fused("none", true, false), {}, "takes x, w, bias, residual"},
+      {{x, w, b, res}, fused("none", false, false), {}, "residual=false"},
+      {{x, w, b, res}, fused("none", false, true), {}, "gate f32[2,4,5,6] must be f32[2,3,1,1]"},
+      {{x, w, b, gate}, fused("none", true, false), {}, "residual f32[2,3,1,1] must be"},
+      {{x, w, b, res, gate}, fused("none", true, false), {}, "takes x, w, bias, residual ("},
+      {{x, w, b, f32({1, 4, 5, 6})}, fused("none", true, false), {}, "residual"},
+      {{x, w, b, f32({2, 4, 1, 1})}, fused("none", true, false), {}, "residual"},
+      {{x, w, b, f32({2, 3})}, fused("none", false, true), {}, "gate"},
+      {{x, w, b, f32({1, 3, 1, 1})}, fused("none", false, true), {}, "gate"},
+      {{x, w, b, gateh}, fused("none", false, true), {}, "gate"},
+      {{xh, wh, b, gate}, fused("none", false, true, "nhwc"), {}, "must be f32[2,1,1,3]"},
+      {{xh, wh, b, res}, fused("none", true, false, "nhwc"), {}, "must be the output's type"},
+      {{x, w, b, t(DType::kF16, {2, 4, 5, 6})}, fused("none", true, false), {}, "dtypes differ"},
+      {{x, w, b, t(DType::kF64, {2, 3, 1, 1})}, fused("none", false, true), {}, "dtypes differ"},
+      // an nchw x read as nhwc: C = 6 is not the weight's 3
+      {{x, w}, fused("none", false, false, "nhwc"), {}, "input channels"},
+  };
+  for (const Case& c : cases) {
+    std::string what = "conv2d(";
+    for (const TensorType& in : c.inputs) what += in.to_string() + " ";
+    INFO(what + ")");
+    Expected<std::vector<TensorType>> result =
+        infer_output_types(OpKind::kConv2d, c.inputs, c.attrs);
+    if (c.expected.empty()) {
+      REQUIRE_FALSE(result.has_value());
+      INFO("error: " << result.status().message());
+      CHECK(result.status().code() == ErrorCode::kInvalidInput);
       CHECK(result.status().message().find(c.error) != std::string::npos);
     } else {
       INFO((result ? std::string() : result.status().message()));

@@ -477,12 +477,20 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kConstantPad:
       return {{m23, {dtype, {}}},
               attrs({{"before", ir::IntList{1, -1}}, {"after", ir::IntList{0, 2}}})};
-    case OpKind::kConv2d:  // grouped, strided, asymmetric padding, bias
-      return {{{dtype, {1, 2, 3, 5}}, {dtype, {4, 1, 2, 2}}, {dtype, {4}}},
+    case OpKind::kConv2d:  // grouped, strided, asymmetric padding, the whole epilogue
+      return {{{dtype, {1, 2, 3, 5}},
+               {dtype, {4, 1, 2, 2}},
+               {dtype, {4}},
+               {dtype, {1, 4, 3, 3}},
+               {dtype, {1, 2, 1, 1}}},
               attrs({{"stride", ir::IntList{1, 2}},
                      {"padding", ir::IntList{1, 0, 0, 1}},
                      {"dilation", ir::IntList{1, 1}},
-                     {"groups", int64_t{2}}})};
+                     {"groups", int64_t{2}},
+                     {"activation", std::string("silu")},
+                     {"residual", true},
+                     {"gate", true},
+                     {"layout", std::string("nchw")}})};
     case OpKind::kConvTranspose2d:
       return {{{dtype, {1, 2, 3, 5}}, {dtype, {2, 2, 2, 2}}, {dtype, {4}}},
               attrs({{"stride", ir::IntList{2, 1}},
