@@ -111,6 +111,7 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
     return Status::ok();
   }
   StridedView view;
+  std::string source = ctx.pointer(in);
   switch (node.op) {
     case ir::OpKind::kPermute:
       view = permute_view(in_type.shape, node.attrs.get_ints("dims"));
@@ -118,6 +119,12 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
     case ir::OpKind::kExpand:
       view = broadcast_view(in_type.shape, out_type.shape);
       break;
+    case ir::OpKind::kSlice: {
+      view = slice_view(in_type.shape, out_type.shape, node.attrs.get_ints("steps"));
+      const int64_t offset = slice_offset(in_type.shape, node.attrs.get_ints("starts"));
+      if (offset != 0) source = "(" + source + " + " + std::to_string(offset) + ")";
+      break;
+    }
     default:
       INFERNO_CHECK(false, "emit_layout: not a copying layout op");
       break;
@@ -125,8 +132,8 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
   const std::string name = "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) +
                            "_" + std::string(dtype_tag(out_type.dtype)) + "_" +
                            shape_tag(out_type.shape);
-  emit_copy(ctx, out_type.dtype, view, out_type.numel(), ctx.pointer(in), ctx.pointer(out),
-            ctx.label(node), name, ctx.describe(node));
+  emit_copy(ctx, out_type.dtype, view, out_type.numel(), source, ctx.pointer(out), ctx.label(node),
+            name, ctx.describe(node));
   return Status::ok();
 }
 
@@ -242,6 +249,7 @@ void register_kernel_call_lowerings(LoweringTable& table) {
   table.add(ir::OpKind::kReshape, emit_view);
   table.add(ir::OpKind::kPermute, emit_layout);
   table.add(ir::OpKind::kExpand, emit_layout);
+  table.add(ir::OpKind::kSlice, emit_layout);
   table.add(ir::OpKind::kSum, emit_reduction);
   table.add(ir::OpKind::kMean, emit_reduction);
   table.add(ir::OpKind::kSoftmax, emit_softmax);

@@ -28,6 +28,24 @@ StridedView permute_view(const ir::Shape& in, const std::vector<int64_t>& dims) 
   return view;
 }
 
+StridedView slice_view(const ir::Shape& in, const ir::Shape& out,
+                       const std::vector<int64_t>& steps) {
+  INFERNO_CHECK(out.size() == in.size() && steps.size() == in.size(),
+                "slice_view: the slice does not match the rank");
+  const std::vector<int64_t> source_strides = ir::contiguous_strides(in);
+  StridedView view{out, {}};
+  for (size_t d = 0; d < in.size(); ++d) view.strides.push_back(source_strides[d] * steps[d]);
+  return view;
+}
+
+int64_t slice_offset(const ir::Shape& in, const std::vector<int64_t>& starts) {
+  INFERNO_CHECK(starts.size() == in.size(), "slice_offset: the slice does not match the rank");
+  const std::vector<int64_t> source_strides = ir::contiguous_strides(in);
+  int64_t offset = 0;
+  for (size_t d = 0; d < in.size(); ++d) offset += starts[d] * source_strides[d];
+  return offset;
+}
+
 StridedView coalesce(const StridedView& view) {
   StridedView out;
   for (size_t d = 0; d < view.shape.size(); ++d) {

@@ -1,5 +1,6 @@
 // How an output element finds its source element: one stride per output dim (stride 0 repeats
-// the source along that dim). Broadcasting, transpose, permute and expand are all such views;
+// the source along that dim). Broadcasting, transpose, permute, expand and slice (from an offset)
+// are all such views;
 // the generated kernels turn a coalesced view into literal index arithmetic.
 #pragma once
 
@@ -26,6 +27,12 @@ struct StridedView {
 StridedView broadcast_view(const ir::Shape& from, const ir::Shape& to);
 /// A contiguous source of shape `in` read in the order `dims` (output dim j is input dim dims[j]).
 StridedView permute_view(const ir::Shape& in, const std::vector<int64_t>& dims);
+/// The elements x[starts : ends : steps] of a contiguous source of shape `in`, as a view of shape
+/// `out` (the slice's output) from the source element slice_offset(in, starts).
+StridedView slice_view(const ir::Shape& in, const ir::Shape& out,
+                       const std::vector<int64_t>& steps);
+/// The flat source offset of the element at `starts`.
+int64_t slice_offset(const ir::Shape& in, const std::vector<int64_t>& starts);
 /// The same mapping with size-1 dims dropped and neighbouring dims merged where the outer stride
 /// is the inner one times the inner size (so [4,8] broadcast from [8] becomes [4,8] with strides
 /// [0,1], and a contiguous read of any shape becomes one dim of stride 1).

@@ -86,5 +86,7 @@ void add_batch_norm_entries(std::vector<OpEntry>& table);
 void add_join_entries(std::vector<OpEntry>& table);
 /// Appends upsample_nearest2d and upsample_bilinear2d (aten_resize.cpp).
 void add_resize_entries(std::vector<OpEntry>& table);
+/// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).
+void add_slice_entries(std::vector<OpEntry>& table);
 
 }  // namespace inferno::frontend::aten

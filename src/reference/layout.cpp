@@ -1,6 +1,6 @@
-// Reference kernels for layout ops (reshape, transpose, permute, expand) and the broadcasting
-// index helper. Each output element is copied byte for byte from the source element that a
-// StridedIndex picks, so these ops are exact for every dtype.
+// Reference kernels for layout ops (reshape, transpose, permute, expand, slice) and the
+// broadcasting index helper. Each output element is copied byte for byte from the source element
+// that a StridedIndex picks, so these ops are exact for every dtype.
 #include <cstring>
 
 #include "reference/kernels.h"
@@ -9,16 +9,31 @@
 namespace inferno::reference::detail {
 namespace {
 
-/// out[i] = x[index(i)] for every flat output index i.
-Tensor gather(const Tensor& x, const TensorType& out, const StridedIndex& index) {
+/// out[i] = x[base + index(i)] for every flat output index i.
+Tensor gather(const Tensor& x, const TensorType& out, const StridedIndex& index, int64_t base = 0) {
   INFERNO_CHECK(x.type.dtype == out.dtype, "layout op changes the dtype");
   Tensor y = Tensor::zeros(out);
   const int64_t size = ir::dtype_size(out.dtype);
   for (int64_t i = 0; i < y.numel(); ++i) {
-    std::memcpy(y.data.data() + i * size, x.data.data() + index(i) * size,
+    std::memcpy(y.data.data() + i * size, x.data.data() + (base + index(i)) * size,
                 static_cast<size_t>(size));
   }
   return y;
+}
+
+/// x[starts : ends : steps]: x's strides times the steps, from the element at the starts.
+Tensor slice(const Tensor& x, const ir::Attributes& attrs, const TensorType& out) {
+  const ir::IntList &starts = attrs.get_ints("starts"), &steps = attrs.get_ints("steps");
+  INFERNO_CHECK(starts.size() == x.type.shape.size() && steps.size() == starts.size(),
+                "slice bounds do not match the rank");
+  const std::vector<int64_t> x_strides = ir::contiguous_strides(x.type.shape);
+  StridedIndex index{out.shape, {}};
+  int64_t base = 0;
+  for (size_t d = 0; d < starts.size(); ++d) {
+    index.strides.push_back(x_strides[d] * steps[d]);
+    base += starts[d] * x_strides[d];
+  }
+  return gather(x, out, index, out.numel() == 0 ? 0 : base);
 }
 
 }  // namespace
@@ -82,6 +97,10 @@ void register_layout_kernels(KernelTable& table) {
   table.add(ir::OpKind::kExpand,
             [](const ir::Node&, const std::vector<const Tensor*>& in,
                const TensorType& out) -> Expected<Tensor> { return expand(*in[0], out); });
+  table.add(
+      ir::OpKind::kSlice,
+      [](const ir::Node& node, const std::vector<const Tensor*>& in,
+         const TensorType& out) -> Expected<Tensor> { return slice(*in[0], node.attrs, out); });
 }
 
 }  // namespace inferno::reference::detail

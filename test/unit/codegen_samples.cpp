@@ -160,6 +160,12 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{2, 0, 1}}}), tag);
     case OpKind::kExpand:
       return ir::build_value(graph, op, {x}, attrs({{"shape", ir::IntList{2, 2, 3, 4}}}), tag);
+    case OpKind::kSlice:  // from an offset, a step in the innermost dim
+      return ir::build_value(graph, op, {x},
+                             attrs({{"starts", ir::IntList{1, 0, 1}},
+                                    {"ends", ir::IntList{2, 3, 4}},
+                                    {"steps", ir::IntList{1, 2, 2}}}),
+                             tag);
     case OpKind::kCast:
       return ir::build_value(graph, op, {x}, attrs({{"dtype", ir::kAllDTypes[variant]}}), tag);
     case OpKind::kAdd:

@@ -112,6 +112,9 @@ Graph kitchen_sink() {
   add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{4, 2}}}), "reshaped");
   add(g, OpKind::kPermute, {x}, attrs({{"dims", IntList{1, 0}}}), "permuted");
   add(g, OpKind::kExpand, {row}, attrs({{"shape", IntList{2, 4}}}), "expanded");
+  add(g, OpKind::kSlice, {x},
+      attrs({{"starts", IntList{1, 0}}, {"ends", IntList{2, 4}}, {"steps", IntList{1, 3}}}),
+      "sliced");
   // Every elementwise op of the table, on as many operands as it takes.
   for (const OpKind op : all_op_kinds()) {
     if (!op_has_trait(op, kElementwise) || op == OpKind::kCast) continue;

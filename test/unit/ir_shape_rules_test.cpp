@@ -274,6 +274,17 @@ const std::vector<Case>& cases() {
        ints("shape", {int64_t{1} << 40, int64_t{1} << 40}),
        {},
        "too large"},
+      // slice: more rows in ir_slice_rules_test.cpp
+      {K::kSlice,
+       {f32({2, 8, 5})},
+       attrs(
+           {{"starts", IntList{0, 4, 1}}, {"ends", IntList{2, 8, 5}}, {"steps", IntList{1, 1, 3}}}),
+       {f32({2, 4, 2})}},
+      {K::kSlice,
+       {f32({2, 8})},
+       attrs({{"starts", IntList{0, 4}}, {"ends", IntList{2, 9}}, {"steps", IntList{1, 1}}}),
+       {},
+       "is not a slice of size 8"},
       // unary elementwise
       {K::kRelu, {i32({4})}, {}, {i32({4})}},
       {K::kRelu, {f32({4}), f32({4})}, {}, {}, "takes 1 inputs, got 2"},

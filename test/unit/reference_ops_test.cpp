@@ -439,6 +439,11 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
       return {{m23}, attrs({{"dims", ir::IntList{1, 0}}})};
     case OpKind::kExpand:
       return {{{dtype, {1, 3}}}, attrs({{"shape", ir::IntList{2, 2, 3}}})};
+    case OpKind::kSlice:
+      return {{m23},
+              attrs({{"starts", ir::IntList{1, 0}},
+                     {"ends", ir::IntList{2, 3}},
+                     {"steps", ir::IntList{1, 2}}})};
     case OpKind::kSum:
     case OpKind::kMean:
       return {{m23}, attrs({{"dims", ir::IntList{1}}, {"keepdim", false}})};

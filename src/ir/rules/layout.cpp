@@ -1,4 +1,4 @@
-// Shape rules of the layout family: reshape, transpose, permute, expand.
+// Shape rules of the layout family: reshape, transpose, permute, expand, slice.
 #include <algorithm>
 #include <string>
 
@@ -71,6 +71,32 @@ Expected<Types> expand(OpKind op, const Types& in, const Attributes& attrs) {
   return one({x.dtype, shape});
 }
 
+// One (start, end, step) per dim, already normalized (the frontends resolve PyTorch's negative
+// and out-of-range bounds); anything else is invalid input, not clamped here.
+Expected<Types> slice(OpKind op, const Types& in, const Attributes& attrs) {
+  const TensorType& x = in[0];
+  const IntList &starts = attrs.get_ints("starts"), &ends = attrs.get_ints("ends"),
+                &steps = attrs.get_ints("steps");
+  const auto rank = static_cast<size_t>(x.rank());
+  if (starts.size() != rank || ends.size() != rank || steps.size() != rank) {
+    return bad(op, "needs one start, end and step per dim of " + x.to_string() + ", got " +
+                       shape_to_string(starts) + ", " + shape_to_string(ends) + ", " +
+                       shape_to_string(steps));
+  }
+  Shape out(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t start = starts[d], end = ends[d], step = steps[d];
+    if (start < 0 || start > end || end > x.shape[d] || step < 1) {
+      return bad(op, "dim " + std::to_string(d) + ": [" + std::to_string(start) + ":" +
+                         std::to_string(end) + ":" + std::to_string(step) +
+                         "] is not a slice of size " + std::to_string(x.shape[d]) +
+                         " (needs 0 <= start <= end <= size and step >= 1)");
+    }
+    out[d] = (end - start) / step + ((end - start) % step != 0 ? 1 : 0);
+  }
+  return one({x.dtype, out});
+}
+
 }  // namespace
 
 void register_layout_rules(ShapeRuleTable& table) {
@@ -78,6 +104,7 @@ void register_layout_rules(ShapeRuleTable& table) {
   table.add(OpKind::kTranspose, transpose);
   table.add(OpKind::kPermute, permute);
   table.add(OpKind::kExpand, expand);
+  table.add(OpKind::kSlice, slice);
 }
 
 }  // namespace inferno::ir::rules
