@@ -16,6 +16,10 @@ Models:
   (``F.pad`` and ``constant_pad_nd``, negative pads cropping).
 * ``dict_out``: a segmentation head's shape: a dict output ({"out", "aux"}), sizes read from
   ``x.shape`` and a floor division on a size in the trace, feeding a reshape.
+* ``norms``: layer_norm (ConvNeXt's permute -> LayerNorm over channels -> permute back, over two
+  dims, without affine parameters, a bias without a weight, ``torch.native_layer_norm``) and
+  group_norm (groups of several channels, a group per channel, one group, without affine
+  parameters, on [N, C, L], ``torch.native_group_norm``), all with random parameters.
 * ``resize``: nearest and bilinear ``F.interpolate`` by sizes and by scale factors (which set
   the source coordinates), align_corners both ways, up and down.
 
@@ -103,6 +107,43 @@ class Resize(nn.Module):
         )
 
 
+def randomized_affine(norm: nn.Module) -> nn.Module:
+    """Weight and bias away from 1 and 0, so the scale and shift are tested."""
+    with torch.no_grad():
+        norm.weight.copy_(torch.randn_like(norm.weight))
+        norm.bias.copy_(torch.randn_like(norm.bias))
+    return norm
+
+
+class Norms(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.channels_last_ln = randomized_affine(nn.LayerNorm(8, eps=1e-6))
+        self.ln2 = randomized_affine(nn.LayerNorm((5, 6)))
+        self.ln_plain = nn.LayerNorm(6, elementwise_affine=False)
+        self.gn = randomized_affine(nn.GroupNorm(4, 8))
+        self.gn_per_channel = randomized_affine(nn.GroupNorm(8, 8, eps=1e-3))
+        self.gn_one = randomized_affine(nn.GroupNorm(1, 8))
+        self.gn_plain = nn.GroupNorm(2, 8, affine=False)
+        self.bias = nn.Parameter(torch.randn(6))
+        self.weight8 = nn.Parameter(torch.randn(8))
+        self.bias8 = nn.Parameter(torch.randn(8))
+
+    def forward(self, x: torch.Tensor):  # x: [2, 8, 5, 6]
+        a = self.channels_last_ln(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)  # ConvNeXt
+        b = self.ln2(x * 3 + 100)  # far from zero: a one-pass variance would cancel
+        c = self.ln_plain(x)
+        d = F.layer_norm(x, (6,), None, self.bias)  # a bias without a weight
+        e = torch.native_layer_norm(x, [5, 6], None, None, 1e-4)[0]
+        f = self.gn(x)
+        g = self.gn_per_channel(x)
+        h = self.gn_one(x)
+        i = self.gn_plain(x.flatten(2))  # [N, C, L]
+        n, ch = x.shape[0], x.shape[1]
+        j = torch.native_group_norm(x, self.weight8, self.bias8, n, ch, 30, 2, 1e-5)[0]
+        return a, b, c, d, e, f, g, h, i, j
+
+
 class SegmentHead(nn.Module):
     """A segmentation model's shape: a dict output, sizes computed from x.shape in the trace."""
 
@@ -123,6 +164,7 @@ MODELS = {
     "cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)]),
     "joins": (Joins, lambda: [torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)]),
     "resize": (Resize, lambda: [torch.randn(2, 3, 5, 6)]),
+    "norms": (Norms, lambda: [torch.randn(2, 8, 5, 6)]),
     "dict_out": (SegmentHead, lambda: [torch.randn(1, 3, 6, 8)]),
 }
 

@@ -9,6 +9,7 @@
 #include "codegen/emit_gemm.h"
 #include "codegen/emit_join.h"
 #include "codegen/emit_kernel_calls.h"
+#include "codegen/emit_norm.h"
 #include "codegen/emit_pool.h"
 #include "codegen/emit_resize.h"
 #include "codegen/lowering.h"
@@ -62,6 +63,7 @@ const LoweringTable& lowering_table() {
     register_pool_lowerings(t);
     register_join_lowerings(t);
     register_resize_lowerings(t);
+    register_norm_lowerings(t);
     return t;
   }();
   return table;

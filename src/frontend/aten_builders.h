@@ -86,6 +86,8 @@ void add_batch_norm_entries(std::vector<OpEntry>& table);
 void add_join_entries(std::vector<OpEntry>& table);
 /// Appends upsample_nearest2d and upsample_bilinear2d (aten_resize.cpp).
 void add_resize_entries(std::vector<OpEntry>& table);
+/// Appends layer_norm, group_norm and their 3-output native forms (aten_norm.cpp).
+void add_norm_entries(std::vector<OpEntry>& table);
 /// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).
 void add_slice_entries(std::vector<OpEntry>& table);
 

@@ -404,6 +404,7 @@ std::vector<OpEntry> make_table() {
   add_batch_norm_entries(table);
   add_join_entries(table);
   add_resize_entries(table);
+  add_norm_entries(table);
   add_slice_entries(table);
   return table;
 }

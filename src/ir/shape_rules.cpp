@@ -24,6 +24,7 @@ const rules::ShapeRuleTable& rule_table() {
     rules::register_pool_rules(t);
     rules::register_join_rules(t);
     rules::register_resize_rules(t);
+    rules::register_norm_rules(t);
     return t;
   }();
   return table;

@@ -118,6 +118,14 @@ Tensor constant_pad(const Tensor& x, const Tensor& fill, const ir::IntList& befo
 Tensor upsample2d(const Tensor& x, bool bilinear, const ir::Attributes& attrs,
                   const TensorType& out);
 
+// norm.cpp
+/// layer_norm over the last `dims` dims of x; weight and bias (of those dims' shape) may be null.
+Tensor layer_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, int64_t dims,
+                  double eps, const TensorType& out);
+/// group_norm of x[N, C, *] in `groups` groups of channels; weight and bias ([C]) may be null.
+Tensor group_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, int64_t groups,
+                  double eps, const TensorType& out);
+
 // ---- the kernel table ------------------------------------------------------------------------
 /// One node's reference kernel: its inputs (already checked against their types) and its output
 /// type. Errors are for input the verifier may not have seen (a fused body read from text).
@@ -139,5 +147,6 @@ void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 void register_join_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
+void register_norm_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

@@ -1,7 +1,8 @@
 // The op x dtype table on a GPU: every elementwise op of ops.def on every dtype it accepts (and
 // every cast), in every form of test/support/op_table_cases.h (broadcast grids of edge values:
 // ±0, ±inf, NaN, denormals, extremes; integer extremes where arithmetic wraps; literal and tensor
-// parameters; rank-0 literals and inputs), all in one graph (one nvcc run), compiled by codegen
+// parameters; rank-0 literals and inputs), and layer_norm and group_norm on the floating dtypes
+// through every path of kernels/norm.cuh, all in one graph (one nvcc run), compiled by codegen
 // and nvcc, run through the runtime, and compared output by output with the reference interpreter
 // (which test/unit/reference_op_table_test.cpp checks against the double-precision definitions).
 // Tolerances: torch.testing's defaults for the output dtype, integers and bool exactly; NaN where
@@ -23,10 +24,12 @@
 namespace inferno {
 namespace {
 
-// The operand values output element `i` of `node` reads, as text: "(x0, x1, ...)".
+// The operand values output element `i` of an elementwise `node` reads, as text: "(x0, x1, ...)";
+// for a norm, the element's index.
 std::string operands_at(const ir::Graph& graph,
                         const std::map<ir::ValueId, const ir::Tensor*>& data, const ir::Node& node,
                         int64_t i) {
+  if (!ir::op_has_trait(node.op, ir::kElementwise)) return "element " + std::to_string(i);
   std::ostringstream out;
   out.precision(9);
   out << "(";

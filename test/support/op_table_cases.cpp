@@ -177,6 +177,73 @@ int64_t broadcast_source(const ir::Shape& operand, const ir::Shape& out, int64_t
   return index;
 }
 
+std::vector<Application> norm_applications(DType dtype) {
+  if (!ir::is_floating(dtype)) return {};
+  uint64_t seed = 7000 + static_cast<uint64_t>(dtype);
+  const auto data = [&](const ir::Shape& shape, bool offset) -> OperandData {
+    ir::Tensor x = random_tensor({dtype, shape}, ++seed);
+    for (int64_t i = 0; offset && i < x.numel(); ++i) x.set(i, 1000 + x.get(i));
+    return {false, std::move(x)};
+  };
+  const auto param = [&](const ir::Shape& shape) -> OperandData {
+    return {true, random_tensor({dtype, shape}, ++seed)};
+  };
+  const std::string type = " " + std::string(ir::dtype_name(dtype)) + " ";
+  std::vector<Application> out;
+  // layer_norm: shape, normalized dims, parameters (0: none, 1: weight, 2: both), offset.
+  struct Layer {
+    ir::Shape shape;
+    int64_t dims;
+    int params;
+    bool offset;
+  };
+  for (const Layer& c : std::vector<Layer>{{{3, 7}, 1, 2, false},      // 8 lanes a row, unpacked
+                                           {{6, 1}, 1, 2, false},      // one element: the bias
+                                           {{2, 3, 40}, 2, 2, false},  // a warp, packs
+                                           {{5, 64}, 1, 2, true},
+                                           {{4, 1000}, 1, 1, false},
+                                           {{3, 999}, 1, 0, true},        // a warp, unpacked
+                                           {{2, 1030}, 1, 2, false},      // a block, cached
+                                           {{2, 3, 512}, 2, 2, true},     // a block, cached, packs
+                                           {{2, 12000}, 1, 2, false}}) {  // a block, read again
+    const ir::Shape normalized(c.shape.end() - c.dims, c.shape.end());
+    Application a{"layer_norm" + type + ir::shape_to_string(c.shape) + " over " +
+                      std::to_string(c.dims) + " dims, " + std::to_string(c.params) +
+                      " parameters" + (c.offset ? ", offset 1000" : ""),
+                  ir::OpKind::kLayerNorm,
+                  {},
+                  {data(c.shape, c.offset)}};
+    a.attrs.set("normalized_dims", c.dims);
+    a.attrs.set("eps", 1e-5);
+    for (int k = 0; k < c.params; ++k) a.operands.push_back(param(normalized));
+    out.push_back(std::move(a));
+  }
+  // group_norm: shape, groups, with weight and bias, offset.
+  struct Group {
+    ir::Shape shape;
+    int64_t groups;
+    bool params;
+    bool offset;
+  };
+  for (const Group& c : std::vector<Group>{{{2, 6, 5, 4}, 3, true, false},
+                                           {{2, 8, 8, 8}, 4, false, false},  // packs
+                                           {{3, 4}, 2, true, false},         // [N, C]
+                                           {{2, 4, 16}, 2, true, true},
+                                           {{1, 4, 3000}, 1, true, false}}) {  // read again
+    Application a{"group_norm" + type + ir::shape_to_string(c.shape) + " in " +
+                      std::to_string(c.groups) + " groups" + (c.params ? ", parameters" : "") +
+                      (c.offset ? ", offset 1000" : ""),
+                  ir::OpKind::kGroupNorm,
+                  {},
+                  {data(c.shape, c.offset)}};
+    a.attrs.set("groups", c.groups);
+    a.attrs.set("eps", 1e-5);
+    if (c.params) a.operands.insert(a.operands.end(), {param({c.shape[1]}), param({c.shape[1]})});
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 TableGraph table_graph() {
   TableGraph t;
   std::vector<ir::ValueId> outputs;
@@ -199,6 +266,10 @@ TableGraph table_graph() {
         outputs.push_back(adder.add(a));
         t.labels.push_back(a.label);
       }
+    }
+    for (const Application& a : norm_applications(dtype)) {
+      outputs.push_back(adder.add(a));
+      t.labels.push_back(a.label);
     }
   }
   t.graph.set_outputs(outputs);

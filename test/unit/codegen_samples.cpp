@@ -112,6 +112,10 @@ int op_sample_variants(OpKind op) {
       return 2;
     case OpKind::kConvTranspose2d:
       return 2;
+    case OpKind::kLayerNorm:
+      return 2;
+    case OpKind::kGroupNorm:
+      return 2;
     default:
       return 1;
   }
@@ -266,6 +270,23 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
                                     {"dilation", ir::IntList{1, variant + 1}},
                                     {"groups", int64_t{1}}}),
                              tag);
+    }
+    case OpKind::kLayerNorm: {  // 0: over the last dim, weight and bias; 1: the last two, none
+      ir::Attributes a = attrs({{"normalized_dims", int64_t{variant + 1}}, {"eps", 1e-5}});
+      if (variant == 1) return ir::build_value(graph, op, {x}, a, tag);
+      return ir::build_value(graph, op,
+                             {x, constant(graph, tag + "_w", dtype, {4}, seed),
+                              constant(graph, tag + "_b", dtype, {4}, seed + 1)},
+                             a, tag);
+    }
+    case OpKind::kGroupNorm: {  // x as [N, C, L]; 0: a group per channel, weight and bias; 1: one
+                                // group, none
+      ir::Attributes a = attrs({{"groups", int64_t{variant == 0 ? 3 : 1}}, {"eps", 1e-3}});
+      if (variant == 1) return ir::build_value(graph, op, {x}, a, tag);
+      return ir::build_value(graph, op,
+                             {x, constant(graph, tag + "_w", dtype, {3}, seed),
+                              constant(graph, tag + "_b", dtype, {3}, seed + 1)},
+                             a, tag);
     }
     default: {  // other elementwise ops: x, then rank-0 constants (literals) for the rest
       std::vector<ir::ValueId> operands = {x};

@@ -1,7 +1,8 @@
 // The TorchScript-only fixtures (tools/export_ts_fixtures.py, traced with torch 1.13): cnn_ops
 // (BatchNorm in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of
 // a traced view, a tuple of nine outputs), joins (cat with dtype promotion, constant padding
-// that pads and crops), resize (nearest and bilinear upsampling by sizes and scale factors) and
+// that pads and crops), resize (nearest and bilinear upsampling by sizes and scale factors), norms
+// (layer_norm and group_norm in their module, functional and native forms) and
 // dict_out (a dict output and traced size arithmetic). It
 // loads, and the reference interpreter reproduces PyTorch's outputs before and after the default
 // pipeline, which folds every BatchNorm into constants.
@@ -68,6 +69,13 @@ TEST_CASE("the TorchScript joins fixture matches PyTorch on the reference interp
 
 TEST_CASE("the TorchScript resize fixture matches PyTorch on the reference interpreter") {
   check_fixture("resize", 8);
+}
+
+// layer_norm (ConvNeXt's channels-last form, several dims, no or partial affine parameters, the
+// native 3-output form) and group_norm (several groupings, [N, C, L], the native form with N, C
+// and HxW), against PyTorch.
+TEST_CASE("the TorchScript norms fixture matches PyTorch on the reference interpreter") {
+  check_fixture("norms", 10);
 }
 
 // A segmentation model's shape: sizes read from x.shape, a floor division on a size feeding a

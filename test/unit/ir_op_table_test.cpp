@@ -25,6 +25,7 @@ std::string_view family(OpKind op) {
   if (op_has_trait(op, kWindow)) return "window";
   if (op_has_trait(op, kElementwise)) return "elementwise";
   if (op == OpKind::kConv2d || op == OpKind::kConvTranspose2d) return "convolution";
+  if (op == OpKind::kLayerNorm || op == OpKind::kGroupNorm) return "normalization";
   return "?";
 }
 

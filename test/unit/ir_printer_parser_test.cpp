@@ -184,6 +184,12 @@ Graph kitchen_sink() {
              {"dilation", IntList{1, 1}},
              {"groups", int64_t{2}}}),
       "conv_t");
+  // Normalization over x's last dim (weight and bias: row) and x as [N, C, L] in two groups.
+  const ValueId row4 = add(g, OpKind::kReshape, {row}, attrs({{"shape", IntList{4}}}), "row4");
+  add(g, OpKind::kLayerNorm, {x, row4, row4},
+      attrs({{"normalized_dims", int64_t{1}}, {"eps", 1e-5}}), "layer_norm");
+  const ValueId ncl = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 4, 2}}}), "ncl");
+  add(g, OpKind::kGroupNorm, {ncl}, attrs({{"groups", int64_t{2}}, {"eps", 0.001}}), "group_norm");
   // Float attribute values of every spelling (the schemas refuse attributes an op does not
   // take, so odd values sit in gemm's alpha and beta), and an odd source location.
   add(g, OpKind::kGemm, {x, w, b},

@@ -34,6 +34,7 @@ void register_conv_rules(ShapeRuleTable& table);
 void register_pool_rules(ShapeRuleTable& table);
 void register_join_rules(ShapeRuleTable& table);
 void register_resize_rules(ShapeRuleTable& table);
+void register_norm_rules(ShapeRuleTable& table);
 
 /// "<op>: <what>", invalid input.
 Status bad(OpKind op, const std::string& what);
