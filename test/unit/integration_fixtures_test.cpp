@@ -26,7 +26,7 @@ const std::vector<std::string> kModels = {
     "activations2", "math_ops", "compare_logic"};
 // Convolutional fixtures: TorchScript's freezing folds BatchNorm into the conv where torch.export
 // keeps it, so their two forms agree only once the pipeline folds BatchNorm too.
-const std::vector<std::string> kCnnModels = {"cnn_block", "cnn_mixed"};
+const std::vector<std::string> kCnnModels = {"cnn_block", "cnn_mixed", "cnn_norms_lists"};
 const std::vector<std::string> kForms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
 
 frontend::LoadOptions specs_from(const std::vector<ir::Tensor>& inputs) {
