@@ -10,8 +10,17 @@
 
 namespace inferno::passes {
 
+/// Which layout convolutions compute in (the assign-layout pass, passes/assign_layout.h).
+enum class ConvLayout {
+  kAuto,  ///< channels-last where the pass expects it to pay off
+  kNchw,  ///< as the model has it: the pass changes nothing
+  kNhwc,  ///< every conv2d channels-last
+};
+
 /// Options every pass receives. Grows with the optimizer (precision, target arch, ...).
-struct PassOptions {};
+struct PassOptions {
+  ConvLayout conv_layout = ConvLayout::kAuto;
+};
 
 using PassFn = Status (*)(ir::Graph&, const PassOptions&);
 

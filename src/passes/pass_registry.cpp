@@ -3,6 +3,7 @@
 // pipeline.cpp.
 #include <algorithm>
 
+#include "passes/assign_layout.h"
 #include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
@@ -30,6 +31,10 @@ const std::vector<PassInfo>& registered_passes() {
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
       {"fuse-epilogues", "fold a gemm's activation, residual add and scaling into the gemm",
        &fuse_epilogues},
+      {"assign-layout",
+       "channels-last (NHWC) convolutions, converting only at graph boundaries and around ops "
+       "that need NCHW",
+       &assign_layout},
       {"fuse-elementwise",
        "turn each chain or tree of elementwise ops into one fused_elementwise node",
        &fuse_elementwise},

@@ -14,6 +14,10 @@ const std::vector<std::string_view>& default_pipeline() {
       "cse",
       "dce",             // drops what canonicalize and simplify left unused (permuted weights)
       "fuse-epilogues",  // before fuse-elementwise: what a gemm can take goes into the gemm
+      // After the epilogue fusions (a conv's residual and gate move with it) and before
+      // fuse-elementwise, which then fuses the elementwise ops it moved to NHWC with their NHWC
+      // neighbours; before cse, which merges constants it permuted alike.
+      "assign-layout",
       "cse",  // gemms that became equal (linear with bias, matmul + add of the same bias)
       "fuse-elementwise",  // groups over a CSE'd graph, so no two fused nodes come out equal
       "dce",
