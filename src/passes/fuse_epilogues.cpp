@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/shape_rules.h"
+#include "passes/conv_epilogue.h"
 #include "passes/node_rebuilder.h"
 #include "passes/rewrite.h"
 
@@ -106,14 +107,17 @@ Expected<std::optional<ir::Node>> fuse_into_gemm(NodeRebuilder& rebuilder,
 }  // namespace
 
 Status fuse_epilogues(ir::Graph& graph, const PassOptions& /*options*/) {
-  // Use counts stay valid throughout: a fused gemm defines its consumer's output, with the same
-  // uses.
+  // Use counts stay valid throughout: a fused gemm or conv2d defines its consumer's output, with
+  // the same uses.
   const std::vector<int32_t> uses = count_node_uses(graph);
   const std::vector<bool> is_output = graph_output_mask(graph);
   NodeRebuilder rebuilder(graph);
   for (ir::Node& node : rebuilder.old_nodes()) {
     INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> fused,
                              fuse_into_gemm(rebuilder, uses, is_output, node));
+    if (!fused) {
+      INFERNO_ASSIGN_OR_RETURN(fused, fuse_conv_epilogue(rebuilder, uses, is_output, node));
+    }
     rebuilder.append(fused ? std::move(*fused) : std::move(node));
   }
   return rebuilder.finish();

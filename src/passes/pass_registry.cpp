@@ -7,6 +7,7 @@
 #include "passes/canonicalize.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/fold_batch_norm.h"
 #include "passes/fold_constants.h"
 #include "passes/fuse_elementwise.h"
 #include "passes/fuse_epilogues.h"
@@ -29,7 +30,13 @@ const std::vector<PassInfo>& registered_passes() {
        &simplify},
       {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
-      {"fuse-epilogues", "fold a gemm's activation, residual add and scaling into the gemm",
+      {"fold-batch-norm",
+       "fold a per-channel constant scale and shift (inference BatchNorm) after a conv2d or gemm "
+       "into its weights and bias",
+       &fold_batch_norm},
+      {"fuse-epilogues",
+       "fold a gemm's or conv2d's activation, residual add, bias add and scaling into it, and a "
+       "squeeze-and-excitation mul into the conv2d reading it (gate)",
        &fuse_epilogues},
       {"assign-layout",
        "channels-last (NHWC) convolutions, converting only at graph boundaries and around ops "

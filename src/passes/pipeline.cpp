@@ -12,8 +12,11 @@ const std::vector<std::string_view>& default_pipeline() {
       "fold-constants",  // before simplify, which looks for constant 0 and 1 operands
       "simplify",        // re-canonicalizes what it changes
       "cse",
-      "dce",             // drops what canonicalize and simplify left unused (permuted weights)
-      "fuse-epilogues",  // before fuse-elementwise: what a gemm can take goes into the gemm
+      "dce",  // drops what canonicalize and simplify left unused (permuted weights)
+      // After fold-constants (BatchNorm's scale and shift are constants then) and before
+      // fuse-epilogues, which then sees the conv2d or gemm with its bias.
+      "fold-batch-norm",
+      "fuse-epilogues",  // before fuse-elementwise: what a gemm or conv2d can take goes into it
       // After the epilogue fusions (a conv's residual and gate move with it) and before
       // fuse-elementwise, which then fuses the elementwise ops it moved to NHWC with their NHWC
       // neighbours; before cse, which merges constants it permuted alike.
