@@ -4,9 +4,12 @@
 // (x - mean) / sqrt(var + eps) * weight + bias with the biased variance, as PyTorch, weight and
 // bias optional (null), per element of the row (layer_norm) or per channel (group_norm).
 //
-// Accumulation in float (double for double). The variance is two-pass, the squared deviations from
-// the mean, over values kept in registers or shared memory, so a row far from zero (1000 +- 1)
-// keeps its digits, which E[x^2] - E[x]^2 would cancel away.
+// Accumulation in float (double for double), numerically stable for rows far from zero (1000 +- 1):
+//  - the sums are of x - x0, x0 the row's first element (a shift that is exact for values within
+//    a factor of two of x0), so the mean of such a row keeps the digits a float sum of values
+//    around 1000 would round away;
+//  - the variance is two-pass, the squared deviations from the mean, over values kept in
+//    registers or shared memory (E[x^2] - E[x]^2 would cancel away every digit).
 //  - layer_norm, rows of at most 1024: a group of W lanes per row (W = length rounded up to a
 //    power of two, at most 32; several short rows share a warp), each lane keeping its ceil(length
 //    / 32) values in registers (a compile-time count), so x is read once; sums are xor
@@ -46,7 +49,6 @@ __global__ void __launch_bounds__(kNormGroupThreads)
   for_each_group_row<kWidth>(rows, [&](int64_t row, int sub) {
     const bool valid = row < rows;
     A v[kPerLane];
-    A sum = 0;
 #pragma unroll
     for (int c = 0; c < kPacks; ++c) {
       const int j = (c * kWidth + sub) * kVec;
@@ -58,10 +60,21 @@ __global__ void __launch_bounds__(kNormGroupThreads)
 #pragma unroll
         for (int e = 0; e < kVec; ++e) v[c * kVec + e] = A(0);
       }
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) sum += v[c * kVec + e];
     }
-    const A mean = warp_reduce<kWidth>(sum, SumOp{}) / static_cast<A>(length);
+    // From here on v holds x - x0; x0 is v[0] of the group's first lane (element 0).
+    const A pivot = __shfl_sync(0xffffffffu, v[0], 0, kWidth);
+    A sum = 0;
+#pragma unroll
+    for (int c = 0; c < kPacks; ++c) {
+      if ((c * kWidth + sub) * kVec < length) {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          v[c * kVec + e] -= pivot;
+          sum += v[c * kVec + e];
+        }
+      }
+    }
+    const A mean = warp_reduce<kWidth>(sum, SumOp{}) / static_cast<A>(length);  // of x - x0
     A squares = 0;
 #pragma unroll
     for (int c = 0; c < kPacks; ++c) {
@@ -113,7 +126,8 @@ __global__ void __launch_bounds__(kNormBlockThreads)
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* p = in + row * length;
     T* q = out + row * length;
-    // The pack's values: from the cache, or from x again.
+    const A pivot = to_acc(p[0]);  // x0: every value below is x - x0
+    // The pack's values x - x0: from the cache, or from x again.
     auto values = [&](int64_t c, A(&x)[kVec]) {
       if constexpr (kCached) {
 #pragma unroll
@@ -121,7 +135,7 @@ __global__ void __launch_bounds__(kNormBlockThreads)
       } else {
         const Pack<T, kVec> pack = load_pack<kVec>(p + c * kVec);
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) x[e] = to_acc(pack.v[e]);
+        for (int e = 0; e < kVec; ++e) x[e] = to_acc(pack.v[e]) - pivot;
       }
     };
     A sum = 0;
@@ -129,12 +143,12 @@ __global__ void __launch_bounds__(kNormBlockThreads)
       const Pack<T, kVec> pack = load_pack<kVec>(p + c * kVec);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        const A x = to_acc(pack.v[e]);
+        const A x = to_acc(pack.v[e]) - pivot;
         if constexpr (kCached) cache[c * kVec + e] = x;  // read back by this thread only
         sum += x;
       }
     }
-    const A mean = block_reduce(sum, SumOp{}, A(0), scratch) / static_cast<A>(length);
+    const A mean = block_reduce(sum, SumOp{}, A(0), scratch) / static_cast<A>(length);  // of x - x0
     A squares = 0;
     for (int64_t c = threadIdx.x; c < packs; c += blockDim.x) {
       A x[kVec];
