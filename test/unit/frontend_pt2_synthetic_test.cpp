@@ -1,9 +1,11 @@
 // The .pt2 frontend on archives derived from the fixtures: a fixture's records are read, its
 // model.json or configs edited, and the result written back as a stored zip (a minimal writer
-// below). Covers dynamic dims, sym_size, strided weights, source locations, header checks, and
-// robustness: truncation at many lengths and type-mutated JSON must give a Status, never a crash.
+// below). Covers dynamic dims, sym_size, strided weights, source locations, header checks, list
+// outputs (as_tensors), and robustness: truncation at many lengths and type-mutated JSON must give
+// a Status, never a crash.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include "frontend/pt2_archive.h"
 #include "frontend/pt2_model.h"
 #include "ir/verifier.h"
+#include "reference/interpreter.h"
 #include "support/catch.h"
 #include "support/test_support.h"
 
@@ -514,6 +517,80 @@ TEST_CASE("pt2 synthetic: batch_norm's 3 outputs; the saved statistics refused w
   CHECK(s.code() == ErrorCode::kUnsupported);
   CHECK(s.node() == "relu_bn");
   CHECK(s.message().find("value 'bn_2' is used") != std::string::npos);
+}
+
+TEST_CASE("pt2 synthetic: split_with_sizes and unbind return as_tensors lists", "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = a.json("models/model.json");
+  auto& graph = m["graph_module"]["graph"];
+  auto tensor = [](const char* name) { return nlohmann::json{{"as_tensor", {{"name", name}}}}; };
+  auto in = [&](const char* name, nlohmann::json arg) {
+    return nlohmann::json{{"name", name}, {"arg", std::move(arg)}, {"kind", 1}};
+  };
+  auto typed = [&](const char* name, std::vector<int64_t> sizes) {
+    graph["tensor_values"][name] = graph["tensor_values"]["linear_1"];
+    auto& s = graph["tensor_values"][name]["sizes"];
+    s = nlohmann::json::array();
+    for (int64_t d : sizes) s.push_back({{"as_int", d}});
+  };
+  // part, part_1 = split_with_sizes(linear_1 [4, 8], [3, 5], 1); relu(part_1)
+  graph["nodes"].push_back(
+      {{"target", "torch.ops.aten.split_with_sizes.default"},
+       {"inputs",
+        {in("self", tensor("linear_1")), in("split_sizes", {{"as_ints", {3, 5}}}),
+         in("dim", {{"as_int", 1}})}},
+       {"outputs", {{{"as_tensors", {{{"name", "part"}}, {{"name", "part_1"}}}}}}},
+       {"metadata", nlohmann::json::object()}});
+  typed("part", {4, 3});
+  typed("part_1", {4, 5});
+  graph["nodes"].push_back({{"target", "torch.ops.aten.relu.default"},
+                            {"inputs", {in("self", tensor("part_1"))}},
+                            {"outputs", {tensor("relu_part")}},
+                            {"metadata", nlohmann::json::object()}});
+  typed("relu_part", {4, 5});
+  // row, row_1, row_2, row_3 = unbind(linear_1, 0)
+  nlohmann::json rows = nlohmann::json::array();
+  for (const char* name : {"row", "row_1", "row_2", "row_3"}) {
+    rows.push_back({{"name", name}});
+    typed(name, {8});
+  }
+  graph["nodes"].push_back(
+      {{"target", "torch.ops.aten.unbind.int"},
+       {"inputs", {in("self", tensor("linear_1")), in("dim", {{"as_int", 0}})}},
+       {"outputs", {{{"as_tensors", rows}}}},
+       {"metadata", nlohmann::json::object()}});
+  auto& outputs = m["graph_module"]["signature"]["output_specs"];
+  for (const char* name : {"relu_part", "row_2"})
+    outputs.push_back({{"user_output", {{"arg", tensor(name)}}}});
+  a.set_json("models/model.json", m);
+  Expected<ir::Graph> g = a.load();
+  INFO((g ? std::string() : g.status().to_string()));
+  REQUIRE(g.has_value());
+  REQUIRE(g->outputs().size() == 3);
+  CHECK(ir::verify(*g).is_ok());
+
+  // On the reference: relu_part is relu(linear_1[:, 3:]), row_2 is linear_1[2].
+  ir::Tensor x = test::random_tensor(g->type(g->inputs()[0]), 3);
+  Expected<std::vector<ir::Tensor>> out = reference::evaluate(*g, {x});
+  REQUIRE(out.has_value());
+  const ir::Tensor &linear = (*out)[0], &relu_part = (*out)[1], &row = (*out)[2];
+  REQUIRE(relu_part.type.to_string() == "f32[4,5]");
+  REQUIRE(row.type.to_string() == "f32[8]");
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 5; ++j)
+      CHECK(relu_part.get(i * 5 + j) == std::max(0.0, linear.get(i * 8 + 3 + j)));
+  }
+  for (int64_t j = 0; j < 8; ++j) CHECK(row.get(j) == linear.get(2 * 8 + j));
+
+  // A list of another length than infernoc's pieces is an error naming the node, not a crash.
+  for (nlohmann::json& node : graph["nodes"]) {
+    if (node["target"] == "torch.ops.aten.split_with_sizes.default")
+      node["outputs"][0]["as_tensors"].erase(1);
+  }
+  a.set_json("models/model.json", m);
+  const Status s = a.load().status();
+  CHECK_FALSE(s.is_ok());
+  CHECK(s.node() == "part");
 }
 
 }  // namespace inferno::frontend
