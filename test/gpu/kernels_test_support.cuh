@@ -191,6 +191,7 @@ inline std::string shape_string(const std::vector<int64_t>& shape) {
 void run_copy_tests();
 void run_reduction_tests();
 void run_softmax_tests();
+void run_norm_tests();
 void run_elementwise_tests();
 void run_graph_capture_tests();
 
