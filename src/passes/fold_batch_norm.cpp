@@ -157,9 +157,16 @@ Status fold_batch_norm(ir::Graph& graph, const PassOptions& /*options*/) {
   for (size_t i = 0; i < count; ++i) {
     if (dropped[i]) continue;
     // Copied: fold adds constants to the graph, and the node list is rebuilt after the walk.
-    const ir::Node node = graph.nodes()[i];
-    INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> folded, fold(graph, consumers, node, dropped));
-    nodes.push_back(folded ? std::move(*folded) : node);
+    ir::Node node = graph.nodes()[i];
+    // Again on the folded node, until nothing more folds (a second scale after the BatchNorm):
+    // one run reaches the fixpoint, so the pipeline stays idempotent.
+    for (;;) {
+      INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> folded,
+                               fold(graph, consumers, node, dropped));
+      if (!folded) break;
+      node = std::move(*folded);
+    }
+    nodes.push_back(std::move(node));
   }
   graph.mutable_nodes() = std::move(nodes);
   return remove_unused_constants(graph);

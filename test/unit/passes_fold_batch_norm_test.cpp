@@ -127,6 +127,29 @@ graph(%x: f32[1,2,3,3], %r: f32[1,2,3,3]) {
              test::kFp32);
 }
 
+TEST_CASE("fold-batch-norm folds a chain of scales and shifts in one run") {
+  check_pass({"fold-batch-norm"}, R"(
+graph(%x: f32[1,2,3,3]) {
+  %w: f32[2,2,1,1] = constant [1, 2, 3, 4]
+  %s: f32[2,1,1] = constant [0.5, 2]
+  %t: f32[2,1,1] = constant [1, -1]
+  %two: f32[] = constant [2]
+  %y: f32[1,2,3,3] = conv2d(%x, %w) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  %m: f32[1,2,3,3] = mul(%y, %s)
+  %bn: f32[1,2,3,3] = add(%m, %t)
+  %scaled: f32[1,2,3,3] = mul(%two, %bn)
+  return %scaled
+})",
+             R"(
+graph(%x: f32[1,2,3,3]) {
+  %w_bn_bn: f32[2,2,1,1] = constant [1, 2, 12, 16]
+  %y_bias_bn_bn: f32[2] = constant [2, -2]
+  %scaled: f32[1,2,3,3] = conv2d(%x, %w_bn_bn, %y_bias_bn_bn) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  return %scaled
+})",
+             test::kFp32);
+}
+
 TEST_CASE("fold-batch-norm leaves what it cannot fold exactly") {
   // The conv output has another use; the scale is an input; the scale spans spatial dims; the
   // product promotes to f64; the scale holds inf; the conv already has an activation; the conv
