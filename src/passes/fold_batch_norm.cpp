@@ -88,7 +88,8 @@ ir::Tensor scaled_weight(const ir::Node& node, const ir::Tensor& w,
   return out;
 }
 
-/// Folds P's only consumer mul (and that mul's only consumer add) into P, if they fold.
+/// Folds into P the chain of its only consumers that are mul or add by per-channel constants
+/// (BatchNorm's scale then shift, a bias add, a later scale), if there is one.
 Expected<std::optional<ir::Node>> fold(ir::Graph& graph, const Consumers& consumers,
                                        const ir::Node& node, std::vector<bool>& dropped) {
   const std::optional<ir::Node> none;
@@ -96,53 +97,56 @@ Expected<std::optional<ir::Node>> fold(ir::Graph& graph, const Consumers& consum
   const ir::ValueId y = node.outputs[0];
   const ir::TensorType type = graph.type(y);
   const size_t dim = channel_dim(node, type);
-  const int32_t mul_index = consumers.only_reader(y);
-  if (mul_index < 0) return none;
-  const ir::Node& mul = graph.nodes()[static_cast<size_t>(mul_index)];
-  const std::optional<std::vector<double>> scale =
-      channel_operand(graph, mul, OpKind::kMul, y, dim);
-  if (!scale) return none;
-  ir::ValueId last = mul.outputs[0];
-  std::optional<std::vector<double>> shift;
-  const int32_t add_index = consumers.only_reader(last);
-  if (add_index >= 0) {
-    shift = channel_operand(graph, graph.nodes()[static_cast<size_t>(add_index)], OpKind::kAdd,
-                            last, dim);
+  const size_t channels = static_cast<size_t>(type.shape[dim]);
+  const bool has_bias = node.inputs.size() > 2;
+  // out = conv(x, w * scale) + bias, per channel, as the chain goes (in double).
+  std::vector<double> scale(channels, 1.0);
+  std::optional<std::vector<double>> bias;
+  if (has_bias) {
+    // A conv2d's bias is [O]; a gemm's c broadcasts, and only one per channel folds.
+    bias = node.op == OpKind::kConv2d ? constant_values(graph, node.inputs[2])
+                                      : per_channel_values(graph, node.inputs[2], type, dim);
+    if (!bias) return none;
   }
-  // The new weight and bias, computed in double and rounded once.
+  bool scaled = false;
+  std::vector<int32_t> chain;
+  ir::ValueId last = y;
+  for (int32_t next = consumers.only_reader(last); next >= 0; next = consumers.only_reader(last)) {
+    const ir::Node& consumer = graph.nodes()[static_cast<size_t>(next)];
+    if (const auto s = channel_operand(graph, consumer, OpKind::kMul, last, dim)) {
+      for (size_t c = 0; c < channels; ++c) {
+        scale[c] *= (*s)[c];
+        if (bias) (*bias)[c] *= (*s)[c];
+      }
+      scaled = true;
+    } else if (const auto t = channel_operand(graph, consumer, OpKind::kAdd, last, dim)) {
+      if (!bias) bias = std::vector<double>(channels, 0.0);
+      for (size_t c = 0; c < channels; ++c) (*bias)[c] += (*t)[c];
+    } else {
+      break;
+    }
+    chain.push_back(next);
+    last = consumer.outputs[0];
+  }
+  if (chain.empty()) return none;
+  // The new weight and bias, rounded once; an unscaled weight stays as it is.
   const ir::ValueId w = node.inputs[1];
   std::vector<ir::ValueId> inputs = {
-      node.inputs[0], graph.add_constant(graph.name(w) + "_bn",
-                                         scaled_weight(node, *constant_data(graph, w), *scale))};
-  const bool has_bias = node.inputs.size() > 2;
-  if (has_bias || shift) {
-    const int64_t channels = static_cast<int64_t>(scale->size());
-    const ir::Tensor* b = has_bias ? constant_data(graph, node.inputs[2]) : nullptr;
-    std::optional<std::vector<double>> bias;
-    if (b != nullptr) {
-      // A conv2d's bias is [O]; a gemm's c broadcasts, and only one per channel folds.
-      bias = node.op == OpKind::kConv2d ? constant_values(graph, node.inputs[2])
-                                        : per_channel_values(graph, node.inputs[2], type, dim);
-      if (!bias) return none;
-    }
-    ir::Tensor folded = ir::Tensor::zeros({type.dtype, {channels}});
-    for (int64_t c = 0; c < channels; ++c) {
-      const size_t k = static_cast<size_t>(c);
-      double v = 0;
-      if (bias) v = (*bias)[k] * (*scale)[k];
-      if (shift) v = bias ? v + (*shift)[k] : (*shift)[k];
-      folded.set(c, v);
-    }
+      node.inputs[0], scaled
+                          ? graph.add_constant(graph.name(w) + "_bn",
+                                               scaled_weight(node, *constant_data(graph, w), scale))
+                          : w};
+  if (bias) {
+    ir::Tensor folded = ir::Tensor::zeros({type.dtype, {static_cast<int64_t>(channels)}});
+    for (size_t c = 0; c < channels; ++c) folded.set(static_cast<int64_t>(c), (*bias)[c]);
     const std::string hint = has_bias ? graph.name(node.inputs[2]) : graph.name(y) + "_bias";
     inputs.push_back(graph.add_constant(hint + "_bn", std::move(folded)));
   }
   ir::Attributes attrs = node.attrs;
   if (node.op == OpKind::kGemm) attrs.set("beta", 1.0);
-  if (shift) last = graph.nodes()[static_cast<size_t>(add_index)].outputs[0];
   INFERNO_ASSIGN_OR_RETURN(ir::Node folded, redefine(graph, node.op, std::move(inputs),
                                                      std::move(attrs), {last}, node.loc));
-  dropped[static_cast<size_t>(mul_index)] = true;
-  if (shift) dropped[static_cast<size_t>(add_index)] = true;
+  for (const int32_t i : chain) dropped[static_cast<size_t>(i)] = true;
   return std::optional<ir::Node>(std::move(folded));
 }
 
@@ -157,16 +161,9 @@ Status fold_batch_norm(ir::Graph& graph, const PassOptions& /*options*/) {
   for (size_t i = 0; i < count; ++i) {
     if (dropped[i]) continue;
     // Copied: fold adds constants to the graph, and the node list is rebuilt after the walk.
-    ir::Node node = graph.nodes()[i];
-    // Again on the folded node, until nothing more folds (a second scale after the BatchNorm):
-    // one run reaches the fixpoint, so the pipeline stays idempotent.
-    for (;;) {
-      INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> folded,
-                               fold(graph, consumers, node, dropped));
-      if (!folded) break;
-      node = std::move(*folded);
-    }
-    nodes.push_back(std::move(node));
+    const ir::Node node = graph.nodes()[i];
+    INFERNO_ASSIGN_OR_RETURN(std::optional<ir::Node> folded, fold(graph, consumers, node, dropped));
+    nodes.push_back(folded ? std::move(*folded) : node);
   }
   graph.mutable_nodes() = std::move(nodes);
   return remove_unused_constants(graph);

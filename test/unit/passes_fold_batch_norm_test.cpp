@@ -107,7 +107,7 @@ graph(%x: f32[4,2]) {
              test::kFp32);
 }
 
-TEST_CASE("fold-batch-norm keeps the mul's own add when the add is not a per-channel constant") {
+TEST_CASE("fold-batch-norm stops at an add that is not of a per-channel constant") {
   check_pass({"fold-batch-norm"}, R"(
 graph(%x: f32[1,2,3,3], %r: f32[1,2,3,3]) {
   %w: f32[2,2,1,1] = constant [1, 2, 3, 4]
@@ -142,10 +142,37 @@ graph(%x: f32[1,2,3,3]) {
 })",
              R"(
 graph(%x: f32[1,2,3,3]) {
-  %w_bn_bn: f32[2,2,1,1] = constant [1, 2, 12, 16]
-  %y_bias_bn_bn: f32[2] = constant [2, -2]
-  %scaled: f32[1,2,3,3] = conv2d(%x, %w_bn_bn, %y_bias_bn_bn) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  %w_bn: f32[2,2,1,1] = constant [1, 2, 12, 16]
+  %y_bias_bn: f32[2] = constant [2, -2]
+  %scaled: f32[1,2,3,3] = conv2d(%x, %w_bn, %y_bias_bn) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
   return %scaled
+})",
+             test::kFp32);
+}
+
+TEST_CASE("fold-batch-norm folds a bias add (the weight stays) and then a scale") {
+  check_pass({"fold-batch-norm"}, R"(
+graph(%x: f32[1,2,3,3]) {
+  %w: f32[2,2,1,1] = constant [1, 2, 3, 4]
+  %b: f32[2] = constant [1, 2]
+  %t: f32[2,1,1] = constant [1, -1]
+  %s: f32[2,1,1] = constant [0.5, 2]
+  %y: f32[1,2,3,3] = conv2d(%x, %w, %b) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  %biased: f32[1,2,3,3] = add(%y, %t)
+  %y2: f32[1,2,3,3] = conv2d(%x, %w) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  %a2: f32[1,2,3,3] = add(%t, %y2)
+  %m2: f32[1,2,3,3] = mul(%a2, %s)
+  return %biased, %m2
+})",
+             R"(
+graph(%x: f32[1,2,3,3]) {
+  %w: f32[2,2,1,1] = constant [1, 2, 3, 4]
+  %b_bn: f32[2] = constant [2, 1]
+  %w_bn: f32[2,2,1,1] = constant [0.5, 1, 6, 8]
+  %y2_bias_bn: f32[2] = constant [0.5, -2]
+  %biased: f32[1,2,3,3] = conv2d(%x, %w, %b_bn) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  %m2: f32[1,2,3,3] = conv2d(%x, %w_bn, %y2_bias_bn) {dilation=[1, 1], groups=1, padding=[0, 0, 0, 0], stride=[1, 1]}
+  return %biased, %m2
 })",
              test::kFp32);
 }
