@@ -60,6 +60,7 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
 
 Status optimize(ir::Graph& graph, const CliOptions& options) {
   passes::PipelineOptions pipeline;
+  pipeline.pass_options.conv_layout = options.layout;
   const char* debug = std::getenv("INFERNO_DEBUG");
   const bool dump = options.print_after_all || (debug != nullptr && std::string(debug) == "1");
   if (dump) {

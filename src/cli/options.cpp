@@ -26,6 +26,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   std::string emit = "so";
   std::string weights = "embedded";
   std::string passes;
+  std::string layout = "auto";
   int opt_level = 1;
   bool verbose = false, quiet = false;
   app.add_option("model", o.model,
@@ -79,6 +80,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   app.add_option("-O", opt_level,
                  "optimization level: -O0 runs no passes, -O1 (the default) the default pipeline")
       ->check(CLI::Range(0, 1));
+  app.add_option("--layout", layout,
+                 "the activation layout of convolutions: auto (the default: channels-last, NHWC, "
+                 "where the assign-layout pass expects it to pay off), nchw (as the model has it; "
+                 "the pass is off) or nhwc (every conv2d channels-last)")
+      ->check(CLI::IsMember({"auto", "nchw", "nhwc"}));
   app.add_flag("--print-after-all", o.print_after_all, "print the IR after every pass to stderr");
   app.add_option("--dump-graph", o.dump_graph_dir,
                  "write the graph before and after optimization to DIR/before.dot and "
@@ -100,6 +106,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
            : emit == "plan" ? Emit::kPlan
                             : Emit::kSharedObject;
   o.weights = weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
+  o.layout = layout == "nchw"   ? passes::ConvLayout::kNchw
+             : layout == "nhwc" ? passes::ConvLayout::kNhwc
+                                : passes::ConvLayout::kAuto;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
   const bool o0 = opt_level == 0;
   if (o0) {

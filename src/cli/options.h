@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "passes/pass.h"
 #include "support/status.h"
 
 namespace inferno::cli {
@@ -29,6 +30,7 @@ struct CliOptions {
   std::string save_outputs_dir;                  ///< --save-outputs
   std::optional<std::vector<std::string>> passes;  ///< --passes=a,b; -O0 gives an empty list
   bool print_after_all = false;
+  passes::ConvLayout layout = passes::ConvLayout::kAuto;  ///< --layout auto|nchw|nhwc
   std::string dump_graph_dir;  ///< --dump-graph: before.dot/after.dot (+ .png) here
   Verbosity verbosity = Verbosity::kNormal;
 };

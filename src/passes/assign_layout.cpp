@@ -22,10 +22,60 @@ Status status_of(const Expected<ir::ValueId>& defined) {
 /// Where NCHW dim `d` is in NHWC.
 int64_t nhwc_dim(int64_t d) { return kToNchw[static_cast<size_t>(d)]; }
 
+/// Whether conv2d `node` (NCHW) runs on a kernel that reads NHWC faster: the implicit GEMM
+/// (groups 1) or the depthwise kernel (groups C).
+bool prefers_nhwc(const ir::Graph& graph, const ir::Node& node) {
+  const int64_t groups = node.attrs.get_int("groups");
+  return groups == 1 || groups == graph.type(node.inputs[0]).shape[1];
+}
+
+/// Ops that compute in NHWC when an operand is NHWC (elementwise, cat, softmax, sum and mean):
+/// the pass's "follow" rule.
+bool follows_operands(ir::OpKind op) {
+  switch (op) {
+    case OpKind::kCat:
+    case OpKind::kSoftmax:
+    case OpKind::kLogSoftmax:
+    case OpKind::kSum:
+    case OpKind::kMean:
+      return true;
+    default:
+      return ir::op_has_trait(op, ir::kElementwise);
+  }
+}
+
+/// For each value: whether something downstream reads it channels-last — a conv2d that prefers
+/// NHWC, a permute to NHWC, or an op that follows its operands (or a grouped conv2d, which follows
+/// its input) whose own result is wanted so. One backward sweep over the topological order.
+std::vector<bool> wanted_in_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes) {
+  std::vector<bool> wanted(static_cast<size_t>(graph.num_values()), false);
+  auto want = [&](ir::ValueId v) {
+    if (graph.type(v).rank() == 4) wanted[static_cast<size_t>(v)] = true;
+  };
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const ir::Node& node = *it;
+    if (node.outputs.size() != 1) continue;
+    const bool nchw_conv = node.op == OpKind::kConv2d && node.attrs.get_string("layout") == "nchw";
+    if (nchw_conv && prefers_nhwc(graph, node)) {
+      for (const ir::ValueId v : node.inputs) want(v);  // x, and residual and gate (4-D)
+    } else if (node.op == OpKind::kPermute && node.attrs.get_ints("dims") == kToNhwc) {
+      want(node.inputs[0]);
+    } else if ((nchw_conv || follows_operands(node.op)) &&
+               wanted[static_cast<size_t>(node.outputs[0])]) {
+      for (const ir::ValueId v : node.inputs) want(v);
+    }
+  }
+  return wanted;
+}
+
 class LayoutAssigner {
  public:
   LayoutAssigner(NodeRebuilder& rebuilder, ConvLayout mode)
-      : rebuilder_(rebuilder), graph_(rebuilder.graph()), forms_(rebuilder), mode_(mode) {}
+      : rebuilder_(rebuilder),
+        graph_(rebuilder.graph()),
+        forms_(rebuilder),
+        mode_(mode),
+        wanted_(wanted_in_nhwc(graph_, rebuilder.old_nodes())) {}
 
   Status run() {
     for (ir::Node& node : rebuilder_.old_nodes()) {
@@ -81,12 +131,15 @@ class LayoutAssigner {
     }
   }
 
-  /// The conv policy (assign_layout.h).
+  /// The conv policy (assign_layout.h): with auto, a conv2d that prefers NHWC goes NHWC when
+  /// its input is NHWC already or its result is wanted so (a conv with NCHW on both sides would
+  /// pay two copies for one kernel); a grouped one when its input is NHWC already.
   bool conv_goes_nhwc(const ir::Node& node) const {
     if (node.attrs.get_string("layout") != "nchw" || !all_convertible(node)) return false;
     if (mode_ == ConvLayout::kNhwc) return true;
-    const int64_t groups = node.attrs.get_int("groups");
-    return groups == 1 || groups == graph_.type(node.inputs[0]).shape[1] || in_nhwc(node.inputs[0]);
+    const ir::ValueId x = node.inputs[0], out = node.outputs[0];
+    if (!prefers_nhwc(graph_, node)) return in_nhwc(x);
+    return in_nhwc(x) || wanted_[static_cast<size_t>(out)];
   }
 
   static ir::Attributes conv_nhwc(const ir::Node& node) {
@@ -226,6 +279,7 @@ class LayoutAssigner {
   ir::Graph& graph_;
   LayoutForms forms_;
   ConvLayout mode_;
+  std::vector<bool> wanted_;  ///< by old value: read channels-last downstream
 };
 
 }  // namespace

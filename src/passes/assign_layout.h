@@ -6,8 +6,12 @@
 // One forward walk over the nodes (layout_forms.h keeps each value's NCHW and NHWC forms, makes a
 // conversion only when a consumer reads that form, and makes it once):
 //  - conv2d (layout "nchw") goes NHWC when the policy says so: with --layout nhwc always; with
-//    auto when groups is 1 or C (implicit GEMM, depthwise), or when it is grouped and its input
-//    is in NHWC already (the direct kernel runs either layout; following the input saves a copy).
+//    auto when groups is 1 or C (implicit GEMM, depthwise) and its input is NHWC already or its
+//    result is wanted in NHWC downstream (read by such a conv, directly or through ops that follow
+//    their operands: a backward sweep before the walk), so a chain converts and a lone conv
+//    between NCHW ops (a ResNet stem feeding its max pool) does not pay two copies for one
+//    kernel; a grouped conv when its input is NHWC already (the direct kernel runs either layout;
+//    following the input saves a copy).
 //    x, the residual and the gate are read in NHWC (a gate [N, C, 1, 1] is a reshape), the
 //    constant weight becomes a new OHWI constant.
 //  - an elementwise node with a 4-D result goes NHWC when an operand is in NHWC already and the

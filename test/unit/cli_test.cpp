@@ -99,6 +99,27 @@ TEST_CASE("print-after-all and -O0 control the pipeline") {
   CHECK(!contains(none.err, "IR after"));
 }
 
+TEST_CASE("--layout chooses the convolutions' layout: auto, nchw or nhwc") {
+  const std::string model = fixture_path("cnn_block/model.pt2");
+  auto automatic = infernoc({model, "--emit", "ir"});
+  INFO(automatic.err);
+  REQUIRE(automatic.exit_code == 0);
+  CHECK(contains(automatic.out, "layout=\"nhwc\""));
+  CHECK(contains(automatic.out, "= permute("));
+  auto nhwc = infernoc({model, "--emit", "ir", "--layout", "nhwc"});
+  REQUIRE(nhwc.exit_code == 0);
+  CHECK(contains(nhwc.out, "layout=\"nhwc\""));
+  auto nchw = infernoc({model, "--emit", "ir", "--layout", "nchw"});
+  REQUIRE(nchw.exit_code == 0);
+  CHECK(contains(nchw.out, "layout=\"nchw\""));
+  CHECK_FALSE(contains(nchw.out, "layout=\"nhwc\""));
+  CHECK_FALSE(contains(nchw.out, "= permute("));
+  auto bad = infernoc({model, "--emit", "ir", "--layout", "nchwc"});
+  CHECK(bad.exit_code == 3);
+  CHECK(contains(bad.err, "--layout"));
+  CHECK(contains(infernoc({"--help"}).out, "--layout"));
+}
+
 // ---- the CUDA backend: --emit so / cu ------------------------------------------------------
 // Fake nvcc scripts (driver_test_helpers.h) stand in for the toolkit except in one real build.
 
