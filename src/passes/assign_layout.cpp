@@ -7,6 +7,7 @@
 
 #include "passes/canonicalize.h"
 #include "passes/layout_forms.h"
+#include "passes/layout_regions.h"
 #include "passes/node_rebuilder.h"
 
 namespace inferno::passes {
@@ -22,52 +23,6 @@ Status status_of(const Expected<ir::ValueId>& defined) {
 /// Where NCHW dim `d` is in NHWC.
 int64_t nhwc_dim(int64_t d) { return kToNchw[static_cast<size_t>(d)]; }
 
-/// Whether conv2d `node` (NCHW) runs on a kernel that reads NHWC faster: the implicit GEMM
-/// (groups 1) or the depthwise kernel (groups C).
-bool prefers_nhwc(const ir::Graph& graph, const ir::Node& node) {
-  const int64_t groups = node.attrs.get_int("groups");
-  return groups == 1 || groups == graph.type(node.inputs[0]).shape[1];
-}
-
-/// Ops that compute in NHWC when an operand is NHWC (elementwise, cat, softmax, sum and mean):
-/// the pass's "follow" rule.
-bool follows_operands(ir::OpKind op) {
-  switch (op) {
-    case OpKind::kCat:
-    case OpKind::kSoftmax:
-    case OpKind::kLogSoftmax:
-    case OpKind::kSum:
-    case OpKind::kMean:
-      return true;
-    default:
-      return ir::op_has_trait(op, ir::kElementwise);
-  }
-}
-
-/// For each value: whether something downstream reads it channels-last — a conv2d that prefers
-/// NHWC, a permute to NHWC, or an op that follows its operands (or a grouped conv2d, which follows
-/// its input) whose own result is wanted so. One backward sweep over the topological order.
-std::vector<bool> wanted_in_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes) {
-  std::vector<bool> wanted(static_cast<size_t>(graph.num_values()), false);
-  auto want = [&](ir::ValueId v) {
-    if (graph.type(v).rank() == 4) wanted[static_cast<size_t>(v)] = true;
-  };
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    const ir::Node& node = *it;
-    if (node.outputs.size() != 1) continue;
-    const bool nchw_conv = node.op == OpKind::kConv2d && node.attrs.get_string("layout") == "nchw";
-    if (nchw_conv && prefers_nhwc(graph, node)) {
-      for (const ir::ValueId v : node.inputs) want(v);  // x, and residual and gate (4-D)
-    } else if (node.op == OpKind::kPermute && node.attrs.get_ints("dims") == kToNhwc) {
-      want(node.inputs[0]);
-    } else if ((nchw_conv || follows_operands(node.op)) &&
-               wanted[static_cast<size_t>(node.outputs[0])]) {
-      for (const ir::ValueId v : node.inputs) want(v);
-    }
-  }
-  return wanted;
-}
-
 class LayoutAssigner {
  public:
   LayoutAssigner(NodeRebuilder& rebuilder, ConvLayout mode)
@@ -75,12 +30,13 @@ class LayoutAssigner {
         graph_(rebuilder.graph()),
         forms_(rebuilder),
         mode_(mode),
-        wanted_(wanted_in_nhwc(graph_, rebuilder.old_nodes())) {}
+        worth_(convs_worth_nhwc(graph_, rebuilder.old_nodes())) {}
 
   Status run() {
-    for (ir::Node& node : rebuilder_.old_nodes()) {
-      rebuilder_.rename_inputs(node);
-      INFERNO_RETURN_IF_ERROR(visit(std::move(node)));
+    std::vector<ir::Node>& nodes = rebuilder_.old_nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      rebuilder_.rename_inputs(nodes[i]);
+      INFERNO_RETURN_IF_ERROR(visit(std::move(nodes[i]), worth_[i]));
     }
     INFERNO_RETURN_IF_ERROR(forms_.define_outputs());
     return rebuilder_.finish();
@@ -92,18 +48,19 @@ class LayoutAssigner {
   /// A 4-D activation that exists in NHWC already.
   bool in_nhwc(ir::ValueId v) const { return is_4d(v) && !is_constant(v) && forms_.has_nhwc(v); }
 
-  Status visit(ir::Node node) {
-    INFERNO_ASSIGN_OR_RETURN(const bool done, try_nhwc(node));
+  /// `worth`: the node is a conv2d whose region goes NHWC under auto (layout_regions.h).
+  Status visit(ir::Node node, bool worth) {
+    INFERNO_ASSIGN_OR_RETURN(const bool done, try_nhwc(node, worth));
     if (done) return Status::ok();
     return keep(std::move(node));
   }
 
   /// Converts `node` to NHWC (or folds it into a conversion) if it should; false to keep it.
-  Expected<bool> try_nhwc(const ir::Node& node) {
+  Expected<bool> try_nhwc(const ir::Node& node, bool worth) {
     if (node.outputs.size() != 1) return false;
     switch (node.op) {
       case OpKind::kConv2d:
-        if (!conv_goes_nhwc(node)) return false;
+        if (!conv_goes_nhwc(node, worth)) return false;
         return convert(node, conv_nhwc(node), kept_inputs(node));
       case OpKind::kPermute:
         return fold_permute(node);
@@ -131,15 +88,12 @@ class LayoutAssigner {
     }
   }
 
-  /// The conv policy (assign_layout.h): with auto, a conv2d that prefers NHWC goes NHWC when
-  /// its input is NHWC already or its result is wanted so (a conv with NCHW on both sides would
-  /// pay two copies for one kernel); a grouped one when its input is NHWC already.
-  bool conv_goes_nhwc(const ir::Node& node) const {
+  /// The conv policy (assign_layout.h): with auto, a conv2d preferring NHWC goes NHWC when its
+  /// region is worth it; a grouped one when its input is NHWC already.
+  bool conv_goes_nhwc(const ir::Node& node, bool worth) const {
     if (node.attrs.get_string("layout") != "nchw" || !all_convertible(node)) return false;
     if (mode_ == ConvLayout::kNhwc) return true;
-    const ir::ValueId x = node.inputs[0], out = node.outputs[0];
-    if (!prefers_nhwc(graph_, node)) return in_nhwc(x);
-    return in_nhwc(x) || wanted_[static_cast<size_t>(out)];
+    return prefers_nhwc(graph_, node) ? worth : in_nhwc(node.inputs[0]);
   }
 
   static ir::Attributes conv_nhwc(const ir::Node& node) {
@@ -279,7 +233,7 @@ class LayoutAssigner {
   ir::Graph& graph_;
   LayoutForms forms_;
   ConvLayout mode_;
-  std::vector<bool> wanted_;  ///< by old value: read channels-last downstream
+  std::vector<bool> worth_;  ///< by old node: a conv2d whose region goes NHWC under auto
 };
 
 }  // namespace

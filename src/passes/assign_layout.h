@@ -6,12 +6,10 @@
 // One forward walk over the nodes (layout_forms.h keeps each value's NCHW and NHWC forms, makes a
 // conversion only when a consumer reads that form, and makes it once):
 //  - conv2d (layout "nchw") goes NHWC when the policy says so: with --layout nhwc always; with
-//    auto when groups is 1 or C (implicit GEMM, depthwise) and its input is NHWC already or its
-//    result is wanted in NHWC downstream (read by such a conv, directly or through ops that follow
-//    their operands: a backward sweep before the walk), so a chain converts and a lone conv
-//    between NCHW ops (a ResNet stem feeding its max pool) does not pay two copies for one
-//    kernel; a grouped conv when its input is NHWC already (the direct kernel runs either layout;
-//    following the input saves a copy).
+//    auto when groups is 1 or C (implicit GEMM, depthwise) and its region is worth it (more such
+//    convs than copies at the region's edges: passes/layout_regions.h), so a ResNet body converts
+//    once while a lone conv or a VGG pair between max pools does not; a grouped conv when its
+//    input is NHWC already (the direct kernel runs either layout; following it saves a copy).
 //    x, the residual and the gate are read in NHWC (a gate [N, C, 1, 1] is a reshape), the
 //    constant weight becomes a new OHWI constant.
 //  - an elementwise node with a 4-D result goes NHWC when an operand is in NHWC already and the

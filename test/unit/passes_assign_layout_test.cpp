@@ -116,23 +116,23 @@ TEST_CASE("assign-layout: --layout nchw changes nothing; running it twice is run
 
 TEST_CASE("assign-layout: a conv chain with elementwise ops between converts once each way") {
   // The per-channel constants [4, 1, 1] become [4]; the rank-0 scalar stays rank 0.
-  check_pass({"assign-layout"},
-             R"(
+  check_layout(passes::ConvLayout::kNhwc,
+               R"(
 graph(%x: f32[2,3,6,6], %w1: f32[4,3,3,3], %w2: f32[4,4,1,1]) {
   %scale: f32[4,1,1] = constant [0.5, 2, -1, 0.25]
   %shift: f32[1,4,1,1] = constant [1, 0, -0.5, 3]
   %six: f32[] = constant [6]
   %c1: f32[2,4,6,6] = conv2d(%x, %w1) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %m: f32[2,4,6,6] = mul(%c1, %scale)
   %a: f32[2,4,6,6] = add(%m, %shift)
   %r: f32[2,4,6,6] = minimum(%a, %six)
   %c2: f32[2,4,6,6] = conv2d(%r, %w2) )" +
-                 conv_attrs("nchw", 1, 0) + R"(
+                   conv_attrs("nchw", 1, 0) + R"(
   %s: f32[2,4,6,6] = sigmoid(%c2)
   return %s
 })",
-             R"(
+               R"(
 graph(%x: f32[2,3,6,6], %w1: f32[4,3,3,3], %w2: f32[4,4,1,1]) {
   %six: f32[] = constant [6]
   %scale_nhwc: f32[4] = constant [0.5, 2, -1, 0.25]
@@ -140,13 +140,13 @@ graph(%x: f32[2,3,6,6], %w1: f32[4,3,3,3], %w2: f32[4,4,1,1]) {
   %x_nhwc: f32[2,6,6,3] = permute(%x) {dims=[0, 2, 3, 1]}
   %w1_nhwc: f32[4,3,3,3] = permute(%w1) {dims=[0, 2, 3, 1]}
   %c1_nhwc: f32[2,6,6,4] = conv2d(%x_nhwc, %w1_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %m_nhwc: f32[2,6,6,4] = mul(%c1_nhwc, %scale_nhwc)
   %a_nhwc: f32[2,6,6,4] = add(%m_nhwc, %shift_nhwc)
   %r_nhwc: f32[2,6,6,4] = minimum(%a_nhwc, %six)
   %w2_nhwc: f32[4,1,1,4] = reshape(%w2) {shape=[4, 1, 1, 4]}
   %c2_nhwc: f32[2,6,6,4] = conv2d(%r_nhwc, %w2_nhwc) )" +
-                 conv_attrs("nhwc", 1, 0) + R"(
+                   conv_attrs("nhwc", 1, 0) + R"(
   %s_nhwc: f32[2,6,6,4] = sigmoid(%c2_nhwc)
   %s: f32[2,4,6,6] = permute(%s_nhwc) {dims=[0, 3, 1, 2]}
   return %s
@@ -154,18 +154,18 @@ graph(%x: f32[2,3,6,6], %w1: f32[4,3,3,3], %w2: f32[4,4,1,1]) {
 }
 
 TEST_CASE("assign-layout: a ResNet basic block, its residual fused into the conv and unfused") {
-  check_pass({"assign-layout"},
-             R"(
+  check_layout(passes::ConvLayout::kNhwc,
+               R"(
 graph(%x: f32[1,4,5,5], %w1: f32[4,4,3,3], %w2: f32[4,4,3,3], %b: f32[4]) {
   %h: f32[1,4,5,5] = conv2d(%x, %w1, %b) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nchw", padding=[1, 1, 1, 1], residual=false, stride=[1, 1]}
   %y: f32[1,4,5,5] = conv2d(%h, %w2, %b, %x) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nchw", padding=[1, 1, 1, 1], residual=true, stride=[1, 1]}
   %z: f32[1,4,5,5] = conv2d(%y, %w1) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %sum: f32[1,4,5,5] = add(%z, %y)
   %out: f32[1,4,5,5] = relu(%sum)
   return %out
 })",
-             R"(
+               R"(
 graph(%x: f32[1,4,5,5], %w1: f32[4,4,3,3], %w2: f32[4,4,3,3], %b: f32[4]) {
   %x_nhwc: f32[1,5,5,4] = permute(%x) {dims=[0, 2, 3, 1]}
   %w1_nhwc: f32[4,3,3,4] = permute(%w1) {dims=[0, 2, 3, 1]}
@@ -173,7 +173,7 @@ graph(%x: f32[1,4,5,5], %w1: f32[4,4,3,3], %w2: f32[4,4,3,3], %b: f32[4]) {
   %w2_nhwc: f32[4,3,3,4] = permute(%w2) {dims=[0, 2, 3, 1]}
   %y_nhwc: f32[1,5,5,4] = conv2d(%h_nhwc, %w2_nhwc, %b, %x_nhwc) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nhwc", padding=[1, 1, 1, 1], residual=true, stride=[1, 1]}
   %z_nhwc: f32[1,5,5,4] = conv2d(%y_nhwc, %w1_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %sum_nhwc: f32[1,5,5,4] = add(%z_nhwc, %y_nhwc)
   %out_nhwc: f32[1,5,5,4] = relu(%sum_nhwc)
   %out: f32[1,4,5,5] = permute(%out_nhwc) {dims=[0, 3, 1, 2]}
@@ -225,13 +225,13 @@ graph(%x: f32[2,4,5,5], %dw: f32[4,1,3,3], %w1: f32[2,4,1,1], %w2: f32[4,2,1,1],
 
 TEST_CASE("assign-layout: a pool reads NCHW; a mean over H and W and a flatten read NHWC") {
   // A sum over H alone would leave [N, W, C] in NHWC, not [N, C, W]: it reads NCHW.
-  check_pass({"assign-layout"},
-             R"(
+  check_layout(passes::ConvLayout::kNhwc,
+               R"(
 graph(%x: f32[1,3,8,8], %v: f32[3,3,3,3], %w: f32[4,3,3,3]) {
   %z: f32[1,3,8,8] = conv2d(%x, %v) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %c: f32[1,4,8,8] = conv2d(%z, %w) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %p: f32[1,4,4,4] = max_pool2d(%c) {ceil_mode=false, dilation=[1, 1], kernel=[2, 2], padding=[0, 0], stride=[2, 2]}
   %m: f32[1,4] = mean(%c) {dims=[2, 3], keepdim=false}
   %k: f32[1,4,1,1] = mean(%c) {dims=[2, 3], keepdim=true}
@@ -239,15 +239,15 @@ graph(%x: f32[1,3,8,8], %v: f32[3,3,3,3], %w: f32[4,3,3,3]) {
   %h: f32[1,4,8] = sum(%c) {dims=[2], keepdim=false}
   return %p, %m, %f, %h
 })",
-             R"(
+               R"(
 graph(%x: f32[1,3,8,8], %v: f32[3,3,3,3], %w: f32[4,3,3,3]) {
   %x_nhwc: f32[1,8,8,3] = permute(%x) {dims=[0, 2, 3, 1]}
   %v_nhwc: f32[3,3,3,3] = permute(%v) {dims=[0, 2, 3, 1]}
   %z_nhwc: f32[1,8,8,3] = conv2d(%x_nhwc, %v_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %w_nhwc: f32[4,3,3,3] = permute(%w) {dims=[0, 2, 3, 1]}
   %c_nhwc: f32[1,8,8,4] = conv2d(%z_nhwc, %w_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %c: f32[1,4,8,8] = permute(%c_nhwc) {dims=[0, 3, 1, 2]}
   %p: f32[1,4,4,4] = max_pool2d(%c) {ceil_mode=false, dilation=[1, 1], kernel=[2, 2], padding=[0, 0], stride=[2, 2]}
   %m: f32[1,4] = mean(%c_nhwc) {dims=[1, 2], keepdim=false}
@@ -259,24 +259,24 @@ graph(%x: f32[1,3,8,8], %v: f32[3,3,3,3], %w: f32[4,3,3,3]) {
 }
 
 TEST_CASE("assign-layout: a returned conv output also read by a conv comes back NCHW once") {
-  check_pass({"assign-layout"},
-             R"(
+  check_layout(passes::ConvLayout::kNhwc,
+               R"(
 graph(%x: f32[1,2,4,4], %w: f32[2,2,3,3]) {
   %a: f32[1,2,4,4] = conv2d(%x, %w) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %b: f32[1,2,4,4] = conv2d(%a, %w) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %n: f32[1,2,4,4] = neg(%a)
   return %a, %b, %n
 })",
-             R"(
+               R"(
 graph(%x: f32[1,2,4,4], %w: f32[2,2,3,3]) {
   %x_nhwc: f32[1,4,4,2] = permute(%x) {dims=[0, 2, 3, 1]}
   %w_nhwc: f32[2,3,3,2] = permute(%w) {dims=[0, 2, 3, 1]}
   %a_nhwc: f32[1,4,4,2] = conv2d(%x_nhwc, %w_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %b_nhwc: f32[1,4,4,2] = conv2d(%a_nhwc, %w_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %n_nhwc: f32[1,4,4,2] = neg(%a_nhwc)
   %a: f32[1,2,4,4] = permute(%a_nhwc) {dims=[0, 3, 1, 2]}
   %b: f32[1,2,4,4] = permute(%b_nhwc) {dims=[0, 3, 1, 2]}
@@ -288,32 +288,32 @@ graph(%x: f32[1,2,4,4], %w: f32[2,2,3,3]) {
 TEST_CASE("assign-layout: an elementwise op goes NHWC only if that copies no more") {
   // add(conv, y) with y a graph input: one copy either way, so NHWC (the next conv reads it);
   // sub(z, conv) with z [1, 2, 4, 4] and conv [1, 2, 1, 1]: z would be copied, conv is a view.
-  check_pass({"assign-layout"},
-             R"(
+  check_layout(passes::ConvLayout::kNhwc,
+               R"(
 graph(%x: f32[1,2,4,4], %y: f32[1,2,4,4], %z: f32[1,2,4,4], %w: f32[2,2,3,3], %v: f32[2,2,4,4]) {
   %c: f32[1,2,4,4] = conv2d(%x, %w) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %s: f32[1,2,4,4] = add(%c, %y)
   %d: f32[1,2,4,4] = conv2d(%s, %w) )" +
-                 conv_attrs("nchw") + R"(
+                   conv_attrs("nchw") + R"(
   %e: f32[1,2,1,1] = conv2d(%x, %v) )" +
-                 conv_attrs("nchw", 1, 0) + R"(
+                   conv_attrs("nchw", 1, 0) + R"(
   %f: f32[1,2,4,4] = sub(%z, %e)
   return %d, %f
 })",
-             R"(
+               R"(
 graph(%x: f32[1,2,4,4], %y: f32[1,2,4,4], %z: f32[1,2,4,4], %w: f32[2,2,3,3], %v: f32[2,2,4,4]) {
   %x_nhwc: f32[1,4,4,2] = permute(%x) {dims=[0, 2, 3, 1]}
   %w_nhwc: f32[2,3,3,2] = permute(%w) {dims=[0, 2, 3, 1]}
   %c_nhwc: f32[1,4,4,2] = conv2d(%x_nhwc, %w_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %y_nhwc: f32[1,4,4,2] = permute(%y) {dims=[0, 2, 3, 1]}
   %s_nhwc: f32[1,4,4,2] = add(%c_nhwc, %y_nhwc)
   %d_nhwc: f32[1,4,4,2] = conv2d(%s_nhwc, %w_nhwc) )" +
-                 conv_attrs("nhwc") + R"(
+                   conv_attrs("nhwc") + R"(
   %v_nhwc: f32[2,4,4,2] = permute(%v) {dims=[0, 2, 3, 1]}
   %e_nhwc: f32[1,1,1,2] = conv2d(%x_nhwc, %v_nhwc) )" +
-                 conv_attrs("nhwc", 1, 0) + R"(
+                   conv_attrs("nhwc", 1, 0) + R"(
   %e: f32[1,2,1,1] = reshape(%e_nhwc) {shape=[1, 2, 1, 1]}
   %f: f32[1,2,4,4] = sub(%z, %e)
   %d: f32[1,2,4,4] = permute(%d_nhwc) {dims=[0, 3, 1, 2]}
@@ -322,8 +322,12 @@ graph(%x: f32[1,2,4,4], %y: f32[1,2,4,4], %z: f32[1,2,4,4], %w: f32[2,2,3,3], %v
 }
 
 TEST_CASE("assign-layout: a grouped conv follows its input's layout under auto") {
+  // One region: convs b, d and e prefer NHWC, and it copies two values (x, e): three > two.
+  // (The grouped conv a reads x in NCHW, so the copy is of a; its weight is permuted in place.)
   const std::string input = R"(
-graph(%x: f32[1,4,4,4], %g: f32[4,2,3,3], %w: f32[4,4,1,1]) {
+graph(%x: f32[1,4,4,4], %w: f32[4,4,1,1]) {
+  %g: f32[4,2,3,3] = constant )" +
+                            list(values(72)) + R"(
   %a: f32[1,4,4,4] = conv2d(%x, %g) )" +
                             conv_attrs("nchw", 2) + R"(
   %b: f32[1,4,4,4] = conv2d(%a, %w) )" +
@@ -332,55 +336,98 @@ graph(%x: f32[1,4,4,4], %g: f32[4,2,3,3], %w: f32[4,4,1,1]) {
                             conv_attrs("nchw", 2) + R"(
   %d: f32[1,4,4,4] = conv2d(%c, %w) )" +
                             conv_attrs("nchw", 1, 0) + R"(
-  return %d
+  %e: f32[1,4,4,4] = conv2d(%d, %w) )" +
+                            conv_attrs("nchw", 1, 0) + R"(
+  return %e
 })";
   check_pass({"assign-layout"}, input,
              R"(
-graph(%x: f32[1,4,4,4], %g: f32[4,2,3,3], %w: f32[4,4,1,1]) {
+graph(%x: f32[1,4,4,4], %w: f32[4,4,1,1]) {
+  %g: f32[4,2,3,3] = constant )" +
+                 list(values(72)) + R"(
+  %g_nhwc: f32[4,3,3,2] = constant )" +
+                 list(ohwi(4, 2, 3, 3)) + R"(
   %a: f32[1,4,4,4] = conv2d(%x, %g) )" +
                  conv_attrs("nchw", 2) + R"(
   %a_nhwc: f32[1,4,4,4] = permute(%a) {dims=[0, 2, 3, 1]}
   %w_nhwc: f32[4,1,1,4] = reshape(%w) {shape=[4, 1, 1, 4]}
   %b_nhwc: f32[1,4,4,4] = conv2d(%a_nhwc, %w_nhwc) )" +
                  conv_attrs("nhwc", 1, 0) + R"(
-  %g_nhwc: f32[4,3,3,2] = permute(%g) {dims=[0, 2, 3, 1]}
   %c_nhwc: f32[1,4,4,4] = conv2d(%b_nhwc, %g_nhwc) )" +
                  conv_attrs("nhwc", 2) + R"(
   %d_nhwc: f32[1,4,4,4] = conv2d(%c_nhwc, %w_nhwc) )" +
                  conv_attrs("nhwc", 1, 0) + R"(
-  %d: f32[1,4,4,4] = permute(%d_nhwc) {dims=[0, 3, 1, 2]}
-  return %d
+  %e_nhwc: f32[1,4,4,4] = conv2d(%d_nhwc, %w_nhwc) )" +
+                 conv_attrs("nhwc", 1, 0) + R"(
+  %e: f32[1,4,4,4] = permute(%e_nhwc) {dims=[0, 3, 1, 2]}
+  return %e
 })");
 
   int nhwc = 0;
   for (const ir::Node& node : with_layout(input, passes::ConvLayout::kNhwc).nodes())
     nhwc += node.op == ir::OpKind::kConv2d && node.attrs.get_string("layout") == "nhwc";
-  CHECK(nhwc == 4);
+  CHECK(nhwc == 5);
+}
+
+TEST_CASE("assign-layout under auto: a region goes NHWC when it has more convs than copies") {
+  // {a, b}: copies x and b for two convs, stays NCHW; {c, d, e}: copies p and e for three.
+  const std::string input = R"(
+graph(%x: f32[1,4,8,8]) {
+  %w: f32[4,4,3,3] = constant )" +
+                            list(values(144)) + R"(
+  %a: f32[1,4,8,8] = conv2d(%x, %w) )" +
+                            conv_attrs("nchw") + R"(
+  %b: f32[1,4,8,8] = conv2d(%a, %w) )" +
+                            conv_attrs("nchw") + R"(
+  %p: f32[1,4,4,4] = max_pool2d(%b) {ceil_mode=false, dilation=[1, 1], kernel=[2, 2], padding=[0, 0], stride=[2, 2]}
+  %c: f32[1,4,4,4] = conv2d(%p, %w) )" +
+                            conv_attrs("nchw") + R"(
+  %r: f32[1,4,4,4] = relu(%c)
+  %d: f32[1,4,4,4] = conv2d(%r, %w) )" +
+                            conv_attrs("nchw") + R"(
+  %e: f32[1,4,4,4] = conv2d(%d, %w) )" +
+                            conv_attrs("nchw") + R"(
+  return %e
+})";
+  const ir::Graph graph = with_layout(input, passes::ConvLayout::kAuto);
+  std::string layouts;
+  int permutes = 0;
+  for (const ir::Node& node : graph.nodes()) {
+    if (node.op == ir::OpKind::kConv2d) layouts += node.attrs.get_string("layout") + " ";
+    permutes += node.op == ir::OpKind::kPermute;
+  }
+  CHECK(layouts == "nchw nchw nhwc nhwc nhwc ");
+  CHECK(permutes == 2);  // p in, e out
+  const ir::Graph before = test::parse(input);
+  std::vector<ir::Tensor> inputs;
+  for (ir::ValueId v : before.inputs())
+    inputs.push_back(test::random_tensor(before.type(v), 5 + v));
+  test::check_same_outputs(before, graph, inputs, test::kBitExact);
 }
 
 TEST_CASE("assign-layout: the model's own permutes to and from NHWC cancel with its conversions") {
   // A ConvNeXt-style block: conv, permute to channels-last, elementwise, permute back, conv.
-  check_pass({"assign-layout"},
-             R"(
+  check_layout(passes::ConvLayout::kNhwc,
+               R"(
 graph(%x: f32[1,2,3,3], %w: f32[2,2,1,1], %s: f32[2]) {
   %c: f32[1,2,3,3] = conv2d(%x, %w) )" +
-                 conv_attrs("nchw", 1, 0) + R"(
+                   conv_attrs("nchw", 1, 0) + R"(
   %t: f32[1,3,3,2] = permute(%c) {dims=[0, 2, 3, 1]}
   %m: f32[1,3,3,2] = mul(%t, %s)
   %u: f32[1,2,3,3] = permute(%m) {dims=[0, 3, 1, 2]}
   %d: f32[1,2,3,3] = conv2d(%u, %w) )" +
-                 conv_attrs("nchw", 1, 0) + R"(
+                   conv_attrs("nchw", 1, 0) + R"(
   return %d
 })",
-             R"(
+               R"(
 graph(%x: f32[1,2,3,3], %w: f32[2,2,1,1], %s: f32[2]) {
   %x_nhwc: f32[1,3,3,2] = permute(%x) {dims=[0, 2, 3, 1]}
   %w_nhwc: f32[2,1,1,2] = reshape(%w) {shape=[2, 1, 1, 2]}
   %c_nhwc: f32[1,3,3,2] = conv2d(%x_nhwc, %w_nhwc) )" +
-                 conv_attrs("nhwc", 1, 0) + R"(
+                   conv_attrs("nhwc", 1, 0) + R"(
   %m: f32[1,3,3,2] = mul(%c_nhwc, %s)
   %d_nhwc: f32[1,3,3,2] = conv2d(%m, %w_nhwc) )" +
-                 conv_attrs("nhwc", 1, 0) + R"(
+                   conv_attrs("nhwc", 1, 0) + R"(
   %d: f32[1,2,3,3] = permute(%d_nhwc) {dims=[0, 3, 1, 2]}
   return %d
 })");

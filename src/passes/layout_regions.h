@@ -1,0 +1,35 @@
+// Which convolutions the assign-layout pass (passes/assign_layout.h) puts channels-last under
+// --layout auto: a decision per region, not per conv, because the cost of NHWC is the copies at a
+// region's edges and its gain is in every convolution inside.
+//
+// A region is a connected group of nodes that can compute in NHWC — conv2d nodes (layout "nchw")
+// and the ops that follow their operands (elementwise, cat, softmax, log_softmax, sum, mean) —
+// joined where one reads a 4-D result of another. Its copies are the distinct 4-D values it
+// would have to permute: values it reads from outside (graph inputs included, constants not: they
+// are permuted at compile time) and values it produces that something outside reads in NCHW
+// (graph outputs included). A permutation that only moves dims of size 1 is a view and costs
+// nothing, and so does a permute the model makes itself to or from channels-last (it cancels).
+// A region goes NHWC when it holds more convolutions that run faster in NHWC (groups 1: the
+// implicit GEMM; groups C: the depthwise kernel) than it needs copies: a ResNet's body (one copy
+// after the stem's max pool, none at the NHWC mean) does, VGG's conv pairs between max pools
+// (two copies for two convs) and ShuffleNet's branches between channel shuffles do not.
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace inferno::passes {
+
+/// Whether conv2d `node` runs on a kernel that reads NHWC faster: the implicit GEMM (groups 1)
+/// or the depthwise kernel (groups C).
+bool prefers_nhwc(const ir::Graph& graph, const ir::Node& node);
+/// Ops that compute in NHWC when an operand is NHWC (elementwise, cat, softmax, log_softmax, sum,
+/// mean): the pass's "follow" rule.
+bool follows_operands(ir::OpKind op);
+
+/// For each node of `nodes` (a graph's nodes in topological order): whether it is a conv2d
+/// preferring NHWC whose region is worth converting (see the file comment).
+std::vector<bool> convs_worth_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes);
+
+}  // namespace inferno::passes
