@@ -86,6 +86,10 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], int]] = {
     "efficientnet_b0": (tv("efficientnet_b0"), 64),
     "convnext_tiny": (tv("convnext_tiny"), 64),
     "shufflenet_v2_x0_5": (tv("shufflenet_v2_x0_5"), 64),
+    "densenet121": (tv("densenet121"), 64),
+    "googlenet": (tv("googlenet", aux_logits=False, init_weights=True), 64),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), 64),
+    "squeezenet1_1": (tv("squeezenet1_1"), 64),
     "vgg_small": (SmallVgg, 64),
     "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"), 64),
 }
