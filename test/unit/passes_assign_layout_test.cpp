@@ -433,6 +433,18 @@ graph(%x: f32[1,2,3,3], %w: f32[2,2,1,1], %s: f32[2]) {
 })");
 }
 
+TEST_CASE("assign-layout leaves a conv whose weight has no data (elided) as it is") {
+  const std::string text = R"(
+graph(%x: f32[1,2,4,4]) {
+  %w: f32[2,2,3,3] = constant <elided>
+  %a: f32[1,2,4,4] = conv2d(%x, %w) )" +
+                           conv_attrs("nchw") + R"(
+  return %a
+})";
+  CHECK(ir::print_graph(with_layout(text, passes::ConvLayout::kNhwc)) ==
+        ir::print_graph(test::parse(text)));
+}
+
 TEST_CASE("assign-layout leaves graphs without conv2d alone") {
   check_unchanged({"assign-layout"}, R"(
 graph(%x: f32[1,2,4,4]) {
