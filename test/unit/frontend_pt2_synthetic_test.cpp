@@ -593,4 +593,72 @@ TEST_CASE("pt2 synthetic: split_with_sizes and unbind return as_tensors lists", 
   CHECK(s.node() == "part");
 }
 
+TEST_CASE("pt2 synthetic: native_layer_norm and native_group_norm; their statistics refused",
+          "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = a.json("models/model.json");
+  auto& graph = m["graph_module"]["graph"];
+  auto tensor = [](const char* name) { return nlohmann::json{{"as_tensor", {{"name", name}}}}; };
+  auto in = [&](const char* name, nlohmann::json arg) {
+    return nlohmann::json{{"name", name}, {"arg", std::move(arg)}, {"kind", 1}};
+  };
+  auto integer = [](int64_t v) { return nlohmann::json{{"as_int", v}}; };
+  // ln, ln_1, ln_2 = native_layer_norm(linear_1 [4, 8], [8], fc2.bias, fc2.bias, 1e-5)
+  graph["nodes"].push_back(
+      {{"target", "torch.ops.aten.native_layer_norm.default"},
+       {"inputs",
+        {in("input", tensor("linear_1")), in("normalized_shape", {{"as_ints", {8}}}),
+         in("weight", tensor("p_fc2_bias")), in("bias", tensor("p_fc2_bias")),
+         in("eps", {{"as_float", 1e-5}})}},
+       {"outputs", {tensor("ln"), tensor("ln_1"), tensor("ln_2")}},
+       {"metadata", nlohmann::json::object()}});
+  // gn, gn_1, gn_2 = native_group_norm(ln, fc2.bias, None, N 4, C 8, HxW 1, group 2, 1e-5)
+  auto group_norm = [&](int64_t n) {
+    return nlohmann::json{
+        {"target", "torch.ops.aten.native_group_norm.default"},
+        {"inputs",
+         {in("input", tensor("ln")), in("weight", tensor("p_fc2_bias")),
+          in("bias", {{"as_none", true}}), in("N", integer(n)), in("C", integer(8)),
+          in("HxW", integer(1)), in("group", integer(2)), in("eps", {{"as_float", 1e-5}})}},
+        {"outputs", {tensor("gn"), tensor("gn_1"), tensor("gn_2")}},
+        {"metadata", nlohmann::json::object()}};
+  };
+  graph["nodes"].push_back(group_norm(4));
+  auto& values = graph["tensor_values"];
+  values["ln"] = values["gn"] = values["linear_1"];
+  for (const char* saved : {"ln_1", "ln_2", "gn_1", "gn_2"}) {
+    values[saved] = values["linear_1"];
+    values[saved]["sizes"] = {{{"as_int", 4}}, {{"as_int", saved[0] == 'l' ? 1 : 2}}};
+  }
+  auto& output = m["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"];
+  output["as_tensor"]["name"] = "gn";
+  a.set_json("models/model.json", m);
+  Expected<ir::Graph> g = a.load();
+  INFO((g ? std::string() : g.status().to_string()));
+  REQUIRE(g.has_value());
+  CHECK(g->type(g->outputs()[0]).to_string() == "f32[4,8]");
+  CHECK(ir::verify(*g).is_ok());
+  int norms = 0;
+  for (const ir::Node& node : g->nodes()) {
+    norms += node.op == ir::OpKind::kLayerNorm || node.op == ir::OpKind::kGroupNorm ? 1 : 0;
+  }
+  CHECK(norms == 2);
+
+  // A saved mean or rstd returned: unsupported, naming the value.
+  for (const char* saved : {"ln_1", "gn_2"}) {
+    output["as_tensor"]["name"] = saved;
+    a.set_json("models/model.json", m);
+    const Status s = a.load().status();
+    CHECK(s.code() == ErrorCode::kUnsupported);
+    CHECK(s.message().find("value '" + std::string(saved) + "' is used") != std::string::npos);
+  }
+  // N disagreeing with the input: invalid input naming the op.
+  output["as_tensor"]["name"] = "gn";
+  graph["nodes"].back() = group_norm(2);
+  a.set_json("models/model.json", m);
+  const Status s = a.load().status();
+  CHECK(s.code() == ErrorCode::kInvalidInput);
+  CHECK(s.message().find("aten::native_group_norm: N, C, HxW = 2, 8, 1") != std::string::npos);
+}
+
 }  // namespace inferno::frontend
