@@ -20,6 +20,8 @@ Models:
   dims, without affine parameters, a bias without a weight, ``torch.native_layer_norm``) and
   group_norm (groups of several channels, a group per channel, one group, without affine
   parameters, on [N, C, L], ``torch.native_group_norm``), all with random parameters.
+* ``slicing``: select, slice (steps, negative bounds), narrow, unbind, chunk, split with sizes
+  (their Tensor[] results taken apart by prim::ListUnpack) and ShuffleNet's channel shuffle.
 * ``resize``: nearest and bilinear ``F.interpolate`` by sizes and by scale factors (which set
   the source coordinates), align_corners both ways, up and down.
 
@@ -160,10 +162,25 @@ class SegmentHead(nn.Module):
         return {"out": z, "aux": torch.cat([aux, aux], 2)}
 
 
+class Slicing(nn.Module):
+    def forward(self, x: torch.Tensor):  # x: [2, 6, 5, 7]
+        a = x[:, 0]  # select
+        b = x[..., 1::2]  # a slice with a step
+        c, d, e = torch.unbind(x[:, :3], 1)
+        f = x.narrow(2, 1, 3)
+        g, h = torch.split(x, [1, 5], dim=1)
+        i = x[:, -2:, 2:-1]
+        left, right = x.chunk(2, dim=1)
+        n, ch, hh, w = x.shape
+        shuffled = torch.cat([left, right * 2], 1).view(n, 2, ch // 2, hh, w).transpose(1, 2)
+        return a + c * d - e, b, f, g * 2, h, i, shuffled.contiguous().view(n, ch, hh, w)
+
+
 MODELS = {
     "cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)]),
     "joins": (Joins, lambda: [torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)]),
     "resize": (Resize, lambda: [torch.randn(2, 3, 5, 6)]),
+    "slicing": (Slicing, lambda: [torch.randn(2, 6, 5, 7)]),
     "norms": (Norms, lambda: [torch.randn(2, 8, 5, 6)]),
     "dict_out": (SegmentHead, lambda: [torch.randn(1, 3, 6, 8)]),
 }

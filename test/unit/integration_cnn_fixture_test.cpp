@@ -2,10 +2,10 @@
 // (BatchNorm in its 2-D and 1-D forms, every pooling op in its edge cases, the size arithmetic of
 // a traced view, a tuple of nine outputs), joins (cat with dtype promotion, constant padding
 // that pads and crops), resize (nearest and bilinear upsampling by sizes and scale factors), norms
-// (layer_norm and group_norm in their module, functional and native forms) and
-// dict_out (a dict output and traced size arithmetic). It
-// loads, and the reference interpreter reproduces PyTorch's outputs before and after the default
-// pipeline, which folds every BatchNorm into constants.
+// (layer_norm and group_norm in their module, functional and native forms), slicing (select,
+// slice, narrow, unbind, chunk, split, a channel shuffle) and dict_out (a dict output and traced
+// size arithmetic). It loads, and the reference interpreter reproduces PyTorch's outputs before and
+// after the default pipeline, which folds every BatchNorm into constants.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -76,6 +76,12 @@ TEST_CASE("the TorchScript resize fixture matches PyTorch on the reference inter
 // and HxW), against PyTorch.
 TEST_CASE("the TorchScript norms fixture matches PyTorch on the reference interpreter") {
   check_fixture("norms", 10);
+}
+
+// select, slice, narrow, unbind, chunk and split (list results through prim::ListUnpack) and
+// ShuffleNet's channel shuffle: copies, so the outputs are PyTorch's exactly.
+TEST_CASE("the TorchScript slicing fixture matches PyTorch on the reference interpreter") {
+  check_fixture("slicing", 7);
 }
 
 // A segmentation model's shape: sizes read from x.shape, a floor division on a size feeding a
