@@ -22,14 +22,18 @@
 //    the same rule.
 //  - permute(v, [0, 2, 3, 1]) of a value with an NHWC form is that form, and any other permute of
 //    a pending value is composed with its conversion: inverse pairs cancel.
-//  - everything else (pools, resizing, reshapes, norms, ...) reads NCHW.
+//  - a reshape of a pending value whose conversion would be a view (a flatten of an NHWC
+//    [N, 1, 1, C] mean) reads the NHWC form; everything else (pools, resizing, other reshapes,
+//    norms, ...) reads NCHW.
 //
 // Requires: a verified graph, canonical (permute chains merged) and with constants folded;
 // after fuse-epilogues, so a conv's residual and gate are its operands and move with it.
 // Guarantees: the outputs keep their NCHW types and their values bit for bit on the reference
 // interpreter (permutations move elements; every computation keeps its operands). No permute of
 // a permute, no permute or reshape of a constant, no identity permute or reshape, and a value is
-// converted at most once per direction. With --layout nchw (PassOptions) it changes nothing.
+// converted at most once per direction; the result is canonical (the pass ends with canonicalize's
+// rules, which the moved values can meet anew). With --layout nchw (PassOptions) it changes
+// nothing.
 // Running it again changes nothing: a conv2d with layout "nhwc" and the conversions it made are
 // recognized (permutes by [0, 2, 3, 1] and [0, 3, 1, 2] are NHWC forms).
 #pragma once
