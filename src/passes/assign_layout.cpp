@@ -30,7 +30,7 @@ class LayoutAssigner {
         graph_(rebuilder.graph()),
         forms_(rebuilder),
         mode_(mode),
-        worth_(convs_worth_nhwc(graph_, rebuilder.old_nodes())) {}
+        worth_(regions_worth_nhwc(graph_, rebuilder.old_nodes())) {}
 
   Status run() {
     std::vector<ir::Node>& nodes = rebuilder_.old_nodes();
@@ -48,7 +48,7 @@ class LayoutAssigner {
   /// A 4-D activation that exists in NHWC already.
   bool in_nhwc(ir::ValueId v) const { return is_4d(v) && !is_constant(v) && forms_.has_nhwc(v); }
 
-  /// `worth`: the node is a conv2d whose region goes NHWC under auto (layout_regions.h).
+  /// `worth`: the node is in a region that goes NHWC under auto (layout_regions.h).
   Status visit(ir::Node node, bool worth) {
     INFERNO_ASSIGN_OR_RETURN(const bool done, try_nhwc(node, worth));
     if (done) return Status::ok();
@@ -71,19 +71,20 @@ class LayoutAssigner {
         return reduction(node);
       case OpKind::kSoftmax:
       case OpKind::kLogSoftmax: {
-        if (!follows_nhwc(node)) return false;
+        if (!follows_nhwc(node, worth)) return false;
         ir::Attributes attrs = node.attrs;
         attrs.set("dim", nhwc_dim(node.attrs.get_int("dim")));
         return convert(node, std::move(attrs), kept_inputs(node));
       }
       case OpKind::kCat: {
-        if (!follows_nhwc(node)) return false;
+        if (!follows_nhwc(node, worth)) return false;
         ir::Attributes attrs = node.attrs;
         attrs.set("dim", nhwc_dim(node.attrs.get_int("dim")));
         return convert(node, std::move(attrs), kept_inputs(node));
       }
       default:
-        if (!ir::op_has_trait(node.op, ir::kElementwise) || !follows_nhwc(node)) return false;
+        if (!ir::op_has_trait(node.op, ir::kElementwise) || !follows_nhwc(node, worth))
+          return false;
         return convert(node, node.attrs, kept_inputs(node));
     }
   }
@@ -116,12 +117,14 @@ class LayoutAssigner {
   }
 
   /// The rule for ops that follow their operands (elementwise, cat, softmax): a 4-D result, an
-  /// operand in NHWC already, and no more elements copied into NHWC than back into NCHW.
-  bool follows_nhwc(const ir::Node& node) const {
+  /// operand in NHWC already, and, outside a region going NHWC (`in_region`), no more elements
+  /// copied into NHWC than back into NCHW.
+  bool follows_nhwc(const ir::Node& node, bool in_region) const {
     if (!is_4d(node.outputs[0]) || !all_convertible(node)) return false;
     if (std::none_of(node.inputs.begin(), node.inputs.end(),
                      [&](ir::ValueId v) { return in_nhwc(v); }))
       return false;
+    if (in_region) return true;
     int64_t to_nhwc = 0, to_nchw = 0;
     for (const ir::ValueId v : node.inputs) {
       to_nhwc += forms_.nhwc_copy_cost(v);
@@ -233,7 +236,7 @@ class LayoutAssigner {
   ir::Graph& graph_;
   LayoutForms forms_;
   ConvLayout mode_;
-  std::vector<bool> worth_;  ///< by old node: a conv2d whose region goes NHWC under auto
+  std::vector<bool> worth_;  ///< by old node: in a region that goes NHWC under auto
 };
 
 }  // namespace

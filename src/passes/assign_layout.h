@@ -12,11 +12,11 @@
 //    input is NHWC already (the direct kernel runs either layout; following it saves a copy).
 //    x, the residual and the gate are read in NHWC (a gate [N, C, 1, 1] is a reshape), the
 //    constant weight becomes a new OHWI constant.
-//  - an elementwise node with a 4-D result goes NHWC when an operand is in NHWC already and the
-//    operands it would have to copy to NHWC hold no more elements than those it would have to
-//    copy back to NCHW; a broadcast operand is permuted as a 4-D one with leading 1s (a constant
-//    [C, 1, 1] becomes a constant [C], a [N, C, 1, 1] value a reshape), so broadcasting and type
-//    promotion stay as they were.
+//  - an elementwise node with a 4-D result goes NHWC when an operand is in NHWC already and
+//    either it belongs to a region that converts, or the operands it would have to copy to NHWC
+//    hold no more elements than those it would have to copy back to NCHW; a broadcast operand is
+//    permuted as a 4-D one with leading 1s (a constant [C, 1, 1] becomes a constant [C], a [N, C,
+//    1, 1] value a reshape), so broadcasting and type promotion stay as they were.
 //  - sum and mean (their dims renumbered; without keepdim only when the remaining dims keep
 //    their order), softmax, log_softmax and cat follow an input that is in NHWC already under
 //    the same rule.

@@ -62,7 +62,7 @@ bool follows_operands(ir::OpKind op) {
   }
 }
 
-std::vector<bool> convs_worth_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes) {
+std::vector<bool> regions_worth_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes) {
   const size_t count = nodes.size();
   std::vector<int64_t> producer(static_cast<size_t>(graph.num_values()), -1);
   for (size_t i = 0; i < count; ++i) {
@@ -131,7 +131,7 @@ std::vector<bool> convs_worth_nhwc(const ir::Graph& graph, const std::vector<ir:
 
   std::vector<bool> worth(count, false);
   for (size_t i = 0; i < count; ++i) {
-    if (!member[i] || !is_nchw_conv(nodes[i]) || !prefers_nhwc(graph, nodes[i])) continue;
+    if (!member[i]) continue;
     const RegionCost& region = cost[regions.find(i)];
     worth[i] = region.convs > static_cast<int>(region.copies.size());
   }

@@ -12,7 +12,10 @@
 // A region goes NHWC when it holds more convolutions that run faster in NHWC (groups 1: the
 // implicit GEMM; groups C: the depthwise kernel) than it needs copies: a ResNet's body (one copy
 // after the stem's max pool, none at the NHWC mean) does, VGG's conv pairs between max pools
-// (two copies for two convs) and ShuffleNet's branches between channel shuffles do not.
+// (two copies for two convs) and ShuffleNet's branches between channel shuffles do not. Inside a
+// region that converts, every op that can follows an NHWC operand, whatever one node's copies
+// would say: DenseNet's concatenations of a block's features, one of which comes from outside,
+// stay NHWC and that one is copied once.
 #pragma once
 
 #include <vector>
@@ -28,8 +31,8 @@ bool prefers_nhwc(const ir::Graph& graph, const ir::Node& node);
 /// mean): the pass's "follow" rule.
 bool follows_operands(ir::OpKind op);
 
-/// For each node of `nodes` (a graph's nodes in topological order): whether it is a conv2d
-/// preferring NHWC whose region is worth converting (see the file comment).
-std::vector<bool> convs_worth_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes);
+/// For each node of `nodes` (a graph's nodes in topological order): whether it belongs to a region
+/// worth converting (see the file comment).
+std::vector<bool> regions_worth_nhwc(const ir::Graph& graph, const std::vector<ir::Node>& nodes);
 
 }  // namespace inferno::passes

@@ -405,6 +405,46 @@ graph(%x: f32[1,4,8,8]) {
   test::check_same_outputs(before, graph, inputs, test::kBitExact);
 }
 
+TEST_CASE("assign-layout under auto: a concatenation inside a converting region stays NHWC") {
+  // DenseNet's shape: p comes from a pool (NCHW) and is concatenated with conv outputs; by one
+  // node's copies the first cat would stay NCHW (p is larger than a), but the region converts.
+  const std::string input = R"(
+graph(%x: f32[1,8,8,8]) {
+  %w4: f32[4,8,3,3] = constant )" +
+                            list(values(288)) + R"(
+  %w12: f32[4,12,3,3] = constant )" +
+                            list(values(432)) + R"(
+  %w16: f32[4,16,3,3] = constant )" +
+                            list(values(576)) + R"(
+  %p: f32[1,8,4,4] = max_pool2d(%x) {ceil_mode=false, dilation=[1, 1], kernel=[2, 2], padding=[0, 0], stride=[2, 2]}
+  %r: f32[1,8,4,4] = relu(%p)
+  %a: f32[1,4,4,4] = conv2d(%r, %w4) )" +
+                            conv_attrs("nchw") + R"(
+  %c1: f32[1,12,4,4] = cat(%p, %a) {dim=1}
+  %b: f32[1,4,4,4] = conv2d(%c1, %w12) )" +
+                            conv_attrs("nchw") + R"(
+  %c2: f32[1,16,4,4] = cat(%p, %a, %b) {dim=1}
+  %d: f32[1,4,4,4] = conv2d(%c2, %w16) )" +
+                            conv_attrs("nchw") + R"(
+  return %d
+})";
+  const ir::Graph graph = with_layout(input, passes::ConvLayout::kAuto);
+  std::string ops;
+  for (const ir::Node& node : graph.nodes()) {
+    ops += std::string(ir::op_name(node.op));
+    if (node.op == ir::OpKind::kConv2d) ops += "." + node.attrs.get_string("layout");
+    if (node.op == ir::OpKind::kCat) ops += "." + std::to_string(node.attrs.get_int("dim"));
+    ops += " ";
+  }
+  CHECK(ops ==
+        "max_pool2d relu permute conv2d.nhwc permute cat.3 conv2d.nhwc cat.3 conv2d.nhwc permute ");
+  const ir::Graph before = test::parse(input);
+  std::vector<ir::Tensor> inputs;
+  for (ir::ValueId v : before.inputs())
+    inputs.push_back(test::random_tensor(before.type(v), 9 + v));
+  test::check_same_outputs(before, graph, inputs, test::kBitExact);
+}
+
 TEST_CASE("assign-layout: the model's own permutes to and from NHWC cancel with its conversions") {
   // A ConvNeXt-style block: conv, permute to channels-last, elementwise, permute back, conv.
   check_layout(passes::ConvLayout::kNhwc,
