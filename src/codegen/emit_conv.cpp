@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "codegen/conv_kernel_choice.h"
 #include "codegen/elementwise_table.h"
 #include "support/check.h"
 
@@ -97,7 +98,15 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
   run.line("const inferno::kernels::Conv2dShape shape = {" + named_args(shape) + "};");
   run.line("const inferno::kernels::Conv2dEpilogue<" + type + "> epilogue = {" +
            named_args({{"bias", bias}, {"residual", residual}, {"gate", gate}}) + "};");
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::conv2d<" + type + ">(" +
+  // The kernel: the implicit GEMM, the depthwise kernel or the direct one, by shape
+  // (conv_kernel_choice.h says why); all three take the same arguments.
+  const ConvKernel kernel = choose_conv_kernel(
+      {x.shape[0], x.shape[c_dim], x.shape[h_dim], x.shape[w_dim], out.shape[c_dim], w.shape[h_dim],
+       w.shape[w_dim], out.shape[h_dim], out.shape[w_dim], stride[0], stride[1], padding[0],
+       padding[1], dilation[0], dilation[1], node.attrs.get_int("groups")});
+  ctx.out.headers.insert(kernel.header);
+  run.line("MODEL_CHECK_CUDA(inferno::kernels::" + std::string(kernel.launcher) + "<" + type +
+           ">(" +
            named_args({{"in", ctx.pointer(node.inputs[0])},
                        {"w", ctx.pointer(node.inputs[1])},
                        {"epilogue", "epilogue"},

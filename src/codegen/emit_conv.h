@@ -1,6 +1,8 @@
-// conv2d and conv_transpose2d lowered to launches of the hand-written direct kernels in
-// kernels/conv.cuh: conv2d with its whole epilogue (bias, residual, gate, the activation as a
-// functor made from the op's ops.def expression) and either layout; conv_transpose2d with its bias.
+// conv2d and conv_transpose2d lowered to launches of hand-written kernels: conv2d with its whole
+// epilogue (bias, residual, gate, the activation as a functor made from the op's ops.def
+// expression) and either layout, on the implicit GEMM, the depthwise or the direct kernel
+// (conv_kernel_choice.h); conv_transpose2d on the direct gather kernel of kernels/conv.cuh, with
+// its bias.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "passes/canonicalize.h"
+#include "passes/conv_as_gemm.h"
 #include "passes/node_rebuilder.h"
 
 namespace inferno::passes {
@@ -63,6 +64,8 @@ Expected<Rewrite> legalize_node(NodeRebuilder& rebuilder, ir::Node& node) {
       if (rewrite != Rewrite::kUnchanged) return rewrite;
       return vector_gemm(rebuilder, node);
     }
+    case OpKind::kConv2d:
+      return pointwise_conv_as_gemm(rebuilder, node);
     default:
       return Rewrite::kUnchanged;
   }

@@ -1,0 +1,161 @@
+// kernels/conv_depthwise.cuh: depthwise conv2d (groups == C; O = C * multiplier, each output
+// channel o reading input channel o / multiplier), any kernel size, stride, dilation and padding,
+// in either layout, with conv.cuh's operands, epilogue and launcher signature.
+//
+// A direct kernel, as an implicit GEMM gains nothing here (K = kh * kw is a handful of taps):
+// one thread per output element, summing its taps in (ky, kx) order in float (double for f64).
+//   - NCHW: a block row covers 256 pixels of one output plane (n, o): the plane's taps are the
+//     same weights for every thread (broadcast reads) and neighbouring threads read neighbouring
+//     inputs.
+//   - NHWC: a block covers 64 consecutive channels of 4 pixels, so a warp reads 32 consecutive
+//     channels of one input pixel per tap.
+// Both layouts keep the weights as [O, kh, kw] (OIHW and OHWI agree when C / groups is 1).
+// Padded taps add 0 * w, as the direct kernel and the reference do (NaN weights propagate).
+#pragma once
+
+#include "common.cuh"
+#include "conv.cuh"
+
+namespace inferno::kernels {
+namespace detail {
+
+/// A depthwise conv's sizes in 32 bits (conv_depthwise_fits checks that they fit).
+struct DepthwiseGeom {
+  int c, h, w, o, kh, kw, oh, ow;
+  int sh, sw, pt, pl, dh, dw;
+  int multiplier;  ///< o / c
+};
+
+/// The sum over the taps of output (n, o, oy, ox), gated input channel o / multiplier; `plane`
+/// points at that input plane's (0, 0) and `step` is the distance between neighbouring pixels of
+/// a row (1 in NCHW, C in NHWC).
+template <typename T>
+__device__ __forceinline__ acc_t<T> depthwise_sum(const T* plane, int64_t step, const T* taps,
+                                                  acc_t<T> gate, const DepthwiseGeom& g, int oy,
+                                                  int ox) {
+  using A = acc_t<T>;
+  const int iy0 = oy * g.sh - g.pt, ix0 = ox * g.sw - g.pl;
+  A sum = 0;
+  for (int ky = 0; ky < g.kh; ++ky) {
+    const int iy = iy0 + ky * g.dh;
+    const bool row_in = iy >= 0 && iy < g.h;
+    for (int kx = 0; kx < g.kw; ++kx) {
+      const int ix = ix0 + kx * g.dw;
+      const A v = (row_in && ix >= 0 && ix < g.w)
+                      ? to_acc(plane[(static_cast<int64_t>(iy) * g.w + ix) * step]) * gate
+                      : A(0);
+      sum += v * to_acc(taps[ky * g.kw + kx]);
+    }
+  }
+  return sum;
+}
+
+/// The sum plus bias[o] and residual[at] (absent terms not added, so -0 stays -0), activated and
+/// rounded once.
+template <typename T, typename Act>
+__device__ __forceinline__ T depthwise_finish(acc_t<T> sum, const Conv2dEpilogue<T>& e, int o,
+                                              int64_t at, Act activation) {
+  if (e.bias != nullptr) sum += to_acc(e.bias[o]);
+  if (e.residual != nullptr) sum += to_acc(e.residual[at]);
+  return from_acc<T>(activation(sum));
+}
+
+constexpr int kDepthwisePlaneThreads = 256;
+
+/// NCHW: blockIdx.x is the output plane n * O + o, blockIdx.y * 256 + threadIdx.x the pixel.
+template <typename T, typename Act>
+__global__ void __launch_bounds__(kDepthwisePlaneThreads)
+    conv2d_depthwise_nchw_kernel(const T* __restrict__ x, const T* __restrict__ w,
+                                 T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
+                                 Act activation) {
+  const int pixel = static_cast<int>(blockIdx.y) * kDepthwisePlaneThreads + threadIdx.x;
+  if (pixel >= g.oh * g.ow) return;
+  const int64_t out_plane = blockIdx.x;
+  const int64_t n = out_plane / g.o;
+  const int o = static_cast<int>(out_plane - n * g.o), c = o / g.multiplier;
+  const acc_t<T> gate = e.gate != nullptr ? to_acc(e.gate[n * g.c + c]) : acc_t<T>(1);
+  const int oy = pixel / g.ow, ox = pixel - oy * g.ow;
+  const T* plane = x + (n * g.c + c) * static_cast<int64_t>(g.h) * g.w;
+  const acc_t<T> sum =
+      depthwise_sum(plane, 1, w + static_cast<int64_t>(o) * g.kh * g.kw, gate, g, oy, ox);
+  const int64_t at = out_plane * g.oh * g.ow + pixel;
+  out[at] = depthwise_finish<T>(sum, e, o, at, activation);
+}
+
+constexpr int kDepthwiseChannels = 64, kDepthwisePixels = 4;
+
+/// NHWC: blockIdx.x * 4 + threadIdx.y is the output pixel (n, oy, ox), blockIdx.y * 64 +
+/// threadIdx.x the output channel.
+template <typename T, typename Act>
+__global__ void __launch_bounds__(kDepthwiseChannels* kDepthwisePixels)
+    conv2d_depthwise_nhwc_kernel(const T* __restrict__ x, const T* __restrict__ w,
+                                 T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
+                                 int64_t pixels, Act activation) {
+  const int o = static_cast<int>(blockIdx.y) * kDepthwiseChannels + threadIdx.x;
+  const int64_t pixel = static_cast<int64_t>(blockIdx.x) * kDepthwisePixels + threadIdx.y;
+  if (o >= g.o || pixel >= pixels) return;
+  const int64_t plane_size = static_cast<int64_t>(g.oh) * g.ow;
+  const int64_t n = pixel / plane_size;
+  const int p = static_cast<int>(pixel - n * plane_size);
+  const int oy = p / g.ow, ox = p - oy * g.ow, c = o / g.multiplier;
+  const acc_t<T> gate = e.gate != nullptr ? to_acc(e.gate[n * g.c + c]) : acc_t<T>(1);
+  const T* image = x + n * g.h * static_cast<int64_t>(g.w) * g.c + c;
+  const acc_t<T> sum =
+      depthwise_sum(image, g.c, w + static_cast<int64_t>(o) * g.kh * g.kw, gate, g, oy, ox);
+  const int64_t at = pixel * g.o + o;
+  out[at] = depthwise_finish<T>(sum, e, o, at, activation);
+}
+
+}  // namespace detail
+
+/// Whether conv2d_depthwise takes this shape: groups == C, O a multiple of C, sizes and
+/// coordinates in 32 bits, the grid within CUDA's limits.
+inline bool conv_depthwise_fits(const Conv2dShape& s) {
+  constexpr int64_t kMax = INT32_MAX;
+  if (!detail::conv_shape_valid(s) || s.groups != s.c || s.c == 0 || s.o % s.c != 0) return false;
+  const int64_t reach_h = (s.oh - 1) * s.stride_h + (s.kh - 1) * s.dilation_h;
+  const int64_t reach_w = (s.ow - 1) * s.stride_w + (s.kw - 1) * s.dilation_w;
+  const int64_t plane = s.oh * s.ow;
+  return s.o <= kMax && s.h <= kMax && s.w <= kMax && s.kh * s.kw <= kMax && reach_h <= kMax &&
+         reach_w <= kMax && plane <= kMax - detail::kDepthwisePlaneThreads &&
+         (plane + detail::kDepthwisePlaneThreads - 1) / detail::kDepthwisePlaneThreads <= 65535 &&
+         s.n * s.o <= kMax &&
+         (s.o + detail::kDepthwiseChannels - 1) / detail::kDepthwiseChannels <= 65535 &&
+         (s.n * plane + detail::kDepthwisePixels - 1) / detail::kDepthwisePixels <= kMax;
+}
+
+/// Depthwise conv2d as conv.cuh's conv2d computes it (same arguments, either layout; weights
+/// [O, 1, kh, kw] or [O, kh, kw, 1]). cudaErrorInvalidValue where conv_depthwise_fits is false.
+template <typename T, typename Act = ConvNoActivation>
+inline cudaError_t conv2d_depthwise(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue,
+                                    T* out, const Conv2dShape& s, cudaStream_t stream,
+                                    Act activation = {}) {
+  static_assert(is_float_type_v<T>, "conv2d_depthwise: a floating-point element type");
+  if (!conv_depthwise_fits(s)) return cudaErrorInvalidValue;
+  if (s.n * s.o * s.oh * s.ow == 0) return cudaSuccess;
+  const detail::DepthwiseGeom g = {
+      static_cast<int>(s.c),          static_cast<int>(s.h),          static_cast<int>(s.w),
+      static_cast<int>(s.o),          static_cast<int>(s.kh),         static_cast<int>(s.kw),
+      static_cast<int>(s.oh),         static_cast<int>(s.ow),         static_cast<int>(s.stride_h),
+      static_cast<int>(s.stride_w),   static_cast<int>(s.pad_top),    static_cast<int>(s.pad_left),
+      static_cast<int>(s.dilation_h), static_cast<int>(s.dilation_w), static_cast<int>(s.o / s.c)};
+  const int64_t plane = s.oh * s.ow;
+  if (!s.nhwc) {
+    const dim3 grid(static_cast<unsigned>(s.n * s.o),
+                    static_cast<unsigned>((plane + detail::kDepthwisePlaneThreads - 1) /
+                                          detail::kDepthwisePlaneThreads));
+    detail::conv2d_depthwise_nchw_kernel<T, Act>
+        <<<grid, detail::kDepthwisePlaneThreads, 0, stream>>>(in, w, out, epilogue, g, activation);
+  } else {
+    const int64_t pixels = s.n * plane;
+    const dim3 grid(
+        static_cast<unsigned>((pixels + detail::kDepthwisePixels - 1) / detail::kDepthwisePixels),
+        static_cast<unsigned>((s.o + detail::kDepthwiseChannels - 1) / detail::kDepthwiseChannels));
+    const dim3 block(detail::kDepthwiseChannels, detail::kDepthwisePixels);
+    detail::conv2d_depthwise_nhwc_kernel<T, Act>
+        <<<grid, block, 0, stream>>>(in, w, out, epilogue, g, pixels, activation);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace inferno::kernels

@@ -1,0 +1,370 @@
+// kernels/conv_igemm.cuh: conv2d with groups == 1 as an implicit GEMM, with conv.cuh's operands,
+// epilogue (gate, bias, residual, an activation functor) and launcher signature. The GEMM is
+// out[m, o] = sum over k of A[m, k] * W[o, k] with
+//   m = (n, oy, ox), an output pixel (M = N * OH * OW rows),
+//   o, an output channel (O columns),
+//   k = (ky, kx, c) for NHWC or (c, ky, kx) for NCHW: the order of the weights' rows in memory
+//     (OHWI or OIHW), so W is a plain row-major [O, K] matrix in both layouts;
+// and A[m, k] = x[n, c, oy * sh - pt + ky * dh, ox * sw - pl + kx * dw] (zero in the padding) is
+// never materialized: each block gathers its tile of A from x as it goes.
+//
+// A block computes a kM x kN tile of out, walking K in steps of kK. Each step, every thread loads
+// its chunks of the next A and W tiles (16 bytes each) from global memory into registers, the
+// block computes on the current tiles in shared memory, then stores the registers into the other
+// shared buffer: two buffers, one barrier per step, and the global loads in flight during the math.
+// When the tiles are too few to fill the GPU (batch 1's late layers: 49 output pixels, K = 4608),
+// K is split over a thread block cluster of up to 8 blocks on sm_90, which add their partial tiles
+// through distributed shared memory (igemm_finish): one kernel, no workspace, a fixed order.
+//   - f16 / bf16: tensor cores (mma.sync m16n8k16, f32 accumulation), 4 warps of 32x32 each on a
+//     64x64 tile, both tiles stored k-contiguous as the fragments read them. Below sm_80 (no
+//     m16n8k16) the same fragments are computed with FMAs.
+//   - f32 / f64: full precision on the FMA units (no TF32), 256 threads of
+//     4x4 outputs each on a 64x64 tile, the tiles stored transposed (k-major) so a thread reads
+//     its 4 rows and 4 columns as two vectors.
+// Chunks are 16-byte vector loads where they can be: an A chunk is 16 bytes of consecutive
+// channels of one pixel (NHWC with C a multiple of the vector), a W chunk 16 bytes of one row (K a
+// multiple of it); otherwise each element is gathered alone (NCHW, and the RGB stem's C = 3).
+// Out-of-range rows, columns and k, and padding, load zeros, so any shape is correct. The gate
+// multiplies each loaded input value in registers before it is stored to shared memory.
+//
+// The sum over k runs in a fixed order (per thread, per k step, splits added in rank order; the
+// split count depends on the shape and the GPU's SM count), so results are reproducible run to
+// run on one GPU; they differ from the direct kernel's (conv.cuh) in the order of the additions.
+// Grouped convolutions stay on the direct kernel (codegen's choice: codegen/conv_kernel_choice.h).
+#pragma once
+
+#include "common.cuh"
+#include "conv.cuh"
+#include "conv_igemm_tiles.cuh"
+
+namespace inferno::kernels {
+namespace detail {
+
+/// The K steps of this block: all of them, or its share when gridDim.z splits K.
+struct StepRange {
+  int first, last;
+};
+__device__ __forceinline__ StepRange step_range(int steps) {
+  const int per = (steps + static_cast<int>(gridDim.z) - 1) / static_cast<int>(gridDim.z);
+  const int first = static_cast<int>(blockIdx.z) * per;
+  return {first, min(steps, first + per)};
+}
+
+template <typename T, typename Act, bool kNhwc, bool kVecA, bool kVecW>
+__global__ void __launch_bounds__(IgemmTile<T>::kThreads)
+    conv2d_igemm_mma_kernel(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ out,
+                            Conv2dEpilogue<T> e, IgemmGeom g, Act activation) {
+  using Tile = IgemmTile<T>;
+  constexpr int kM = Tile::kM, kN = Tile::kN, kK = Tile::kK, kStride = kK + Tile::kPad;
+  constexpr int kThreads = Tile::kThreads, kAcc = 2 * 4 * 4, V = Tile::kVec;
+  using ChunksA = TileChunks<T, kM, kK, kThreads>;
+  using ChunksW = TileChunks<T, kN, kK, kThreads>;
+  // Two buffers of the A and W tiles; after the K loop, the split-K partial sums.
+  constexpr int kTileBytes = 2 * (kM + kN) * kStride * static_cast<int>(sizeof(T));
+  constexpr int kPartialBytes = kAcc * kThreads * static_cast<int>(sizeof(float));
+  __shared__ alignas(
+      16) unsigned char smem[kTileBytes > kPartialBytes ? kTileBytes : kPartialBytes];
+  T* const as = reinterpret_cast<T*>(smem);  // [2][kM * kStride]
+  T* const ws = as + 2 * kM * kStride;       // [2][kN * kStride]
+
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kM;
+  const int o0 = static_cast<int>(blockIdx.y) * kN;
+  PixelRow rows[ChunksA::kCount];
+#pragma unroll
+  for (int i = 0; i < ChunksA::kCount; ++i) rows[i] = pixel_row(g, m0 + ChunksA::row(i));
+  Pack<T, V> ra[ChunksA::kCount], rw[ChunksW::kCount];
+  auto load = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < ChunksA::kCount; ++i)
+      load_a<kNhwc, kVecA>(ra[i], x, e.gate, g, rows[i], k0 + ChunksA::col(i));
+#pragma unroll
+    for (int i = 0; i < ChunksW::kCount; ++i)
+      load_w<kVecW>(rw[i], w, g, o0 + ChunksW::row(i), k0 + ChunksW::col(i));
+  };
+  auto store = [&](int buf) {
+#pragma unroll
+    for (int i = 0; i < ChunksA::kCount; ++i)
+      store_pack(&as[(buf * kM + ChunksA::row(i)) * kStride + ChunksA::col(i)], ra[i]);
+#pragma unroll
+    for (int i = 0; i < ChunksW::kCount; ++i)
+      store_pack(&ws[(buf * kN + ChunksW::row(i)) * kStride + ChunksW::col(i)], rw[i]);
+  };
+
+  // Warps 2 x 2 over the tile, each 32 x 32: 2 m16 tiles by 4 n8 tiles.
+  const int warp = threadIdx.x >> 5, gid = (threadIdx.x & 31) >> 2, tig = threadIdx.x & 3;
+  const int wm = (warp >> 1) * 32, wn = (warp & 1) * 32;
+  float acc[2][4][4] = {};
+
+  const StepRange range = step_range((g.k + kK - 1) / kK);
+  if (range.first < range.last) {
+    load(range.first * kK);
+    store(0);
+  }
+  __syncthreads();
+  for (int step = range.first; step < range.last; ++step) {
+    const int buf = (step - range.first) & 1;
+    const bool more = step + 1 < range.last;
+    if (more) load((step + 1) * kK);
+    const T* at = as + buf * kM * kStride;
+    const T* wt = ws + buf * kN * kStride;
+#pragma unroll
+    for (int kk = 0; kk < kK; kk += 16) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      // Fragments by ldmatrix: lane l addresses row l % 16 of A's 16 x 16 tile at k + (l / 16) * 8,
+      // and row (l % 8) + (l / 16) * 8 of W's two 8-row tiles at k + (l / 8 % 2) * 8.
+      const int lane = threadIdx.x & 31;
+      uint32_t fa[2][4], fb[4][2];
+#pragma unroll
+      for (int mi = 0; mi < 2; ++mi)
+        ldmatrix_x4(fa[mi], at + (wm + mi * 16 + (lane & 15)) * kStride + kk + (lane >> 4) * 8);
+#pragma unroll
+      for (int nj = 0; nj < 4; nj += 2) {
+        uint32_t pair[4];
+        ldmatrix_x4(pair, wt + (wn + nj * 8 + (lane & 7) + (lane >> 4) * 8) * kStride + kk +
+                              ((lane >> 3) & 1) * 8);
+        fb[nj][0] = pair[0], fb[nj][1] = pair[1], fb[nj + 1][0] = pair[2], fb[nj + 1][1] = pair[3];
+      }
+#pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni) mma_16816<T>(acc[mi][ni], fa[mi], fb[ni]);
+      }
+#else
+      for (int mi = 0; mi < 2; ++mi) {
+        for (int ni = 0; ni < 4; ++ni) {
+          fma_16816<T, kStride>(acc[mi][ni], at + (wm + mi * 16) * kStride + kk,
+                                wt + (wn + ni * 8) * kStride + kk);
+        }
+      }
+#endif
+    }
+    if (more) store(buf ^ 1);
+    __syncthreads();
+  }
+
+  // Accumulator i = (mi * 4 + ni) * 4 + r is out[m0 + wm + mi * 16 + gid (+ 8 for r >= 2),
+  // o0 + wn + ni * 8 + tig * 2 (+ 1 for odd r)]: the m16n8 fragment layout.
+  igemm_finish<kAcc, kThreads>(reinterpret_cast<const float(&)[kAcc]>(acc), smem,
+                               [&](int i, float sum) {
+                                 const int mi = i >> 4, ni = (i >> 2) & 3, r = i & 3;
+                                 const int64_t m = m0 + wm + mi * 16 + gid + (r >> 1) * 8;
+                                 const int o = o0 + wn + ni * 8 + tig * 2 + (r & 1);
+                                 if (m >= g.m || o >= g.o) return;
+                                 const int64_t at = out_index<kNhwc>(g, m, o);
+                                 out[at] = conv_finish<T>(sum, e, o, at, activation);
+                               });
+}
+
+template <typename T, typename Act, bool kNhwc, bool kVecA, bool kVecW>
+__global__ void __launch_bounds__(IgemmTile<T>::kThreads)
+    conv2d_igemm_fma_kernel(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ out,
+                            Conv2dEpilogue<T> e, IgemmGeom g, Act activation) {
+  using Tile = IgemmTile<T>;
+  using A = acc_t<T>;
+  constexpr int kM = Tile::kM, kN = Tile::kN, kK = Tile::kK;
+  constexpr int kStrideM = kM + Tile::kPad, kStrideN = kN + Tile::kPad;
+  constexpr int kThreads = Tile::kThreads, kAcc = 4 * 4, V = Tile::kVec;
+  using ChunksA = TileChunks<T, kM, kK, kThreads>;
+  using ChunksW = TileChunks<T, kN, kK, kThreads>;
+  // k-major tiles, as[k][m] and ws[k][o], so a thread's 4 rows (and 4 columns) are one vector
+  // read; two buffers of each; after the K loop, the split-K partial sums.
+  constexpr int kTileBytes = 2 * kK * (kStrideM + kStrideN) * static_cast<int>(sizeof(T));
+  constexpr int kPartialBytes = kAcc * kThreads * static_cast<int>(sizeof(A));
+  __shared__ alignas(
+      32) unsigned char smem[kTileBytes > kPartialBytes ? kTileBytes : kPartialBytes];
+  T* const as = reinterpret_cast<T*>(smem);  // [2][kK * kStrideM]
+  T* const ws = as + 2 * kK * kStrideM;      // [2][kK * kStrideN]
+
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kM;
+  const int o0 = static_cast<int>(blockIdx.y) * kN;
+  PixelRow rows[ChunksA::kCount];
+#pragma unroll
+  for (int i = 0; i < ChunksA::kCount; ++i) rows[i] = pixel_row(g, m0 + ChunksA::row(i));
+  Pack<T, V> ra[ChunksA::kCount], rw[ChunksW::kCount];
+  auto load = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < ChunksA::kCount; ++i)
+      load_a<kNhwc, kVecA>(ra[i], x, e.gate, g, rows[i], k0 + ChunksA::col(i));
+#pragma unroll
+    for (int i = 0; i < ChunksW::kCount; ++i)
+      load_w<kVecW>(rw[i], w, g, o0 + ChunksW::row(i), k0 + ChunksW::col(i));
+  };
+  auto store = [&](int buf) {
+#pragma unroll
+    for (int i = 0; i < ChunksA::kCount; ++i) {
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        as[(buf * kK + ChunksA::col(i) + j) * kStrideM + ChunksA::row(i)] = ra[i].v[j];
+    }
+#pragma unroll
+    for (int i = 0; i < ChunksW::kCount; ++i) {
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        ws[(buf * kK + ChunksW::col(i) + j) * kStrideN + ChunksW::row(i)] = rw[i].v[j];
+    }
+  };
+
+  // 16 x 16 threads, each 4 rows (ty) by 4 columns (tx).
+  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+  A acc[kAcc] = {};
+  const StepRange range = step_range((g.k + kK - 1) / kK);
+  if (range.first < range.last) {
+    load(range.first * kK);
+    store(0);
+  }
+  __syncthreads();
+  for (int step = range.first; step < range.last; ++step) {
+    const int buf = (step - range.first) & 1;
+    const bool more = step + 1 < range.last;
+    if (more) load((step + 1) * kK);
+#pragma unroll
+    for (int kk = 0; kk < kK; ++kk) {
+      const Pack<T, 4> a4 =
+          *reinterpret_cast<const Pack<T, 4>*>(&as[(buf * kK + kk) * kStrideM + ty * 4]);
+      const Pack<T, 4> w4 =
+          *reinterpret_cast<const Pack<T, 4>*>(&ws[(buf * kK + kk) * kStrideN + tx * 4]);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i * 4 + j] += to_acc(a4.v[i]) * to_acc(w4.v[j]);
+      }
+    }
+    if (more) store(buf ^ 1);
+    __syncthreads();
+  }
+
+  igemm_finish<kAcc, kThreads>(acc, smem, [&](int i, A sum) {
+    const int64_t m = m0 + ty * 4 + (i >> 2);
+    const int o = o0 + tx * 4 + (i & 3);
+    if (m >= g.m || o >= g.o) return;
+    const int64_t at = out_index<kNhwc>(g, m, o);
+    out[at] = conv_finish<T>(sum, e, o, at, activation);
+  });
+}
+
+/// The arch `kernel`'s loaded binary was built for (90 for sm_90), asked once per kernel: 0 if
+/// the query fails (its error is cleared: it only means no split).
+template <auto kKernel>
+inline int binary_version() {
+  static const int version = [] {
+    cudaFuncAttributes attributes;
+    if (cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kKernel)) == cudaSuccess)
+      return attributes.binaryVersion;
+    (void)cudaGetLastError();
+    return 0;
+  }();
+  return version;
+}
+
+/// How many ways to split K: enough blocks to give each SM one when the tiles alone leave most
+/// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
+/// when the kernel's binary was not built for it (clusters and distributed shared memory).
+inline int igemm_splits(int64_t tiles, int steps, int binary_version) {
+  int device = 0, sms = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 1;
+  }
+  if (major < 9 || 2 * tiles > sms) return 1;
+  int splits = static_cast<int>(sms / tiles);
+  splits = splits < 8 ? splits : 8;
+  splits = splits < steps / 4 ? splits : steps / 4;
+  return splits >= 2 && binary_version >= 90 ? splits : 1;
+}
+
+/// Launches the tensor-core or the FMA kernel with the chunk loads the shape and pointers allow,
+/// K split over a cluster when the tiles are few.
+template <typename T, typename Act, bool kNhwc, bool kVecA, bool kVecW>
+inline cudaError_t launch_igemm(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                const IgemmGeom& g, cudaStream_t stream, Act activation) {
+  using Tile = IgemmTile<T>;
+  constexpr auto kernel = [] {
+    if constexpr (Tile::kMma) {
+      return conv2d_igemm_mma_kernel<T, Act, kNhwc, kVecA, kVecW>;
+    } else {
+      return conv2d_igemm_fma_kernel<T, Act, kNhwc, kVecA, kVecW>;
+    }
+  }();
+  const int64_t m_tiles = (g.m + Tile::kM - 1) / Tile::kM,
+                o_tiles = (g.o + Tile::kN - 1) / Tile::kN;
+  const int steps = (g.k + Tile::kK - 1) / Tile::kK;
+  const int splits = igemm_splits(m_tiles * o_tiles, steps, binary_version<kernel>());
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(m_tiles), static_cast<unsigned>(o_tiles),
+                        static_cast<unsigned>(splits));
+  config.blockDim = dim3(Tile::kThreads);
+  config.stream = stream;
+  cudaLaunchAttribute cluster;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = static_cast<unsigned>(splits);
+  config.attrs = &cluster;
+  config.numAttrs = splits > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, x, w, out, e, g, activation);
+}
+
+/// The chunk-load variant for this shape and these pointers, in layout kNhwc.
+template <typename T, typename Act, bool kNhwc>
+inline cudaError_t launch_igemm_layout(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                       const IgemmGeom& g, cudaStream_t stream, Act activation) {
+  constexpr int V = kPack16<T>;
+  const bool vec_w = g.k % V == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0;
+  const bool vec_a = kNhwc && g.c % V == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  if (vec_a && vec_w)
+    return launch_igemm<T, Act, kNhwc, kNhwc, true>(x, w, out, e, g, stream, activation);
+  if (vec_w) return launch_igemm<T, Act, kNhwc, false, true>(x, w, out, e, g, stream, activation);
+  return launch_igemm<T, Act, kNhwc, false, false>(x, w, out, e, g, stream, activation);
+}
+
+}  // namespace detail
+
+/// Whether conv2d_igemm takes this shape: groups 1, every size and coordinate in 32 bits, and
+/// the grid within CUDA's limits. codegen/conv_kernel_choice.cpp checks the same before choosing
+/// it.
+inline bool conv_igemm_fits(const Conv2dShape& s) {
+  constexpr int64_t kMax = INT32_MAX;
+  if (!detail::conv_shape_valid(s) || s.groups != 1) return false;
+  const int64_t k = s.c * s.kh * s.kw;
+  const int64_t reach_h = (s.oh - 1) * s.stride_h + (s.kh - 1) * s.dilation_h;
+  const int64_t reach_w = (s.ow - 1) * s.stride_w + (s.kw - 1) * s.dilation_w;
+  const int64_t m_tiles = (s.n * s.oh * s.ow + 63) / 64;
+  return k <= kMax && s.h <= kMax && s.w <= kMax && reach_h <= kMax && reach_w <= kMax &&
+         s.stride_h <= kMax && s.stride_w <= kMax && s.dilation_h <= kMax && s.dilation_w <= kMax &&
+         s.pad_top <= kMax && s.pad_left <= kMax && s.o <= 65535 * 64 && m_tiles <= kMax;
+}
+
+/// conv2d (groups 1) as conv.cuh's conv2d computes it (same arguments, either layout): f16 and
+/// bf16 on tensor cores, f32 and f64 on FMAs. cudaErrorInvalidValue where conv_igemm_fits is false.
+template <typename T, typename Act = ConvNoActivation>
+inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue, T* out,
+                                const Conv2dShape& s, cudaStream_t stream, Act activation = {}) {
+  static_assert(is_float_type_v<T>, "conv2d_igemm: a floating-point element type");
+  if (!conv_igemm_fits(s)) return cudaErrorInvalidValue;
+  if (s.n * s.o * s.oh * s.ow == 0) return cudaSuccess;
+  const detail::IgemmGeom g = {static_cast<int>(s.c),
+                               static_cast<int>(s.h),
+                               static_cast<int>(s.w),
+                               static_cast<int>(s.o),
+                               static_cast<int>(s.kh),
+                               static_cast<int>(s.kw),
+                               static_cast<int>(s.oh),
+                               static_cast<int>(s.ow),
+                               static_cast<int>(s.stride_h),
+                               static_cast<int>(s.stride_w),
+                               static_cast<int>(s.pad_top),
+                               static_cast<int>(s.pad_left),
+                               static_cast<int>(s.dilation_h),
+                               static_cast<int>(s.dilation_w),
+                               static_cast<int>(s.c * s.kh * s.kw),
+                               s.n * s.oh * s.ow};
+  const cudaError_t launched =
+      s.nhwc
+          ? detail::launch_igemm_layout<T, Act, true>(in, w, out, epilogue, g, stream, activation)
+          : detail::launch_igemm_layout<T, Act, false>(in, w, out, epilogue, g, stream, activation);
+  return launched != cudaSuccess ? launched : cudaGetLastError();
+}
+
+}  // namespace inferno::kernels
