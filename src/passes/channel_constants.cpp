@@ -16,7 +16,8 @@ std::optional<std::vector<double>> per_channel_values(const ir::Graph& graph, ir
                                                       const ir::TensorType& out, size_t dim) {
   const ir::Value& value = graph.value(v);
   if (value.kind != ir::ValueKind::kConstant || value.constant == nullptr ||
-      value.type.dtype != out.dtype || value.type.rank() > out.rank() || dim >= out.rank()) {
+      value.type.dtype != out.dtype || value.type.rank() > out.rank() ||
+      dim >= static_cast<size_t>(out.rank())) {
     return std::nullopt;
   }
   const ir::Shape& s = value.type.shape;
