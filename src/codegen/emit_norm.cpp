@@ -1,4 +1,4 @@
-// Normalization: one layer_norm or group_norm launch per node (emit_norm.h).
+// Normalization: one layer_norm, rms_norm or group_norm launch per node (emit_norm.h).
 #include "codegen/emit_norm.h"
 
 #include <string>
@@ -24,16 +24,18 @@ Status emit_norm(EmitContext& ctx, int32_t index) {
   }
   ctx.out.headers.insert("kernels/norm.cuh");
   auto n = [](int64_t v) { return std::to_string(v); };
+  const bool rms = node.op == ir::OpKind::kRmsNorm;
   NamedArgs args = {{"in", ctx.pointer(node.inputs[0])},
-                    {"weight", node.inputs.size() > 1 ? ctx.pointer(node.inputs[1]) : "nullptr"},
-                    {"bias", node.inputs.size() > 2 ? ctx.pointer(node.inputs[2]) : "nullptr"},
-                    {"out", ctx.pointer(node.outputs[0])}};
+                    {"weight", node.inputs.size() > 1 ? ctx.pointer(node.inputs[1]) : "nullptr"}};
+  if (!rms)
+    args.push_back({"bias", node.inputs.size() > 2 ? ctx.pointer(node.inputs[2]) : "nullptr"});
+  args.push_back({"out", ctx.pointer(node.outputs[0])});
   std::string kernel;
-  if (node.op == ir::OpKind::kLayerNorm) {
+  if (node.op == ir::OpKind::kLayerNorm || rms) {
     const int64_t dims = node.attrs.get_int("normalized_dims");
     INFERNO_CHECK(dims >= 1 && dims <= x.rank(), "layer_norm: bad normalized_dims");
     const int64_t length = ir::shape_numel(ir::Shape(x.shape.end() - dims, x.shape.end()));
-    kernel = "layer_norm";
+    kernel = rms ? "rms_norm" : "layer_norm";
     args.push_back({"rows", n(x.numel() / length)});
     args.push_back({"length", n(length)});
   } else {
@@ -53,6 +55,7 @@ Status emit_norm(EmitContext& ctx, int32_t index) {
 
 void register_norm_lowerings(LoweringTable& table) {
   table.add(ir::OpKind::kLayerNorm, emit_norm);
+  table.add(ir::OpKind::kRmsNorm, emit_norm);
   table.add(ir::OpKind::kGroupNorm, emit_norm);
 }
 

@@ -1,4 +1,4 @@
-// layer_norm and group_norm lowered to launches of the hand-written row kernels in
+// layer_norm, rms_norm and group_norm lowered to launches of the hand-written row kernels in
 // kernels/norm.cuh.
 #pragma once
 
@@ -11,7 +11,7 @@ namespace inferno::codegen {
 
 Status emit_norm(EmitContext& ctx, int32_t index);
 
-/// layer_norm and group_norm, as calls of kernels/norm.cuh.
+/// layer_norm, rms_norm and group_norm, as calls of kernels/norm.cuh.
 void register_norm_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

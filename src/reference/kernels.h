@@ -122,6 +122,9 @@ Tensor upsample2d(const Tensor& x, bool bilinear, const ir::Attributes& attrs,
 /// layer_norm over the last `dims` dims of x; weight and bias (of those dims' shape) may be null.
 Tensor layer_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, int64_t dims,
                   double eps, const TensorType& out);
+/// rms_norm over the last `dims` dims of x; weight (of those dims' shape) may be null.
+Tensor rms_norm(const Tensor& x, const Tensor* weight, int64_t dims, double eps,
+                const TensorType& out);
 /// group_norm of x[N, C, *] in `groups` groups of channels; weight and bias ([C]) may be null.
 Tensor group_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, int64_t groups,
                   double eps, const TensorType& out);

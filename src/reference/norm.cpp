@@ -1,7 +1,8 @@
 // Reference kernels of the normalization ops. Each normalized row (layer_norm: the last dims of
 // x; group_norm: one group of channels of one image, contiguous in [N, C, *]) gets its mean and
 // its biased variance in double, two passes (the mean first, then the squared deviations from
-// it), and every element is (x - mean) / sqrt(var + eps) * weight + bias, rounded once.
+// it), and every element is (x - mean) / sqrt(var + eps) * weight + bias, rounded once. rms_norm's
+// row gets the mean of its squares in double, and every element is x / sqrt(ms + eps) * weight.
 #include <cmath>
 
 #include "reference/kernels.h"
@@ -69,6 +70,26 @@ Tensor group_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, int
       [=](int64_t r, int64_t j) { return (r % groups) * channels_per_group + j / spatial; });
 }
 
+Tensor rms_norm(const Tensor& x, const Tensor* weight, int64_t dims, double eps,
+                const TensorType& out) {
+  const Shape& s = x.type.shape;
+  INFERNO_CHECK(dims >= 1 && dims <= static_cast<int64_t>(s.size()), "rms_norm: bad dims");
+  const int64_t length = ir::shape_numel(Shape(s.end() - dims, s.end()));
+  Tensor y = Tensor::zeros(out);
+  if (x.numel() == 0) return y;
+  for (int64_t begin = 0; begin < x.numel(); begin += length) {
+    double squares = 0;
+    for (int64_t j = 0; j < length; ++j) squares += x.get(begin + j) * x.get(begin + j);
+    const double inv_rms = 1.0 / std::sqrt(squares / static_cast<double>(length) + eps);
+    for (int64_t j = 0; j < length; ++j) {
+      double v = x.get(begin + j) * inv_rms;
+      if (weight) v *= weight->get(j);
+      store(y, begin + j, v);
+    }
+  }
+  return y;
+}
+
 void register_norm_kernels(KernelTable& table) {
   table.add(ir::OpKind::kLayerNorm,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,
@@ -76,6 +97,13 @@ void register_norm_kernels(KernelTable& table) {
               return layer_norm(
                   *in[0], in.size() > 1 ? in[1] : nullptr, in.size() > 2 ? in[2] : nullptr,
                   node.attrs.get_int("normalized_dims"), node.attrs.get_float("eps"), out);
+            });
+  table.add(ir::OpKind::kRmsNorm,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return rms_norm(*in[0], in.size() > 1 ? in[1] : nullptr,
+                              node.attrs.get_int("normalized_dims"), node.attrs.get_float("eps"),
+                              out);
             });
   table.add(ir::OpKind::kGroupNorm,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,

@@ -218,6 +218,25 @@ std::vector<Application> norm_applications(DType dtype) {
     for (int k = 0; k < c.params; ++k) a.operands.push_back(param(normalized));
     out.push_back(std::move(a));
   }
+  // rms_norm: the shapes of layer_norm's paths, with and without a weight (its only parameter).
+  for (const Layer& c : std::vector<Layer>{{{3, 7}, 1, 1, false},
+                                           {{2, 3, 40}, 2, 1, true},
+                                           {{5, 64}, 1, 0, false},
+                                           {{3, 999}, 1, 1, false},
+                                           {{2, 3, 512}, 2, 1, true},
+                                           {{2, 12000}, 1, 1, false}}) {
+    const ir::Shape normalized(c.shape.end() - c.dims, c.shape.end());
+    Application a{"rms_norm" + type + ir::shape_to_string(c.shape) + " over " +
+                      std::to_string(c.dims) + " dims" + (c.params ? ", weight" : "") +
+                      (c.offset ? ", offset 1000" : ""),
+                  ir::OpKind::kRmsNorm,
+                  {},
+                  {data(c.shape, c.offset)}};
+    a.attrs.set("normalized_dims", c.dims);
+    a.attrs.set("eps", 1e-6);
+    if (c.params) a.operands.push_back(param(normalized));
+    out.push_back(std::move(a));
+  }
   // group_norm: shape, groups, with weight and bias, offset.
   struct Group {
     ir::Shape shape;

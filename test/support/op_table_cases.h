@@ -63,10 +63,10 @@ class ApplicationAdder {
 /// reads (NumPy broadcasting, written here independently of the reference's).
 int64_t broadcast_source(const ir::Shape& operand, const ir::Shape& out, int64_t i);
 
-/// layer_norm and group_norm on a floating `dtype` (none for other dtypes): random data, some
-/// rows far from zero (1000 + small, where a one-pass variance cancels), random weight and bias
-/// constants, in shapes that take every path of kernels/norm.cuh (a group of lanes per short row,
-/// a warp per row, a block per row with the row in shared memory or read again, packed and
+/// layer_norm, rms_norm and group_norm on a floating `dtype` (none for other dtypes): random data,
+/// some rows far from zero (1000 + small, where a one-pass variance cancels), random weight and
+/// bias constants, in shapes that take every path of kernels/norm.cuh (a group of lanes per short
+/// row, a warp per row, a block per row with the row in shared memory or read again, packed and
 /// unpacked).
 std::vector<Application> norm_applications(ir::DType dtype);
 

@@ -114,6 +114,8 @@ int op_sample_variants(OpKind op) {
       return 2;
     case OpKind::kLayerNorm:
       return 2;
+    case OpKind::kRmsNorm:
+      return 2;
     case OpKind::kGroupNorm:
       return 2;
     default:
@@ -278,6 +280,11 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
                              {x, constant(graph, tag + "_w", dtype, {4}, seed),
                               constant(graph, tag + "_b", dtype, {4}, seed + 1)},
                              a, tag);
+    }
+    case OpKind::kRmsNorm: {  // 0: over the last dim with a weight; 1: the last two, none
+      ir::Attributes a = attrs({{"normalized_dims", int64_t{variant + 1}}, {"eps", 1e-6}});
+      if (variant == 1) return ir::build_value(graph, op, {x}, a, tag);
+      return ir::build_value(graph, op, {x, constant(graph, tag + "_w", dtype, {4}, seed)}, a, tag);
     }
     case OpKind::kGroupNorm: {  // x as [N, C, L]; 0: a group per channel, weight and bias; 1: one
                                 // group, none

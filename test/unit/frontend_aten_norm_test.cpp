@@ -1,8 +1,8 @@
-// The normalization entries of the ATen table: layer_norm and native_layer_norm (normalized_shape
-// to normalized_dims), group_norm and native_group_norm (N, C and HxW checked against the input),
-// optional parameters (a bias alone gets a weight of ones, parameters of another dtype are cast to
-// x's), the 3-output forms' unused statistics (kNoValue), and the refusals (invalid input naming
-// the ATen op and the node).
+// The normalization entries of the ATen table: layer_norm, native_layer_norm and rms_norm
+// (normalized_shape to normalized_dims; rms_norm's eps None is torch.finfo's), group_norm and
+// native_group_norm (N, C and HxW checked against the input), optional parameters (a bias alone
+// gets a weight of ones, parameters of another dtype are cast to x's), the 3-output forms' unused
+// statistics (kNoValue), and the refusals (invalid input naming the ATen op and the node).
 #include <string>
 
 #include "frontend/aten_table.h"
@@ -107,6 +107,46 @@ TEST_CASE("aten layer_norm and native_layer_norm", "[frontend][aten]") {
     refused(t, "aten::layer_norm", {x, ints({})}, "non-empty");
     refused(t, "aten::native_layer_norm", {x, ints({4}), t.in({3}), kNone, 1e-5},
             "weight f32[3] must be f32[4]");
+  }
+}
+
+TEST_CASE("aten rms_norm", "[frontend][aten]") {
+  SECTION("over the last dim with a weight and an eps") {
+    G t;
+    const ValueId x = t.in({2, 3, 8}), w = t.in({8});
+    const auto out = t.ok("aten::rms_norm", {x, ints({8}), w, 1e-6});
+    REQUIRE(out.size() == 1);
+    const ir::Node& n = t.last();
+    CHECK(n.op == OpKind::kRmsNorm);
+    CHECK(n.inputs == std::vector<ValueId>{x, w});
+    CHECK(n.attrs.get_int("normalized_dims") == 1);
+    CHECK(n.attrs.get_float("eps") == 1e-6);
+    CHECK(t.g.type(out[0]).to_string() == "f32[2,3,8]");
+  }
+  SECTION("eps None is torch.finfo(x.dtype).eps; no weight") {
+    const std::pair<DType, double> cases[] = {{DType::kF32, 1.1920928955078125e-07},
+                                              {DType::kF16, 0.0009765625},
+                                              {DType::kBF16, 0.0078125},
+                                              {DType::kF64, 2.220446049250313e-16}};
+    for (const auto& [dtype, eps] : cases) {
+      G t;
+      t.ok("aten::rms_norm", {t.in({4, 6}, dtype), ints({4, 6})});
+      CHECK(t.last().inputs.size() == 1);
+      CHECK(t.last().attrs.get_int("normalized_dims") == 2);
+      CHECK(t.last().attrs.get_float("eps") == eps);
+    }
+  }
+  SECTION("an f32 weight of a bf16 input is cast to bf16") {
+    G t;
+    const ValueId x = t.in({2, 8}, DType::kBF16), w = t.in({8});
+    t.ok("aten::rms_norm", {x, ints({8}), w, kNone});
+    CHECK(t.g.type(t.last().inputs[1]).dtype == DType::kBF16);
+  }
+  SECTION("refusals") {
+    G t;
+    const ValueId x = t.in({2, 3, 4});
+    refused(t, "aten::rms_norm", {x, ints({3})}, "normalized_shape [3] must be");
+    refused(t, "aten::rms_norm", {x, ints({4}), t.in({3})}, "weight f32[3] must be f32[4]");
   }
 }
 

@@ -71,6 +71,26 @@ TEST_CASE("layer_norm keeps x's type and checks weight and bias against the norm
   refused(OpKind::kLayerNorm, {x, x, x, x}, layer(1), kInvalid, "takes 1 to 3 inputs");
 }
 
+TEST_CASE("rms_norm keeps x's type and checks its weight against the normalized dims") {
+  const TensorType x{DType::kBF16, {2, 3, 8}};
+  accepted(OpKind::kRmsNorm, {x}, layer(1));
+  accepted(OpKind::kRmsNorm, {x, {DType::kBF16, {8}}}, layer(1));
+  accepted(OpKind::kRmsNorm, {x, {DType::kBF16, {3, 8}}}, layer(2));
+  accepted(OpKind::kRmsNorm, {{DType::kF32, {4, 0}}, {DType::kF32, {0}}}, layer(1));
+
+  refused(OpKind::kRmsNorm, {x}, layer(0), kInvalid, "normalized_dims 0 must be within [1, 3]");
+  refused(OpKind::kRmsNorm, {x}, layer(4), kInvalid, "normalized_dims");
+  refused(OpKind::kRmsNorm, {x, {DType::kBF16, {3}}}, layer(1), kInvalid,
+          "weight bf16[3] must be bf16[8]");
+  refused(OpKind::kRmsNorm, {x, {DType::kF32, {8}}}, layer(1), kInvalid, "must be bf16[8]");
+  refused(OpKind::kRmsNorm, {x}, layer(1, std::nan("")), kInvalid, "eps must be finite");
+  refused(OpKind::kRmsNorm, {{DType::kI32, {2, 3}}}, layer(1), ErrorCode::kUnsupported,
+          "floating-point");
+  // No bias: a third operand is an arity error.
+  const TensorType w{DType::kBF16, {8}};
+  refused(OpKind::kRmsNorm, {x, w, w}, layer(1), kInvalid, "takes 1 to 2 inputs");
+}
+
 TEST_CASE("group_norm keeps x's type and checks groups and the per-channel weight and bias") {
   const TensorType x{DType::kF16, {2, 6, 5, 4}};
   const TensorType per_channel{DType::kF16, {6}};

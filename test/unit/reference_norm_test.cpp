@@ -1,5 +1,5 @@
-// The normalization reference kernels: layer_norm and group_norm on hand-computed rows, then
-// against a definition written here from PyTorch's documentation (the mean and the biased
+// The normalization reference kernels: layer_norm, rms_norm and group_norm on hand-computed rows,
+// then against a definition written here from PyTorch's documentation (the mean and the biased
 // variance over each normalized set of elements, found by its coordinates), on f32, f64, f16 and
 // bf16, with and without weight and bias, and on rows far from zero (1000 + small), where a
 // one-pass E[x^2] - E[x]^2 would lose every digit.
@@ -85,6 +85,21 @@ TEST_CASE("layer_norm by hand") {
                {0, 1, -1, 0.5});
 }
 
+TEST_CASE("rms_norm by hand") {
+  const ir::TensorType row{DType::kF64, {2, 2}};
+  // rows {3, 4} (mean square 12.5) and {1, -1} (mean square 1); no mean is subtracted
+  const ir::Tensor x = tensor(row, {3, 4, 1, -1});
+  const double r = std::sqrt(12.5);
+  check_values(run(OpKind::kRmsNorm, x, {}, layer(1, 0)), {3 / r, 4 / r, 1, -1});
+  const ir::Tensor w = tensor({DType::kF64, {2}}, {2, -0.5});
+  check_values(run(OpKind::kRmsNorm, x, {w}, layer(1, 0)), {6 / r, -2 / r, 2, 0.5});
+  // over both dims: mean square (9 + 16 + 1 + 1) / 4 = 6.75, plus eps 0.25
+  check_values(run(OpKind::kRmsNorm, x, {}, layer(2, 0.25)),
+               {3 / std::sqrt(7.0), 4 / std::sqrt(7.0), 1 / std::sqrt(7.0), -1 / std::sqrt(7.0)});
+  // A zero row stays zero (eps keeps the root away from 0).
+  check_values(run(OpKind::kRmsNorm, tensor(row, {0, 0, 0, 0}), {w}, layer(1, 1e-6)), {0, 0, 0, 0});
+}
+
 TEST_CASE("group_norm by hand") {
   // [1, 4, 2]: group 0 = channels 0, 1 = {1, 3, 5, 7} (mean 4, variance 5); group 1 = channels
   // 2, 3 = {0, 0, 2, -2} (mean 0, variance 2).
@@ -167,6 +182,48 @@ TEST_CASE("layer_norm matches its definition on every floating dtype") {
                              x, affine > 0 ? &w : nullptr, affine > 1 ? &b : nullptr, 1e-5,
                              x.numel() / length, [&](int64_t i) { return i / length; },
                              [&](int64_t i) { return i % length; }));
+          }
+        }
+      }
+    }
+  }
+}
+
+// rms_norm's definition, written from PyTorch's documentation: each row of `length` elements
+// divided by the root of its mean square plus eps, times the weight, in double, rounded once.
+ir::Tensor rms_definition(const ir::Tensor& x, const ir::Tensor* w, double eps, int64_t length) {
+  ir::Tensor y = ir::Tensor::zeros(x.type);
+  for (int64_t row = 0; row * length < x.numel(); ++row) {
+    double mean_square = 0;
+    for (int64_t j = 0; j < length; ++j) {
+      const double v = x.get(row * length + j);
+      mean_square += v * v / static_cast<double>(length);
+    }
+    for (int64_t j = 0; j < length; ++j) {
+      const double v = x.get(row * length + j) / std::sqrt(mean_square + eps);
+      y.set(row * length + j, w ? v * w->get(j) : v);
+    }
+  }
+  return y;
+}
+
+TEST_CASE("rms_norm matches its definition on every floating dtype") {
+  uint64_t seed = 50;
+  for (const DType dtype : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16}) {
+    for (const bool offset : {false, true}) {
+      for (const ir::Shape& shape : {ir::Shape{3, 5}, ir::Shape{2, 3, 4, 6}, ir::Shape{1, 300}}) {
+        for (int64_t dims = 1; dims <= 2 && dims <= static_cast<int64_t>(shape.size()); ++dims) {
+          const ir::Shape normalized(shape.end() - dims, shape.end());
+          const ir::Tensor x = data({dtype, shape}, ++seed, offset);
+          const ir::Tensor w = test::random_tensor({dtype, normalized}, ++seed);
+          for (const bool weighted : {false, true}) {
+            INFO(ir::dtype_name(dtype) << ir::shape_to_string(shape) << " over " << dims
+                                       << " dims, weight " << weighted << ", offset " << offset);
+            std::vector<ir::Tensor> params;
+            if (weighted) params.push_back(w);
+            const ir::Tensor got = run(OpKind::kRmsNorm, x, params, layer(dims, 1e-6));
+            compare(got,
+                    rms_definition(x, weighted ? &w : nullptr, 1e-6, ir::shape_numel(normalized)));
           }
         }
       }

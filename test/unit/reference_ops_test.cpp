@@ -506,6 +506,9 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kLayerNorm:  // over the last two dims, weight and bias
       return {{{dtype, {2, 3, 4}}, {dtype, {3, 4}}, {dtype, {3, 4}}},
               attrs({{"normalized_dims", int64_t{2}}, {"eps", 1e-5}})};
+    case OpKind::kRmsNorm:  // over the last dim, weight
+      return {{{dtype, {2, 3, 4}}, {dtype, {4}}},
+              attrs({{"normalized_dims", int64_t{1}}, {"eps", 1e-6}})};
     case OpKind::kGroupNorm:  // two groups of two channels, weight and bias
       return {{{dtype, {2, 4, 3}}, {dtype, {4}}, {dtype, {4}}},
               attrs({{"groups", int64_t{2}}, {"eps", 1e-5}})};

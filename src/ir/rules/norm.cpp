@@ -1,6 +1,6 @@
-// Shape rules of the normalization ops, layer_norm and group_norm: a floating input, the optional
-// weight and bias of x's dtype and of exactly the shape PyTorch requires (the normalized dims for
-// layer_norm, [C] for group_norm), a finite eps. The output has x's type.
+// Shape rules of the normalization ops, layer_norm, rms_norm and group_norm: a floating input, the
+// optional weight and bias of x's dtype and of exactly the shape PyTorch requires (the normalized
+// dims for layer_norm and rms_norm, [C] for group_norm), a finite eps. The output has x's type.
 #include <cmath>
 #include <string>
 
@@ -60,6 +60,7 @@ Expected<Types> group_norm(OpKind op, const Types& in, const Attributes& attrs) 
 
 void register_norm_rules(ShapeRuleTable& table) {
   table.add(OpKind::kLayerNorm, layer_norm);
+  table.add(OpKind::kRmsNorm, layer_norm);  // the same operands, less the bias (its arity)
   table.add(OpKind::kGroupNorm, group_norm);
 }
 
