@@ -88,6 +88,10 @@ void add_join_entries(std::vector<OpEntry>& table);
 void add_resize_entries(std::vector<OpEntry>& table);
 /// Appends layer_norm, group_norm and their 3-output native forms (aten_norm.cpp).
 void add_norm_entries(std::vector<OpEntry>& table);
+/// Appends arange, tril and triu (aten_ranges.cpp).
+void add_range_entries(std::vector<OpEntry>& table);
+/// Appends repeat, repeat_interleave and unflatten (aten_repeat.cpp).
+void add_repeat_entries(std::vector<OpEntry>& table);
 /// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).
 void add_slice_entries(std::vector<OpEntry>& table);
 

@@ -406,6 +406,8 @@ std::vector<OpEntry> make_table() {
   add_resize_entries(table);
   add_norm_entries(table);
   add_slice_entries(table);
+  add_range_entries(table);
+  add_repeat_entries(table);
   return table;
 }
 
