@@ -364,7 +364,8 @@ graph(%x: f32[1,4,4,4], %w: f32[4,4,1,1]) {
 })");
 
   int nhwc = 0;
-  for (const ir::Node& node : with_layout(input, passes::ConvLayout::kNhwc).nodes())
+  const ir::Graph converted = with_layout(input, passes::ConvLayout::kNhwc);
+  for (const ir::Node& node : converted.nodes())
     nhwc += node.op == ir::OpKind::kConv2d && node.attrs.get_string("layout") == "nhwc";
   CHECK(nhwc == 5);
 }

@@ -60,7 +60,7 @@ std::vector<ir::Tensor> random_inputs(const ir::Graph& graph) {
 }
 
 TEST_CASE("pipeline: cnn_block's BatchNorms fold, its residual add and relus fuse") {
-  for (const std::string& form : {"model.pt2", "model_decomposed.pt2", "model.pt"}) {
+  for (const char* form : {"model.pt2", "model_decomposed.pt2", "model.pt"}) {
     INFO(form);
     const ir::Graph loaded = test::load_fixture("cnn_block", form);
     const ir::Graph after = optimized(loaded);
