@@ -1,6 +1,6 @@
 // The position and repetition entries of the ATen table, each checked on the reference against
 // values written here from PyTorch's documentation: arange (every overload, int and float bounds,
-// dtypes), tril/triu with a diagonal, repeat, repeat_interleave (GQA's head repetition),
+// dtypes), tril/triu with a diagonal, stack, repeat, repeat_interleave (GQA's head repetition),
 // unflatten, and masked_fill with -inf (where). x holds its flat indices, so each output element
 // names the input element it came from. Inconsistent arguments are invalid input (exit 3) naming
 // the node; data-dependent repeat counts are unsupported (exit 2).
@@ -141,6 +141,27 @@ TEST_CASE("aten repeat, repeat_interleave and unflatten", "[frontend][aten]") {
   CHECK(t.error("aten::unflatten", {t.x, i64(1), ints({4, -1})}).code() ==
         ErrorCode::kInvalidInput);
   CHECK(t.error("aten::unflatten", {t.x, i64(1), ints({2, 2})}).code() == ErrorCode::kInvalidInput);
+}
+
+TEST_CASE("aten stack", "[frontend][aten]") {
+  G t({2, 2});
+  const ValueId y = t.g.add_constant("y", [] {
+    ir::Tensor m = ir::Tensor::zeros({DType::kI64, {2, 2}});
+    for (int64_t k = 0; k < 4; ++k) m.set(k, 10 + static_cast<double>(k));
+    return m;
+  }());
+  // along the last dim, the i64 constant promoted to f32 (torch.stack promotes as cat does)
+  check(t.run("aten::stack", {std::vector<ValueId>{t.x, y}, i64(-1)}), "f32[2,2,2]",
+        {0, 10, 1, 11, 2, 12, 3, 13});
+  G u({2, 2});
+  check(u.run("aten::stack", {std::vector<ValueId>{u.x, u.x}}), "f32[2,2,2]",
+        {0, 1, 2, 3, 0, 1, 2, 3});
+  G v({2, 2});
+  const ValueId other = v.g.add_input("z", {DType::kF32, {2, 3}});
+  CHECK(v.error("aten::stack", {std::vector<ValueId>{v.x, other}}).message().find("one shape") !=
+        std::string::npos);
+  CHECK(v.error("aten::stack", {std::vector<ValueId>{v.x}, i64(4)}).code() ==
+        ErrorCode::kInvalidInput);
 }
 
 TEST_CASE("aten masked_fill with -inf", "[frontend][aten]") {
