@@ -99,7 +99,7 @@ TEST_CASE("print-after-all and -O0 control the pipeline") {
   CHECK(!contains(none.err, "IR after"));
 }
 
-TEST_CASE("--layout chooses the convolutions' layout: auto, nchw or nhwc") {
+TEST_CASE("the layout flag (--layout) chooses the convolutions' layout: auto, nchw or nhwc") {
   const std::string model = fixture_path("cnn_block/model.pt2");
   auto automatic = infernoc({model, "--emit", "ir"});
   INFO(automatic.err);
