@@ -99,7 +99,45 @@ Status emit_constant_pad(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
+// index_select: out viewed as [outer, count, inner] reads x as [outer, size, inner] at the row
+// its index names, wrapped once when negative and clamped into [0, size) (never out of bounds).
+Status emit_index_select(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  const ir::TensorType& x = ctx.graph.type(node.inputs[0]);
+  const ir::TensorType& ids = ctx.graph.type(node.inputs[1]);
+  const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
+  ctx.out.run.line("// " + ctx.describe(node));
+  if (out.numel() == 0) {
+    ctx.out.run.line("// (no elements: nothing to copy)");
+    return Status::ok();
+  }
+  const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
+  int64_t inner = 1;
+  for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const std::string type(storage_type(out.dtype)), id_type(storage_type(ids.dtype));
+  GridKernel kernel{kernel_name(ctx.graph, node, index),
+                    ctx.describe(node),
+                    "const " + type + "* in, const " + id_type + "* index, " + type + "* out",
+                    {{"in", ctx.pointer(node.inputs[0])},
+                     {"index", ctx.pointer(node.inputs[1])},
+                     {"out", ctx.pointer(node.outputs[0])}},
+                    {},
+                    out.numel(),
+                    ctx.label(node)};
+  const std::string n = std::to_string(inner), count = std::to_string(ids.numel()),
+                    size = std::to_string(x.shape[dim]);
+  kernel.body.line("const int64_t c = i % " + n + ", p = (i / " + n + ") % " + count +
+                   ", o = i / " + std::to_string(inner * ids.numel()) + ";");
+  kernel.body.line("int64_t r = static_cast<int64_t>(index[p]);");
+  kernel.body.line("if (r < 0) r += " + size + ";");
+  kernel.body.line("r = r < 0 ? 0 : (r >= " + size + " ? " + size + " - 1 : r);");
+  kernel.body.line("out[i] = in[(o * " + size + " + r) * " + n + " + c];");
+  emit_grid_kernel(ctx, kernel);
+  return Status::ok();
+}
+
 void register_join_lowerings(LoweringTable& table) {
+  table.add(ir::OpKind::kIndexSelect, emit_index_select);
   table.add(ir::OpKind::kCat, emit_cat);
   table.add(ir::OpKind::kConstantPad, emit_constant_pad);
 }

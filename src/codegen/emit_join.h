@@ -12,8 +12,9 @@ namespace inferno::codegen {
 
 Status emit_cat(EmitContext& ctx, int32_t index);
 Status emit_constant_pad(EmitContext& ctx, int32_t index);
+Status emit_index_select(EmitContext& ctx, int32_t index);
 
-/// cat and constant_pad.
+/// cat, constant_pad and index_select.
 void register_join_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

@@ -90,6 +90,8 @@ void add_resize_entries(std::vector<OpEntry>& table);
 void add_norm_entries(std::vector<OpEntry>& table);
 /// Appends arange, tril and triu (aten_ranges.cpp).
 void add_range_entries(std::vector<OpEntry>& table);
+/// Appends embedding and index_select (aten_index.cpp).
+void add_index_entries(std::vector<OpEntry>& table);
 /// Appends repeat, repeat_interleave and unflatten (aten_repeat.cpp).
 void add_repeat_entries(std::vector<OpEntry>& table);
 /// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).

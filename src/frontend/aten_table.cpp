@@ -408,6 +408,7 @@ std::vector<OpEntry> make_table() {
   add_slice_entries(table);
   add_range_entries(table);
   add_repeat_entries(table);
+  add_index_entries(table);
   return table;
 }
 

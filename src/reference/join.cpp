@@ -1,5 +1,6 @@
-// Reference kernels of the joins: cat and constant_pad, exact for every dtype (elements are
-// copied as bytes; the fill is the rank-0 input's bytes).
+// Reference kernels of the joins and gathers: cat, constant_pad and index_select, exact for every
+// dtype (elements are copied as bytes; the fill is the rank-0 input's bytes).
+#include <algorithm>
 #include <cstring>
 
 #include "reference/kernels.h"
@@ -51,7 +52,34 @@ Tensor constant_pad(const Tensor& x, const Tensor& fill, const ir::IntList& befo
   return y;
 }
 
+// index_select: each picked slice copied as bytes (exact for every dtype); the index wraps once
+// when negative and is then clamped into the dim, as the CUDA kernel does.
+Tensor index_select(const Tensor& x, const Tensor& index, int64_t dim, const TensorType& out) {
+  const ir::Shape& s = x.type.shape;
+  INFERNO_CHECK(dim >= 0 && dim < static_cast<int64_t>(s.size()), "index_select: bad dim");
+  const int64_t size = s[static_cast<size_t>(dim)];
+  const int64_t outer = ir::shape_numel(ir::Shape(s.begin(), s.begin() + dim));
+  const int64_t inner = ir::shape_numel(ir::Shape(s.begin() + dim + 1, s.end()));
+  const int64_t bytes = inner * ir::dtype_size(x.type.dtype), count = index.numel();
+  Tensor y = Tensor::zeros(out);
+  for (int64_t p = 0; p < count; ++p) {
+    double v = index.get(p);  // clamped as a double: no overflowing conversion
+    if (v < 0) v += static_cast<double>(size);
+    const auto r = static_cast<int64_t>(std::clamp(v, 0.0, static_cast<double>(size - 1)));
+    for (int64_t o = 0; o < outer; ++o) {
+      std::memcpy(y.data.data() + (o * count + p) * bytes, x.data.data() + (o * size + r) * bytes,
+                  static_cast<size_t>(bytes));
+    }
+  }
+  return y;
+}
+
 void register_join_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kIndexSelect,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return index_select(*in[0], *in[1], node.attrs.get_int("dim"), out);
+            });
   table.add(ir::OpKind::kCat,
             [](const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out)
                 -> Expected<Tensor> { return cat(in, node.attrs.get_int("dim"), out); });

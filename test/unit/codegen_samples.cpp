@@ -231,6 +231,13 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
     case OpKind::kCat:  // x with itself and a constant along dim 1
       return ir::build_value(graph, op, {x, constant(graph, tag + "_c", dtype, {2, 1, 4}, seed), x},
                              attrs({{"dim", int64_t{1}}}), tag);
+    case OpKind::kIndexSelect: {  // dim 1 of x by a [2, 3] index, negative and in range
+      ir::Tensor ids = ir::Tensor::zeros({ir::DType::kI64, {2, 3}});
+      const double values[] = {1, 0, -1, 2, 2, -3};
+      for (int64_t k = 0; k < 6; ++k) ids.set(k, values[k]);
+      return ir::build_value(graph, op, {x, graph.add_constant(tag + "_ids", std::move(ids))},
+                             attrs({{"dim", int64_t{1}}}), tag);
+    }
     case OpKind::kConstantPad:  // pads dims 0 and 2, crops dim 1
       return ir::build_value(
           graph, op, {x, constant(graph, tag + "_fill", dtype, {}, seed)},

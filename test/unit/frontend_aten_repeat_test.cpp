@@ -164,6 +164,25 @@ TEST_CASE("aten stack", "[frontend][aten]") {
         ErrorCode::kInvalidInput);
 }
 
+TEST_CASE("aten embedding and index_select onto index_select", "[frontend][aten]") {
+  auto ids = [](std::vector<double> v, ir::Shape shape) {
+    ir::Tensor t = ir::Tensor::zeros({DType::kI64, std::move(shape)});
+    for (size_t k = 0; k < v.size(); ++k) t.set(static_cast<int64_t>(k), v[k]);
+    return t;
+  };
+  G t({3, 2});  // a table of 3 rows of 2
+  const ValueId tokens = t.g.add_constant("tokens", ids({2, 0, 2, 1}, {2, 2}));
+  check(t.run("aten::embedding", {t.x, tokens}), "f32[2,2,2]", {4, 5, 0, 1, 4, 5, 2, 3});
+  G u({2, 3});
+  const ValueId cols = u.g.add_constant("cols", ids({2, -3}, {2}));
+  check(u.run("aten::index_select", {u.x, i64(1), cols}), "f32[2,2]", {2, 0, 5, 3});
+  G v({3, 2});
+  const ValueId bad = v.g.add_constant("bad", ids({0, 3}, {2}));
+  const Status s = v.error("aten::embedding", {v.x, bad});
+  CHECK(s.code() == ErrorCode::kInvalidInput);
+  CHECK(s.message().find("index 3 is out of range for dim 0 of size 3") != std::string::npos);
+}
+
 TEST_CASE("aten masked_fill with -inf", "[frontend][aten]") {
   G t({2, 2});
   const ValueId mask = t.g.add_constant("mask", [] {

@@ -188,6 +188,7 @@ Graph kitchen_sink() {
   const ValueId row4 = add(g, OpKind::kReshape, {row}, attrs({{"shape", IntList{4}}}), "row4");
   add(g, OpKind::kLayerNorm, {x, row4, row4},
       attrs({{"normalized_dims", int64_t{1}}, {"eps", 1e-5}}), "layer_norm");
+  add(g, OpKind::kIndexSelect, {x, i}, attrs({{"dim", int64_t{0}}}), "index_select");
   add(g, OpKind::kRmsNorm, {x, row4}, attrs({{"normalized_dims", int64_t{1}}, {"eps", 1e-6}}),
       "rms_norm");
   const ValueId ncl = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 4, 2}}}), "ncl");

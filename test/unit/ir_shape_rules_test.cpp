@@ -392,6 +392,9 @@ const std::vector<Case>& cases() {
       // joins (more in ir_join_rules_test.cpp)
       {K::kCat, {f32({2, 3}), f32({2, 1})}, dim(1), {f32({2, 4})}},
       {K::kCat, {f32({2, 3}), f16({2, 1})}, dim(1), {}, "share dtype"},
+      {K::kIndexSelect, {f16({5, 3}), i64({2, 4})}, dim(0), {f16({2, 4, 3})}},
+      {K::kIndexSelect, {f16({5, 3}), i32({2})}, dim(1), {f16({5, 2})}},
+      {K::kIndexSelect, {f16({5, 3}), i64({2})}, dim(2), {}, "dim 2 out of range"},
       {K::kConstantPad,
        {i64({2, 3}), i64({})},
        attrs({{"before", IntList{1, -1}}, {"after", IntList{0, 2}}}),

@@ -1,7 +1,8 @@
-// Shape rules of the joins: cat (inputs of one dtype and rank, equal but along `dim`) and
-// constant_pad (per-dim before/after counts, negative ones crop; the fill is a rank-0 input of x's
-// dtype). Sizes come from untrusted attributes: every sum is checked before it can overflow, and
-// the output's element count through checked_numel.
+// Shape rules of the joins and gathers: index_select (an integer index of any shape), cat (inputs
+// of one dtype and rank, equal but along `dim`) and constant_pad (per-dim before/after counts,
+// negative ones crop; the fill is a rank-0 input of x's dtype). Sizes come from untrusted
+// attributes: every sum is checked before it can overflow, and the output's element count through
+// checked_numel.
 #include <string>
 
 #include "ir/rules/rules.h"
@@ -58,7 +59,29 @@ Expected<Types> constant_pad(OpKind op, const Types& in, const Attributes& attrs
 
 }  // namespace
 
+// index_select: x of rank >= 1, an integer index; a non-empty index needs a non-empty dim to pick
+// from.
+Expected<Types> index_select(OpKind op, const Types& in, const Attributes& attrs) {
+  const TensorType &x = in[0], &index = in[1];
+  const int64_t dim = attrs.get_int("dim");
+  if (dim < 0 || dim >= x.rank())
+    return bad(op, "dim " + std::to_string(dim) + " out of range for " + x.to_string());
+  if (index.dtype != DType::kI32 && index.dtype != DType::kI64)
+    return unsupported(std::string(op_name(op)) + ": the index must be i32 or i64, got " +
+                       index.to_string());
+  const auto d = static_cast<size_t>(dim);
+  if (x.shape[d] == 0 && index.numel() > 0)
+    return bad(op,
+               "cannot pick from the empty dim " + std::to_string(dim) + " of " + x.to_string());
+  Shape out(x.shape.begin(), x.shape.begin() + dim);
+  out.insert(out.end(), index.shape.begin(), index.shape.end());
+  out.insert(out.end(), x.shape.begin() + dim + 1, x.shape.end());
+  if (!checked_numel(out)) return bad(op, "output " + shape_to_string(out) + " is too large");
+  return one({x.dtype, std::move(out)});
+}
+
 void register_join_rules(ShapeRuleTable& table) {
+  table.add(OpKind::kIndexSelect, index_select);
   table.add(OpKind::kCat, cat);
   table.add(OpKind::kConstantPad, constant_pad);
 }
