@@ -18,10 +18,11 @@ namespace inferno::codegen {
 
 /// The parts of model.cu that per-node lowering appends to, in node order.
 struct ModelSections {
-  SourceWriter kernels;           ///< file scope: one __global__ per elementwise node
-  SourceWriter gemm_specs;        ///< entries of the kGemms table
-  SourceWriter run;               ///< statements of run(), one block per node
-  std::set<std::string> headers;  ///< kernels/*.cuh the launches need
+  SourceWriter kernels;            ///< file scope: one __global__ per elementwise node
+  SourceWriter gemm_specs;         ///< entries of the kGemms table
+  SourceWriter run;                ///< statements of run(), one block per node
+  std::set<std::string> headers;   ///< kernels/*.cuh the launches need
+  std::set<std::string> functors;  ///< file-scope functors written so far (shared by name)
   int32_t num_gemms = 0;
   bool checks_alignment = false;  ///< run() checks caller buffers' alignment (misaligned())
 };

@@ -14,20 +14,23 @@ std::string n(int64_t v) { return std::to_string(v); }
 
 // conv2d's activation as a functor at file scope (the form kernels/conv.cuh takes): its body is
 // the elementwise op's expression from ops.def in the kernel's accumulation type, so the epilogue
-// computes what the unfused op would. Returns the functor's name; "" for activation "none".
-std::string emit_activation(EmitContext& ctx, const ir::Node& node, int32_t index,
-                            ir::DType dtype) {
+// computes what the unfused op would. One functor per activation and type, shared by every conv
+// that uses it: each functor type is another instantiation of the conv kernels for nvcc to
+// compile. Returns the functor's name; "" for activation "none".
+std::string emit_activation(EmitContext& ctx, const ir::Node& node, ir::DType dtype) {
   const std::string& activation = node.attrs.get_string("activation");
   if (activation == "none") return "";
   const std::optional<ir::OpKind> op = ir::parse_op_name(activation);
   INFERNO_CHECK(op.has_value(), "conv2d: the shape rule admits only known activations");
   const ComputeType compute = dtype == ir::DType::kF64 ? ComputeType::kDouble : ComputeType::kFloat;
+  const std::string type(compute_type_name(compute));
+  // The op's table name (an identifier) and the type: nothing from the model.
+  const std::string name = "conv_activation_" + std::string(ir::op_name(*op)) + "_" + type;
+  if (!ctx.out.functors.insert(name).second) return name;
   const std::optional<std::string> expr = elementwise_expression(*op, {"a"}, compute);
   INFERNO_CHECK(expr.has_value(), "conv2d: no floating-point expression for " + activation);
-  const std::string name = "conv_activation_" + n(index);
-  const std::string type(compute_type_name(compute));
   SourceWriter& k = ctx.out.kernels;
-  k.line("// " + activation + " after " + ctx.describe(node));
+  k.line("// conv2d's " + activation + " epilogue in " + type);
   k.open("struct " + name);
   k.open("__device__ __forceinline__ " + type + " operator()(const " + type + " a) const");
   k.line("return " + *expr + ";");
@@ -93,7 +96,7 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
   const std::string residual = has_residual ? ctx.pointer(node.inputs[3]) : "nullptr";
   const std::string gate =
       has_gate ? ctx.pointer(node.inputs[has_residual ? 4 : 3]) : std::string("nullptr");
-  const std::string activation = emit_activation(ctx, node, index, x.dtype);
+  const std::string activation = emit_activation(ctx, node, x.dtype);
   run.open("");
   run.line("const inferno::kernels::Conv2dShape shape = {" + named_args(shape) + "};");
   run.line("const inferno::kernels::Conv2dEpilogue<" + type + "> epilogue = {" +
