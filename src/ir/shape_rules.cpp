@@ -25,6 +25,7 @@ const rules::ShapeRuleTable& rule_table() {
     rules::register_join_rules(t);
     rules::register_resize_rules(t);
     rules::register_norm_rules(t);
+    rules::register_attention_rules(t);
     return t;
   }();
   return table;

@@ -143,6 +143,10 @@ struct KernelTable {
 };
 
 // One per family file.
+// attention.cpp
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+                 const ir::Attributes& attrs, const TensorType& out);
+
 void register_gemm_kernels(KernelTable& table);
 void register_layout_kernels(KernelTable& table);
 void register_elementwise_kernels(KernelTable& table);
@@ -153,5 +157,6 @@ void register_pool_kernels(KernelTable& table);
 void register_join_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
 void register_norm_kernels(KernelTable& table);
+void register_attention_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail
