@@ -57,6 +57,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from cnn_fixture_models import CnnBlock, CnnMixed, CnnNormsLists
+from transformer_fixture_models import (EncoderLayers, SdpaForms, encoder_inputs, gpt2_inputs, gpt2_tiny,
+                                        llama_tiny, sdpa_inputs)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "test" / "fixtures"
@@ -285,6 +287,8 @@ class ModelSpec:
     # Inputs made from a seeded generator, where random normals do not cover what the model
     # needs (positive values, kinks, ties); None: torch.randn of input_shapes.
     inputs: Optional[Callable[[torch.Generator], tuple[torch.Tensor, ...]]] = None
+    # False for models whose ops LibTorch 1.13 (the TorchScript loader) does not know.
+    torchscript: bool = True
 
 
 # Values at and around the kinks of the activations (hardtanh/relu6/clamp bounds, hardswish and
@@ -329,6 +333,12 @@ MODELS = (
     ModelSpec("cnn_block", CnnBlock, ((2, 3, 32, 32),), seed=10),
     ModelSpec("cnn_mixed", CnnMixed, ((1, 8, 15, 17),), seed=11),
     ModelSpec("cnn_norms_lists", CnnNormsLists, ((2, 8, 6, 5),), seed=12),
+    ModelSpec("transformer_sdpa", SdpaForms, ((2, 4, 37, 16),) * 3 + ((2, 1, 1, 37),), seed=13,
+              inputs=sdpa_inputs, torchscript=False),
+    ModelSpec("transformer_gpt2", gpt2_tiny, ((1, 20),), seed=14, inputs=gpt2_inputs),
+    ModelSpec("transformer_llama", llama_tiny, ((1, 19, 32),), seed=15),
+    ModelSpec("transformer_encoder", EncoderLayers, ((2, 13, 32), (2, 13)), seed=16,
+              inputs=encoder_inputs),
 )
 UNSUPPORTED = ModelSpec("unsupported_ops", UnsupportedOps, ((4, 8),), seed=6)
 # Ops of UnsupportedOps that the compiler must name (substrings of the ATen targets).
@@ -343,7 +353,8 @@ def build_model(spec: ModelSpec) -> nn.Module:
 def make_inputs(spec: ModelSpec) -> tuple[torch.Tensor, ...]:
     gen = torch.Generator().manual_seed(1000 + spec.seed)
     if spec.inputs is not None:
-        inputs = tuple(t.to(torch.float32).contiguous() for t in spec.inputs(gen))
+        # Floating inputs in float32; token ids (int64) and masks (bool) keep their dtypes.
+        inputs = tuple((t.to(torch.float32) if t.is_floating_point() else t).contiguous() for t in spec.inputs(gen))
         shapes = tuple(tuple(t.shape) for t in inputs)
         if shapes != spec.input_shapes:
             raise AssertionError(f"{spec.name}: inputs of shapes {shapes}, expected {spec.input_shapes}")
@@ -639,11 +650,16 @@ def export_torchscript(model: nn.Module, inputs, expected, path: Path) -> str:
     return status
 
 
+# torch dtypes of fixture inputs -> infernoc's dtype names (the manifest's and --input's).
+DTYPE_NAMES = {torch.float32: "f32", torch.int64: "i64", torch.bool: "bool"}
+
+
 def save_arrays(tensors, model_dir: Path, prefix: str) -> list[str]:
     names = []
     for i, t in enumerate(tensors):
         name = f"{prefix}{i}.npy"
-        np.save(model_dir / name, t.detach().to(torch.float32).contiguous().numpy())
+        t = t.detach()
+        np.save(model_dir / name, (t.to(torch.float32) if t.is_floating_point() else t).contiguous().numpy())
         names.append(name)
     return names
 
@@ -658,7 +674,7 @@ def export_model(spec: ModelSpec, out: Path) -> tuple[dict, dict]:
         expected = [t.clone() for t in as_tensor_list(model(*inputs))]
 
     info = export_pt2(model, inputs, expected, model_dir)
-    debug_info = export_torchscript(model, inputs, expected, model_dir / "model.pt")
+    debug_info = export_torchscript(model, inputs, expected, model_dir / "model.pt") if spec.torchscript else None
     input_files = save_arrays(inputs, model_dir, "input")
     output_files = save_arrays(expected, model_dir, "output")
     print(f"  plain targets: {info['targets']}\n  decomposed targets: {info['decomposed_targets']}")
@@ -666,7 +682,7 @@ def export_model(spec: ModelSpec, out: Path) -> tuple[dict, dict]:
     entry = {
         "name": spec.name,
         "inputs": [
-            {"name": n, "shape": list(t.shape), "dtype": "f32", "file": f}
+            {"name": n, "shape": list(t.shape), "dtype": DTYPE_NAMES[t.dtype], "file": f}
             for n, t, f in zip(info["user_inputs"], inputs, input_files)
         ],
         "num_outputs": len(expected),

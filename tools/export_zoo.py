@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Exports the CNN zoo: torchvision models with random weights, traced to TorchScript, with an
-input and PyTorch's outputs beside each, for the `zoo` tests (test/zoo/).
+"""Exports the zoo: torchvision models and the transformers of tools/transformer_models.py with
+random weights, traced to TorchScript, with inputs and PyTorch's outputs beside each, for the
+`zoo` tests (test/zoo/).
 
 Run with the distribution's interpreter, ``/usr/bin/python3``, which has ``python3-torch`` and
 ``python3-torchvision`` (torch 1.13, torchvision 0.14); the ``python3`` first on PATH may be another
 interpreter without them. The models are tens of MB: write them into the build tree, never the
 source tree.
 
-Each model goes to ``<out>/<name>/``: ``model.pt`` (traced in eval mode), ``input0.npy`` and
+Each model goes to ``<out>/<name>/``: ``model.pt`` (traced in eval mode), ``input<i>.npy`` (f32
+images and hidden states, int64 token ids and attention masks) and
 PyTorch's ``output<i>.npy`` (f32; a dict's values in insertion order, as infernoc orders them).
 Everything is seeded per model (from its name), so a re-export writes the same files. BatchNorm
 layers get random running statistics and affine parameters (mean N(0, 0.1), var U(0.5, 2),
@@ -35,6 +37,8 @@ try:
     import torch
     import torchvision
     from torch import nn
+
+    import transformer_models
 except ImportError as e:  # not this interpreter's packages: the tests are skipped, not failed
     print(f"export_zoo: {e}; run with /usr/bin/python3 (python3-torch, python3-torchvision)")
     sys.exit(77)
@@ -76,22 +80,45 @@ def segmentation(name: str) -> Callable[[], nn.Module]:
     )
 
 
-# name -> (builder, input size H = W). 64x64 keeps the CPU reference fast; resnet18 also at 224.
-MODELS: dict[str, tuple[Callable[[], nn.Module], int]] = {
-    "resnet18": (tv("resnet18"), 64),
-    "resnet18_224": (tv("resnet18"), 224),
-    "resnet50": (tv("resnet50"), 64),
-    "mobilenet_v2": (tv("mobilenet_v2"), 64),
-    "mobilenet_v3_small": (tv("mobilenet_v3_small"), 64),
-    "efficientnet_b0": (tv("efficientnet_b0"), 64),
-    "convnext_tiny": (tv("convnext_tiny"), 64),
-    "shufflenet_v2_x0_5": (tv("shufflenet_v2_x0_5"), 64),
-    "densenet121": (tv("densenet121"), 64),
-    "googlenet": (tv("googlenet", aux_logits=False, init_weights=True), 64),
-    "regnet_y_400mf": (tv("regnet_y_400mf"), 64),
-    "squeezenet1_1": (tv("squeezenet1_1"), 64),
-    "vgg_small": (SmallVgg, 64),
-    "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"), 64),
+def image(size: int) -> Callable[[], tuple[torch.Tensor, ...]]:
+    return lambda: (torch.randn(1, 3, size, size),)
+
+
+def tokens(batch: int, seq: int, with_mask: bool = False) -> Callable[[], tuple[torch.Tensor, ...]]:
+    def make() -> tuple[torch.Tensor, ...]:
+        ids = transformer_models.token_ids(batch, seq)
+        return (ids, transformer_models.padding_mask(batch, seq)) if with_mask else (ids,)
+
+    return make
+
+
+def hidden(batch: int, seq: int, width: int) -> Callable[[], tuple[torch.Tensor, ...]]:
+    return lambda: (torch.randn(batch, seq, width),)
+
+
+# name -> (builder, inputs). Images are 64x64 to keep the CPU reference fast (resnet18 also at
+# 224); the transformers are small (width 64, 2 layers) with sequences that are no multiple of
+# the attention kernel's tiles.
+MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "resnet18": (tv("resnet18"), image(64)),
+    "resnet18_224": (tv("resnet18"), image(224)),
+    "resnet50": (tv("resnet50"), image(64)),
+    "mobilenet_v2": (tv("mobilenet_v2"), image(64)),
+    "mobilenet_v3_small": (tv("mobilenet_v3_small"), image(64)),
+    "efficientnet_b0": (tv("efficientnet_b0"), image(64)),
+    "convnext_tiny": (tv("convnext_tiny"), image(64)),
+    "shufflenet_v2_x0_5": (tv("shufflenet_v2_x0_5"), image(64)),
+    "densenet121": (tv("densenet121"), image(64)),
+    "googlenet": (tv("googlenet", aux_logits=False, init_weights=True), image(64)),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), image(64)),
+    "squeezenet1_1": (tv("squeezenet1_1"), image(64)),
+    "vgg_small": (SmallVgg, image(64)),
+    "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"), image(64)),
+    "gpt2": (transformer_models.Gpt2, tokens(1, 40)),
+    "bert": (transformer_models.Bert, tokens(2, 24, with_mask=True)),
+    "llama_block": (transformer_models.LlamaBlock, hidden(2, 33, 64)),
+    "transformer_encoder": (transformer_models.transformer_encoder, hidden(2, 17, 64)),
+    "vit": (transformer_models.vit, image(32)),
 }
 
 
@@ -112,6 +139,18 @@ def randomize_batch_norms(model: nn.Module) -> None:
                     m.bias.copy_(torch.randn(c) * 0.1)
 
 
+def randomize_norms(model: nn.Module) -> None:
+    """LayerNorm and RMSNorm weights and biases away from 1 and 0, so that every norm has its own
+    parameters (equal constants would be merged, hiding a wrong operand)."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm) and m.elementwise_affine:
+                m.weight.copy_(torch.rand(m.weight.shape) + 0.5)
+                m.bias.copy_(torch.randn(m.bias.shape) * 0.1)
+            elif isinstance(m, transformer_models.RmsNorm):
+                m.weight.copy_(torch.rand(m.weight.shape) + 0.5)
+
+
 def outputs_of(result) -> list[torch.Tensor]:
     if isinstance(result, dict):
         return list(result.values())
@@ -121,30 +160,38 @@ def outputs_of(result) -> list[torch.Tensor]:
 
 
 def stamp() -> str:
-    """What an exported model depends on: this script and the torch it ran with."""
-    script = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    """What an exported model depends on: these scripts and the torch it ran with."""
+    here = Path(__file__).resolve().parent
+    sources = [Path(__file__).resolve(), here / "transformer_models.py"]
+    script = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
     return f"{script} torch {torch.__version__} torchvision {torchvision.__version__}\n"
 
 
 def export(name: str, out: Path) -> None:
-    make, size = MODELS[name]
+    make, make_inputs = MODELS[name]
     torch.manual_seed(seed_of(name))
     model = make().eval()
     randomize_batch_norms(model)
-    x = torch.randn(1, 3, size, size)
+    randomize_norms(model)
+    inputs = make_inputs()
     with torch.no_grad():
-        expected = [t.clone() for t in outputs_of(model(x))]
-        traced = torch.jit.trace(model, (x,), strict=False)  # strict=False: dict outputs
+        expected = [t.clone() for t in outputs_of(model(*inputs))]
+        traced = torch.jit.trace(model, inputs, strict=False)  # strict=False: dict outputs
     model_dir = out / name
     shutil.rmtree(model_dir, ignore_errors=True)
     model_dir.mkdir(parents=True)
     traced.save(str(model_dir / "model.pt"))
     with torch.no_grad():  # the file, reloaded, must compute what the model did
-        again = outputs_of(torch.jit.load(str(model_dir / "model.pt"))(x))
+        again = outputs_of(torch.jit.load(str(model_dir / "model.pt"))(*inputs))
     for i, (a, e) in enumerate(zip(again, expected)):
-        if not torch.equal(a, e):
-            raise RuntimeError(f"{name}: output {i} of the saved trace differs from the model's")
-    np.save(model_dir / "input0.npy", x.numpy())
+        # The reloaded trace may fuse and reorder float sums (its profiling executor), so the
+        # check is a relative L2 error far below the tests' 1e-4, not bit equality.
+        error = float((a.double() - e.double()).norm() / e.double().norm().clamp_min(1e-30))
+        if a.shape != e.shape or not error <= 1e-6:
+            raise RuntimeError(f"{name}: output {i} of the saved trace differs from the model's "
+                               f"(relative L2 error {error:.2e})")
+    for i, t in enumerate(inputs):  # token ids stay int64
+        np.save(model_dir / f"input{i}.npy", t.numpy())
     for i, t in enumerate(expected):
         np.save(model_dir / f"output{i}.npy", t.float().numpy())
     (model_dir / "stamp").write_text(stamp())  # last: a complete export

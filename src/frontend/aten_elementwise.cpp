@@ -117,6 +117,19 @@ Expected<ValueId> scaled(const Ctx& c, const AtenArg& other, DType peer, std::st
   return c.build(OpKind::kMul, {t, operand(c, alpha, c.type(t).dtype, "alpha")}, {}, "scaled");
 }
 
+// outer(a, b) = a[:, None] * b: two 1-D tensors (rotary embeddings' position x frequency table).
+Outputs outer(Ctx& c) {
+  const ValueId a = c.a.tensor("self"), b = c.a.tensor("vec2");
+  if (c.type(a).rank() != 1 || c.type(b).rank() != 1) {
+    return c.invalid("expects two 1-D tensors, got " + c.type(a).to_string() + " and " +
+                     c.type(b).to_string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(
+      ValueId column,
+      c.build(OpKind::kReshape, {a}, attrs({{"shape", ir::Shape{c.type(a).shape[0], 1}}}), "column"));
+  return one(c.build(OpKind::kMul, {column, b}));
+}
+
 // add/sub/mul/div with alpha and rounding_mode. Either operand may be a Python number
 // (decompositions emit `sub.Tensor(1.0, x)`), typed against the tensor operand.
 Builder binary(OpKind op) {
@@ -381,6 +394,8 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
        {arg("self", T), arg("other", TorNum), arg("alpha", Num, int64_t{1})},
        rsub},
       {"aten::mul", "", self_other, binary(OpKind::kMul)},
+      {"aten::outer", "", {arg("self", T), arg("vec2", T)}, outer},
+      {"aten::ger", "", {arg("self", T), arg("vec2", T)}, outer},
       {"aten::div",
        "",
        {arg("self", TorNum), arg("other", TorNum), opt("rounding_mode", Str)},

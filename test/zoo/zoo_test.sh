@@ -3,7 +3,8 @@
 #   zoo_test.sh export PYTHON ZOO_DIR
 #       exports every model with tools/export_zoo.py (skipping those already up to date);
 #   zoo_test.sh check INFERNOC NPY_COMPARE ZOO_DIR NAME
-#       lowers ZOO_DIR/NAME/model.pt with the default pipeline, generates its model.cu (every op of
+#       lowers ZOO_DIR/NAME/model.pt (its inputs' shapes and dtypes from input*.npy, in order:
+#       fewer than ten, so the glob's order is the inputs' order) with the default pipeline, generates its model.cu (every op of
 #       the optimized graph has a lowering; no nvcc), runs the optimized graph on the CPU reference
 #       and compares every output with PyTorch's: relative L2 error <= 1e-4 in f32, the issue's
 #       criterion (a network dozens of layers deep rounds differently from PyTorch in every layer,
@@ -34,8 +35,9 @@ check)
     exit 77
   fi
   rm -rf "$dir/reference"
-  "$infernoc" "$dir/model.pt" --data "$dir/input0.npy" --emit cu -o "$dir/model.cu"
-  "$infernoc" "$dir/model.pt" --data "$dir/input0.npy" --reference --save-outputs "$dir/reference"
+  inputs=("$dir"/input*.npy)
+  "$infernoc" "$dir/model.pt" --data "${inputs[@]}" --emit cu -o "$dir/model.cu"
+  "$infernoc" "$dir/model.pt" --data "${inputs[@]}" --reference --save-outputs "$dir/reference"
   count=0 failed=0
   for expected in "$dir"/output*.npy; do
     i=${expected##*/output}
@@ -57,8 +59,9 @@ build)
     echo "zoo: $dir was not exported (see the 'zoo: export' test)"
     exit 77
   fi
+  inputs=("$dir"/input*.npy)
   start=$(date +%s.%N)
-  "$infernoc" "$dir/model.pt" --data "$dir/input0.npy" -o "$dir/model.so"
+  "$infernoc" "$dir/model.pt" --data "${inputs[@]}" -o "$dir/model.so"
   end=$(date +%s.%N)
   echo "zoo: $3 compiled to model.so ($(stat -c %s "$dir/model.so") bytes) in" \
     "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }') s"
