@@ -22,6 +22,12 @@ Models:
   parameters, on [N, C, L], ``torch.native_group_norm``), all with random parameters.
 * ``slicing``: select, slice (steps, negative bounds), narrow, unbind, chunk, split with sizes
   (their Tensor[] results taken apart by prim::ListUnpack) and ShuffleNet's channel shuffle.
+* ``mha_fastpath``: nn.MultiheadAttention's fast path (``aten::_native_multi_head_attention``) with
+  4 and 2 heads, bool and float key padding masks, and cross-attention.
+* ``encoder_fastpath``: nn.TransformerEncoderLayer's fast path
+  (``aten::_transformer_encoder_layer_fwd``): post-norm relu layers in an nn.TransformerEncoder, a
+  pre-norm gelu layer, key padding masks. Both are traced in eval mode under no_grad, and the
+  exporter checks that the fast-path op is in the trace.
 * ``resize``: nearest and bilinear ``F.interpolate`` by sizes and by scale factors (which set
   the source coordinates), align_corners both ways, up and down.
 
@@ -176,6 +182,79 @@ class Slicing(nn.Module):
         return a + c * d - e, b, f, g * 2, h, i, shuffled.contiguous().view(n, ch, hh, w)
 
 
+def padding_masks(batch: int, length: int, lengths: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Key padding masks marking the positions past each row's length: True (bool) or -inf
+    (float) is a padded key, MASKED OUT in the fast paths."""
+    pad = torch.arange(length)[None, :] >= torch.tensor(lengths)[:, None]
+    assert pad.shape == (batch, length)
+    return pad, torch.zeros(batch, length).masked_fill(pad, float("-inf"))
+
+
+class Attention(nn.Module):
+    """nn.MultiheadAttention's TorchScript fast path (eval, no grad, batch_first, self-attention,
+    no attn_mask, even head count): aten::_native_multi_head_attention, with 4 and 2 heads, with
+    bool and float key padding masks, its attention weights computed but unused; and the op called
+    directly for cross-attention (key and value another tensor than the query)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 4, batch_first=True)
+        self.mha2 = nn.MultiheadAttention(16, 2, batch_first=True)
+        with torch.no_grad():
+            self.mha.in_proj_bias.copy_(torch.randn(48) * 0.5)
+            self.mha.out_proj.bias.copy_(torch.randn(16) * 0.5)
+        pad, pad_float = padding_masks(2, 6, [4, 6])
+        self.register_buffer("pad", pad)
+        self.register_buffer("pad_float", pad_float)
+
+    def forward(self, x: torch.Tensor):  # x: [2, 6, 16]
+        a = self.mha(x, x, x, need_weights=False)[0]
+        b = self.mha(x, x, x, key_padding_mask=self.pad)[0]  # weights returned, unused
+        c = self.mha2(x, x, x, key_padding_mask=self.pad_float, need_weights=False)[0]
+        y = torch.cat([x[:, 3:], x[:, :3]], 1) * 2  # rolled: another tensor than x
+        m = self.mha
+        d = torch._native_multi_head_attention(
+            x, y, y, 16, 4, m.in_proj_weight, m.in_proj_bias, m.out_proj.weight, m.out_proj.bias,
+            None, False, True, None)[0]
+        return a, b, c, d
+
+
+class Encoder(nn.Module):
+    """nn.TransformerEncoderLayer's TorchScript fast path: aten::_transformer_encoder_layer_fwd,
+    in a two-layer nn.TransformerEncoder (post-norm, relu), a pre-norm gelu layer with a key
+    padding mask, and an encoder without nested tensors whose layer gets the key padding mask
+    (mask_type 1). LayerNorm parameters randomized."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(16, 4, 32, batch_first=True), num_layers=2)
+        self.pre_norm = nn.TransformerEncoderLayer(
+            16, 2, 24, activation="gelu", norm_first=True, batch_first=True, layer_norm_eps=1e-6)
+        self.padded = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(16, 4, 32, batch_first=True), num_layers=1,
+            enable_nested_tensor=False)
+        for module in self.modules():
+            if isinstance(module, nn.LayerNorm):
+                randomized_affine(module)
+        pad, _ = padding_masks(2, 6, [6, 3])
+        self.register_buffer("pad", pad)
+
+    def forward(self, x: torch.Tensor):  # x: [2, 6, 16]
+        a = self.encoder(x)
+        b = self.pre_norm(x, src_key_padding_mask=self.pad)
+        c = self.padded(x, src_key_padding_mask=self.pad)
+        return a, b, c
+
+
+# Node kinds a traced model must contain: the fast paths are taken only under conditions (eval,
+# no grad, batch_first, ...), and a fixture that silently fell back would test nothing.
+REQUIRED_KINDS = {
+    "mha_fastpath": ["aten::_native_multi_head_attention"],
+    "encoder_fastpath": ["aten::_transformer_encoder_layer_fwd"],
+}
+
+
 MODELS = {
     "cnn_ops": (CnnOps, lambda: [torch.randn(2, 3, 8, 8)]),
     "joins": (Joins, lambda: [torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)]),
@@ -183,6 +262,8 @@ MODELS = {
     "slicing": (Slicing, lambda: [torch.randn(2, 6, 5, 7)]),
     "norms": (Norms, lambda: [torch.randn(2, 8, 5, 6)]),
     "dict_out": (SegmentHead, lambda: [torch.randn(1, 3, 6, 8)]),
+    "mha_fastpath": (Attention, lambda: [torch.randn(2, 6, 16)]),
+    "encoder_fastpath": (Encoder, lambda: [torch.randn(2, 6, 16)]),
 }
 
 
@@ -220,6 +301,11 @@ def main() -> int:
             export_dict_model(model, inputs, expected, model_dir / "model.pt")
         else:
             ef.export_torchscript(model, inputs, expected, model_dir / "model.pt")
+        kinds = {n.kind() for n in torch.jit.load(str(model_dir / "model.pt")).inlined_graph.nodes()}
+        missing = [k for k in REQUIRED_KINDS.get(name, []) if k not in kinds]
+        if missing:
+            print(f"{name}: the trace lacks {missing}")
+            return 1
         ef.save_arrays(inputs, model_dir, "input")
         ef.save_arrays(expected, model_dir, "output")
         leaks = [hit for p in model_dir.iterdir() for hit in ef.find_absolute_paths(p.read_bytes())]

@@ -94,6 +94,9 @@ void add_range_entries(std::vector<OpEntry>& table);
 void add_index_entries(std::vector<OpEntry>& table);
 /// Appends repeat, repeat_interleave and unflatten (aten_repeat.cpp).
 void add_repeat_entries(std::vector<OpEntry>& table);
+/// Appends scaled_dot_product_attention and its export forms, _native_multi_head_attention and
+/// _transformer_encoder_layer_fwd (aten_attention.cpp).
+void add_attention_entries(std::vector<OpEntry>& table);
 /// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).
 void add_slice_entries(std::vector<OpEntry>& table);
 

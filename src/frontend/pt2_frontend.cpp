@@ -55,8 +55,9 @@ class Loader {
   /// The error for a use of an output that lower_aten_call did not compute (ir::kNoValue).
   Status not_computed(const std::string& name) const {
     return unsupported(record_ + ": value '" + name +
-                       "' is used, but infernoc does not compute it (pooling indices and "
-                       "batch_norm's saved statistics are not supported)");
+                       "' is used, but infernoc does not compute it (pooling indices, "
+                       "batch_norm's saved statistics, attention weights and attention's "
+                       "logsumexp and RNG outputs are not supported)");
   }
 
   const Pt2Archive& archive_;

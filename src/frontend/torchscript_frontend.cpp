@@ -579,8 +579,9 @@ class Walker {
   static Status not_computed(const jit::Value& value, const NotComputed& missing,
                              const std::string& node, const SourceLocation& loc) {
     return unsupported("'" + value.debugName() + "', an output of " + missing.producer +
-                           ", is used, but infernoc does not compute it (pooling indices and "
-                           "batch_norm's saved statistics are not supported)",
+                           ", is used, but infernoc does not compute it (pooling indices, "
+                           "batch_norm's saved statistics, attention weights and attention's "
+                           "logsumexp and RNG outputs are not supported)",
                        node, loc);
   }
 
