@@ -13,6 +13,8 @@
 #include "passes/fuse_epilogues.h"
 #include "passes/legalize.h"
 #include "passes/pass.h"
+#include "passes/recognize_gelu.h"
+#include "passes/recognize_rms_norm.h"
 #include "passes/simplify.h"
 
 namespace inferno::passes {
@@ -30,6 +32,13 @@ const std::vector<PassInfo>& registered_passes() {
        &simplify},
       {"cse", "merge identical constants and identical nodes", &eliminate_common_subexpressions},
       {"dce", "remove nodes and constants no graph output depends on", &eliminate_dead_code},
+      {"recognize-gelu",
+       "GELU written out (0.5 x (1 + tanh(...)) or 0.5 x (1 + erf(x / sqrt 2))) becomes gelu_tanh "
+       "or gelu",
+       &recognize_gelu},
+      {"recognize-rms-norm",
+       "x * rsqrt(mean(x^2, -1) + eps) * w, with Llama's casts to f32 and back, becomes rms_norm",
+       &recognize_rms_norm},
       {"fold-batch-norm",
        "fold a per-channel constant scale and shift (inference BatchNorm) after a conv2d or gemm "
        "into its weights and bias",

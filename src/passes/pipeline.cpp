@@ -13,6 +13,11 @@ const std::vector<std::string_view>& default_pipeline() {
       "simplify",        // re-canonicalizes what it changes
       "cse",
       "dce",  // drops what canonicalize and simplify left unused (permuted weights)
+      // The transformer patterns, on a folded and simplified graph (their constants are single
+      // constants, their casts to the same dtype gone).
+      "recognize-gelu",      // before fuse-epilogues, which folds the gelu into its gemm
+      "recognize-rms-norm",  // its rules build on each other in one walk (norm, cast, weight)
+      "dce",  // what they replaced: fuse-epilogues then sees a gemm read only by its gelu
       // After fold-constants (BatchNorm's scale and shift are constants then) and before
       // fuse-epilogues, which then sees the conv2d or gemm with its bias.
       "fold-batch-norm",
