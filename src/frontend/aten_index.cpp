@@ -1,7 +1,13 @@
 // Integer indexing entries of the ATen table onto the IR's index_select: embedding (rows of the
-// table by token id), index_select (slices along a dim by a 1-D index). An index held in a
-// constant is checked here, so an out-of-range id in the model is invalid input naming the node;
-// an index computed at run time is clamped by the kernel (ops.def).
+// table by token id), index_select (slices along a dim by a 1-D index), index.Tensor with one
+// index tensor (x[:, idx], any index shape), and gather (elements along a dim: an index_select
+// over x flattened, by flat ids idx * stride + the offset of each position's other coordinates,
+// a constant). An index held in a constant is checked here, so an out-of-range id in the model is
+// invalid input naming the node; an index computed at run time is clamped by the kernel (ops.def;
+// for gather, into the flattened x). Bool indices select a data-dependent number of elements:
+// unsupported.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,22 +21,118 @@ using ir::ValueId;
 
 constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Any = ArgKind::kAny;
 
+/// An index tensor must be integral; a bool (mask) index selects a data-dependent count.
+Status check_index_dtype(const Ctx& c, ValueId index) {
+  const ir::DType d = c.type(index).dtype;
+  if (d == ir::DType::kBool) {
+    return c.unsupported_arg("indexing with a bool mask " + c.type(index).to_string() +
+                             " (its result size depends on the data)");
+  }
+  if (!ir::is_integral(d))
+    return c.invalid("an index must be an integer tensor, got " + c.type(index).to_string());
+  return Status::ok();
+}
+
+/// A constant index's ids must lie in [lowest, size) (-size for index_select, 0 for gather).
+Status check_constant_ids(const Ctx& c, ValueId index, int64_t dim, int64_t size, bool negative) {
+  const ir::Tensor* ids = c.g.value(index).constant.get();
+  if (!ids) return Status::ok();
+  const double lowest = negative ? -static_cast<double>(size) : 0.0;
+  for (int64_t p = 0; p < ids->numel(); ++p) {
+    const double v = ids->get(p);
+    if (v < lowest || v >= static_cast<double>(size)) {
+      return c.invalid("index " + std::to_string(static_cast<long long>(v)) +
+                       " is out of range for dim " + std::to_string(dim) + " of size " +
+                       std::to_string(size));
+    }
+  }
+  return Status::ok();
+}
+
 Outputs select_rows(Ctx& c, ValueId x, ValueId index, int64_t dim_arg) {
   const ir::TensorType xt = c.type(x);
   if (xt.rank() < 1) return c.invalid("expects a tensor of rank >= 1, got " + xt.to_string());
+  INFERNO_RETURN_IF_ERROR(check_index_dtype(c, index));
   INFERNO_ASSIGN_OR_RETURN(const int64_t dim, c.dim(dim_arg, xt.rank()));
   const int64_t size = xt.shape[static_cast<size_t>(dim)];
-  if (const ir::Tensor* ids = c.g.value(index).constant.get()) {
-    for (int64_t p = 0; p < ids->numel(); ++p) {
-      const double v = ids->get(p);
-      if (v < -static_cast<double>(size) || v >= static_cast<double>(size)) {
-        return c.invalid("index " + std::to_string(static_cast<long long>(v)) +
-                         " is out of range for dim " + std::to_string(dim) + " of size " +
-                         std::to_string(size));
-      }
+  INFERNO_RETURN_IF_ERROR(check_constant_ids(c, index, dim, size, true));
+  return one(c.build(OpKind::kIndexSelect, {x, index}, attrs({{"dim", dim}})));
+}
+
+// index.Tensor(self, indices: Tensor?[]): x[None, ..., idx] with exactly one index tensor, at the
+// position of its dim: index_select there (the index's shape replaces the dim, as PyTorch places
+// a single advanced index's dims).
+Outputs index_tensor(Ctx& c) {
+  const ValueId x = c.a.tensor("self");
+  const std::vector<ValueId> indices = c.a.tensors("indices");
+  std::optional<int64_t> dim;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] == ir::kNoValue) continue;
+    if (c.type(indices[i]).dtype == ir::DType::kBool) {
+      INFERNO_RETURN_IF_ERROR(check_index_dtype(c, indices[i]));
+    }
+    if (dim) return c.unsupported_arg("indexing with more than one index tensor is not supported");
+    dim = static_cast<int64_t>(i);
+  }
+  if (!dim) return std::vector<ValueId>{x};  // x[None, ...]-free: all slices
+  if (static_cast<int64_t>(indices.size()) > c.type(x).rank()) {
+    return c.invalid("too many indices (" + std::to_string(indices.size()) + ") for " +
+                     c.type(x).to_string());
+  }
+  return select_rows(c, x, indices[static_cast<size_t>(*dim)], *dim);
+}
+
+// gather(self, dim, index): out[p] = x[p with its dim coordinate replaced by index[p]], the index
+// of x's rank, no larger than x in the other dims. As an index_select over x flattened: flat id
+// index[p] * stride(dim) + offset(p), the offset a constant of the index's shape.
+Outputs gather(Ctx& c) {
+  const ValueId x = c.a.tensor("self");
+  ValueId index = c.a.tensor("index");
+  const ir::TensorType xt = c.type(x), it = c.type(index);
+  INFERNO_RETURN_IF_ERROR(check_index_dtype(c, index));
+  const int64_t rank = std::max<int64_t>(xt.rank(), 1);
+  INFERNO_ASSIGN_OR_RETURN(const int64_t dim, c.dim(c.a.get_int("dim"), rank));
+  const ir::Shape xs = xt.rank() == 0 ? ir::Shape{1} : xt.shape;
+  const ir::Shape is = it.rank() == 0 ? ir::Shape{1} : it.shape;
+  bool fits = is.size() == xs.size();
+  for (size_t d = 0; fits && d < xs.size(); ++d)
+    fits = static_cast<int64_t>(d) == dim || is[d] <= xs[d];
+  if (!fits) {
+    return c.invalid("the index " + it.to_string() + " must have the rank of " + xt.to_string() +
+                     " and be no larger in the dims other than " + std::to_string(dim));
+  }
+  INFERNO_RETURN_IF_ERROR(check_constant_ids(c, index, dim, xs[static_cast<size_t>(dim)], false));
+  std::vector<int64_t> stride(xs.size(), 1);
+  for (size_t d = xs.size() - 1; d > 0; --d) stride[d - 1] = stride[d] * xs[d];
+  ir::Tensor offsets = ir::Tensor::zeros({ir::DType::kI64, is});
+  std::vector<int64_t> coord(is.size(), 0);
+  for (int64_t p = 0; p < offsets.numel(); ++p) {
+    int64_t off = 0;
+    for (size_t d = 0; d < is.size(); ++d) {
+      if (static_cast<int64_t>(d) != dim) off += coord[d] * stride[d];
+    }
+    offsets.set(p, static_cast<double>(off));
+    for (size_t d = is.size(); d-- > 0;) {  // the next coordinate, row-major
+      if (++coord[d] < is[d]) break;
+      coord[d] = 0;
     }
   }
-  return one(c.build(OpKind::kIndexSelect, {x, index}, attrs({{"dim", dim}})));
+  INFERNO_ASSIGN_OR_RETURN(
+      index, c.build(OpKind::kCast, {index}, attrs({{"dtype", ir::DType::kI64}}), "index_i64"));
+  const ValueId step =
+      ir::add_scalar_constant(c.g, static_cast<double>(stride[static_cast<size_t>(dim)]),
+                              ir::DType::kI64, c.name("stride"));
+  INFERNO_ASSIGN_OR_RETURN(ValueId scaled, c.build(OpKind::kMul, {index, step}, {}, "scaled"));
+  const ValueId base = c.g.add_constant(c.name("offsets"), std::move(offsets));
+  INFERNO_ASSIGN_OR_RETURN(ValueId flat_ids, c.build(OpKind::kAdd, {scaled, base}, {}, "ids"));
+  if (it.rank() == 0) {
+    INFERNO_ASSIGN_OR_RETURN(
+        flat_ids, c.build(OpKind::kReshape, {flat_ids}, attrs({{"shape", ir::Shape{}}}), "ids0"));
+  }
+  INFERNO_ASSIGN_OR_RETURN(
+      ValueId flat,
+      c.build(OpKind::kReshape, {x}, attrs({{"shape", ir::Shape{xt.numel()}}}), "flat"));
+  return one(c.build(OpKind::kIndexSelect, {flat, flat_ids}, attrs({{"dim", int64_t{0}}})));
 }
 
 // embedding(weight, indices, padding_idx, ...): padding_idx only affects training.
@@ -53,6 +155,14 @@ void add_index_entries(std::vector<OpEntry>& table) {
         arg("scale_grad_by_freq", Any, false), arg("sparse", Any, false)},
        embedding},
       {"aten::index_select", "", {arg("self", T), arg("dim", Int), arg("index", T)}, index_select},
+      {"aten::index",
+       "Tensor Tensor_hacked_twin",
+       {arg("self", T), arg("indices", ArgKind::kTensorList)},
+       index_tensor},
+      {"aten::gather",
+       "",
+       {arg("self", T), arg("dim", Int), arg("index", T), arg("sparse_grad", Any, false)},
+       gather},
   };
   table.insert(table.end(), rows.begin(), rows.end());
 }

@@ -141,6 +141,15 @@ void add_repeat_entries(std::vector<OpEntry>& table) {
        {arg("self", T), arg("repeats", ArgKind::kTensorOrScalar), opt("dim", Int),
         opt("output_size", Int)},
        repeat_interleave},
+      // repeat_interleave.Tensor(repeats): each i repeated repeats[i] times, a data-dependent
+      // count
+      {"aten::repeat_interleave",
+       "Tensor",
+       {arg("repeats", T), opt("output_size", Int)},
+       [](Ctx& c) -> Outputs {
+         return c.unsupported_arg(
+             "repeat_interleave of a tensor of counts (its result size depends on the data)");
+       }},
       {"aten::unflatten", "", {arg("self", T), arg("dim", Int), arg("sizes", Ints)}, unflatten},
   };
   table.insert(table.end(), rows.begin(), rows.end());

@@ -24,7 +24,8 @@ struct NoneArg {
 };
 /// A decoded argument: None, a tensor value already in the graph, a list of tensors, int, float,
 /// bool, string, int list, a dtype or a float list (upsampling's scale factors). Frontends decode
-/// PyTorch scalar types to ir::DType.
+/// PyTorch scalar types to ir::DType. In a list of optional tensors (index's Tensor?[]), a None is
+/// ir::kNoValue.
 using AtenArg = std::variant<NoneArg, ir::ValueId, std::vector<ir::ValueId>, int64_t, double, bool,
                              std::string, std::vector<int64_t>, ir::DType, std::vector<double>>;
 

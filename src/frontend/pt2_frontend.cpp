@@ -367,6 +367,21 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
     INFERNO_ASSIGN_OR_RETURN(int64_t i, sym_value(v));
     return AtenArg{i};
   }
+  if (kind == "as_optional_tensors") {  // index's Tensor?[]: None as ir::kNoValue
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
+    std::vector<ValueId> ts;
+    for (const JsonRef& e : list) {
+      INFERNO_ASSIGN_OR_RETURN(auto element, e.one_of());
+      if (element.first == "as_none") {
+        ts.push_back(ir::kNoValue);
+      } else if (element.first == "as_tensor") {
+        INFERNO_ASSIGN_OR_RETURN(ts.emplace_back(), tensor(element.second));
+      } else {
+        return e.error("unknown optional tensor kind '" + element.first + "'");
+      }
+    }
+    return AtenArg{std::move(ts)};
+  }
   if (kind == "as_tensors" || kind == "as_sym_ints") {
     INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> list, v.items());
     std::vector<ValueId> ts;

@@ -342,6 +342,23 @@ class Walker {
       }
       return bind(output, AtenArg(std::move(ids)));
     }
+    if (ivalue->isList()) {  // a frozen Tensor?[] (index's indices): None as ir::kNoValue
+      std::vector<ir::ValueId> ids;
+      for (const c10::IValue& element : ivalue->toListRef()) {
+        if (element.isNone()) {
+          ids.push_back(ir::kNoValue);
+          continue;
+        }
+        if (!element.isTensor()) {
+          return unsupported("prim::Constant list of " + element.tagKind(), node_name(node),
+                             location_of(node));
+        }
+        INFERNO_ASSIGN_OR_RETURN(
+            ir::Tensor data, to_ir_tensor(element.toTensor(), node_name(node), location_of(node)));
+        ids.push_back(out_.add_constant(output->debugName(), std::move(data)));
+      }
+      return bind(output, AtenArg(std::move(ids)));
+    }
     return unsupported("prim::Constant of type " + ivalue->tagKind(), node_name(node),
                        location_of(node));
   }
@@ -360,11 +377,20 @@ class Walker {
     return bind(output, AtenArg(out_.add_constant(output->debugName(), std::move(data))));
   }
 
-  /// Int lists (shapes, dims) and tensor lists (cat, stack); other element types are unsupported.
+  /// Int lists (shapes, dims) and tensor lists (cat, stack); a list of optional tensors (index's
+  /// Tensor?[]) is a tensor list holding ir::kNoValue for each None. Other element types are
+  /// unsupported.
   Status visit_list_construct(const jit::Node* node) {
     auto list_type = node->output()->type()->cast<c10::ListType>();
-    const auto element_kind =
-        list_type ? list_type->getElementType()->kind() : c10::TypeKind::AnyType;
+    auto element_kind = list_type ? list_type->getElementType()->kind() : c10::TypeKind::AnyType;
+    bool optional = false;
+    if (element_kind == c10::TypeKind::OptionalType) {
+      const auto inner = list_type->getElementType()->cast<c10::OptionalType>()->getElementType();
+      if (inner->kind() == c10::TypeKind::TensorType) {
+        element_kind = c10::TypeKind::TensorType;
+        optional = true;
+      }
+    }
     if (element_kind != c10::TypeKind::IntType && element_kind != c10::TypeKind::TensorType) {
       return unsupported("prim::ListConstruct of " + node->output()->type()->str(), node_name(node),
                          location_of(node));
@@ -379,6 +405,8 @@ class Walker {
         ints.push_back(*i);
       } else if (element_kind == c10::TypeKind::TensorType && id) {
         tensors.push_back(*id);
+      } else if (optional && std::holds_alternative<NoneArg>(element)) {
+        tensors.push_back(ir::kNoValue);
       } else {
         return invalid_input("prim::ListConstruct: element '" + input->debugName() +
                                  "' does not fit " + node->output()->type()->str(),
