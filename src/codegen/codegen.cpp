@@ -3,6 +3,7 @@
 #include "codegen/codegen.h"
 
 #include "codegen/emit_abi.h"
+#include "codegen/emit_attention.h"
 #include "codegen/emit_context.h"
 #include "codegen/emit_conv.h"
 #include "codegen/emit_fused.h"
@@ -64,6 +65,7 @@ const LoweringTable& lowering_table() {
     register_join_lowerings(t);
     register_resize_lowerings(t);
     register_norm_lowerings(t);
+    register_attention_lowerings(t);
     return t;
   }();
   return table;

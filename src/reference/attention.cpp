@@ -85,8 +85,8 @@ void register_attention_kernels(KernelTable& table) {
   table.add(ir::OpKind::kAttention,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,
                const TensorType& out) -> Expected<Tensor> {
-              return attention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
-                               node.attrs, out);
+              return attention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr, node.attrs,
+                               out);
             });
 }
 

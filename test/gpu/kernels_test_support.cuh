@@ -194,6 +194,7 @@ void run_softmax_tests();
 void run_norm_tests();
 void run_elementwise_tests();
 void run_conv_tests();
+void run_attention_tests();
 void run_graph_capture_tests();
 
 }  // namespace kernels_test

@@ -1,7 +1,10 @@
 #include "support/op_table_cases.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "ir/builder.h"
 #include "ir/shape_rules.h"
@@ -263,6 +266,130 @@ std::vector<Application> norm_applications(DType dtype) {
   return out;
 }
 
+std::vector<Application> attention_applications(DType dtype) {
+  if (!ir::is_floating(dtype)) return {};
+  uint64_t seed = 9000 + static_cast<uint64_t>(dtype);
+  struct Case {
+    int64_t batch, heads, kv_heads, sq, skv, d, dv;
+    bool causal;
+    std::string mask;  // none, bool or additive
+    ir::Shape mask_shape;
+    int64_t dead_row;  // a query row whose every mask entry drops the key (-1: none)
+  };
+  const std::vector<Case> cases = {
+      {1, 2, 2, 5, 7, 8, 8, false, "none", {}, -1},
+      {1, 2, 2, 70, 70, 64, 64, true, "none", {}, -1},               // two query tiles, diagonal
+      {2, 4, 2, 3, 130, 32, 32, false, "bool", {2, 1, 1, 130}, -1},  // GQA 2, three key tiles
+      {1, 8, 2, 9, 4, 12, 24, true, "additive", {9, 4}, -1},  // GQA 4, Sq > Skv, unaligned rows
+      {1, 2, 1, 4, 20, 128, 128, false, "bool", {1, 1, 4, 20}, 1},
+      {1, 2, 2, 4, 20, 128, 128, true, "additive", {4, 20}, 2},  // a row of -inf
+      {1, 1, 1, 17, 33, 80, 80, true, "additive", {1, 1, 17, 33}, -1},
+      {1, 1, 1, 3, 40, 200, 96, false, "none", {}, -1},  // the largest head tile
+      {1, 2, 2, 1, 1, 64, 64, false, "none", {}, -1},
+  };
+  const std::string type = " " + std::string(ir::dtype_name(dtype)) + " ";
+  std::vector<Application> out;
+  for (const Case& c : cases) {
+    Application a{"attention" + type + "q [" + std::to_string(c.batch) + "," +
+                      std::to_string(c.heads) + "," + std::to_string(c.sq) + "," +
+                      std::to_string(c.d) + "] k [.," + std::to_string(c.kv_heads) + "," +
+                      std::to_string(c.skv) + ",.] dv " + std::to_string(c.dv) +
+                      (c.causal ? ", causal" : "") + ", mask " + c.mask +
+                      (c.mask == "none" ? "" : " " + ir::shape_to_string(c.mask_shape)),
+                  ir::OpKind::kAttention,
+                  {},
+                  {}};
+    a.operands.push_back({false, random_tensor({dtype, {c.batch, c.heads, c.sq, c.d}}, ++seed)});
+    a.operands.push_back(
+        {false, random_tensor({dtype, {c.batch, c.kv_heads, c.skv, c.d}}, ++seed)});
+    a.operands.push_back(
+        {false, random_tensor({dtype, {c.batch, c.kv_heads, c.skv, c.dv}}, ++seed)});
+    a.attrs.set("scale", 1.0 / std::sqrt(static_cast<double>(c.d)));
+    a.attrs.set("causal", c.causal);
+    a.attrs.set("mask", c.mask);
+    a.attrs.set("kv_groups", c.heads / c.kv_heads);
+    if (c.mask != "none") {
+      const bool keep_mask = c.mask == "bool";
+      const ir::Tensor r = random_tensor({DType::kF32, c.mask_shape}, ++seed);
+      ir::Tensor m = ir::Tensor::zeros({keep_mask ? DType::kBool : dtype, c.mask_shape});
+      const int64_t skv = c.mask_shape.back();
+      for (int64_t i = 0; i < m.numel(); ++i) {
+        const bool dead =
+            c.dead_row >= 0 && (i / skv) % c.mask_shape[c.mask_shape.size() - 2] == c.dead_row;
+        const double inf = std::numeric_limits<double>::infinity();
+        if (keep_mask) {
+          m.set(i, !dead && r.get(i) > -1.0 ? 1 : 0);  // three keys in four kept
+        } else {
+          m.set(i, dead || i % 7 == 3 ? -inf : r.get(i));
+        }
+      }
+      a.operands.push_back({true, std::move(m)});
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<double> attention_definition(const Application& application) {
+  const ir::Tensor& q = application.operands[0].tensor;
+  const ir::Tensor& k = application.operands[1].tensor;
+  const ir::Tensor& v = application.operands[2].tensor;
+  const ir::Tensor* mask =
+      application.operands.size() > 3 ? &application.operands[3].tensor : nullptr;
+  const std::string kind = application.attrs.get_string("mask");
+  const bool causal = application.attrs.get_bool("causal");
+  const double scale = application.attrs.get_float("scale");
+  const int64_t batch = q.type.shape[0], heads = q.type.shape[1], sq = q.type.shape[2];
+  const int64_t d = q.type.shape[3], kv_heads = k.type.shape[1], skv = k.type.shape[2];
+  const int64_t dv = v.type.shape[3], per_kv = heads / kv_heads;
+  const ir::Shape scores = {batch, heads, sq, skv};
+  // Element (b, h, s, e) of a [B, H, S, E] tensor.
+  const auto at = [](const ir::Tensor& t, int64_t b, int64_t h, int64_t s, int64_t e) {
+    const ir::Shape& n = t.type.shape;
+    return t.get(((b * n[1] + h) * n[2] + s) * n[3] + e);
+  };
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(batch * heads * sq * dv));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t g = h / per_kv;
+      for (int64_t i = 0; i < sq; ++i) {
+        // The logits of the keys this row sees (others are left out of the softmax).
+        std::vector<std::pair<int64_t, double>> seen;
+        for (int64_t j = 0; j < skv; ++j) {
+          if (causal && j > i) continue;
+          double logit = 0;
+          if (mask != nullptr) {
+            const double m = mask->get(
+                broadcast_source(mask->type.shape, scores, ((b * heads + h) * sq + i) * skv + j));
+            if (kind == "bool" && m == 0) continue;
+            if (kind == "additive") logit = m;
+          }
+          for (int64_t e = 0; e < d; ++e) logit += scale * at(q, b, h, i, e) * at(k, b, g, j, e);
+          if (logit == -std::numeric_limits<double>::infinity()) continue;
+          seen.push_back({j, logit});
+        }
+        double top = -std::numeric_limits<double>::infinity();
+        for (const auto& [j, logit] : seen) top = std::max(top, logit);
+        double total = 0;
+        std::vector<double> weights;
+        for (const auto& [j, logit] : seen) {
+          weights.push_back(std::exp(logit - top));
+          total += weights.back();
+        }
+        for (int64_t e = 0; e < dv; ++e) {
+          double y = 0;
+          for (size_t n = 0; n < seen.size(); ++n) {
+            y += weights[n] / total * at(v, b, g, seen[n].first, e);
+          }
+          out.push_back(y);  // 0 when the row sees no key
+        }
+      }
+    }
+  }
+  return out;
+}
+
 TableGraph table_graph() {
   TableGraph t;
   std::vector<ir::ValueId> outputs;
@@ -287,6 +414,10 @@ TableGraph table_graph() {
       }
     }
     for (const Application& a : norm_applications(dtype)) {
+      outputs.push_back(adder.add(a));
+      t.labels.push_back(a.label);
+    }
+    for (const Application& a : attention_applications(dtype)) {
       outputs.push_back(adder.add(a));
       t.labels.push_back(a.label);
     }

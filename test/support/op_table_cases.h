@@ -70,8 +70,19 @@ int64_t broadcast_source(const ir::Shape& operand, const ir::Shape& out, int64_t
 /// unpacked).
 std::vector<Application> norm_applications(ir::DType dtype);
 
-/// Every row on every dtype it accepts, and the norm applications, in one graph, one output per
-/// application.
+/// attention on a floating `dtype` (none for other dtypes): random q, k and v, in shapes that take
+/// the kernels' paths (one and several query and key tiles, sequences not multiples of a tile,
+/// Sq != Skv, head dims 8 .. 200 and d != dv, unaligned rows), GQA with 2 and 4 query heads per kv
+/// head, causal, bool and additive masks of broadcast shapes, rows that see no key.
+std::vector<Application> attention_applications(ir::DType dtype);
+
+/// attention's value on an application of attention_applications, computed here in double from
+/// its definition (softmax(scale * q @ k^T + mask) @ v; a row that sees no key gives zeros),
+/// independently of the reference interpreter; not yet rounded to the output dtype.
+std::vector<double> attention_definition(const Application& application);
+
+/// Every row on every dtype it accepts, and the norm and attention applications, in one graph, one
+/// output per application.
 struct TableGraph {
   ir::Graph graph;
   std::vector<ir::Tensor> inputs;   ///< one per graph input

@@ -111,6 +111,10 @@ TEST_CASE("what codegen refuses instead of computing wrongly", "[codegen]") {
       "graph(%a: f32[2,1,4,3], %b: f32[1,5,3,2]) {\n  %m: f32[2,5,4,2] = gemm(%a, %b)" + gemm +
           "\n  return %m\n}",
       "gemm: batch dims [2,1] and [1,5] broadcast in a way a strided batched GEMM cannot express");
+  refuse(
+      "graph(%q: f32[1,1,2,300]) {\n  %a: f32[1,1,2,300] = attention(%q, %q, %q) {scale=0.5}\n  "
+      "return %a\n}",
+      "attention: head dims up to 256 are supported, got 300 (q, k) and 300 (v) (node 'a')");
 }
 
 TEST_CASE("model strings reach model.cu only escaped", "[codegen]") {

@@ -118,6 +118,8 @@ int op_sample_variants(OpKind op) {
       return 2;
     case OpKind::kGroupNorm:
       return 2;
+    case OpKind::kAttention:
+      return 3;
     default:
       return 1;
   }
@@ -300,6 +302,38 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op,
                              {x, constant(graph, tag + "_w", dtype, {3}, seed),
                               constant(graph, tag + "_b", dtype, {3}, seed + 1)},
+                             a, tag);
+    }
+    case OpKind::kAttention: {  // x as q [1, 2, 3, 4] or [2, 1, 3, 4]; 0: GQA (two query heads on
+                                // one kv head), causal, Dv 6; 1: self-attention on x with a bool
+                                // [3, 3] mask, its row 1 all false; 2: an additive [1, 2, 1, 5]
+      auto q = ir::build_value(
+          graph, OpKind::kReshape, {x},
+          attrs({{"shape", variant == 1 ? ir::IntList{2, 1, 3, 4} : ir::IntList{1, 2, 3, 4}}}),
+          tag + "_q");
+      if (!q) return q;
+      ir::Attributes a = attrs({{"scale", 0.5}});
+      if (variant == 0) {
+        a.set("causal", true);
+        a.set("kv_groups", int64_t{2});
+        return ir::build_value(graph, op,
+                               {*q, constant(graph, tag + "_k", dtype, {1, 1, 5, 4}, seed),
+                                constant(graph, tag + "_v", dtype, {1, 1, 5, 6}, seed + 1)},
+                               a, tag);
+      }
+      if (variant == 1) {
+        ir::Tensor keep = ir::Tensor::zeros({ir::DType::kBool, {3, 3}});
+        const double bits[] = {1, 0, 1, 0, 0, 0, 0, 1, 1};
+        for (int64_t k = 0; k < 9; ++k) keep.set(k, bits[k]);
+        a.set("mask", std::string("bool"));
+        return ir::build_value(
+            graph, op, {*q, *q, *q, graph.add_constant(tag + "_mask", std::move(keep))}, a, tag);
+      }
+      a.set("mask", std::string("additive"));
+      return ir::build_value(graph, op,
+                             {*q, constant(graph, tag + "_k", dtype, {1, 2, 5, 4}, seed),
+                              constant(graph, tag + "_v", dtype, {1, 2, 5, 4}, seed + 1),
+                              constant(graph, tag + "_mask", dtype, {1, 2, 1, 5}, seed + 2)},
                              a, tag);
     }
     default: {  // other elementwise ops: x, then rank-0 constants (literals) for the rest

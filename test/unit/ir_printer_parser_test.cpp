@@ -193,6 +193,16 @@ Graph kitchen_sink() {
       "rms_norm");
   const ValueId ncl = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 4, 2}}}), "ncl");
   add(g, OpKind::kGroupNorm, {ncl}, attrs({{"groups", int64_t{2}}, {"eps", 0.001}}), "group_norm");
+  // attention: x as q [1, 2, 1, 4] over x as k and v [1, 1, 2, 4] (two query heads per kv head),
+  // causal, a bool mask [2] broadcast over the scores [1, 2, 1, 2].
+  const ValueId q4 = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 2, 1, 4}}}), "q4");
+  const ValueId kv4 = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 1, 2, 4}}}), "kv4");
+  add(g, OpKind::kAttention, {q4, kv4, kv4, g.find_value("c_bool")},
+      attrs({{"scale", 0.5},
+             {"causal", true},
+             {"mask", std::string("bool")},
+             {"kv_groups", int64_t{2}}}),
+      "attention");
   // Float attribute values of every spelling (the schemas refuse attributes an op does not
   // take, so odd values sit in gemm's alpha and beta), and an odd source location.
   add(g, OpKind::kGemm, {x, w, b},

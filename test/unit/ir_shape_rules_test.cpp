@@ -19,6 +19,15 @@ TensorType f64(Shape s) { return {DType::kF64, std::move(s)}; }
 TensorType i64(Shape s) { return {DType::kI64, std::move(s)}; }
 TensorType i32(Shape s) { return {DType::kI32, std::move(s)}; }
 TensorType boolean(Shape s) { return {DType::kBool, std::move(s)}; }
+// attention's attributes, all given (the rules see no defaults).
+Attributes attn(double scale, bool causal, const std::string& mask, int64_t kv_groups) {
+  Attributes a;
+  a.set("scale", scale);
+  a.set("causal", causal);
+  a.set("mask", mask);
+  a.set("kv_groups", kv_groups);
+  return a;
+}
 
 Attributes attrs(std::initializer_list<std::pair<const char*, AttrValue>> entries) {
   Attributes a;
@@ -429,6 +438,69 @@ const std::vector<Case>& cases() {
        {f16({2, 6, 3}), f16({6})},
        attrs({{"groups", int64_t{3}}, {"eps", 1e-5}}),
        {f16({2, 6, 3})}},
+      // attention: q [B, Hq, Sq, D], k [B, Hkv, Skv, D], v [B, Hkv, Skv, Dv] -> [B, Hq, Sq, Dv]
+      {K::kAttention,
+       {f16({2, 4, 5, 8}), f16({2, 4, 7, 8}), f16({2, 4, 7, 6})},
+       attn(0.25, true, "none", 1),
+       {f16({2, 4, 5, 6})}},
+      {K::kAttention,  // GQA: 8 query heads on 2 kv heads, a bool mask [B, 1, 1, Skv]
+       {bf16({2, 8, 5, 4}), bf16({2, 2, 3, 4}), bf16({2, 2, 3, 4}), boolean({2, 1, 1, 3})},
+       attn(0.5, false, "bool", 4),
+       {bf16({2, 8, 5, 4})}},
+      {K::kAttention,  // an additive [Sq, Skv] mask of q's dtype
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 4}), f32({1, 2, 3, 2}), f32({5, 3})},
+       attn(1.0, false, "additive", 1),
+       {f32({1, 2, 5, 2})}},
+      {K::kAttention,
+       {f32({2, 5, 4}), f32({2, 3, 4}), f32({2, 3, 4})},
+       attn(1.0, false, "none", 1),
+       {},
+       "expects q, k and v of rank 4"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f16({1, 2, 3, 4}), f32({1, 2, 3, 4})},
+       attn(1.0, false, "none", 1),
+       {},
+       "q, k and v must share a dtype"},
+      {K::kAttention,
+       {i64({1, 2, 5, 4}), i64({1, 2, 3, 4}), i64({1, 2, 3, 4})},
+       attn(1.0, false, "none", 1),
+       {},
+       "floating-point"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 8}), f32({1, 2, 3, 4})},
+       attn(1.0, false, "none", 1),
+       {},
+       "k and v must be [B, Hkv, Skv, D] and [B, Hkv, Skv, Dv]"},
+      {K::kAttention,  // 6 query heads on 4 kv heads: no kv_groups fits
+       {f32({1, 6, 5, 4}), f32({1, 4, 3, 4}), f32({1, 4, 3, 4})},
+       attn(1.0, false, "none", 2),
+       {},
+       "kv_groups 2 times the 4 kv heads must be the 6 query heads"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 4}), f32({1, 2, 3, 4}), boolean({5, 4})},
+       attn(1.0, false, "bool", 1),
+       {},
+       "does not broadcast to the scores [1,2,5,3]"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 4}), f32({1, 2, 3, 4}), f16({5, 3})},
+       attn(1.0, false, "additive", 1),
+       {},
+       "a additive mask must be f32"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 4}), f32({1, 2, 3, 4})},
+       attn(1.0, false, "bool", 1),
+       {},
+       "mask = bool needs a mask input"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 4}), f32({1, 2, 3, 4}), boolean({5, 3})},
+       attn(1.0, false, "none", 1),
+       {},
+       "has a mask input but mask = none"},
+      {K::kAttention,
+       {f32({1, 2, 5, 4}), f32({1, 2, 3, 4}), f32({1, 2, 3, 4})},
+       attn(1.0, false, "causal", 1),
+       {},
+       "mask must be none, bool or additive"},
       // conv2d: more rows in ir_conv_rules_test.cpp
       {K::kConv2d,
        {f32({2, 4, 9, 9}), f32({6, 2, 3, 3}), f32({6})},

@@ -514,6 +514,13 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kGroupNorm:  // two groups of two channels, weight and bias
       return {{{dtype, {2, 4, 3}}, {dtype, {4}}, {dtype, {4}}},
               attrs({{"groups", int64_t{2}}, {"eps", 1e-5}})};
+    case OpKind::kAttention:  // GQA (2 query heads per kv head), causal, an additive [Sq, Skv]
+      return {
+          {{dtype, {1, 4, 3, 4}}, {dtype, {1, 2, 5, 4}}, {dtype, {1, 2, 5, 3}}, {dtype, {3, 5}}},
+          attrs({{"scale", 0.5},
+                 {"causal", true},
+                 {"mask", std::string("additive")},
+                 {"kv_groups", int64_t{2}}})};
     default:
       break;
   }

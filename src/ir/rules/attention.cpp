@@ -48,8 +48,10 @@ Expected<Types> attention(OpKind op, const Types& in, const Attributes& attrs) {
                         k.shape[1] == v.shape[1] && k.shape[2] == v.shape[2] &&
                         k.shape[3] == q.shape[3];
   if (!kv_agree) {
-    return bad(op, "k and v must be [B, Hkv, Skv, D] and [B, Hkv, Skv, Dv] for q [B, Hq, Sq, D], "
-                   "got " + types_str({q, k, v}));
+    return bad(op,
+               "k and v must be [B, Hkv, Skv, D] and [B, Hkv, Skv, Dv] for q [B, Hq, Sq, D], "
+               "got " +
+                   types_str({q, k, v}));
   }
   if (groups < 1 || k.shape[1] * groups != q.shape[1]) {
     return bad(op, "kv_groups " + std::to_string(groups) + " times the " +
@@ -65,8 +67,6 @@ Expected<Types> attention(OpKind op, const Types& in, const Attributes& attrs) {
 
 }  // namespace
 
-void register_attention_rules(ShapeRuleTable& table) {
-  table.add(OpKind::kAttention, attention);
-}
+void register_attention_rules(ShapeRuleTable& table) { table.add(OpKind::kAttention, attention); }
 
 }  // namespace inferno::ir::rules

@@ -1,0 +1,96 @@
+// The attention reference kernel: a softmax over two keys and a row that sees no key, by hand;
+// then every application of test/support/op_table_cases.h's attention_applications (GQA, causal,
+// bool and additive masks of broadcast shapes, rows with every key masked or at -inf, Sq != Skv,
+// head dims 8 .. 200) on f32, f64, f16 and bf16 against attention_definition, a double-precision
+// evaluation of softmax(scale * q @ k^T + mask) @ v written in the test support independently of
+// the reference, rounded once to the output dtype. Tolerances: torch.testing's defaults, which
+// leave room for one rounding step of the output (the two sum in different orders).
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ir/builder.h"
+#include "reference/interpreter.h"
+#include "support/catch.h"
+#include "support/op_table.h"
+#include "support/op_table_cases.h"
+#include "support/test_support.h"
+
+namespace inferno {
+namespace {
+
+using ir::DType;
+using ir::OpKind;
+
+ir::Tensor tensor(const ir::TensorType& type, const std::vector<double>& values) {
+  ir::Tensor t = ir::Tensor::zeros(type);
+  REQUIRE(static_cast<int64_t>(values.size()) == t.numel());
+  for (size_t i = 0; i < values.size(); ++i) t.set(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+ir::Tensor evaluate(const test::Application& application) {
+  ir::Graph graph;
+  test::ApplicationAdder adder(graph);
+  const ir::ValueId out = adder.add(application);
+  graph.set_outputs({out});
+  auto result = reference::evaluate(graph, adder.inputs());
+  INFO((result ? "" : result.status().to_string()));
+  REQUIRE(result.has_value());
+  return (*result)[0];
+}
+
+TEST_CASE("attention by hand: two keys, a masked key, a row that sees none") {
+  // q [1, 1, 2, 1]; keys 0 and ln 3 (scale 1): weights 1/4 and 3/4 of v = 4 and 8 -> 7. Row 1's
+  // mask drops both keys: zeros.
+  test::Application a{"by hand", OpKind::kAttention, {}, {}};
+  a.operands.push_back({false, tensor({DType::kF64, {1, 1, 2, 1}}, {1, 1})});
+  a.operands.push_back({false, tensor({DType::kF64, {1, 1, 2, 1}}, {0, std::log(3.0)})});
+  a.operands.push_back({false, tensor({DType::kF64, {1, 1, 2, 1}}, {4, 8})});
+  a.operands.push_back({true, tensor({DType::kBool, {2, 2}}, {1, 1, 0, 0})});
+  a.attrs.set("scale", 1.0);
+  a.attrs.set("mask", std::string("bool"));
+  const ir::Tensor got = evaluate(a);
+  CHECK(got.get(0) == Approx(7.0).epsilon(1e-14));
+  CHECK(got.get(1) == 0.0);
+  // Causal: row 0 sees key 0 only (v = 4); an additive -inf on key 0 leaves row 0 nothing.
+  a.operands.pop_back();
+  a.attrs.set("mask", std::string("none"));
+  a.attrs.set("causal", true);
+  CHECK(evaluate(a).get(0) == 4.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  a.operands.push_back({true, tensor({DType::kF64, {2}}, {-inf, 0})});
+  a.attrs.set("mask", std::string("additive"));
+  const ir::Tensor masked = evaluate(a);
+  CHECK(masked.get(0) == 0.0);
+  CHECK(masked.get(1) == 8.0);
+}
+
+TEST_CASE("attention matches its definition on every floating dtype") {
+  int applications = 0;
+  for (const DType dtype : ir::kAllDTypes) {
+    for (const test::Application& a : test::attention_applications(dtype)) {
+      INFO(a.label);
+      ++applications;
+      const ir::Tensor got = evaluate(a);
+      const std::vector<double> want = test::attention_definition(a);
+      REQUIRE(static_cast<int64_t>(want.size()) == got.numel());
+      const test::Tolerance tolerance = test::default_tolerance(dtype);
+      std::ostringstream failures;
+      int failed = 0;
+      for (int64_t i = 0; i < got.numel(); ++i) {
+        const double expected = test::round_result(want[static_cast<size_t>(i)], dtype, false);
+        const std::string what = test::mismatch(got.get(i), expected, tolerance);
+        if (!what.empty() && ++failed <= 4) failures << "\n  at " << i << ": " << what;
+      }
+      INFO(failed << " of " << got.numel() << " elements differ" << failures.str());
+      CHECK(failed == 0);
+    }
+  }
+  CHECK(applications == 4 * 9);  // f32, f64, f16, bf16
+}
+
+}  // namespace
+}  // namespace inferno
