@@ -261,6 +261,37 @@ Builder reduce(OpKind op) {
   };
 }
 
+// any/all (bool results) as counts: any = sum(x != 0) != 0, all = sum(x == 0) == 0, over the
+// dims given (one int, a list, or none = every dim).
+Builder any_all(bool any) {
+  return [any](Ctx& c) -> Outputs {
+    const ValueId x = c.a.tensor("self");
+    const int64_t rank = c.type(x).rank();
+    ir::IntList dims;
+    if (c.a.has("dim") && !c.a.is_none("dim") && rank > 0) {
+      const AtenArg& d = c.a.get("dim");
+      const ir::IntList given =
+          std::holds_alternative<int64_t>(d) ? ir::IntList{std::get<int64_t>(d)} : c.a.get_ints("dim");
+      for (int64_t v : given) {
+        INFERNO_ASSIGN_OR_RETURN(int64_t n, c.dim(v, rank));
+        dims.push_back(n);
+      }
+      std::sort(dims.begin(), dims.end());
+      dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+    }
+    const bool keepdim = c.a.has("keepdim") && c.a.get_bool("keepdim");
+    const ValueId zero = ir::add_scalar_constant(c.g, 0, c.type(x).dtype, c.name("zero"));
+    INFERNO_ASSIGN_OR_RETURN(ValueId hit,
+                             c.build(any ? OpKind::kNe : OpKind::kEq, {x, zero}, {}, "hit"));
+    INFERNO_ASSIGN_OR_RETURN(ValueId count, cast(c, hit, DType::kI64, "count"));
+    INFERNO_ASSIGN_OR_RETURN(
+        ValueId total, c.build(OpKind::kSum, {count},
+                               attrs({{"dims", std::move(dims)}, {"keepdim", keepdim}}), "total"));
+    const ValueId none = ir::add_scalar_constant(c.g, 0, DType::kI64, c.name("none"));
+    return one(c.build(any ? OpKind::kNe : OpKind::kEq, {total, none}));
+  };
+}
+
 Builder softmax(OpKind op) {
   return [op](Ctx& c) -> Outputs {
     ValueId x = c.a.tensor("self");
@@ -347,6 +378,16 @@ std::vector<OpEntry> make_table() {
       {"aten::feature_alpha_dropout", "", drop, dropout},
       {"aten::native_dropout", "", {arg("input", T), arg("p", Float), opt("train", Bool)}, dropout},
       // reductions
+      {"aten::any", "default", {arg("self", T)}, any_all(true)},
+      {"aten::any", "dim", {arg("self", T), arg("dim", Int), arg("keepdim", Bool, false)},
+       any_all(true)},
+      {"aten::any", "", {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false)},
+       any_all(true)},
+      {"aten::all", "default", {arg("self", T)}, any_all(false)},
+      {"aten::all", "dim", {arg("self", T), arg("dim", Int), arg("keepdim", Bool, false)},
+       any_all(false)},
+      {"aten::all", "", {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false)},
+       any_all(false)},
       {"aten::sum", "default", reduce_all, reduce(OpKind::kSum)},
       {"aten::sum", "", reduce_dims, reduce(OpKind::kSum)},
       {"aten::mean", "default", reduce_all, reduce(OpKind::kMean)},

@@ -18,8 +18,9 @@ nlohmann::json manifest() {
 }
 
 ir::TensorType manifest_type(const nlohmann::json& entry) {
-  REQUIRE(entry.at("dtype") == "f32");
-  return {ir::DType::kF32, entry.at("shape").get<ir::Shape>()};
+  const auto dtype = ir::parse_dtype(entry.at("dtype").get<std::string>());
+  REQUIRE(dtype.has_value());
+  return {*dtype, entry.at("shape").get<ir::Shape>()};
 }
 
 bool has_op(const ir::Graph& g, ir::OpKind op) {

@@ -27,6 +27,11 @@ const std::vector<std::string> kModels = {
 // Convolutional fixtures: TorchScript's freezing folds BatchNorm into the conv where torch.export
 // keeps it, so their two forms agree only once the pipeline folds BatchNorm too.
 const std::vector<std::string> kCnnModels = {"cnn_block", "cnn_mixed", "cnn_norms_lists"};
+// Transformer fixtures (tools/transformer_fixture_models.py): scaled_dot_product_attention in
+// its variants, tiny GPT-2 (int64 token ids) and Llama blocks, encoder layers with a bool padding
+// mask. transformer_sdpa has no TorchScript form (LibTorch 1.13 predates the op).
+const std::vector<std::string> kTransformerModels = {"transformer_sdpa", "transformer_gpt2",
+                                                     "transformer_llama", "transformer_encoder"};
 const std::vector<std::string> kForms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
 
 frontend::LoadOptions specs_from(const std::vector<ir::Tensor>& inputs) {
@@ -100,6 +105,35 @@ TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
           // kernels in fp32, and these fixtures' reductions are short (<= 32 terms, but for the
           // cnn fixtures' convolutions: up to 392 terms of small weights, measured max error
           // 4.8e-7, inside the 1e-5 absolute bound).
+          const std::string mismatch =
+              test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
+          INFO("output " << i << ": " << mismatch);
+          CHECK(mismatch.empty());
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("every transformer fixture form matches PyTorch on the reference interpreter") {
+  for (const std::string& model : kTransformerModels) {
+    const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
+    const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
+    REQUIRE(!inputs.empty());
+    REQUIRE(!expected.empty());
+    for (const std::string& form : kForms) {
+      if (!std::filesystem::exists(test::fixture_path(model + "/" + form))) continue;
+      for (bool optimized : {false, true}) {
+        INFO(model << "/" << form << (optimized ? " after the default pipeline" : " as loaded"));
+        ir::Graph graph = load(model, form, inputs);
+        if (optimized) REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
+        auto outputs = reference::evaluate(graph, inputs);
+        INFO((outputs ? "" : outputs.status().to_string()));
+        REQUIRE(outputs.has_value());
+        REQUIRE(outputs->size() == expected.size());
+        for (size_t i = 0; i < expected.size(); ++i) {
+          // fp32 tolerances of torch.testing: the reference accumulates in fp64, PyTorch in fp32,
+          // over reductions of at most a few hundred terms (width 32, sequences <= 37).
           const std::string mismatch =
               test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
           INFO("output " << i << ": " << mismatch);
