@@ -270,8 +270,9 @@ Builder any_all(bool any) {
     ir::IntList dims;
     if (c.a.has("dim") && !c.a.is_none("dim") && rank > 0) {
       const AtenArg& d = c.a.get("dim");
-      const ir::IntList given =
-          std::holds_alternative<int64_t>(d) ? ir::IntList{std::get<int64_t>(d)} : c.a.get_ints("dim");
+      const ir::IntList given = std::holds_alternative<int64_t>(d)
+                                    ? ir::IntList{std::get<int64_t>(d)}
+                                    : c.a.get_ints("dim");
       for (int64_t v : given) {
         INFERNO_ASSIGN_OR_RETURN(int64_t n, c.dim(v, rank));
         dims.push_back(n);
@@ -379,14 +380,22 @@ std::vector<OpEntry> make_table() {
       {"aten::native_dropout", "", {arg("input", T), arg("p", Float), opt("train", Bool)}, dropout},
       // reductions
       {"aten::any", "default", {arg("self", T)}, any_all(true)},
-      {"aten::any", "dim", {arg("self", T), arg("dim", Int), arg("keepdim", Bool, false)},
+      {"aten::any",
+       "dim",
+       {arg("self", T), arg("dim", Int), arg("keepdim", Bool, false)},
        any_all(true)},
-      {"aten::any", "", {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false)},
+      {"aten::any",
+       "",
+       {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false)},
        any_all(true)},
       {"aten::all", "default", {arg("self", T)}, any_all(false)},
-      {"aten::all", "dim", {arg("self", T), arg("dim", Int), arg("keepdim", Bool, false)},
+      {"aten::all",
+       "dim",
+       {arg("self", T), arg("dim", Int), arg("keepdim", Bool, false)},
        any_all(false)},
-      {"aten::all", "", {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false)},
+      {"aten::all",
+       "",
+       {arg("self", T), opt("dim", Ints), arg("keepdim", Bool, false)},
        any_all(false)},
       {"aten::sum", "default", reduce_all, reduce(OpKind::kSum)},
       {"aten::sum", "", reduce_dims, reduce(OpKind::kSum)},
