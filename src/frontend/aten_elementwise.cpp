@@ -124,9 +124,9 @@ Outputs outer(Ctx& c) {
     return c.invalid("expects two 1-D tensors, got " + c.type(a).to_string() + " and " +
                      c.type(b).to_string());
   }
-  INFERNO_ASSIGN_OR_RETURN(
-      ValueId column,
-      c.build(OpKind::kReshape, {a}, attrs({{"shape", ir::Shape{c.type(a).shape[0], 1}}}), "column"));
+  INFERNO_ASSIGN_OR_RETURN(ValueId column,
+                           c.build(OpKind::kReshape, {a},
+                                   attrs({{"shape", ir::Shape{c.type(a).shape[0], 1}}}), "column"));
   return one(c.build(OpKind::kMul, {column, b}));
 }
 
