@@ -10,6 +10,10 @@
 #       criterion (a network dozens of layers deep rounds differently from PyTorch in every layer,
 #       so a per-element rtol of 1.3e-6 is not a fair test of the whole; 1e-4 still catches any
 #       wrong op, which gives errors of order 1);
+#   zoo_test.sh structure INFERNOC ZOO_DIR NAME ATTENTIONS GEMMS
+#       checks the optimized IR's shape of a transformer: ATTENTIONS attention nodes (one per
+#       layer: the math form was recognized) and GEMMS gemm nodes (q, k and v projections fused
+#       into one, Llama's gate and up into one);
 #   zoo_test.sh build INFERNOC ZOO_DIR NAME
 #       compiles the model to a .so with nvcc (no GPU needed) and prints how long that took.
 # Exit 77 (ctest's SKIP_RETURN_CODE) when the zoo cannot be exported here: /usr/bin/python3
@@ -53,6 +57,19 @@ check)
   fi
   exit $failed
   ;;
+structure)
+  infernoc=$1 dir=$2/$3 want_attention=$4 want_gemm=$5
+  if [[ ! -f $dir/stamp ]]; then
+    echo "zoo: $dir was not exported (see the 'zoo: export' test)"
+    exit 77
+  fi
+  inputs=("$dir"/input*.npy)
+  "$infernoc" "$dir/model.pt" --data "${inputs[@]}" --emit ir -o "$dir/optimized.ir"
+  attention=$(grep -c ' = attention(' "$dir/optimized.ir" || true)
+  gemm=$(grep -c ' = gemm(' "$dir/optimized.ir" || true)
+  echo "zoo: $3 has $attention attention nodes (want $want_attention), $gemm gemms (want $want_gemm)"
+  [[ $attention == "$want_attention" && $gemm == "$want_gemm" ]]
+  ;;
 build)
   infernoc=$1 dir=$2/$3
   if [[ ! -f $dir/stamp ]]; then
@@ -67,7 +84,7 @@ build)
     "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }') s"
   ;;
 *)
-  echo "usage: zoo_test.sh export|check|build ..." >&2
+  echo "usage: zoo_test.sh export|check|structure|build ..." >&2
   exit 2
   ;;
 esac

@@ -42,9 +42,11 @@ if [[ $mode == bench || $mode == all ]]; then
   step "bench mm_relu" bench_mm_relu.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mm_relu.py" "${tools[@]}"
   step "bench mlp" bench_mlp.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mlp.py" "${tools[@]}"
   step "bench cnn" bench_cnn.log "${bench_env[@]}" python3 "$root/tools/bench/bench_cnn.py" "${tools[@]}"
+  step "bench transformer" bench_transformer.log "${bench_env[@]}" python3 "$root/tools/bench/bench_transformer.py" \
+    "${tools[@]}"
   step "ncu mm_relu" ncu.log "${bench_env[@]}" python3 "$root/tools/bench/ncu_mm_relu.py" \
     --infernoc "$build/src/infernoc" --out "$out"
-  for table in bench_mm_relu.md bench_mlp.md bench_cnn.md ncu_mm_relu.md; do
+  for table in bench_mm_relu.md bench_mlp.md bench_cnn.md bench_transformer.md ncu_mm_relu.md; do
     [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }
   done
 fi
