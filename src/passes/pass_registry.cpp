@@ -13,6 +13,7 @@
 #include "passes/fuse_epilogues.h"
 #include "passes/legalize.h"
 #include "passes/pass.h"
+#include "passes/recognize_attention.h"
 #include "passes/recognize_gelu.h"
 #include "passes/recognize_rms_norm.h"
 #include "passes/simplify.h"
@@ -39,6 +40,10 @@ const std::vector<PassInfo>& registered_passes() {
       {"recognize-rms-norm",
        "x * rsqrt(mean(x^2, -1) + eps) * w, with Llama's casts to f32 and back, becomes rms_norm",
        &recognize_rms_norm},
+      {"recognize-attention",
+       "softmax(scale * q @ k^T + mask) @ v written out (masks, causal tril buffers, GQA repeats, "
+       "3-D and core-ATen forms) becomes one attention node",
+       &recognize_attention},
       {"fold-batch-norm",
        "fold a per-channel constant scale and shift (inference BatchNorm) after a conv2d or gemm "
        "into its weights and bias",

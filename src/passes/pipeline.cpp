@@ -17,6 +17,9 @@ const std::vector<std::string_view>& default_pipeline() {
       // constants, their casts to the same dtype gone).
       "recognize-gelu",      // before fuse-epilogues, which folds the gelu into its gemm
       "recognize-rms-norm",  // its rules build on each other in one walk (norm, cast, weight)
+      // Before fuse-epilogues, which would fold the scores' scale into their gemm and an additive
+      // mask into its addend; after fold-constants, which slices a causal buffer into a constant.
+      "recognize-attention",
       "dce",  // what they replaced: fuse-epilogues then sees a gemm read only by its gelu
       // After fold-constants (BatchNorm's scale and shift are constants then) and before
       // fuse-epilogues, which then sees the conv2d or gemm with its bias.
