@@ -6,6 +6,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
+using Catch::Approx;  // global in 2.x
 #else
 #include <catch2/catch.hpp>
 #endif
