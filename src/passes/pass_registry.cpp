@@ -11,6 +11,7 @@
 #include "passes/fold_constants.h"
 #include "passes/fuse_elementwise.h"
 #include "passes/fuse_epilogues.h"
+#include "passes/fuse_parallel_gemms.h"
 #include "passes/legalize.h"
 #include "passes/pass.h"
 #include "passes/recognize_attention.h"
@@ -52,6 +53,10 @@ const std::vector<PassInfo>& registered_passes() {
        "fold a gemm's or conv2d's activation, residual add, bias add and scaling into it, and a "
        "squeeze-and-excitation mul into the conv2d reading it (gate)",
        &fuse_epilogues},
+      {"fuse-parallel-gemms",
+       "gemms reading the same input with constant weights (q/k/v, gate/up projections) become "
+       "one gemm over the concatenated weights and a slice per branch",
+       &fuse_parallel_gemms},
       {"assign-layout",
        "channels-last (NHWC) convolutions, converting only at graph boundaries and around ops "
        "that need NCHW",

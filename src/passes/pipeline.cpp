@@ -25,6 +25,10 @@ const std::vector<std::string_view>& default_pipeline() {
       // fuse-epilogues, which then sees the conv2d or gemm with its bias.
       "fold-batch-norm",
       "fuse-epilogues",  // before fuse-elementwise: what a gemm or conv2d can take goes into it
+      // After fuse-epilogues, so that each branch first takes its own epilogue and only branches
+      // whose epilogues agree are fused (a slice can take none); after recognize-attention, which
+      // reads q, k and v wherever they come from.
+      "fuse-parallel-gemms",
       // After the epilogue fusions (a conv's residual and gate move with it) and before
       // fuse-elementwise, which then fuses the elementwise ops it moved to NHWC with their NHWC
       // neighbours; before cse, which merges constants it permuted alike.

@@ -29,10 +29,12 @@ struct Operand {
   ir::ValueId v = ir::kNoValue;
   double scale = 1;
   ir::IntList permute;  ///< empty, or the permute of v that gives the operand (built on rewrite)
+  ir::Shape reshape;    ///< empty, or the 4-D shape the (permuted) 3-D v is viewed as (built too)
 };
 
-/// The operand's shape: v's, permuted.
+/// The operand's shape: v's, permuted, reshaped.
 ir::Shape operand_shape(const ir::Graph& graph, const Operand& op) {
+  if (!op.reshape.empty()) return op.reshape;
   const ir::Shape& s = graph.type(op.v).shape;
   if (op.permute.empty()) return s;
   ir::Shape out;
@@ -258,6 +260,7 @@ bool Matcher::scores(ir::ValueId z, Masks masks, double scale, int depth, Match&
 
 bool Matcher::product(ir::ValueId s, Masks masks, double scale, Match& out) const {
   // S itself, or (in the 4-D space) a reshape of the 3-D product over [B * H, Sq, Skv].
+  const ir::ValueId scores4 = s;
   bool inner = false;
   if (out.space == Space::kFour && g_.type(s).rank() == 4) {
     if (const ir::Node* reshape = rb_.producer(s, OpKind::kReshape)) {
@@ -278,18 +281,26 @@ bool Matcher::product(ir::ValueId s, Masks masks, double scale, Match& out) cons
   // q: scaled, read through the reshape (inner), scaled again.
   Operand q{gemm->inputs[0], 1};
   q.v = peel_scale(q.v, q.scale);
+  // [B, H] of the 4-D scores, for 3-D operands that no reshape of a 4-D value gives.
+  const ir::Shape& four = g_.type(scores4).shape;
+  auto view4 = [&](const ir::Shape& flat) { return ir::Shape{four[0], four[1], flat[1], flat[2]}; };
   if (inner) {
-    const std::optional<ir::ValueId> lifted = lift(q.v);
-    if (!lifted) return false;
-    q.v = peel_scale(*lifted, q.scale);
+    if (const std::optional<ir::ValueId> lifted = lift(q.v)) {
+      q.v = peel_scale(*lifted, q.scale);
+    } else {
+      q.reshape = view4(g_.type(q.v).shape);
+    }
   }
   // k: as q, through the permute when the gemm does not transpose it.
   Operand k{gemm->inputs[1], 1};
   k.v = peel_scale(k.v, k.scale);
+  bool k_flat = false;
   if (inner) {
-    const std::optional<ir::ValueId> lifted = lift(k.v);
-    if (!lifted) return false;
-    k.v = peel_scale(*lifted, k.scale);
+    if (const std::optional<ir::ValueId> lifted = lift(k.v)) {
+      k.v = peel_scale(*lifted, k.scale);
+    } else {
+      k_flat = true;
+    }
   }
   if (!gemm->attrs.get_bool("trans_b")) {
     // b = permute(x, dims) is k^T: k = permute(x, dims with its last two swapped), which is x
@@ -306,6 +317,7 @@ bool Matcher::product(ir::ValueId s, Masks masks, double scale, Match& out) cons
     if (!identity) k.permute = std::move(dims);
   }
   k.v = peel_scale(k.v, k.scale);
+  if (k_flat) k.reshape = view4(operand_shape(g_, k));
   out.q = q;
   out.k = k;
   out.scale = scale * q.scale * k.scale;
@@ -323,14 +335,23 @@ std::optional<Match> Matcher::match(const ir::Node& o) const {
   Match m;
   ir::ValueId p = o.inputs[0], v = o.inputs[1];
   std::optional<std::pair<ir::ValueId, int64_t>> v_repeated;  // v read through GQA's merge
+  ir::Shape v_reshape;
   if (!single_use(p)) return std::nullopt;
   if (out_type.rank() == 3) {
     const std::optional<ir::ValueId> p4 = lift(p), v4 = lift(v);
     if (!v4) v_repeated = lift_repeated(v);
-    if (p4 && (v4 || v_repeated)) {
+    if (p4) {
       if (!single_use(*p4)) return std::nullopt;
       p = *p4;
-      v = v4 ? *v4 : v_repeated->first;
+      const ir::Shape& ps = g_.type(p).shape;
+      const ir::Shape& flat = g_.type(v).shape;
+      if (v4 || v_repeated) {
+        v = v4 ? *v4 : v_repeated->first;
+      } else if (flat[0] == ps[0] * ps[1]) {
+        v_reshape = {ps[0], ps[1], flat[1], flat[2]};  // a 3-D v [B * H, S, Dv] viewed as 4-D
+      } else {
+        return std::nullopt;
+      }
     } else {
       m.space = Space::kFlat;
     }
@@ -359,19 +380,22 @@ std::optional<Match> Matcher::match(const ir::Node& o) const {
   if (!scores(z, Masks{}, 1.0, 0, m)) return std::nullopt;
   if (!std::isfinite(m.scale) || m.scale == 0) return std::nullopt;
   // v, and GQA's repeated k and v (4-D only).
-  m.v = Operand{v, 1};
+  m.v = Operand{v, 1, {}, v_reshape};
+  auto rank = [&](const Operand& x) { return operand_shape(g_, x).size(); };
+  auto as_is = [&](const Operand& x) {
+    return x.permute.empty() && x.reshape.empty() ? unrepeat(x.v)
+                                                  : std::pair<ir::ValueId, int64_t>{x.v, 1};
+  };
   if (m.space == Space::kFour) {
-    if (g_.type(m.q.v).rank() != 4 || g_.type(m.k.v).rank() != 4 || g_.type(m.v.v).rank() != 4)
-      return std::nullopt;
-    const auto [k_base, k_groups] =
-        m.k.permute.empty() ? unrepeat(m.k.v) : std::pair<ir::ValueId, int64_t>{m.k.v, 1};
-    const auto [v_base, v_groups] = v_repeated ? *v_repeated : unrepeat(m.v.v);
+    if (rank(m.q) != 4 || rank(m.k) != 4 || rank(m.v) != 4) return std::nullopt;
+    const auto [k_base, k_groups] = as_is(m.k);
+    const auto [v_base, v_groups] = v_repeated ? *v_repeated : as_is(m.v);
     if (k_groups == v_groups) {
       m.k.v = k_base;
       m.v.v = v_base;
       m.groups = k_groups;
     }
-  } else if (g_.type(m.q.v).rank() != 3 || g_.type(m.k.v).rank() != 3) {
+  } else if (rank(m.q) != 3 || rank(m.k) != 3) {
     return std::nullopt;
   }
   // Shapes: exactly attention's (no batch broadcasting), one dtype.
@@ -503,6 +527,9 @@ struct Rewriter {
         dims.set("dims", op->permute);
         INFERNO_ASSIGN_OR_RETURN(
             x, rb.build(OpKind::kPermute, {x}, std::move(dims), graph.name(x) + "_k", node.loc));
+      }
+      if (!op->reshape.empty()) {
+        INFERNO_ASSIGN_OR_RETURN(x, reshaped(x, op->reshape, node));
       }
       if (m->space == Space::kFlat) {
         ir::Shape s = graph.type(x).shape;

@@ -28,7 +28,8 @@
 //   the scale attribute is the product of every factor, alpha included.
 // Ranks: 4-D [B, H, S, D] operands directly; 3-D products over [B * H, S, D] whose operands are
 // reshapes of 4-D values (torch.export's core-ATen expand/view/bmm/view form) are read through
-// the reshapes; genuinely 3-D operands (nn.MultiheadAttention's bmm over [B * H, S, D]) become
+// the reshapes (or, where canonicalize merged the model's views away, viewed as [B, H, S, D] by a
+// new reshape); genuinely 3-D operands (nn.MultiheadAttention's bmm over [B * H, S, D]) become
 // [1, B * H, S, D] by a reshape and the result is reshaped back.
 // GQA: K and V (4-D) both reshape(expand(reshape(k [B, Hkv, S, D] -> [B, Hkv, 1, S, D]) -> [B,
 // Hkv, n, S, D]) -> [B, Hkv * n, S, D]) with one n (Llama's repeat_kv and repeat_interleave on dim

@@ -207,6 +207,33 @@ graph(%q: f32[2,4,8,16], %k: f32[2,4,8,16], %v: f32[2,4,8,16]) {
              test::kFp32);
 }
 
+TEST_CASE("recognize-attention: core-ATen form whose v is 3-D already (the model's views merged)") {
+  // nn.MultiheadAttention exported: v is permute(view(...)) [B * H, S, D], viewed as 4-D and back
+  // (two reshapes that canonicalize removed); the op reads it through a new reshape.
+  check_pass({"recognize-attention", "dce"}, R"(
+graph(%q: f32[2,4,8,16], %k: f32[2,4,8,16], %v3: f32[8,8,16]) {
+  %c: f32[] = constant [0.25]
+  %q3: f32[8,8,16] = reshape(%q) {shape=[8, 8, 16]}
+  %kt: f32[2,4,16,8] = permute(%k) {dims=[0, 1, 3, 2]}
+  %kt3: f32[8,16,8] = reshape(%kt) {shape=[8, 16, 8]}
+  %s3: f32[8,8,8] = gemm(%q3, %kt3) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  %s: f32[2,4,8,8] = reshape(%s3) {shape=[2, 4, 8, 8]}
+  %sc: f32[2,4,8,8] = mul(%s, %c)
+  %p: f32[2,4,8,8] = softmax(%sc) {dim=3}
+  %p3: f32[8,8,8] = reshape(%p) {shape=[8, 8, 8]}
+  %o3: f32[8,8,16] = gemm(%p3, %v3) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  return %o3
+})",
+             R"(
+graph(%q: f32[2,4,8,16], %k: f32[2,4,8,16], %v3: f32[8,8,16]) {
+  %v3_4d: f32[2,4,8,16] = reshape(%v3) {shape=[2, 4, 8, 16]}
+  %o3_attention: f32[2,4,8,16] = attention(%q, %k, %v3_4d) {causal=false, kv_groups=1, mask="none", scale=0.25}
+  %o3: f32[8,8,16] = reshape(%o3_attention) {shape=[8, 8, 16]}
+  return %o3
+})",
+             test::kFp32);
+}
+
 TEST_CASE("recognize-attention: Llama's repeat_kv (GQA) and an additive causal constant") {
   const std::string input = R"(
 graph(%q: f32[1,4,6,8], %k: f32[1,2,6,8], %v: f32[1,2,6,8]) {
