@@ -13,7 +13,8 @@
 // m grows; the output is divided by l once at the end. Scores are kept in the log2 domain (the
 // scale is multiplied by log2(e) once and the additive mask by log2(e) as it is read), so each
 // exponential is one exp2. With causal masking a block stops at the key tile holding its last
-// row's diagonal, and the per-element masking runs only on tiles that need it.
+// row's diagonal (the blocks with the most key tiles are launched first), and the per-element
+// masking runs only on tiles that need it.
 //
 //  - f16 / bf16 on sm_80+ (attention_mma_kernel): 4 warps, each owning 16 query rows of a 64-row
 //    tile; key tiles of 64 (32 for head dims above 128). Q @ K^T and P @ V run on tensor cores
@@ -83,6 +84,13 @@ struct AttentionParams {
 
 __device__ __forceinline__ float attn_exp2(float x) { return exp2f(x); }
 __device__ __forceinline__ double attn_exp2(double x) { return exp2(x); }
+
+/// This block's query tile. Causal blocks run the last (longest) tiles first, so that the short
+/// ones fill in behind them instead of leaving a long tail.
+__device__ __forceinline__ int attn_query_tile(bool causal) {
+  const int x = static_cast<int>(blockIdx.x);
+  return causal ? static_cast<int>(gridDim.x) - 1 - x : x;
+}
 
 /// The score of query i and key j in the log2 domain (s: the scaled dot product), or -inf when
 /// the key is out of range, after the diagonal, or masked out. Rows i >= sq (padding) read no mask.
@@ -208,7 +216,7 @@ __global__ void __launch_bounds__(AttentionMmaTile<kHead>::kThreads)
   T* ks = qs + kM * kS;      // [2][kN][kS]
   T* vs = ks + 2 * kN * kS;  // [2][kN][kS]
 
-  const int m0 = static_cast<int>(blockIdx.x) * kM, h = static_cast<int>(blockIdx.y);
+  const int m0 = attn_query_tile(p.causal) * kM, h = static_cast<int>(blockIdx.y);
   const int b = static_cast<int>(blockIdx.z), hk = h / p.kv_groups;
   const int warp = static_cast<int>(threadIdx.x) >> 5, lane = static_cast<int>(threadIdx.x) & 31;
   const int gid = lane >> 2, tig = lane & 3;
@@ -393,7 +401,7 @@ __global__ void __launch_bounds__(AttentionSimtTile<T, kHead>::kThreads)
   A* kvs = qs + kM * kS;  // K, then V, of the current tile
   A* ps = kvs + kN * kS;  // [kM][kP] probabilities
 
-  const int m0 = static_cast<int>(blockIdx.x) * kM, h = static_cast<int>(blockIdx.y);
+  const int m0 = attn_query_tile(p.causal) * kM, h = static_cast<int>(blockIdx.y);
   const int b = static_cast<int>(blockIdx.z), hk = h / p.kv_groups;
   const int r = static_cast<int>(threadIdx.x) >> 2, sub = static_cast<int>(threadIdx.x) & 3;
   const int row = m0 + r;

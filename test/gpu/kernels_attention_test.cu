@@ -9,7 +9,8 @@
 // [B, S, Hq + 2 Hkv, D] output read in place (written back as [B, S, Hq, Dv]), and rows padded to
 // odd strides from a misaligned base. The gaps between a view's rows hold NaN, so a kernel that
 // reads outside its rows fails, and the output's gaps must still be NaN afterwards. One case runs
-// twice and must repeat bit for bit. The launcher's argument checks are tested too.
+// twice and must repeat bit for bit, and a launch captured into a CUDA graph must replay the
+// eager result bit for bit. The launcher's argument checks are tested too.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -342,6 +343,43 @@ void argument_checks() {
          "attention of no query rows");
 }
 
+// A launch captured into a CUDA graph (global mode, the strictest: the launcher's shared-memory
+// opt-in, cudaFuncSetAttribute, happens during the capture) replays the eager result bit for bit.
+template <typename T>
+void graph_capture() {
+  std::mt19937_64 rng(5);
+  const int64_t b = 1, h = 2, s = 100, d = 128;  // head tile 128: above 48 KB of shared memory
+  const std::vector<T> host = random_values<T>(static_cast<size_t>(b * h * s * d), -1, 1, rng);
+  DeviceBuffer<T> x(host), eager(host.size()), replayed(host.size());
+  const k::AttentionLayout l{h * s * d, s * d, d};
+  const k::AttentionMask none{nullptr, 0, {0, 0, 0, 0}};
+  const k::AttentionDims dims{b, h, h, s, s, d, d};
+  const std::string name = std::string("attention graph capture ") + dtype_name<T>();
+  eager.poison();
+  replayed.poison();
+  if (!expect_launch(k::attention<T, 128>(x.get(), x.get(), x.get(), eager.get(), dims, l, l, l, l,
+                                          none, 0.125, true, g_stream),
+                     name + " (eager)"))
+    return;
+  cudaGraph_t graph = nullptr;
+  KT_CUDA(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeGlobal));
+  const cudaError_t captured = k::attention<T, 128>(x.get(), x.get(), x.get(), replayed.get(), dims,
+                                                    l, l, l, l, none, 0.125, true, g_stream);
+  const cudaError_t ended = cudaStreamEndCapture(g_stream, &graph);
+  if (!expect(captured == cudaSuccess && ended == cudaSuccess, name,
+              std::string(cudaGetErrorString(captured)) + ", " + cudaGetErrorString(ended))) {
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    return;
+  }
+  cudaGraphExec_t exec = nullptr;
+  KT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  KT_CUDA(cudaGraphLaunch(exec, g_stream));
+  KT_CUDA(cudaStreamSynchronize(g_stream));
+  expect_bitwise_equal(name + " (replay)", replayed.download(), eager.download());
+  KT_CUDA(cudaGraphExecDestroy(exec));
+  KT_CUDA(cudaGraphDestroy(graph));
+}
+
 }  // namespace
 
 void run_attention_tests() {
@@ -349,6 +387,8 @@ void run_attention_tests() {
   attention_cases<__half>(true);
   attention_cases<__nv_bfloat16>(true);
   attention_cases<double>(false);
+  graph_capture<__half>();
+  graph_capture<float>();
   argument_checks();
 }
 
