@@ -262,7 +262,9 @@ Builder reduce(OpKind op) {
 }
 
 // any/all (bool results) as counts: any = sum(x != 0) != 0, all = sum(x == 0) == 0, over the
-// dims given (one int, a list, or none = every dim).
+// dims given (one int, a list, or none = every dim). The counts are summed in f32 (codegen reduces
+// floating types): a sum of zeros and ones is exactly 0 only when every term is 0, whatever it
+// rounds to above 2^24.
 Builder any_all(bool any) {
   return [any](Ctx& c) -> Outputs {
     const ValueId x = c.a.tensor("self");
@@ -284,11 +286,11 @@ Builder any_all(bool any) {
     const ValueId zero = ir::add_scalar_constant(c.g, 0, c.type(x).dtype, c.name("zero"));
     INFERNO_ASSIGN_OR_RETURN(ValueId hit,
                              c.build(any ? OpKind::kNe : OpKind::kEq, {x, zero}, {}, "hit"));
-    INFERNO_ASSIGN_OR_RETURN(ValueId count, cast(c, hit, DType::kI64, "count"));
+    INFERNO_ASSIGN_OR_RETURN(ValueId count, cast(c, hit, DType::kF32, "count"));
     INFERNO_ASSIGN_OR_RETURN(
         ValueId total, c.build(OpKind::kSum, {count},
                                attrs({{"dims", std::move(dims)}, {"keepdim", keepdim}}), "total"));
-    const ValueId none = ir::add_scalar_constant(c.g, 0, DType::kI64, c.name("none"));
+    const ValueId none = ir::add_scalar_constant(c.g, 0, DType::kF32, c.name("none"));
     return one(c.build(any ? OpKind::kNe : OpKind::kEq, {total, none}));
   };
 }

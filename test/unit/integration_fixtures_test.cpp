@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/tensor_io.h"
+#include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "integration_helpers.h"
 #include "ir/printer.h"
@@ -126,7 +127,13 @@ TEST_CASE("every transformer fixture form matches PyTorch on the reference inter
       for (bool optimized : {false, true}) {
         INFO(model << "/" << form << (optimized ? " after the default pipeline" : " as loaded"));
         ir::Graph graph = load(model, form, inputs);
-        if (optimized) REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
+        if (optimized) {
+          REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
+          // Every op left has a CUDA lowering (nvcc itself runs in the zoo and GPU tests).
+          const auto generated = codegen::generate(graph, {});
+          INFO((generated ? "" : generated.status().to_string()));
+          CHECK(generated.has_value());
+        }
         auto outputs = reference::evaluate(graph, inputs);
         INFO((outputs ? "" : outputs.status().to_string()));
         REQUIRE(outputs.has_value());
