@@ -159,7 +159,7 @@ Expected<Rewrite> weighted(NodeRebuilder& rebuilder, const Uses& uses, ir::Node&
     ir::ValueId weight = w;
     if (wt.dtype != out.dtype) {
       // Only a constant converts exactly, and only to a wider dtype.
-      if (!constant || ir::dtype_size(wt.dtype) > ir::dtype_size(out.dtype)) continue;
+      if (!constant || ir::dtype_size(wt.dtype) >= ir::dtype_size(out.dtype)) continue;
     }
     if (wt.dtype != out.dtype || wt.rank() != 1) {
       if (constant) {

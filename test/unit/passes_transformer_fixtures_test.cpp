@@ -56,5 +56,58 @@ TEST_CASE("transformer fixtures: the patterns fire in every form; idempotent; ou
   }
 }
 
+/// `n` deterministic constant elements in [-1, 1).
+std::string elements(int n, int seed) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += (i == 0 ? "" : ", ") + std::to_string(((i * 37 + seed * 11) % 16 - 8) / 8.0);
+  }
+  return out;
+}
+
+TEST_CASE("default pipeline on a BERT attention block: one fused q/k/v gemm, one attention") {
+  std::string text = "graph(%x: f32[2,5,8], %mask: f32[2,1,1,5]) {\n";
+  for (const char* p : {"q", "k", "v"}) {
+    const int seed = p[0];
+    text += std::string("  %w") + p + ": f32[8,8] = constant [" + elements(64, seed) + "]\n";
+    text += std::string("  %b") + p + ": f32[8] = constant [" + elements(8, seed + 1) + "]\n";
+  }
+  text += R"(  %root: f32[] = constant [2.0]
+  %q0: f32[2,5,8] = linear(%x, %wq, %bq)
+  %k0: f32[2,5,8] = linear(%x, %wk, %bk)
+  %v0: f32[2,5,8] = linear(%x, %wv, %bv)
+  %q1: f32[2,5,2,4] = reshape(%q0) {shape=[2, 5, 2, 4]}
+  %k1: f32[2,5,2,4] = reshape(%k0) {shape=[2, 5, 2, 4]}
+  %v1: f32[2,5,2,4] = reshape(%v0) {shape=[2, 5, 2, 4]}
+  %q: f32[2,2,5,4] = permute(%q1) {dims=[0, 2, 1, 3]}
+  %k: f32[2,2,5,4] = permute(%k1) {dims=[0, 2, 1, 3]}
+  %v: f32[2,2,5,4] = permute(%v1) {dims=[0, 2, 1, 3]}
+  %kt: f32[2,2,4,5] = transpose(%k) {dim0=2, dim1=3}
+  %s: f32[2,2,5,5] = matmul(%q, %kt)
+  %sd: f32[2,2,5,5] = div(%s, %root)
+  %z: f32[2,2,5,5] = add(%sd, %mask)
+  %p: f32[2,2,5,5] = softmax(%z) {dim=3}
+  %o: f32[2,2,5,4] = matmul(%p, %v)
+  return %o
+})";
+  const ir::Graph loaded = test::parse(text);
+  ir::Graph graph = test::parse(text);
+  REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
+  const std::string once = ir::print_graph(graph);
+  INFO(once);
+  REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
+  CHECK(ir::print_graph(graph) == once);
+  CHECK(count(graph, ir::OpKind::kAttention) == 1);
+  CHECK(count(graph, ir::OpKind::kGemm) == 1);
+  CHECK(count(graph, ir::OpKind::kSlice) == 3);
+  CHECK(count(graph, ir::OpKind::kSoftmax) == 0);
+  for (uint64_t seed : {3, 4}) {
+    std::vector<ir::Tensor> inputs;
+    for (ir::ValueId v : loaded.inputs())
+      inputs.push_back(test::random_tensor(loaded.type(v), seed * 10 + v));
+    test::check_same_outputs(loaded, graph, inputs, test::kFp32);
+  }
+}
+
 }  // namespace
 }  // namespace inferno
