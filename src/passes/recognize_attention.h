@@ -35,7 +35,8 @@
 // Hkv, n, S, D]) -> [B, Hkv * n, S, D]) with one n (Llama's repeat_kv and repeat_interleave on dim
 // 1; in the core-ATen form V's two reshapes are one, to [B * Hkv * n, S, D]) read k and v with
 // kv_groups = n. A k or v repeated alone stays repeated (kv_groups 1).
-// Left alone: a constant mask that leaves some query row without a key (the written-out form
+// Left alone: what codegen's attention cannot run (head dims above 256, more than 65535 batches
+// or query heads), a constant mask that leaves some query row without a key (the written-out form
 // gives NaN or a mean there, the op zeros), a softmax over another dim, a fill that does not mask
 // (e.g. 0 or -100), a mask polarity the shapes cannot tell, two non-causal masks, an additive mask
 // scaled after it was added, operands whose batch dims broadcast, a P read by anything else

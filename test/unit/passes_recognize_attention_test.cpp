@@ -370,6 +370,14 @@ graph(%q: f32[1,2,6,8], %k: f32[1,2,6,8], %v: f32[1,2,6,8]) {
   %o: f32[1,2,6,8] = gemm(%p, %v) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
   return %o, %p
 })");
+  // A head dim above 256: the attention kernels' largest tile.
+  check_unchanged({"recognize-attention"}, R"(
+graph(%q: f32[1,1,2,300], %k: f32[1,1,2,300], %v: f32[1,1,2,8]) {
+  %s: f32[1,1,2,2] = gemm(%q, %k) {activation="none", alpha=0.5, beta=1.0, trans_b=true}
+  %p: f32[1,1,2,2] = softmax(%s) {dim=3}
+  %o: f32[1,1,2,8] = gemm(%p, %v) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  return %o
+})");
   // k not transposed: q @ k is no attention score.
   check_unchanged({"recognize-attention"}, R"(
 graph(%q: f32[1,2,6,6], %k: f32[1,2,6,6], %v: f32[1,2,6,8]) {
