@@ -64,7 +64,7 @@ class Gpt2Attention(nn.Module):
         w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
         s_q, s_k = q.size(-2), k.size(-2)
         mask = self.bias[:, :, s_k - s_q : s_k, :s_k]
-        w = torch.where(mask, w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype))
+        w = torch.where(mask, w, torch.tensor(torch.finfo(w.dtype).min, dtype=w.dtype, device=w.device))
         w = F.softmax(w, dim=-1)
         y = torch.matmul(w, v).permute(0, 2, 1, 3).contiguous()
         return self.c_proj(y.view(y.size()[:-2] + (self.heads * self.head_dim,)))
@@ -94,7 +94,7 @@ class Gpt2(nn.Module):
         self.ln_f = nn.LayerNorm(width, eps=1e-5)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        positions = torch.arange(0, ids.size(-1), dtype=torch.long).unsqueeze(0)
+        positions = torch.arange(0, ids.size(-1), dtype=torch.long, device=ids.device).unsqueeze(0)
         x = self.wte(ids) + self.wpe(positions)
         for block in self.h:
             x = block(x)
@@ -138,7 +138,7 @@ class Bert(nn.Module):
 
     def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor):
         seq = ids.size(1)
-        positions = torch.arange(seq, dtype=torch.long).unsqueeze(0)
+        positions = torch.arange(seq, dtype=torch.long, device=ids.device).unsqueeze(0)
         types = torch.zeros_like(ids)
         x = self.norm(self.word(ids) + self.position(positions) + self.token_type(types))
         additive = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
@@ -194,7 +194,7 @@ class LlamaBlock(nn.Module):
         q = self.q_proj(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
-        positions = torch.arange(s, dtype=torch.float32)
+        positions = torch.arange(s, dtype=torch.float32, device=x.device)
         freqs = torch.outer(positions, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
         cos, sin = emb.cos()[None, None], emb.sin()[None, None]
@@ -202,7 +202,7 @@ class LlamaBlock(nn.Module):
         k = k * cos + rotate_half(k) * sin
         k, v = self.repeat_kv(k), self.repeat_kv(v)
         scores = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)
-        causal = torch.full((s, s), float("-inf")).triu(1)
+        causal = torch.full((s, s), float("-inf"), device=x.device).triu(1)
         probs = F.softmax((scores + causal).to(torch.float32), dim=-1).to(q.dtype)
         y = torch.matmul(probs, v).transpose(1, 2).contiguous().view(b, s, -1)
         return self.o_proj(y)
