@@ -275,8 +275,18 @@ bool Matcher::product(ir::ValueId s, Masks masks, double scale, Match& out) cons
     }
   }
   const ir::Node* gemm = rb_.producer(s, OpKind::kGemm);
-  if (gemm == nullptr || gemm->inputs.size() != 2 || gemm->attrs.get_string("activation") != "none")
+  if (gemm == nullptr || gemm->inputs.size() > 3 || gemm->attrs.get_string("activation") != "none")
     return false;
+  if (gemm->inputs.size() == 3) {
+    // baddbmm(M, q, k^T): alpha q k^T + beta M, M an additive mask when beta is 1 and nothing
+    // scales the sum afterwards.
+    const ir::ValueId m = gemm->inputs[2];
+    if (inner || masks.additive != ir::kNoValue || masks.scaled_outside_additive ||
+        gemm->attrs.get_float("beta") != 1.0 || g_.type(m).dtype != g_.type(s).dtype) {
+      return false;
+    }
+    masks.additive = m;
+  }
   scale *= gemm->attrs.get_float("alpha");
   // q: scaled, read through the reshape (inner), scaled again.
   Operand q{gemm->inputs[0], 1};

@@ -21,8 +21,9 @@
 //     accepted only when the bool one is causal;
 //   S = scale factors (mul or div by a constant of one finite nonzero value, keeping S's type;
 //     outside an additive mask only when inside no additive mask) around
-//     gemm(Q, K) {trans_b, any alpha} or gemm(Q, permute(X, dims)) where K is X permuted by dims
-//     with its last two swapped (a transpose: K = X; otherwise, as GPT-2's one-step permute of
+//     gemm(Q, K[, M]) {trans_b, any alpha; M (baddbmm's addend) an additive mask when beta is 1
+//     and no scale factor is outside} or gemm(Q, permute(X, dims)[, M]) where K is X permuted by
+//     dims with its last two swapped (a transpose: K = X; otherwise, as GPT-2's one-step permute of
 //     [B, S, H, D] to [B, H, D, S], the pass builds that permute), Q and K each possibly scaled
 //     the same way first (nn.MultiheadAttention scales q, SDPA's math form both);
 //   the scale attribute is the product of every factor, alpha included.

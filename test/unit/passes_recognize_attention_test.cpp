@@ -182,6 +182,34 @@ graph(%q: f32[8,5,16], %k: f32[8,5,16], %v: f32[8,5,16], %m: f32[5,5]) {
              test::kFp32);
 }
 
+TEST_CASE("recognize-attention: baddbmm's addend is the additive mask (beta 1)") {
+  check_pass({"recognize-attention", "dce"}, R"(
+graph(%q: f32[8,5,16], %k: f32[8,5,16], %v: f32[8,5,16], %m: f32[5,5]) {
+  %s: f32[8,5,5] = gemm(%q, %k, %m) {activation="none", alpha=0.25, beta=1.0, trans_b=true}
+  %p: f32[8,5,5] = softmax(%s) {dim=2}
+  %o: f32[8,5,16] = gemm(%p, %v) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  return %o
+})",
+             R"(
+graph(%q: f32[8,5,16], %k: f32[8,5,16], %v: f32[8,5,16], %m: f32[5,5]) {
+  %q_4d: f32[1,8,5,16] = reshape(%q) {shape=[1, 8, 5, 16]}
+  %k_4d: f32[1,8,5,16] = reshape(%k) {shape=[1, 8, 5, 16]}
+  %v_4d: f32[1,8,5,16] = reshape(%v) {shape=[1, 8, 5, 16]}
+  %o_attention: f32[1,8,5,16] = attention(%q_4d, %k_4d, %v_4d, %m) {causal=false, kv_groups=1, mask="additive", scale=0.25}
+  %o: f32[8,5,16] = reshape(%o_attention) {shape=[8, 5, 16]}
+  return %o
+})",
+             test::kFp32);
+  // beta 2 scales the mask: left alone.
+  check_unchanged({"recognize-attention"}, R"(
+graph(%q: f32[8,5,16], %k: f32[8,5,16], %v: f32[8,5,16], %m: f32[5,5]) {
+  %s: f32[8,5,5] = gemm(%q, %k, %m) {activation="none", alpha=0.25, beta=2.0, trans_b=true}
+  %p: f32[8,5,5] = softmax(%s) {dim=2}
+  %o: f32[8,5,16] = gemm(%p, %v) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  return %o
+})");
+}
+
 TEST_CASE("recognize-attention: torch.export's core-ATen form (views, permute, bmm)") {
   check_pass({"recognize-attention", "dce"}, R"(
 graph(%q: f32[2,4,8,16], %k: f32[2,4,8,16], %v: f32[2,4,8,16]) {
