@@ -17,8 +17,7 @@ namespace {
 using ir::OpKind;
 
 /// What gemms must share to be fused (the weights' N aside).
-using GroupKey =
-    std::tuple<ir::ValueId, bool, double, double, std::string, bool, ir::DType, int64_t, ir::Shape>;
+using GroupKey = std::tuple<ir::ValueId, bool, double, std::string, ir::DType, int64_t, ir::Shape>;
 
 bool is_data_constant(const ir::Graph& graph, ir::ValueId v) {
   const ir::Value& value = graph.value(v);
@@ -48,19 +47,17 @@ std::optional<GroupKey> group_key(const ir::Graph& graph, const ir::Node& node) 
   return GroupKey{node.inputs[0],
                   trans_b,
                   node.attrs.get_float("alpha"),
-                  biased ? node.attrs.get_float("beta") : 1.0,
                   node.attrs.get_string("activation"),
-                  biased,
                   bt.dtype,
                   trans_b ? bt.shape[1] : bt.shape[0],
                   std::move(outer)};
 }
 
-/// The members' constants joined along `dim` (0 or 1 of rank 2, 0 of rank 1).
-ir::Tensor concatenate(const ir::Graph& graph, const std::vector<ir::ValueId>& parts, size_t dim) {
-  ir::TensorType type = graph.type(parts.front());
+/// The tensors joined along `dim` (0 or 1 of rank 2, 0 of rank 1).
+ir::Tensor concatenate(const std::vector<const ir::Tensor*>& parts, size_t dim) {
+  ir::TensorType type = parts.front()->type;
   int64_t total = 0;
-  for (ir::ValueId p : parts) total += graph.type(p).shape[dim];
+  for (const ir::Tensor* p : parts) total += p->type.shape[dim];
   type.shape[dim] = total;
   ir::Tensor out = ir::Tensor::zeros(type);
   const int64_t element = ir::dtype_size(type.dtype);
@@ -68,10 +65,9 @@ ir::Tensor concatenate(const ir::Graph& graph, const std::vector<ir::ValueId>& p
   const int64_t rows = dim == 0 ? 1 : type.shape[0];
   std::byte* dst = out.data.data();
   for (int64_t r = 0; r < rows; ++r) {
-    for (ir::ValueId p : parts) {
-      const ir::TensorType& pt = graph.type(p);
-      const int64_t run = ir::shape_numel(pt.shape) / rows * element;
-      const std::byte* src = graph.value(p).constant->data.data() + r * run;
+    for (const ir::Tensor* p : parts) {
+      const int64_t run = p->numel() / rows * element;
+      const std::byte* src = p->data.data() + r * run;
       std::memcpy(dst, src, static_cast<size_t>(run));
       dst += run;
     }
@@ -87,12 +83,32 @@ Status fuse_parallel_gemms(ir::Graph& graph, const PassOptions& /*options*/) {
   for (size_t i = 0; i < graph.nodes().size(); ++i) {
     if (std::optional<GroupKey> key = group_key(graph, graph.nodes()[i])) groups[*key].push_back(i);
   }
-  std::vector<int64_t> group_of(graph.nodes().size(), -1);  // node -> first member of its group
+  std::vector<int64_t> group_of(graph.nodes().size(), -1);  // node -> its group in `fused`
   std::vector<std::vector<size_t>> fused;
-  for (auto& [key, members] : groups) {
-    if (members.size() < 2) continue;
+  auto add_group = [&](const std::vector<size_t>& members) {
+    if (members.size() < 2) return;
     for (size_t m : members) group_of[m] = static_cast<int64_t>(fused.size());
     fused.push_back(members);
+  };
+  for (auto& [key, members] : groups) {
+    // The biased members' beta must agree: gemms without a bias join them (with a zero bias)
+    // when there is one beta, and are fused among themselves otherwise.
+    std::map<double, std::vector<size_t>> by_beta;
+    std::vector<size_t> unbiased;
+    for (size_t m : members) {
+      const ir::Node& node = graph.nodes()[m];
+      if (node.inputs.size() == 3) {
+        by_beta[node.attrs.get_float("beta")].push_back(m);
+      } else {
+        unbiased.push_back(m);
+      }
+    }
+    if (by_beta.size() <= 1) {
+      add_group(members);
+      continue;
+    }
+    for (auto& [beta, biased] : by_beta) add_group(biased);
+    add_group(unbiased);
   }
   if (fused.empty()) return Status::ok();
 
@@ -108,23 +124,45 @@ Status fuse_parallel_gemms(ir::Graph& graph, const PassOptions& /*options*/) {
     if (members.front() != i) continue;  // made at the first member, with every slice
     const ir::Node& first = old[i];
     const bool trans_b = first.attrs.get_bool("trans_b");
-    std::vector<ir::ValueId> weights, biases;
-    std::string name;
+    ir::Attributes attrs = first.attrs;
+    std::vector<const ir::Tensor*> weights;
+    std::string name, bias_name;
     for (size_t m : members) {
-      weights.push_back(old[m].inputs[1]);
-      if (old[m].inputs.size() == 3) biases.push_back(old[m].inputs[2]);
+      weights.push_back(graph.value(old[m].inputs[1]).constant.get());
       name += (name.empty() ? "" : "_") + graph.name(old[m].outputs.front());
+      if (old[m].inputs.size() == 3 && bias_name.empty()) {
+        bias_name = graph.name(old[m].inputs[2]) + "_fused";
+        attrs.set("beta", old[m].attrs.get_float("beta"));
+      }
+    }
+    // A member without a bias gets zeros whose product with beta is -0.0, which adds exactly
+    // (x + -0.0 is x, signed zeros included).
+    std::vector<ir::Tensor> zeros;
+    zeros.reserve(members.size());
+    std::vector<const ir::Tensor*> biases;
+    if (!bias_name.empty()) {
+      const double zero = attrs.get_float("beta") < 0 ? 0.0 : -0.0;
+      for (size_t m : members) {
+        if (old[m].inputs.size() == 3) {
+          biases.push_back(graph.value(old[m].inputs[2]).constant.get());
+          continue;
+        }
+        const ir::Shape& out = graph.type(old[m].outputs.front()).shape;
+        zeros.push_back(ir::Tensor::zeros({weights.front()->type.dtype, {out.back()}}));
+        for (int64_t j = 0; j < out.back(); ++j) zeros.back().set(j, zero);
+        biases.push_back(&zeros.back());
+      }
     }
     std::vector<ir::ValueId> inputs = {first.inputs[0]};
-    ir::Tensor joined = concatenate(graph, weights, trans_b ? 0 : 1);
-    inputs.push_back(graph.add_constant(graph.name(weights.front()) + "_fused", std::move(joined)));
+    ir::Tensor joined = concatenate(weights, trans_b ? 0 : 1);
+    inputs.push_back(graph.add_constant(graph.name(first.inputs[1]) + "_fused", std::move(joined)));
     if (!biases.empty()) {
-      ir::Tensor bias = concatenate(graph, biases, 0);
-      inputs.push_back(graph.add_constant(graph.name(biases.front()) + "_fused", std::move(bias)));
+      ir::Tensor bias = concatenate(biases, 0);
+      inputs.push_back(graph.add_constant(bias_name, std::move(bias)));
     }
     INFERNO_ASSIGN_OR_RETURN(
         const ir::ValueId product,
-        rebuilder.build(OpKind::kGemm, std::move(inputs), first.attrs, name, first.loc));
+        rebuilder.build(OpKind::kGemm, std::move(inputs), std::move(attrs), name, first.loc));
     int64_t offset = 0;
     for (size_t m : members) {
       const ir::ValueId out = old[m].outputs.front();

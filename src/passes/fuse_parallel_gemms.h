@@ -8,10 +8,12 @@
 // Guarantees: no two gemms g1, g2 remain that read the same a and have
 //   - b a rank-2 constant with data, of one dtype, and the same K (b [N, K] with trans_b, [K, N]
 //     without), the same trans_b, alpha, beta and activation;
-//   - both no addend, or both a rank-1 constant bias c [N] (of b's dtype);
+//   - no addend, or a rank-1 constant bias c [N] (of b's dtype), the biased ones with one beta
+//     (Whisper's k projection has no bias where q and v have one);
 //   - no residual d (a d differs per branch: the output is not a sum of per-branch pieces).
 // Such a group becomes gemm(a, B, C) with B the b's concatenated along N (dim 0 with trans_b,
-// dim 1 without) and C the biases concatenated, placed at the first member's position; each
+// dim 1 without) and C the biases concatenated (a member without one contributing zeros of the
+// sign that makes beta * 0 = -0.0, which adds exactly), placed at the first member's position; each
 // member's value is then slice(fused) along the last dim (its name and uses stay). Every output
 // element is the same dot product, bias and activation as before: bit-identical on the reference.
 // Cost: codegen copies a slice along the last dim (a strided read into a new buffer), so each

@@ -58,6 +58,56 @@ graph(%x: f32[3,2]) {
 })");
 }
 
+TEST_CASE("fuse-parallel-gemms: a member without a bias gets zeros (Whisper's k projection)") {
+  check_pass({"fuse-parallel-gemms"}, R"(
+graph(%x: f32[3,2]) {
+  %wq: f32[1,2] = constant [1, 2]
+  %bq: f32[1] = constant [0.5]
+  %wk: f32[2,2] = constant [3, 4, 5, 6]
+  %wv: f32[1,2] = constant [7, 8]
+  %bv: f32[1] = constant [-1]
+  %q: f32[3,1] = gemm(%x, %wq, %bq) {activation="none", alpha=1.0, beta=2.0, trans_b=true}
+  %k: f32[3,2] = gemm(%x, %wk) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %v: f32[3,1] = gemm(%x, %wv, %bv) {activation="none", alpha=1.0, beta=2.0, trans_b=true}
+  return %q, %k, %v
+})",
+             R"(
+graph(%x: f32[3,2]) {
+  %wq_fused: f32[4,2] = constant [1, 2, 3, 4, 5, 6, 7, 8]
+  %bq_fused: f32[4] = constant [0.5, -0, -0, -1]
+  %q_k_v: f32[3,4] = gemm(%x, %wq_fused, %bq_fused) {activation="none", alpha=1.0, beta=2.0, trans_b=true}
+  %q: f32[3,1] = slice(%q_k_v) {ends=[3, 1], starts=[0, 0], steps=[1, 1]}
+  %k: f32[3,2] = slice(%q_k_v) {ends=[3, 3], starts=[0, 1], steps=[1, 1]}
+  %v: f32[3,1] = slice(%q_k_v) {ends=[3, 4], starts=[0, 3], steps=[1, 1]}
+  return %q, %k, %v
+})");
+  // Biased members with different betas: only the unbiased ones fuse, among themselves.
+  check_pass({"fuse-parallel-gemms"}, R"(
+graph(%x: f32[3,2]) {
+  %w: f32[1,2] = constant [1, 2]
+  %u: f32[1,2] = constant [3, 4]
+  %b: f32[1] = constant [0.5]
+  %p: f32[3,1] = gemm(%x, %w, %b) {activation="none", alpha=1.0, beta=2.0, trans_b=true}
+  %q: f32[3,1] = gemm(%x, %u, %b) {activation="none", alpha=1.0, beta=3.0, trans_b=true}
+  %r: f32[3,1] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %s: f32[3,1] = gemm(%x, %u) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  return %p, %q, %r, %s
+})",
+             R"(
+graph(%x: f32[3,2]) {
+  %w: f32[1,2] = constant [1, 2]
+  %u: f32[1,2] = constant [3, 4]
+  %b: f32[1] = constant [0.5]
+  %w_fused: f32[2,2] = constant [1, 2, 3, 4]
+  %p: f32[3,1] = gemm(%x, %w, %b) {activation="none", alpha=1.0, beta=2.0, trans_b=true}
+  %q: f32[3,1] = gemm(%x, %u, %b) {activation="none", alpha=1.0, beta=3.0, trans_b=true}
+  %r_s: f32[3,2] = gemm(%x, %w_fused) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %r: f32[3,1] = slice(%r_s) {ends=[3, 1], starts=[0, 0], steps=[1, 1]}
+  %s: f32[3,1] = slice(%r_s) {ends=[3, 2], starts=[0, 1], steps=[1, 1]}
+  return %p, %q, %r, %s
+})");
+}
+
 TEST_CASE("fuse-parallel-gemms leaves weights that are inputs, and gemms that differ") {
   // A weight computed at run time (a graph input) cannot be concatenated at compile time.
   check_unchanged({"fuse-parallel-gemms"}, R"(
@@ -68,7 +118,7 @@ graph(%x: f32[3,4], %w: f32[2,4]) {
   return %q, %k
 })");
   // trans_b differs (K is 4 either way, but the weights are laid out differently), activation
-  // differs, alpha differs, one has a bias and one not, one has a residual.
+  // differs, alpha differs, one has a residual.
   check_unchanged({"fuse-parallel-gemms"}, R"(
 graph(%x: f32[3,4], %r: f32[3,1]) {
   %w1: f32[1,4] = constant [1, 2, 3, 4]
