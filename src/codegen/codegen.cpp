@@ -15,6 +15,7 @@
 #include "codegen/emit_resize.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
+#include "codegen/views.h"
 #include "codegen/weights.h"
 #include "ir/attr_schema.h"
 
@@ -91,8 +92,11 @@ std::string section(const std::string& title) {
 }
 
 // What each node needs from the memory plan: its scratch, and the inputs it may overwrite.
-MemoryPlanOptions plan_options(const ir::Graph& graph) {
+// Layout nodes that are views (views.h) share their input's bytes.
+MemoryPlanOptions plan_options(const ir::Graph& graph, const ViewPlan& views) {
   MemoryPlanOptions options;
+  for (int32_t n = 0; n < static_cast<int32_t>(graph.nodes().size()); ++n)
+    options.aliases_input.push_back(views.aliases_input(n));
   for (const ir::Node& node : graph.nodes()) {
     options.scratch_bytes.push_back(scratch_bytes(graph, node));
     std::vector<int32_t> aligned = elementwise_aligned_inputs(graph, node);
@@ -138,10 +142,11 @@ Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOpti
   INFERNO_RETURN_IF_ERROR(check_interface(graph));
   INFERNO_RETURN_IF_ERROR(check_nodes(graph));
   INFERNO_ASSIGN_OR_RETURN(WeightsLayout weights, layout_weights(graph));
-  MemoryPlan plan = plan_memory(graph, plan_options(graph));
+  const ViewPlan views = plan_views(graph);
+  MemoryPlan plan = plan_memory(graph, plan_options(graph, views));
 
   ModelSections sections;
-  EmitContext ctx(graph, plan, weights, options, sections);
+  EmitContext ctx(graph, plan, views, weights, options, sections);
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));

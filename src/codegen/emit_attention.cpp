@@ -1,7 +1,8 @@
 // attention: one launch of kernels/attention.cuh per node (emit_attention.h). The sizes, the
-// element strides of q, k, v and out (contiguous here: codegen has no views into attention yet,
-// but the kernel takes any batch, head and sequence strides) and the mask's broadcast strides go
-// into model.cu as integer literals, the scale as an exact double literal.
+// element strides of q, k, v and out and the mask's broadcast strides go into model.cu as integer
+// literals, the scale as an exact double literal. q, k and v are read through the slices,
+// reshapes, permutes and expands that views.h makes views (a fused QKV projection's output is
+// read in place), and out is written in the layout of a permute that is its only reader.
 #include "codegen/emit_attention.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "codegen/elementwise_table.h"
 #include "codegen/strided_view.h"
+#include "codegen/views.h"
 #include "support/check.h"
 
 namespace inferno::codegen {
@@ -20,10 +22,18 @@ constexpr int64_t kMaxSeq = 0x7fffffff;
 
 std::string n(int64_t v) { return std::to_string(v); }
 
-// "inferno::kernels::AttentionLayout{batch, head, seq}" of a contiguous [B, H, S, E] tensor.
-std::string contiguous_layout(const ir::Shape& shape) {
-  const int64_t seq = shape[3], head = shape[2] * seq, batch = shape[1] * head;
-  return "inferno::kernels::AttentionLayout{" + n(batch) + ", " + n(head) + ", " + n(seq) + "}";
+// "inferno::kernels::AttentionLayout{batch, head, seq}" of a 4-D view (the last dim contiguous).
+std::string layout(const StridedView& view) {
+  INFERNO_CHECK(view.rank() == 4 && (view.shape[3] == 1 || view.strides[3] == 1),
+                "attention: a view without a contiguous last dim");
+  return "inferno::kernels::AttentionLayout{" + n(view.strides[0]) + ", " + n(view.strides[1]) +
+         ", " + n(view.strides[2]) + "}";
+}
+
+// The pointer expression of a view: "v_qkv" or "(v_qkv + 64)".
+std::string view_pointer(const EmitContext& ctx, const ValueView& view) {
+  const std::string& base = ctx.pointer(view.source);
+  return view.offset == 0 ? base : "(" + base + " + " + n(view.offset) + ")";
 }
 
 // The smallest kernel head tile holding d and dv (kernels/attention.cuh's attention_head_tile).
@@ -76,17 +86,28 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
            (kind == "bool" ? "1" : "2") + ", {" + n(view.strides[0]) + ", " + n(view.strides[1]) +
            ", " + n(view.strides[2]) + ", " + n(view.strides[3]) + "}}";
   }
+  // q, k and v through the layout nodes codegen skips (views.h); out in the layout of the
+  // permute that reads it, when that permute is a view.
+  const ValueView qv = resolve_view(ctx.graph, ctx.views, node.inputs[0]);
+  const ValueView kv = resolve_view(ctx.graph, ctx.views, node.inputs[1]);
+  const ValueView vv = resolve_view(ctx.graph, ctx.views, node.inputs[2]);
+  ValueView ov = ctx.views.output_view.at(static_cast<size_t>(index));
+  if (ov.source == ir::kNoValue) {
+    ov = {node.outputs[0], 0, {out.shape, ir::contiguous_strides(out.shape)}};
+  } else {
+    run.line("// (out is written in the layout of %" + ctx.graph.name(ov.source) + ")");
+  }
   const NamedArgs args = {
-      {"q", ctx.pointer(node.inputs[0])},
-      {"k", ctx.pointer(node.inputs[1])},
-      {"v", ctx.pointer(node.inputs[2])},
-      {"out", ctx.pointer(node.outputs[0])},
+      {"q", view_pointer(ctx, qv)},
+      {"k", view_pointer(ctx, kv)},
+      {"v", view_pointer(ctx, vv)},
+      {"out", view_pointer(ctx, ov)},
       {"dims", "inferno::kernels::AttentionDims{" + n(batch) + ", " + n(heads) + ", " +
                    n(kv_heads) + ", " + n(sq) + ", " + n(skv) + ", " + n(d) + ", " + n(dv) + "}"},
-      {"q_layout", contiguous_layout(q.shape)},
-      {"k_layout", contiguous_layout(k.shape)},
-      {"v_layout", contiguous_layout(v.shape)},
-      {"out_layout", contiguous_layout(out.shape)},
+      {"q_layout", layout(qv.view)},
+      {"k_layout", layout(kv.view)},
+      {"v_layout", layout(vv.view)},
+      {"out_layout", layout(ov.view)},
       {"mask", mask},
       {"scale", double_literal(node.attrs.get_float("scale"))},
       {"causal", node.attrs.get_bool("causal") ? "true" : "false"},

@@ -5,9 +5,9 @@
 
 namespace inferno::codegen {
 
-EmitContext::EmitContext(const ir::Graph& g, const MemoryPlan& p, const WeightsLayout& w,
-                         const CodegenOptions& o, ModelSections& sections)
-    : graph(g), plan(p), weights(w), options(o), out(sections) {
+EmitContext::EmitContext(const ir::Graph& g, const MemoryPlan& p, const ViewPlan& view_plan,
+                         const WeightsLayout& w, const CodegenOptions& o, ModelSections& sections)
+    : graph(g), plan(p), views(view_plan), weights(w), options(o), out(sections) {
   // Value names are unique, but mapping '.' to '_' and cutting long names could make two equal.
   std::set<std::string> taken;
   identifiers_.resize(static_cast<size_t>(graph.num_values()));

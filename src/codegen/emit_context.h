@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "codegen/memory_plan.h"
 #include "codegen/source_writer.h"
+#include "codegen/views.h"
 #include "codegen/weights.h"
 #include "ir/graph.h"
 #include "support/status.h"
@@ -29,11 +30,12 @@ struct ModelSections {
 
 class EmitContext {
  public:
-  EmitContext(const ir::Graph& graph, const MemoryPlan& plan, const WeightsLayout& weights,
-              const CodegenOptions& options, ModelSections& out);
+  EmitContext(const ir::Graph& graph, const MemoryPlan& plan, const ViewPlan& views,
+              const WeightsLayout& weights, const CodegenOptions& options, ModelSections& out);
 
   const ir::Graph& graph;
   const MemoryPlan& plan;
+  const ViewPlan& views;  ///< which layout nodes are views (no copy) and how readers read them
   const WeightsLayout& weights;
   const CodegenOptions& options;
   ModelSections& out;

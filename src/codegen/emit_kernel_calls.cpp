@@ -106,6 +106,19 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
   const ir::TensorType& in_type = ctx.graph.type(in);
   const ir::TensorType& out_type = ctx.graph.type(out);
   ctx.out.run.line("// " + ctx.describe(node));
+  switch (ctx.views.lowering.at(static_cast<size_t>(index))) {
+    case LayoutLowering::kVirtual:
+      ctx.out.run.line("// (a view of %" + ctx.graph.name(in) +
+                       " that its readers read in place: nothing to copy)");
+      return Status::ok();
+    case LayoutLowering::kWrittenByProducer:
+      ctx.out.run.line("// (written in this layout by the producer of %" + ctx.graph.name(in) +
+                       ": nothing to copy)");
+      return Status::ok();
+    case LayoutLowering::kAlias:
+    case LayoutLowering::kMaterialized:
+      break;
+  }
   if (out_type.numel() == 0) {
     ctx.out.run.line("// (no elements: nothing to copy)");
     return Status::ok();
@@ -241,6 +254,11 @@ void emit_output_copies(EmitContext& ctx) {
 Status emit_view(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   ctx.out.run.line("// " + ctx.describe(node));
+  if (ctx.views.lowering.at(static_cast<size_t>(index)) == LayoutLowering::kVirtual) {
+    ctx.out.run.line("// (a view of %" + ctx.graph.name(node.inputs[0]) +
+                     " that its readers read in place: nothing to copy)");
+    return Status::ok();
+  }
   ctx.out.run.line("// (a view: the same bytes as %" + ctx.graph.name(node.inputs[0]) + ")");
   return Status::ok();
 }

@@ -74,7 +74,8 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
   plan.storage.resize(num_values);
   plan.scratch_buffer.assign(static_cast<size_t>(num_nodes), -1);
 
-  // Alias groups: a reshape's output shares its input's bytes.
+  // Alias groups: a reshape's output (or a view's: MemoryPlanOptions::aliases_input) shares its
+  // input's bytes.
   std::vector<ir::ValueId> root(num_values, ir::kNoValue);
   std::vector<int32_t> defined_at(num_values, -1);
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
@@ -90,7 +91,10 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
     const ir::Node& node = graph.nodes()[n];
     for (const ir::ValueId out : node.outputs) {
       defined_at[out] = n;
-      root[out] = node.op == ir::OpKind::kReshape ? root[node.inputs[0]] : out;
+      const bool alias = options.aliases_input.empty()
+                             ? node.op == ir::OpKind::kReshape
+                             : options.aliases_input.at(static_cast<size_t>(n));
+      root[out] = alias ? root[node.inputs[0]] : out;
       INFERNO_CHECK(root[out] != ir::kNoValue, "memory plan: a node reads an undefined value");
     }
   }

@@ -4,6 +4,11 @@
 // How the plan is made:
 //  - Reshape is zero-copy: its output aliases its input's bytes. Values that share bytes form an
 //    alias group whose root is the first value of the chain (a node output, input or constant).
+//    Codegen makes more layout nodes aliases (MemoryPlanOptions::aliases_input, views.h): a
+//    permute, slice or expand that its readers read as a strided view of the group's bytes (never
+//    materialized), and a permute whose input's producer writes the permuted layout directly.
+//    Such a member is no contiguous copy of the root; only view readers read it, and as a reader
+//    of the group it keeps the group's bytes alive and out of in-place reuse until it runs.
 //  - Graph outputs: the group of an intermediate that is (or is reshaped into) a graph output is
 //    written straight into the caller's buffer of the first such output. Every other graph output
 //    (a graph input or constant, or a reshape of one; a value listed twice; a second output of
@@ -91,6 +96,9 @@ struct MemoryPlanOptions {
   /// every node. codegen adds the GEMMs' C matrices (emit_gemm.h).
   std::vector<std::vector<int32_t>> aligned_inputs;
   bool in_place = true;  ///< false: never write an output over an input
+  /// By node index: the node's output shares input 0's bytes (joins its alias group) and gets no
+  /// buffer. Empty: reshapes only.
+  std::vector<bool> aliases_input;
 };
 
 /// The inputs of an elementwise or fused_elementwise node with the output's shape (the generated
