@@ -61,6 +61,7 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
 Status optimize(ir::Graph& graph, const CliOptions& options) {
   passes::PipelineOptions pipeline;
   pipeline.pass_options.conv_layout = options.layout;
+  pipeline.pass_options.precision = options.precision;
   const char* debug = std::getenv("INFERNO_DEBUG");
   const bool dump = options.print_after_all || (debug != nullptr && std::string(debug) == "1");
   if (dump) {
@@ -192,7 +193,7 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 Status run_backend(const ir::Graph& graph, const CliOptions& options, const BackendPlan& plan) {
   codegen::CodegenOptions codegen_options;
   codegen_options.sm_archs = driver::compute_capabilities(plan.build.archs);
-  codegen_options.tf32 = options.tf32;
+  codegen_options.tf32 = options.precision == passes::Precision::kTf32;
   codegen_options.external_weights_file = plan.weights_file_name;
   INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash, driver::hash_file_hex(options.model));
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();

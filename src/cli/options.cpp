@@ -27,6 +27,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   std::string weights = "embedded";
   std::string passes;
   std::string layout = "auto";
+  std::string precision = "fp32";
+  bool tf32 = false;
   int opt_level = 1;
   bool verbose = false, quiet = false;
   app.add_option("model", o.model,
@@ -55,8 +57,14 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                  "the nvcc to use (default: $CUDACXX, else $CUDA_HOME/bin/nvcc, else "
                  "/usr/local/cuda/bin/nvcc, "
                  "else nvcc on PATH); CUDA 12.0 or newer");
-  app.add_flag("--tf32", o.tf32,
-               "allow TF32 tensor-core math in fp32 GEMMs (faster, about 10 mantissa bits)");
+  app.add_option("--precision", precision,
+                 "what the model computes in: fp32 (the default), tf32 (f32 storage, TF32 "
+                 "tensor-core GEMMs: about 10 mantissa bits), fp16 or bf16 (16-bit storage and "
+                 "tensor cores with f32 accumulation; softmax, f16 range overflows and the model's "
+                 "own f32 upcasts stay f32; inputs and outputs keep the model's dtypes; weights "
+                 "converted at compile time)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  app.add_flag("--tf32", tf32, "the same as --precision tf32");
   app.add_option("--weights", weights,
                  "embedded (the default: inside the .so) or external (in <output stem>.weights "
                  "beside the .so)")
@@ -109,6 +117,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   o.layout = layout == "nchw"   ? passes::ConvLayout::kNchw
              : layout == "nhwc" ? passes::ConvLayout::kNhwc
                                 : passes::ConvLayout::kAuto;
+  o.precision = precision == "tf32"   ? passes::Precision::kTf32
+                : precision == "fp16" ? passes::Precision::kFp16
+                : precision == "bf16" ? passes::Precision::kBf16
+                                      : passes::Precision::kFp32;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
   const bool o0 = opt_level == 0;
   if (o0) {
@@ -135,6 +147,18 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   if (!o.reference && !o.save_outputs_dir.empty())
     return usage_error("--save-outputs is only used with --reference");
   if (o0 && app.count("--passes") > 0) return usage_error("-O0 and --passes exclude each other");
+  const bool sixteen_bit =
+      o.precision == passes::Precision::kFp16 || o.precision == passes::Precision::kBf16;
+  if (o0 && sixteen_bit) {
+    return usage_error("--precision " + precision +
+                       " converts the model in the optimizer, which -O0 turns off (use --passes "
+                       "to run convert-precision alone)");
+  }
+  if (tf32) {
+    if (app.count("--precision") > 0 && o.precision != passes::Precision::kTf32)
+      return usage_error("--tf32 is --precision tf32 and conflicts with --precision " + precision);
+    o.precision = passes::Precision::kTf32;
+  }
   const bool compiles = !o.reference && (o.emit == Emit::kSharedObject || o.emit == Emit::kCuda);
   for (const char* flag : {"--arch", "--nvcc", "--tf32", "--weights", "--keep-build"}) {
     if (!compiles && app.count(flag) > 0)

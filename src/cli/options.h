@@ -21,7 +21,8 @@ struct CliOptions {
   std::string output;  ///< -o; empty: stdout for text emits, <model stem>.so for so
   std::string arch;    ///< --arch sm_90a,...; empty: the local GPU's, else sm_90
   std::string nvcc;    ///< --nvcc; empty: $CUDACXX, $CUDA_HOME/bin/nvcc, ... PATH
-  bool tf32 = false;   ///< --tf32: allow TF32 in fp32 GEMMs
+  /// --precision fp32|tf32|fp16|bf16 (--tf32 is --precision tf32)
+  passes::Precision precision = passes::Precision::kFp32;
   WeightsMode weights = WeightsMode::kEmbedded;  ///< --weights embedded|external
   std::string keep_build_dir;                    ///< --keep-build
   bool full_constants = false;                   ///< --full-constants: print every constant's data

@@ -17,9 +17,15 @@ enum class ConvLayout {
   kNhwc,  ///< every conv2d channels-last
 };
 
-/// Options every pass receives. Grows with the optimizer (precision, target arch, ...).
+/// The precision the model computes in (--precision). fp32 and tf32 keep f32 storage (tf32 only
+/// changes how codegen runs f32 GEMMs); fp16 and bf16 make convert-precision
+/// (passes/convert_precision.h) convert the model.
+enum class Precision { kFp32, kTf32, kFp16, kBf16 };
+
+/// Options every pass receives. Grows with the optimizer (target arch, ...).
 struct PassOptions {
   ConvLayout conv_layout = ConvLayout::kAuto;
+  Precision precision = Precision::kFp32;
 };
 
 using PassFn = Status (*)(ir::Graph&, const PassOptions&);

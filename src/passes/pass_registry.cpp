@@ -5,6 +5,7 @@
 
 #include "passes/assign_layout.h"
 #include "passes/canonicalize.h"
+#include "passes/convert_precision.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fold_batch_norm.h"
@@ -49,6 +50,11 @@ const std::vector<PassInfo>& registered_passes() {
        "fold a per-channel constant scale and shift (inference BatchNorm) after a conv2d or gemm "
        "into its weights and bias",
        &fold_batch_norm},
+      {"convert-precision",
+       "with --precision fp16 or bf16: compute in the 16-bit type with f32 accumulation, keeping "
+       "f32 islands (softmax, f16 range overflows, the model's own f32 upcasts, graph inputs and "
+       "outputs); weights converted once",
+       &convert_precision},
       {"fuse-epilogues",
        "fold a gemm's or conv2d's activation, residual add, bias add and scaling into it, and a "
        "squeeze-and-excitation mul into the conv2d reading it (gate)",

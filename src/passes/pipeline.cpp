@@ -24,6 +24,11 @@ const std::vector<std::string_view>& default_pipeline() {
       // After fold-constants (BatchNorm's scale and shift are constants then) and before
       // fuse-epilogues, which then sees the conv2d or gemm with its bias.
       "fold-batch-norm",
+      // With --precision fp16/bf16 only (a no-op otherwise): after fold-batch-norm (BatchNorm folds
+      // into the weights in f32, rounded once) and the recognizers (it sees gemm, attention and
+      // the norms, whose kernels accumulate in f32), before the fusions, so that fused bodies and
+      // epilogues come out in their final dtypes and the boundary casts fuse into their kernels.
+      "convert-precision",
       "fuse-epilogues",  // before fuse-elementwise: what a gemm or conv2d can take goes into it
       // After fuse-epilogues, so that each branch first takes its own epilogue and only branches
       // whose epilogues agree are fused (a slice can take none); after recognize-attention, which

@@ -208,6 +208,37 @@ std::string succeeding_nvcc(const std::filesystem::path& dir) {
                                "printf 'fake library\\n' > model.so\n");
 }
 
+TEST_CASE("--precision: fp32, tf32 (--tf32 its alias), fp16 and bf16; mistakes exit 3") {
+  const std::string model = fixture_path("mlp2/model.pt2");
+  auto bad = infernoc({model, "--precision", "fp8", "--emit", "ir"});
+  CHECK(bad.exit_code == 3);
+  CHECK(contains(bad.err, "--precision"));
+  auto conflict = infernoc({model, "--precision", "fp16", "--tf32", "--emit", "cu"});
+  CHECK(conflict.exit_code == 3);
+  CHECK(contains(conflict.err, "--tf32"));
+  auto o0 = infernoc({model, "--precision", "bf16", "-O0", "--emit", "ir"});
+  CHECK(o0.exit_code == 3);
+  CHECK(contains(o0.err, "-O0"));
+  auto fp32 = infernoc({model, "--precision", "fp32", "--emit", "ir"});
+  auto plain = infernoc({model, "--emit", "ir"});
+  CHECK(fp32.exit_code == 0);
+  CHECK(fp32.out == plain.out);
+  auto tf32 = infernoc({model, "--precision", "tf32", "--emit", "ir"});
+  CHECK(tf32.out == plain.out);  // tf32 changes how codegen runs f32 GEMMs, not the graph
+  for (const char* p : {"fp16", "bf16"}) {
+    INFO(p);
+    auto converted = infernoc({model, "--precision", p, "--emit", "ir"});
+    CHECK(converted.exit_code == 0);
+    const std::string t = std::string(p) == "fp16" ? "f16" : "bf16";
+    CHECK(contains(converted.out, t + "["));
+    CHECK(contains(converted.out, "cast(%"));
+    // the graph's input and output keep their f32 types
+    CHECK(contains(converted.out.substr(0, converted.out.find('\n')), "f32["));
+  }
+  auto help = infernoc({"--help"});
+  for (const char* part : {"--precision", "fp16", "bf16", "tf32"}) CHECK(contains(help.out, part));
+}
+
 TEST_CASE("help documents the backend flags and the default arch") {
   auto help = infernoc({"--help"});
   CHECK(help.exit_code == 0);

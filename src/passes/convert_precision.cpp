@@ -1,0 +1,317 @@
+#include "passes/convert_precision.h"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/shape_rules.h"
+#include "support/check.h"
+#include "passes/node_rebuilder.h"
+
+namespace inferno::passes {
+namespace {
+
+using ir::DType;
+using ir::OpKind;
+using ir::ValueId;
+
+/// The largest finite f16 and bf16 values: constants beyond them saturate (see the header).
+constexpr double kHalfMax = 65504.0;
+constexpr double kBf16Max = 3.3895313892515355e38;
+
+bool is_f32(const ir::TensorType& t) { return t.dtype == DType::kF32; }
+
+/// Ops whose stored result can exceed f16's range although their operands do not.
+bool widens_range(OpKind op) {
+  return op == OpKind::kExp || op == OpKind::kExpm1 || op == OpKind::kPow || op == OpKind::kSum;
+}
+
+/// Ops whose result is back in range whatever their operand (a wide value stops at them).
+bool narrows_range(OpKind op) {
+  switch (op) {
+    case OpKind::kLog:
+    case OpKind::kLog1p:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt:
+    case OpKind::kTanh:
+    case OpKind::kSigmoid:
+    case OpKind::kErf:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kSoftmax:
+    case OpKind::kLogSoftmax:
+    case OpKind::kLayerNorm:
+    case OpKind::kRmsNorm:
+    case OpKind::kGroupNorm:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Ops that read a wide value in f32 (in f16): elementwise ops, reductions and norms.
+bool follows_wide(OpKind op) {
+  return op_has_trait(op, ir::kElementwise) || op_has_trait(op, ir::kReduction) ||
+         op == OpKind::kLayerNorm || op == OpKind::kRmsNorm || op == OpKind::kGroupNorm;
+}
+
+class Converter {
+ public:
+  Converter(ir::Graph& graph, DType low) : rebuilder_(graph), graph_(graph), low_(low) {
+    const size_t n = static_cast<size_t>(graph.num_values());
+    orig_.assign(n, ir::kNoValue);
+    low_form_.assign(n, ir::kNoValue);
+    wide_.assign(n, false);
+    pinned_.assign(n, false);
+    for (ValueId v : graph.inputs()) orig_[static_cast<size_t>(v)] = v;
+    for (ValueId v : graph.constants()) orig_[static_cast<size_t>(v)] = v;
+    is_output_.assign(n, false);
+    for (ValueId v : graph.outputs()) is_output_[static_cast<size_t>(v)] = true;
+    was_f32_.assign(n, false);
+    for (size_t v = 0; v < n; ++v) was_f32_[v] = is_f32(graph.type(static_cast<ValueId>(v)));
+  }
+
+  Status run() {
+    std::vector<ir::Node>& old_nodes = rebuilder_.old_nodes();
+    for (ir::Node& node : old_nodes) INFERNO_RETURN_IF_ERROR(visit(std::move(node)));
+    std::vector<ValueId> outputs;
+    for (ValueId v : graph_.outputs()) {
+      INFERNO_ASSIGN_OR_RETURN(ValueId out, original_form(v));
+      outputs.push_back(out);
+    }
+    graph_.set_outputs(std::move(outputs));
+    return rebuilder_.finish();
+  }
+
+ private:
+  size_t at(ValueId v) const { return static_cast<size_t>(v); }
+  const ir::TensorType& type(ValueId v) const { return graph_.type(v); }
+  /// Whether value `v` of the graph as it came was f32 (converted values have their T type).
+  bool f32(ValueId v) const { return was_f32_[at(v)]; }
+
+  /// The value of `v`'s original type (for an f32 value: its f32 form).
+  Expected<ValueId> original_form(ValueId v) {
+    if (orig_[at(v)] != ir::kNoValue) return orig_[at(v)];
+    const ValueId low = low_form_[at(v)];
+    INFERNO_CHECK(low != ir::kNoValue, "%" + graph_.name(v) + " has no form yet");
+    ir::Attributes attrs;
+    attrs.set("dtype", DType::kF32);
+    INFERNO_ASSIGN_OR_RETURN(ValueId up, rebuilder_.build(OpKind::kCast, {low}, std::move(attrs),
+                                                          graph_.name(v) + "_f32", {}));
+    grow();
+    orig_[at(v)] = up;
+    return up;
+  }
+
+  /// The 16-bit form of f32 value `v`.
+  Expected<ValueId> low_form(ValueId v) {
+    if (low_form_[at(v)] != ir::kNoValue) return low_form_[at(v)];
+    INFERNO_ASSIGN_OR_RETURN(ValueId orig, original_form(v));
+    const std::string hint = graph_.name(v) + "_" + std::string(ir::dtype_name(low_));
+    ValueId low = ir::kNoValue;
+    const ir::Value& value = graph_.value(orig);
+    if (value.kind == ir::ValueKind::kConstant && value.constant != nullptr) {
+      // Converted once, here: the weights blob holds the 16-bit data.
+      const ir::Tensor& from = *value.constant;
+      ir::Tensor to = ir::Tensor::zeros({low_, from.type.shape});
+      const double max = low_ == DType::kF16 ? kHalfMax : kBf16Max;
+      for (int64_t i = 0; i < from.numel(); ++i) {
+        double x = from.get(i);
+        if (std::isfinite(x)) x = std::fmax(-max, std::fmin(max, x));
+        to.set(i, x);
+      }
+      low = graph_.add_constant(hint, std::move(to));
+    } else {
+      ir::Attributes attrs;
+      attrs.set("dtype", low_);
+      INFERNO_ASSIGN_OR_RETURN(low,
+                               rebuilder_.build(OpKind::kCast, {orig}, std::move(attrs), hint, {}));
+    }
+    grow();
+    low_form_[at(v)] = low;
+    return low;
+  }
+
+  /// Keeps the per-value tables as large as the graph's value count.
+  void grow() {
+    const size_t n = static_cast<size_t>(graph_.num_values());
+    if (orig_.size() >= n) return;
+    orig_.resize(n, ir::kNoValue);
+    low_form_.resize(n, ir::kNoValue);
+    wide_.resize(n, false);
+    pinned_.resize(n, false);
+    is_output_.resize(n, false);
+    was_f32_.resize(n, false);
+  }
+
+  /// The node as it is, reading the original forms of its operands.
+  Status keep(ir::Node node) {
+    for (ValueId& in : node.inputs) {
+      INFERNO_ASSIGN_OR_RETURN(in, original_form(in));
+    }
+    for (ValueId out : node.outputs) orig_[at(out)] = out;
+    rebuilder_.append(std::move(node));
+    return Status::ok();
+  }
+
+  /// Whether the node runs in f32 (its operands' f32 forms, its results f32).
+  bool stays_f32(const ir::Node& node, bool& wide_result, bool& pinned_result) const {
+    wide_result = false;
+    pinned_result = false;
+    for (ValueId in : node.inputs) pinned_result = pinned_result || pinned_[at(in)];
+    if (pinned_result) return true;
+    if (node.op == OpKind::kSoftmax || node.op == OpKind::kLogSoftmax ||
+        node.op == OpKind::kFusedElementwise)
+      return true;
+    if (low_ != DType::kF16) return false;
+    bool reads_wide = false;
+    for (ValueId in : node.inputs) reads_wide = reads_wide || wide_[at(in)];
+    if (widens_range(node.op)) {
+      wide_result = true;
+      return true;
+    }
+    if (reads_wide && follows_wide(node.op)) {
+      wide_result = !narrows_range(node.op);
+      return true;
+    }
+    return false;
+  }
+
+  Status visit(ir::Node node) {
+    bool touches_f32 = false;
+    for (ValueId v : node.inputs) touches_f32 = touches_f32 || f32(v);
+    for (ValueId v : node.outputs) touches_f32 = touches_f32 || f32(v);
+    if (!touches_f32) return keep(std::move(node));
+
+    if (node.op == OpKind::kCast) {
+      const ValueId in = node.inputs[0];
+      const ValueId out = node.outputs[0];
+      const DType from = type(in).dtype;
+      if ((from == DType::kF16 || from == DType::kBF16) && f32(out)) {
+        // The model's own up-cast: what reads it stays f32 up to its cast back down.
+        pinned_[at(out)] = true;
+        return keep(std::move(node));
+      }
+      if (!ir::is_floating(from) && f32(out)) {
+        // An integer or bool (a mask, positions) converted straight to T: one rounding.
+        node.attrs.set("dtype", low_);
+        Expected<bool> converted = try_low(node);
+        if (!converted) return converted.status();
+        if (*converted) return Status::ok();
+        node.attrs.set("dtype", DType::kF32);
+        return keep(std::move(node));
+      }
+      if (f32(in) && !f32(out)) {
+        // A cast from f32 to the dtype the value has in T already is that value.
+        if (type(out).dtype == low_ && low_form_[at(in)] != ir::kNoValue && !is_output_[at(out)]) {
+          orig_[at(out)] = low_form_[at(in)];
+          return Status::ok();
+        }
+        if (orig_[at(in)] == ir::kNoValue) {
+          node.inputs[0] = low_form_[at(in)];
+          orig_[at(out)] = out;
+          rebuilder_.append(std::move(node));
+          return Status::ok();
+        }
+        return keep(std::move(node));
+      }
+    }
+
+    bool wide = false, pinned = false;
+    if (!stays_f32(node, wide, pinned)) {
+      Expected<bool> converted = try_low(node);
+      if (!converted) return converted.status();
+      if (*converted) return Status::ok();
+    }
+    for (ValueId out : node.outputs) {
+      if (!f32(out)) continue;
+      wide_[at(out)] = wide;
+      pinned_[at(out)] = pinned;
+    }
+    return keep(std::move(node));
+  }
+
+  /// Appends the node computing in T; false (nothing appended) when its shape rule does not give
+  /// its f32 results as T with the T operands.
+  Expected<bool> try_low(ir::Node& node) {
+    std::vector<ir::TensorType> in_types;
+    for (ValueId in : node.inputs) {
+      ir::TensorType t = type(in);
+      if (f32(in)) t.dtype = low_;
+      in_types.push_back(std::move(t));
+    }
+    Expected<std::vector<ir::TensorType>> out_types =
+        ir::infer_output_types(node.op, in_types, node.attrs);
+    if (!out_types || out_types->size() != node.outputs.size()) return false;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      ir::TensorType expected = type(node.outputs[i]);
+      if (f32(node.outputs[i])) expected.dtype = low_;
+      if ((*out_types)[i] != expected) return false;
+    }
+
+    for (ValueId& in : node.inputs) {
+      if (f32(in)) {
+        INFERNO_ASSIGN_OR_RETURN(in, low_form(in));
+      } else {
+        INFERNO_ASSIGN_OR_RETURN(in, original_form(in));
+      }
+    }
+    // Results that are graph outputs keep their value (and name) as f32, defined by a cast
+    // right after the node; the others become T in place.
+    std::vector<std::pair<ValueId, ValueId>> casts_back;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      const ValueId out = node.outputs[i];
+      if (!f32(out)) {
+        orig_[at(out)] = out;
+        continue;
+      }
+      if (is_output_[at(out)]) {
+        const ValueId low = graph_.add_node_output(
+            graph_.name(out) + "_" + std::string(ir::dtype_name(low_)), (*out_types)[i]);
+        grow();
+        node.outputs[i] = low;
+        low_form_[at(out)] = low;
+        casts_back.emplace_back(low, out);
+      } else {
+        graph_.mutable_value(out).type = (*out_types)[i];
+        low_form_[at(out)] = out;
+      }
+    }
+    const SourceLocation loc = node.loc;
+    rebuilder_.append(std::move(node));
+    for (const auto& [low, out] : casts_back) {
+      ir::Node cast;
+      cast.op = OpKind::kCast;
+      cast.inputs = {low};
+      cast.outputs = {out};
+      cast.attrs.set("dtype", DType::kF32);
+      cast.loc = loc;
+      rebuilder_.append(std::move(cast));
+      orig_[at(out)] = out;
+    }
+    return true;
+  }
+
+  NodeRebuilder rebuilder_;
+  ir::Graph& graph_;
+  DType low_;
+  std::vector<ValueId> orig_;      ///< value -> the value of its original type, or kNoValue
+  std::vector<ValueId> low_form_;  ///< f32 value -> its T form, or kNoValue
+  std::vector<bool> wide_;         ///< f32 values that may exceed f16's range
+  std::vector<bool> pinned_;       ///< f32 values the model computes in f32 on purpose
+  std::vector<bool> is_output_;
+  std::vector<bool> was_f32_;
+};
+
+}  // namespace
+
+Status convert_precision(ir::Graph& graph, const PassOptions& options) {
+  if (options.precision != Precision::kFp16 && options.precision != Precision::kBf16)
+    return Status::ok();
+  Converter converter(graph, options.precision == Precision::kFp16 ? DType::kF16 : DType::kBF16);
+  return converter.run();
+}
+
+}  // namespace inferno::passes
