@@ -115,7 +115,8 @@ ViewPlan plan_views(const ir::Graph& graph) {
   plan.lowering.assign(static_cast<size_t>(num_nodes), LayoutLowering::kMaterialized);
   plan.output_view.assign(static_cast<size_t>(num_nodes), ValueView{});
 
-  std::vector<int32_t> producer(num_values, -1);
+  plan.producer.assign(num_values, -1);
+  std::vector<int32_t>& producer = plan.producer;
   std::vector<std::vector<std::pair<int32_t, int32_t>>> uses(num_values);  // (node, position)
   std::vector<bool> graph_output(num_values, false);
   for (int32_t n = 0; n < num_nodes; ++n) {
@@ -220,16 +221,14 @@ ViewPlan plan_views(const ir::Graph& graph) {
 }
 
 ValueView resolve_view(const ir::Graph& graph, const ViewPlan& views, ir::ValueId value) {
-  for (int32_t n = 0; n < static_cast<int32_t>(graph.nodes().size()); ++n) {
-    const ir::Node& node = graph.nodes()[static_cast<size_t>(n)];
-    if (node.outputs[0] != value) continue;
-    if (views.lowering[static_cast<size_t>(n)] != LayoutLowering::kVirtual) break;
-    std::optional<ValueView> view =
-        view_through(graph, node, resolve_view(graph, views, node.inputs[0]));
-    INFERNO_CHECK(view.has_value(), "resolve_view: a virtual node's view does not compose");
-    return *view;
-  }
-  return contiguous(graph, value);
+  const int32_t n = views.producer.at(static_cast<size_t>(value));
+  if (n < 0 || views.lowering[static_cast<size_t>(n)] != LayoutLowering::kVirtual)
+    return contiguous(graph, value);
+  const ir::Node& node = graph.nodes()[static_cast<size_t>(n)];
+  std::optional<ValueView> view =
+      view_through(graph, node, resolve_view(graph, views, node.inputs[0]));
+  INFERNO_CHECK(view.has_value(), "resolve_view: a virtual node's view does not compose");
+  return *view;
 }
 
 }  // namespace inferno::codegen

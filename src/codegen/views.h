@@ -56,6 +56,7 @@ struct ViewPlan {
   /// By node index: the layout the node's single output is written in, when its producer writes
   /// it through a view (the output strides; kNoValue source otherwise). Only attention today.
   std::vector<ValueView> output_view;
+  std::vector<int32_t> producer;  ///< by ValueId: the node defining it, or -1
 
   /// True when the node's output shares its input's bytes (no buffer of its own).
   bool aliases_input(int32_t node) const {

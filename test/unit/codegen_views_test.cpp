@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/codegen.h"
+#include "codegen/memory_plan.h"
 #include "codegen/views.h"
 #include "ir/parser.h"
 #include "support/catch.h"
@@ -184,6 +185,48 @@ TEST_CASE("an expanded kv head (stride 0) and a graph input are read as views", 
   CHECK(has(cu, "/* k_layout */ inferno::kernels::AttentionLayout{256, 0, 32}"));
   CHECK(has(cu, "/* out_layout */ inferno::kernels::AttentionLayout{512, 128, 16}"));
   CHECK(has(plan_text(graph), "arena: 0 buffers"));
+}
+
+TEST_CASE("attention writes a graph output's bytes in the permuted layout", "[codegen]") {
+  // The merged output is returned: attention writes the caller's buffer directly.
+  const ir::Graph graph = parse(R"(graph(%q: f32[1,2,8,8]) {
+  %a: f32[1,2,8,8] = attention(%q, %q, %q) {causal=false, kv_groups=1, mask="none", scale=0.25}
+  %ap: f32[1,8,2,8] = permute(%a) {dims=[0, 2, 1, 3]}
+  %y: f32[8,16] = reshape(%ap) {shape=[8, 16]}
+  return %y
+})");
+  const std::string cu = generate_cu(graph);
+  CHECK_FALSE(has(cu, "strided_copy"));
+  CHECK(has(cu, "/* out */ v_ap,"));
+  CHECK(has(cu, "/* out_layout */ inferno::kernels::AttentionLayout{128, 8, 16}"));
+  const std::string plan = plan_text(graph);
+  CHECK(has(plan, "arena: 0 buffers"));
+  CHECK(has(plan, "output 0 %y: written by node 0 (as %a)"));
+}
+
+TEST_CASE("the memory plan makes a node its options call an alias share its input's group",
+          "[codegen]") {
+  const ir::Graph graph = parse(R"(graph(%x: f32[8,8]) {
+  %a: f32[8,8] = relu(%x)
+  %t: f32[8,8] = permute(%a) {dims=[1, 0]}
+  %b: f32[8,8] = neg(%a)
+  %c: f32[8,8] = exp(%b)
+  %d: f32[8,8] = add(%c, %t)
+  return %d
+})");
+  codegen::MemoryPlanOptions options;
+  options.aliases_input = {false, true, false, false, false};
+  const codegen::MemoryPlan plan = codegen::plan_memory(graph, options);
+  const codegen::Storage& t = plan.of(graph.find_value("t"));
+  CHECK(t.root == graph.find_value("a"));
+  CHECK(t.index == plan.of(graph.find_value("a")).index);
+  // a's bytes are read through t by node 4: b cannot take them over at node 2 (neg's input dies
+  // there only when t's read is forgotten), and they live until node 4.
+  const codegen::ArenaBuffer& a = plan.buffers.at(static_cast<size_t>(t.index));
+  CHECK(a.last_node == 4);
+  CHECK(plan.buffers.at(static_cast<size_t>(plan.of(graph.find_value("b")).index)).in_place_of ==
+        ir::kNoValue);
+  CHECK(plan.buffers.size() == 3);  // a, b, c (d is the output)
 }
 
 }  // namespace inferno
