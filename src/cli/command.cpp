@@ -140,6 +140,15 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
     spdlog::debug("no --arch: building for {} ({})", driver::describe(build.archs),
                   local.empty() ? "no GPU found, the default" : "the local GPUs");
   }
+  if (options.precision == passes::Precision::kBf16) {
+    // bf16 GEMMs (cuBLASLt) and tensor-core MMA need compute capability 8.0.
+    for (const driver::SmArch& arch : build.archs) {
+      if (arch.compute_capability < 80) {
+        return toolchain_error("--precision bf16 needs sm_80 or newer, but the target includes " +
+                               arch.name() + " (choose --arch sm_80 or newer, or fp16)");
+      }
+    }
+  }
 
   // --emit cu compiles nothing: nvcc is only needed when named, and only gives the manifest's
   // CUDA version otherwise.

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ir/shape_rules.h"
-#include "support/check.h"
 #include "passes/node_rebuilder.h"
+#include "support/check.h"
 
 namespace inferno::passes {
 namespace {

@@ -208,7 +208,7 @@ std::string succeeding_nvcc(const std::filesystem::path& dir) {
                                "printf 'fake library\\n' > model.so\n");
 }
 
-TEST_CASE("--precision: fp32, tf32 (--tf32 its alias), fp16 and bf16; mistakes exit 3") {
+TEST_CASE("the precision flag (--precision with --tf32 its tf32 alias) and its mistakes") {
   const std::string model = fixture_path("mlp2/model.pt2");
   auto bad = infernoc({model, "--precision", "fp8", "--emit", "ir"});
   CHECK(bad.exit_code == 3);
@@ -237,6 +237,14 @@ TEST_CASE("--precision: fp32, tf32 (--tf32 its alias), fp16 and bf16; mistakes e
   }
   auto help = infernoc({"--help"});
   for (const char* part : {"--precision", "fp16", "bf16", "tf32"}) CHECK(contains(help.out, part));
+  // bf16 needs sm_80: a target before it is an environment problem (exit 4) naming the arch,
+  // found before the model is read
+  auto old_arch = infernoc(
+      {"no_such_model.pt2", "--precision", "bf16", "--arch", "sm_75,sm_90", "--emit", "cu"});
+  CHECK(old_arch.exit_code == 4);
+  CHECK(contains(old_arch.err, "sm_75"));
+  auto fp16_old_arch = infernoc({model, "--precision", "fp16", "--arch", "sm_75", "--emit", "cu"});
+  CHECK(fp16_old_arch.exit_code == 0);
 }
 
 TEST_CASE("help documents the backend flags and the default arch") {

@@ -104,15 +104,20 @@ graph(%x: f32[2,4]) {
 graph(%x: f32[2,4]) {
   %w_)" + t + ": " + t +
                       R"([4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
-  %x_)" + t + ": " + t + R"([2,4] = cast(%x) {dtype=)" + t + R"(}
-  %y: )" + t + R"([2,4] = gemm(%x_)" + t + ", %w_" + t +
+  %x_)" + t + ": " + t +
+                      R"([2,4] = cast(%x) {dtype=)" + t + R"(}
+  %y: )" + t + R"([2,4] = gemm(%x_)" +
+                      t + ", %w_" + t +
                       R"() {activation="none", alpha=1.0, beta=1.0, trans_b=false}
   %y_f32: f32[2,4] = cast(%y) {dtype=f32}
   %s: f32[2,4] = softmax(%y_f32) {dim=1}
-  %s_)" + t + ": " + t + R"([2,4] = cast(%s) {dtype=)" + t + R"(}
-  %o_)" + t + ": " + t + R"([2,4] = gemm(%s_)" + t + ", %w_" + t +
+  %s_)" + t + ": " + t +
+                      R"([2,4] = cast(%s) {dtype=)" + t + R"(}
+  %o_)" + t + ": " + t +
+                      R"([2,4] = gemm(%s_)" + t + ", %w_" + t +
                       R"() {activation="none", alpha=1.0, beta=1.0, trans_b=false}
-  %o: f32[2,4] = cast(%o_)" + t + R"() {dtype=f32}
+  %o: f32[2,4] = cast(%o_)" +
+                      t + R"() {dtype=f32}
   return %o
 })",
                   p == Precision::kFp16 ? kF16 : kBf16);
@@ -141,7 +146,8 @@ graph(%x: f32[2,4096]) {
   }
 }
 
-TEST_CASE("convert-precision: a 16-bit layer_norm and rms_norm over a 4096-long row stay accurate") {
+TEST_CASE(
+    "convert-precision: a 16-bit layer_norm and rms_norm over a 4096-long row stay accurate") {
   // Rows far from zero (10 +- 2): the statistics are computed in f32/f64 from the 16-bit values,
   // so the only error is the input's and output's rounding.
   const std::string text = R"(

@@ -14,6 +14,11 @@
 #       checks the optimized IR's shape of a transformer: ATTENTIONS attention nodes (one per
 #       layer: the math form was recognized) and GEMMS gemm nodes (q, k and v projections fused
 #       into one, Llama's gate and up into one);
+#   zoo_test.sh precision INFERNOC NPY_COMPARE ZOO_DIR NAME PRECISION BOUND
+#       runs the model converted by --precision PRECISION (fp16 or bf16) on the CPU reference,
+#       which rounds every stored value to its 16-bit dtype, and compares every output with
+#       PyTorch's f32 one: relative L2 error <= BOUND, no inf or NaN (npy_compare fails on NaN,
+#       and an inf gives an infinite error);
 #   zoo_test.sh build INFERNOC ZOO_DIR NAME
 #       compiles the model to a .so with nvcc (no GPU needed) and prints how long that took.
 # Exit 77 (ctest's SKIP_RETURN_CODE) when the zoo cannot be exported here: /usr/bin/python3
@@ -57,6 +62,32 @@ check)
   fi
   exit $failed
   ;;
+precision)
+  infernoc=$1 compare=$2 dir=$3/$4 precision=$5 bound=$6
+  if [[ ! -f $dir/stamp ]]; then
+    echo "zoo: $dir was not exported (see the 'zoo: export' test)"
+    exit 77
+  fi
+  out=$dir/reference_$precision
+  rm -rf "$out"
+  inputs=("$dir"/input*.npy)
+  "$infernoc" "$dir/model.pt" --data "${inputs[@]}" --precision "$precision" --reference \
+    --save-outputs "$out"
+  count=0 failed=0
+  for expected in "$dir"/output*.npy; do
+    i=${expected##*/output}
+    i=${i%.npy}
+    echo -n "output $i ($precision): "
+    "$compare" "$out/out$i.npy" "$expected" --rel-l2 "$bound" || failed=1
+    count=$((count + 1))
+  done
+  actual=$(find "$out" -name 'out*.npy' | wc -l)
+  if ((count == 0 || actual != count)); then
+    echo "zoo: PyTorch gave $count outputs, infernoc $actual"
+    exit 1
+  fi
+  exit $failed
+  ;;
 structure)
   infernoc=$1 dir=$2/$3 want_attention=$4 want_gemm=$5
   if [[ ! -f $dir/stamp ]]; then
@@ -84,7 +115,7 @@ build)
     "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }') s"
   ;;
 *)
-  echo "usage: zoo_test.sh export|check|structure|build ..." >&2
+  echo "usage: zoo_test.sh export|check|precision|structure|build ..." >&2
   exit 2
   ;;
 esac
