@@ -16,10 +16,11 @@
 // sign that makes beta * 0 = -0.0, which adds exactly), placed at the first member's position; each
 // member's value is then slice(fused) along the last dim (its name and uses stay). Every output
 // element is the same dot product, bias and activation as before: bit-identical on the reference.
-// Cost: codegen copies a slice along the last dim (a strided read into a new buffer), so each
-// branch's output is written twice (the GEMM's output and the slice), against one GEMM launch
-// and one read of a instead of several; consumers reading the fused output as a strided view
-// would remove the copies (not done yet).
+// Cost: a consumer that reads its inputs through views (attention: src/codegen/views.h) reads a
+// slice, and the reshapes and permutes after it, in place in the fused output; for other
+// consumers (fused elementwise kernels, gemms) codegen still copies the slice into a buffer of
+// its own, so that branch's output is written twice, against one GEMM launch and one read of a
+// instead of several.
 #pragma once
 
 #include "passes/pass.h"
