@@ -62,6 +62,7 @@ Status optimize(ir::Graph& graph, const CliOptions& options) {
   passes::PipelineOptions pipeline;
   pipeline.pass_options.conv_layout = options.layout;
   pipeline.pass_options.precision = options.precision;
+  pipeline.pass_options.note = [](std::string_view message) { spdlog::debug("{}", message); };
   const char* debug = std::getenv("INFERNO_DEBUG");
   const bool dump = options.print_after_all || (debug != nullptr && std::string(debug) == "1");
   if (dump) {

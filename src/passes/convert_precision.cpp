@@ -59,7 +59,8 @@ bool follows_wide(OpKind op) {
 
 class Converter {
  public:
-  Converter(ir::Graph& graph, DType low) : rebuilder_(graph), graph_(graph), low_(low) {
+  Converter(ir::Graph& graph, DType low, const PassOptions& options)
+      : rebuilder_(graph), graph_(graph), low_(low), options_(options) {
     const size_t n = static_cast<size_t>(graph.num_values());
     orig_.assign(n, ir::kNoValue);
     low_form_.assign(n, ir::kNoValue);
@@ -156,6 +157,14 @@ class Converter {
     return Status::ok();
   }
 
+  void note(const ir::Node& node, const std::string& why) const {
+    if (!options_.note) return;
+    std::string where;
+    if (!node.loc.empty()) where = " at " + node.loc.to_string();
+    options_.note("convert-precision: " + std::string(ir::op_name(node.op)) + " '" +
+                  graph_.node_name(node) + "'" + where + " stays f32: " + why);
+  }
+
   /// Whether the node runs in f32 (its operands' f32 forms, its results f32).
   bool stays_f32(const ir::Node& node, bool& wide_result, bool& pinned_result) const {
     wide_result = false;
@@ -220,6 +229,8 @@ class Converter {
     }
 
     bool wide = false, pinned = false;
+    if (node.op == OpKind::kFusedElementwise)
+      note(node, "a fused body is converted before fusion (run convert-precision before it)");
     if (!stays_f32(node, wide, pinned)) {
       Expected<bool> converted = try_low(node);
       if (!converted) return converted.status();
@@ -244,11 +255,16 @@ class Converter {
     }
     Expected<std::vector<ir::TensorType>> out_types =
         ir::infer_output_types(node.op, in_types, node.attrs);
-    if (!out_types || out_types->size() != node.outputs.size()) return false;
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
+    bool same = out_types && out_types->size() == node.outputs.size();
+    for (size_t i = 0; same && i < node.outputs.size(); ++i) {
       ir::TensorType expected = type(node.outputs[i]);
       if (f32(node.outputs[i])) expected.dtype = low_;
-      if ((*out_types)[i] != expected) return false;
+      same = (*out_types)[i] == expected;
+    }
+    if (!same) {
+      note(node, "its shape rule gives other types for " + std::string(ir::dtype_name(low_)) +
+                     " operands" + (out_types ? "" : ": " + out_types.status().message()));
+      return false;
     }
 
     for (ValueId& in : node.inputs) {
@@ -297,6 +313,7 @@ class Converter {
   NodeRebuilder rebuilder_;
   ir::Graph& graph_;
   DType low_;
+  const PassOptions& options_;
   std::vector<ValueId> orig_;      ///< value -> the value of its original type, or kNoValue
   std::vector<ValueId> low_form_;  ///< f32 value -> its T form, or kNoValue
   std::vector<bool> wide_;         ///< f32 values that may exceed f16's range
@@ -310,7 +327,8 @@ class Converter {
 Status convert_precision(ir::Graph& graph, const PassOptions& options) {
   if (options.precision != Precision::kFp16 && options.precision != Precision::kBf16)
     return Status::ok();
-  Converter converter(graph, options.precision == Precision::kFp16 ? DType::kF16 : DType::kBF16);
+  Converter converter(graph, options.precision == Precision::kFp16 ? DType::kF16 : DType::kBF16,
+                      options);
   return converter.run();
 }
 

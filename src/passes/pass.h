@@ -2,6 +2,7 @@
 // so that `infernoc --passes=a,b` and tests can run any sub-pipeline.
 #pragma once
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,9 @@ enum class Precision { kFp32, kTf32, kFp16, kBf16 };
 struct PassOptions {
   ConvLayout conv_layout = ConvLayout::kAuto;
   Precision precision = Precision::kFp32;
+  /// Where a pass says what it chose not to do (convert-precision: a node kept in f32 because
+  /// it has no 16-bit form); infernoc logs these at -v. May be empty.
+  std::function<void(std::string_view)> note;
 };
 
 using PassFn = Status (*)(ir::Graph&, const PassOptions&);

@@ -301,5 +301,24 @@ TEST_CASE("convert-precision in the default pipeline: converted weights fold, ca
   CHECK(printed.find("expr=\"sigmoid($0); cast[f32](#0)\"") != std::string::npos);
 }
 
+TEST_CASE("convert-precision keeps a fused node in f32 and says so in a note") {
+  // Run after fuse-elementwise (by --passes), a fused body is not converted: the node stays f32
+  // (its operands and results keep their types) and the note names it for -v.
+  const std::string text = R"ir(
+graph(%x: f32[2,4]) {
+  %y: f32[2,4] = fused_elementwise(%x) {expr="sigmoid($0); mul($0, #0)"} loc("model.py":3)
+  return %y
+})ir";
+  ir::Graph graph = test::parse(text);
+  passes::PipelineOptions options;
+  options.pass_options.precision = Precision::kFp16;
+  std::vector<std::string> notes;
+  options.pass_options.note = [&](std::string_view message) { notes.emplace_back(message); };
+  REQUIRE(passes::run_passes(graph, {"convert-precision"}, options).is_ok());
+  CHECK(ir::print_graph(graph) == ir::print_graph(test::parse(text)));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("fused_elementwise 'y' at model.py:3 stays f32") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace inferno
