@@ -197,7 +197,7 @@ class LlamaBlock(nn.Module):
         positions = torch.arange(s, dtype=torch.float32, device=x.device)
         freqs = torch.outer(positions, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
-        cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+        cos, sin = emb.cos()[None, None].to(x.dtype), emb.sin()[None, None].to(x.dtype)  # as HF Llama
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         k, v = self.repeat_kv(k), self.repeat_kv(v)
