@@ -57,19 +57,20 @@ def pytorch_peak_activation_bytes(module, inputs):
     return peak - before
 
 
-def compile_with_infernoc(infernoc, module, example_inputs, work, name):
-    """Exports `module` (on the CPU) with torch.export and compiles it; returns (so path, pt2 path)."""
+def compile_with_infernoc(infernoc, module, example_inputs, work, name, extra_args=()):
+    """Exports `module` (on the CPU) with torch.export and compiles it with `extra_args` (e.g.
+    --precision fp16); returns (so path, pt2 path)."""
     pt2 = os.path.join(work, f"{name}.pt2")
     so = os.path.join(work, f"{name}.so")
     torch.export.save(torch.export.export(module, tuple(example_inputs)), pt2)
-    subprocess.run([infernoc, pt2, "-o", so, "--quiet"], check=True)
+    subprocess.run([infernoc, pt2, "-o", so, "--quiet", *extra_args], check=True)
     return so, pt2
 
 
-def infernoc_plan(infernoc, pt2):
+def infernoc_plan(infernoc, pt2, extra_args=()):
     """(peak planned arena bytes, sum of all buffers) from `infernoc --emit plan`."""
-    text = subprocess.run([infernoc, pt2, "--emit", "plan", "--quiet"], check=True, capture_output=True,
-                          text=True).stdout
+    text = subprocess.run([infernoc, pt2, "--emit", "plan", "--quiet", *extra_args], check=True,
+                          capture_output=True, text=True).stdout
     match = re.search(r"peak (\d+) bytes \(unshared (\d+)\)", text)
     if not match:
         raise RuntimeError("cannot parse infernoc --emit plan:\n" + text)

@@ -1,7 +1,9 @@
 """Benchmark: the transformers of tools/transformer_models.py at real sizes, batch 1, sequence 128:
 GPT-2 small (12 layers, width 768, vocabulary 50257, tied head), BERT-base (12 layers, width 768,
 padding mask) and one Llama-style block (width 2048, 32 heads, 8 kv heads, SwiGLU 5632), with
-random weights, in fp32 (TF32 off on both sides) and fp16 (the model's own .half()). Per-call
+random weights, in fp32 (TF32 off on both sides), fp16 (the model's own .half(), exported so) and
+fp16-pass (the f32 export compiled with --precision fp16; PyTorch runs model.half(), the like-for-like
+reference, and infernoc's f32 outputs are compared with it). Per-call
 latency of PyTorch eager and torch.compile (default; reduce-overhead with --reduce-overhead), and of
 infernoc (C++ through inferno-run, Python through the ctypes loader), all in one process on one
 GPU; plus infernoc's compile time, kernel launches per call and its peak arena against PyTorch's
@@ -34,7 +36,12 @@ MODELS = {
                                                  inner=3072),
     "llama_block": lambda: transformer_models.LlamaBlock(width=2048, heads=32, kv_heads=8, inner=5632),
 }
-DTYPES = {"fp32": torch.float32, "fp16": torch.float16}
+# precision -> (dtype of the exported model, dtype PyTorch runs in, infernoc's extra arguments)
+PRECISIONS = {
+    "fp32": (torch.float32, torch.float32, ()),
+    "fp16": (torch.float16, torch.float16, ()),
+    "fp16-pass": (torch.float32, torch.float16, ("--precision", "fp16")),
+}
 
 
 def inputs_of(name, dtype):
@@ -52,15 +59,16 @@ def relative_l2(got, want):
 
 
 def bench(name, precision, args, work):
-    dtype = DTYPES[precision]
+    export_dtype, torch_dtype, extra = PRECISIONS[precision]
     torch.manual_seed(0)
-    module = MODELS[name]().eval().to(dtype)
-    example = inputs_of(name, dtype)
+    module = MODELS[name]().eval().to(export_dtype)
+    example = inputs_of(name, export_dtype)
     start = time.perf_counter()
-    so, pt2 = compile_with_infernoc(args.infernoc, module, example, work, f"{name}_{precision}")
+    so, pt2 = compile_with_infernoc(args.infernoc, module, example, work, f"{name}_{precision}", extra)
     row = {"model": name, "precision": precision, "compile_s": time.perf_counter() - start}
-    module = module.cuda()
-    inputs = tuple(x.cuda() for x in example)
+    module = module.to(torch_dtype).cuda()
+    inputs = tuple(x.cuda() for x in inputs_of(name, torch_dtype))
+    infernoc_inputs = tuple(x.cuda() for x in example)
     with torch.no_grad():
         row["eager"] = time_calls(lambda: module(*inputs), args.iters, torch.cuda.synchronize)
         if not args.no_compile:
@@ -74,18 +82,18 @@ def bench(name, precision, args, work):
     row["torch_peak"] = pytorch_peak_activation_bytes(module, inputs)
 
     model = inferno.load(so)
-    outs = [torch.full_like(e, float("nan")) for e in expected]
-    model(*inputs, out=outs)
+    outs = [torch.full(shape, float("nan"), dtype=dtype, device="cuda") for _, dtype, shape in model.outputs]
+    model(*infernoc_inputs, out=outs)
     torch.cuda.synchronize()
     row["rel_l2"] = max(relative_l2(o, e) for o, e in zip(outs, expected))
     bound = 1e-4 if precision == "fp32" else 1e-2
     if not row["rel_l2"] <= bound:
         raise AssertionError(f"{name} {precision}: relative L2 error {row['rel_l2']:.3g} vs eager")
-    row["infernoc_py"] = time_calls(lambda: model(*inputs, out=outs), args.iters, torch.cuda.synchronize)
+    row["infernoc_py"] = time_calls(lambda: model(*infernoc_inputs, out=outs), args.iters, torch.cuda.synchronize)
     model.close()
     row["infernoc_cpp"] = inferno_run_latency(args.inferno_run, so, example, args.iters, work)
     row["kernels"] = kernel_launches(args.inferno_run, so)
-    row["arena_peak"], row["arena_unshared"] = infernoc_plan(args.infernoc, pt2)
+    row["arena_peak"], row["arena_unshared"] = infernoc_plan(args.infernoc, pt2, extra)
     return row
 
 
@@ -116,7 +124,7 @@ def main():
     parser.add_argument("--out", default=".")
     parser.add_argument("--iters", type=int, default=100)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
-    parser.add_argument("--precisions", nargs="+", default=list(DTYPES), choices=list(DTYPES))
+    parser.add_argument("--precisions", nargs="+", default=list(PRECISIONS), choices=list(PRECISIONS))
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes minutes)")
     parser.add_argument("--reduce-overhead", action="store_true", help="also torch.compile(mode='reduce-overhead')")
     args = parser.parse_args()
