@@ -84,71 +84,51 @@ std::string structural_text(ir::Graph graph) {
   return text;
 }
 
-TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
-  std::vector<std::string> models = kModels;
-  models.insert(models.end(), kCnnModels.begin(), kCnnModels.end());
-  for (const std::string& model : models) {
-    const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
-    const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
-    REQUIRE(!inputs.empty());
-    REQUIRE(!expected.empty());
-    for (const std::string& form : kForms) {
-      for (bool optimized : {false, true}) {
-        INFO(model << "/" << form << (optimized ? " after the default pipeline" : " as loaded"));
-        ir::Graph graph = load(model, form, inputs);
-        if (optimized) REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
-        auto outputs = reference::evaluate(graph, inputs);
-        INFO((outputs ? "" : outputs.status().to_string()));
-        REQUIRE(outputs.has_value());
-        REQUIRE(outputs->size() == expected.size());
-        for (size_t i = 0; i < expected.size(); ++i) {
-          // fp32 tolerances of torch.testing; the reference accumulates in fp64, PyTorch's CPU
-          // kernels in fp32, and these fixtures' reductions are short (<= 32 terms, but for the
-          // cnn fixtures' convolutions: up to 392 terms of small weights, measured max error
-          // 4.8e-7, inside the 1e-5 absolute bound).
-          const std::string mismatch =
-              test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
-          INFO("output " << i << ": " << mismatch);
-          CHECK(mismatch.empty());
-        }
+/// Every exported form of `model` (a form not exported is skipped), as loaded and after the
+/// default pipeline, runs on the reference and reproduces PyTorch's outputs; the optimized graph
+/// also generates CUDA (every op left has a lowering; nvcc itself runs in the zoo and GPU tests).
+void check_forms_on_reference(const std::string& model) {
+  const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
+  const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
+  REQUIRE(!inputs.empty());
+  REQUIRE(!expected.empty());
+  for (const std::string& form : kForms) {
+    if (!std::filesystem::exists(test::fixture_path(model + "/" + form))) continue;
+    for (bool optimized : {false, true}) {
+      INFO(model << "/" << form << (optimized ? " after the default pipeline" : " as loaded"));
+      ir::Graph graph = load(model, form, inputs);
+      if (optimized) {
+        REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
+        const auto generated = codegen::generate(graph, {});
+        INFO((generated ? "" : generated.status().to_string()));
+        CHECK(generated.has_value());
+      }
+      auto outputs = reference::evaluate(graph, inputs);
+      INFO((outputs ? "" : outputs.status().to_string()));
+      REQUIRE(outputs.has_value());
+      REQUIRE(outputs->size() == expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        // fp32 tolerances of torch.testing; the reference accumulates in fp64, PyTorch's CPU
+        // kernels in fp32, and these fixtures' reductions are short (<= 32 terms, but for the
+        // cnn fixtures' convolutions: up to 392 terms of small weights, measured max error
+        // 4.8e-7, and the transformers' attention and projections: a few hundred terms, width
+        // 32, sequences <= 37; inside the 1e-5 absolute bound).
+        const std::string mismatch = test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
+        INFO("output " << i << ": " << mismatch);
+        CHECK(mismatch.empty());
       }
     }
   }
 }
 
+TEST_CASE("every fixture form matches PyTorch on the reference interpreter") {
+  std::vector<std::string> models = kModels;
+  models.insert(models.end(), kCnnModels.begin(), kCnnModels.end());
+  for (const std::string& model : models) check_forms_on_reference(model);
+}
+
 TEST_CASE("every transformer fixture form matches PyTorch on the reference interpreter") {
-  for (const std::string& model : kTransformerModels) {
-    const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(model, "input");
-    const std::vector<ir::Tensor> expected = test::read_fixture_tensors(model, "output");
-    REQUIRE(!inputs.empty());
-    REQUIRE(!expected.empty());
-    for (const std::string& form : kForms) {
-      if (!std::filesystem::exists(test::fixture_path(model + "/" + form))) continue;
-      for (bool optimized : {false, true}) {
-        INFO(model << "/" << form << (optimized ? " after the default pipeline" : " as loaded"));
-        ir::Graph graph = load(model, form, inputs);
-        if (optimized) {
-          REQUIRE(passes::run_default_pipeline(graph, {}).is_ok());
-          // Every op left has a CUDA lowering (nvcc itself runs in the zoo and GPU tests).
-          const auto generated = codegen::generate(graph, {});
-          INFO((generated ? "" : generated.status().to_string()));
-          CHECK(generated.has_value());
-        }
-        auto outputs = reference::evaluate(graph, inputs);
-        INFO((outputs ? "" : outputs.status().to_string()));
-        REQUIRE(outputs.has_value());
-        REQUIRE(outputs->size() == expected.size());
-        for (size_t i = 0; i < expected.size(); ++i) {
-          // fp32 tolerances of torch.testing: the reference accumulates in fp64, PyTorch in fp32,
-          // over reductions of at most a few hundred terms (width 32, sequences <= 37).
-          const std::string mismatch =
-              test::compare_close((*outputs)[i], expected[i], 1.3e-6, 1e-5);
-          INFO("output " << i << ": " << mismatch);
-          CHECK(mismatch.empty());
-        }
-      }
-    }
-  }
+  for (const std::string& model : kTransformerModels) check_forms_on_reference(model);
 }
 
 // TorchScript's freezing already folds constant subexpressions (`self.scale + 1.0`) that
