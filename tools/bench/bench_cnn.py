@@ -9,8 +9,6 @@ Methodology as in bench_common.py. Run it on the GPU machine:
     PYTHONPATH=tools/python:tools/bench INFERNO_RUNTIME_LIB=build/runtime/libinferno_runtime.so \
     python3 tools/bench/bench_cnn.py --infernoc build/src/infernoc --inferno-run build/runtime/inferno-run
 """
-import argparse
-import os
 import tempfile
 import time
 
@@ -18,7 +16,7 @@ import torch
 import torchvision
 
 import inferno
-from bench_common import (compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,
+from bench_common import (bench_parser, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,
                           pytorch_peak_activation_bytes, time_calls)
 
 MODELS = ("resnet18", "mobilenet_v2")
@@ -83,18 +81,11 @@ def write_report(rows, out_dir):
                      f"{r['arena_unshared']:,}) | {r['torch_peak']:,} B |")
     header = (f"torchvision CNNs, fp32 (TF32 off), 224x224, per-call latency in ms (median; call + stream "
               f"sync), {torch.cuda.get_device_name()}, torch {torch.__version__}\n\n")
-    text = header + "\n".join(lines) + "\n"
-    with open(os.path.join(out_dir, "bench_cnn.md"), "w") as f:
-        f.write(text)
-    return text
+    return write_table(out_dir, "bench_cnn.md", header, lines)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--infernoc", required=True)
-    parser.add_argument("--inferno-run", required=True)
-    parser.add_argument("--out", default=".")
-    parser.add_argument("--iters", type=int, default=200)
+    parser = bench_parser(__doc__, iters=200)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes minutes)")

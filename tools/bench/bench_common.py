@@ -4,6 +4,7 @@ Every figure is one call followed by a synchronization of its stream, timed on t
 `iters` calls after warm-up (the H200's clocks idle at 540 MHz and boost under load). TF32 is off
 everywhere (PyTorch's matmul default, and infernoc's without --tf32), so every side does full fp32.
 """
+import argparse
 import os
 import re
 import statistics
@@ -98,3 +99,22 @@ def kernel_launches(inferno_run, so):
     if not match:
         raise RuntimeError("cannot parse inferno-run --count-kernels:\n" + result.stdout)
     return int(match.group(1))
+
+
+def bench_parser(doc, iters):
+    """The arguments every latency benchmark takes: the tools to run, where to write its table and
+    how many timed calls; the description is the script's first docstring line."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--infernoc", required=True)
+    parser.add_argument("--inferno-run", required=True)
+    parser.add_argument("--out", default=".")
+    parser.add_argument("--iters", type=int, default=iters)
+    return parser
+
+
+def write_table(out_dir, file_name, header, lines):
+    """Writes the Markdown table (a header paragraph, then its lines) and returns its text."""
+    text = header + "\n".join(lines) + "\n"
+    with open(os.path.join(out_dir, file_name), "w") as f:
+        f.write(text)
+    return text

@@ -7,14 +7,13 @@ Methodology as in bench_common.py. Run it on the GPU machine (tools/gpu/check.sh
     PYTHONPATH=tools/python INFERNO_RUNTIME_LIB=build/runtime/libinferno_runtime.so \
     python3 tools/bench/bench_mlp.py --infernoc build/src/infernoc --inferno-run build/runtime/inferno-run
 """
-import argparse
 import os
 import tempfile
 
 import torch
 
 import inferno
-from bench_common import (compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,
+from bench_common import (bench_parser, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,
                           pytorch_latencies, pytorch_peak_activation_bytes, time_calls)
 
 WIDTHS = (1024, 4096, 4096, 1024)
@@ -69,18 +68,11 @@ def write_report(rows, out_dir):
                      f"{r['torch_peak']:,} B |")
     header = (f"MLP {'-'.join(map(str, WIDTHS))} GELU, fp32, per-call latency in ms (median; call + stream sync), "
               f"{torch.cuda.get_device_name()}, torch {torch.__version__}\n\n")
-    text = header + "\n".join(lines) + "\n"
-    with open(os.path.join(out_dir, "bench_mlp.md"), "w") as f:
-        f.write(text)
-    return text
+    return write_table(out_dir, "bench_mlp.md", header, lines)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--infernoc", required=True)
-    parser.add_argument("--inferno-run", required=True)
-    parser.add_argument("--out", default=".")
-    parser.add_argument("--iters", type=int, default=500)
+    parser = bench_parser(__doc__, iters=500)
     parser.add_argument("--batches", default="1,64")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False

@@ -8,14 +8,14 @@ Writes a markdown table (also printed) and a PNG plot to --out. Run it on the GP
     PYTHONPATH=tools/python INFERNO_RUNTIME_LIB=build/runtime/libinferno_runtime.so \
     python3 tools/bench/bench_mm_relu.py --infernoc build/src/infernoc --inferno-run build/runtime/inferno-run
 """
-import argparse
 import os
 import tempfile
 
 import torch
 
 import inferno
-from bench_common import compile_with_infernoc, inferno_run_latency, pytorch_latencies, time_calls
+from bench_common import (bench_parser, compile_with_infernoc, inferno_run_latency, pytorch_latencies, time_calls,
+                          write_table)
 
 SIZES = ["64x128x256", "128x256x512", "256x512x256", "512x1024x512", "1024x1024x1024", "2048x2048x2048",
          "4096x4096x4096"]
@@ -60,11 +60,9 @@ def write_report(rows, out_dir):
         lines.append(f"| {r['size']} | {r['eager']:.4f} | {r['compile']:.4f} | {r['compile_ro']:.4f} | "
                      f"{r['infernoc_cpp']:.4f} | {r['infernoc_py']:.4f} | {r['infernoc_cpp'] / r['eager']:.2f} | "
                      f"{r['infernoc_cpp'] / best:.2f} |")
-    table = "\n".join(lines)
     header = (f"relu(x @ W), fp32, per-call latency in ms (median; call + stream sync), "
               f"{torch.cuda.get_device_name()}, torch {torch.__version__}\n\n")
-    with open(os.path.join(out_dir, "bench_mm_relu.md"), "w") as f:
-        f.write(header + table + "\n")
+    text = write_table(out_dir, "bench_mm_relu.md", header, lines)
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -84,15 +82,11 @@ def write_report(rows, out_dir):
         fig.savefig(os.path.join(out_dir, "bench_mm_relu.png"), dpi=110)
     except ImportError:
         print("matplotlib missing: no plot")
-    return header + table
+    return text
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--infernoc", required=True)
-    parser.add_argument("--inferno-run", required=True)
-    parser.add_argument("--out", default=".")
-    parser.add_argument("--iters", type=int, default=500)
+    parser = bench_parser(__doc__, iters=500)
     parser.add_argument("--sizes", default=",".join(SIZES))
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False

@@ -15,7 +15,6 @@ Methodology as in bench_common.py. Run it on the GPU machine:
     PYTHONPATH=tools/python:tools/bench INFERNO_RUNTIME_LIB=build/runtime/libinferno_runtime.so \\
     python3 tools/bench/bench_transformer.py --infernoc build/src/infernoc --inferno-run build/runtime/inferno-run
 """
-import argparse
 import os
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import inferno  # noqa: E402
 import transformer_models  # noqa: E402
-from bench_common import (compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,  # noqa: E402
+from bench_common import (bench_parser, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,  # noqa: E402
                           pytorch_peak_activation_bytes, time_calls)
 
 SEQ = 128
@@ -111,18 +110,11 @@ def write_report(rows, out_dir):
                      f"{r['compile_s']:.0f} s | {r['arena_peak']:,} B | {r['torch_peak']:,} B |")
     header = (f"transformers, batch 1, sequence {SEQ}, per-call latency in ms (median; call + stream sync), "
               f"{torch.cuda.get_device_name()}, torch {torch.__version__}\n\n")
-    text = header + "\n".join(lines) + "\n"
-    with open(os.path.join(out_dir, "bench_transformer.md"), "w") as f:
-        f.write(text)
-    return text
+    return write_table(out_dir, "bench_transformer.md", header, lines)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--infernoc", required=True)
-    parser.add_argument("--inferno-run", required=True)
-    parser.add_argument("--out", default=".")
-    parser.add_argument("--iters", type=int, default=100)
+    parser = bench_parser(__doc__, iters=100)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     parser.add_argument("--precisions", nargs="+", default=list(PRECISIONS), choices=list(PRECISIONS))
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes minutes)")
