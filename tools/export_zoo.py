@@ -141,7 +141,8 @@ def randomize_batch_norms(model: nn.Module) -> None:
 
 def randomize_norms(model: nn.Module) -> None:
     """LayerNorm and RMSNorm weights and biases away from 1 and 0, so that every norm has its own
-    parameters (equal constants would be merged, hiding a wrong operand)."""
+    parameters (equal constants would be merged, hiding a wrong operand); a Linear initialized to
+    zeros gets random weights (a zero output would match anything)."""
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, nn.LayerNorm) and m.elementwise_affine:
@@ -149,6 +150,8 @@ def randomize_norms(model: nn.Module) -> None:
                 m.bias.copy_(torch.randn(m.bias.shape) * 0.1)
             elif isinstance(m, transformer_models.RmsNorm):
                 m.weight.copy_(torch.rand(m.weight.shape) + 0.5)
+            elif isinstance(m, nn.Linear) and not m.weight.any():  # torchvision's ViT head is zeros
+                m.weight.normal_(0.0, m.in_features**-0.5)
 
 
 def outputs_of(result) -> list[torch.Tensor]:
