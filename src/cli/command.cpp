@@ -62,6 +62,7 @@ Status optimize(ir::Graph& graph, const CliOptions& options) {
   passes::PipelineOptions pipeline;
   pipeline.pass_options.conv_layout = options.layout;
   pipeline.pass_options.precision = options.precision;
+  pipeline.pass_options.io_precision = options.io_precision;
   pipeline.pass_options.note = [](std::string_view message) { spdlog::debug("{}", message); };
   const char* debug = std::getenv("INFERNO_DEBUG");
   const bool dump = options.print_after_all || (debug != nullptr && std::string(debug) == "1");
@@ -91,15 +92,33 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options,
     return invalid_input("the model has " + std::to_string(graph.inputs().size()) + " inputs but " +
                          std::to_string(data.size()) + " --data files were given");
   }
+  std::vector<ir::Tensor> rounded;
+  const std::vector<ir::Tensor>* feed = &data;
   for (size_t i = 0; i < data.size(); ++i) {
     const ir::TensorType& expected = graph.type(graph.inputs()[i]);
+    // --io-precision compute made an f32 input 16-bit: its f32 .npy (the model's dtype) is
+    // rounded to it, as a caller of the compiled model would do.
+    const bool round = options.io_precision == passes::IoPrecision::kCompute &&
+                       data[i].type.dtype == ir::DType::kF32 &&
+                       (expected.dtype == ir::DType::kF16 || expected.dtype == ir::DType::kBF16) &&
+                       data[i].type.shape == expected.shape;
+    if (round) {
+      if (feed == &data) {
+        rounded = data;
+        feed = &rounded;
+      }
+      ir::Tensor low = ir::Tensor::zeros(expected);
+      for (int64_t k = 0; k < data[i].numel(); ++k) low.set(k, data[i].get(k));
+      rounded[i] = std::move(low);
+      continue;
+    }
     if (data[i].type != expected) {
       return invalid_input("--data " + options.data_files[i] + " is " + data[i].type.to_string() +
                            " but model input '" + graph.name(graph.inputs()[i]) + "' is " +
                            expected.to_string());
     }
   }
-  INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, data));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, *feed));
   std::error_code ec;
   std::filesystem::create_directories(options.save_outputs_dir, ec);
   if (ec) return io_error("cannot create '" + options.save_outputs_dir + "': " + ec.message());

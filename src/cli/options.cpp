@@ -28,6 +28,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   std::string passes;
   std::string layout = "auto";
   std::string precision = "fp32";
+  std::string io_precision = "model";
   bool tf32 = false;
   int opt_level = 1;
   bool verbose = false, quiet = false;
@@ -64,6 +65,13 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                  "own f32 upcasts stay f32; inputs and outputs keep the model's dtypes; weights "
                  "converted at compile time)")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  app.add_option("--io-precision", io_precision,
+                 "the dtypes of the compiled model's inputs and outputs: model (the default: as "
+                 "the model has them, the 16-bit conversion cast inside the first and last "
+                 "kernels) or compute (with --precision fp16 or bf16, the model's f32 inputs and "
+                 "outputs are taken and returned in that 16-bit type; integer and bool inputs "
+                 "are unchanged; with fp32 or tf32, compute is the same as model)")
+      ->check(CLI::IsMember({"model", "compute"}));
   app.add_flag("--tf32", tf32, "the same as --precision tf32");
   app.add_option("--weights", weights,
                  "embedded (the default: inside the .so) or external (in <output stem>.weights "
@@ -121,6 +129,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                 : precision == "fp16" ? passes::Precision::kFp16
                 : precision == "bf16" ? passes::Precision::kBf16
                                       : passes::Precision::kFp32;
+  o.io_precision =
+      io_precision == "compute" ? passes::IoPrecision::kCompute : passes::IoPrecision::kModel;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
   const bool o0 = opt_level == 0;
   if (o0) {

@@ -23,6 +23,8 @@ struct CliOptions {
   std::string nvcc;    ///< --nvcc; empty: $CUDACXX, $CUDA_HOME/bin/nvcc, ... PATH
   /// --precision fp32|tf32|fp16|bf16 (--tf32 is --precision tf32)
   passes::Precision precision = passes::Precision::kFp32;
+  /// --io-precision model|compute: with fp16/bf16, compute makes the f32 inputs and outputs 16-bit
+  passes::IoPrecision io_precision = passes::IoPrecision::kModel;
   WeightsMode weights = WeightsMode::kEmbedded;  ///< --weights embedded|external
   std::string keep_build_dir;                    ///< --keep-build
   bool full_constants = false;                   ///< --full-constants: print every constant's data

@@ -79,6 +79,12 @@ const std::string& Graph::node_name(const Node& node) const {
   return name(node.outputs.front());
 }
 
+void Graph::take_name(ValueId id, ValueId other, std::string_view name_hint) {
+  std::string name = std::move(mutable_value(other).name);
+  mutable_value(other).name = unique_name(name_hint);
+  mutable_value(id).name = std::move(name);
+}
+
 ValueId Graph::find_value(std::string_view name) const {
   for (size_t i = 0; i < values_.size(); ++i) {
     if (values_[i].name == name) return static_cast<ValueId>(i);

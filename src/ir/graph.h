@@ -93,6 +93,9 @@ class Graph {
   const std::string& node_name(const Node& node) const;
   /// Finds a value by name; kNoValue if absent.
   ValueId find_value(std::string_view name) const;
+  /// Gives value `id` the name of value `other` and `other` a fresh name after `name_hint` (made
+  /// unique); a pass that moves a name to a new value (convert-precision's outputs) uses it.
+  void take_name(ValueId id, ValueId other, std::string_view name_hint);
 
  private:
   ValueId add_value(std::string_view name_hint, TensorType type, ValueKind kind);

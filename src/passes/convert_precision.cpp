@@ -72,14 +72,37 @@ class Converter {
     for (ValueId v : graph.outputs()) is_output_[static_cast<size_t>(v)] = true;
     was_f32_.assign(n, false);
     for (size_t v = 0; v < n; ++v) was_f32_[v] = is_f32(graph.type(static_cast<ValueId>(v)));
+    io_compute_ = options.io_precision == IoPrecision::kCompute;
+    if (io_compute_) {
+      // The caller passes the 16-bit data: an f32 input becomes T itself (its T form); an f32
+      // island reading it gets a cast up.
+      for (ValueId v : graph.inputs()) {
+        if (!was_f32_[at(v)]) continue;
+        graph.mutable_value(v).type.dtype = low_;
+        orig_[at(v)] = ir::kNoValue;
+        low_form_[at(v)] = v;
+      }
+    }
   }
 
   Status run() {
     std::vector<ir::Node>& old_nodes = rebuilder_.old_nodes();
     for (ir::Node& node : old_nodes) INFERNO_RETURN_IF_ERROR(visit(std::move(node)));
     std::vector<ValueId> outputs;
+    std::vector<bool> renamed(static_cast<size_t>(graph_.num_values()), false);
     for (ValueId v : graph_.outputs()) {
-      INFERNO_ASSIGN_OR_RETURN(ValueId out, original_form(v));
+      if (!io_compute_ || !f32(v)) {
+        INFERNO_ASSIGN_OR_RETURN(ValueId out, original_form(v));
+        outputs.push_back(out);
+        continue;
+      }
+      // --io-precision compute: the output is the T value. One computed in f32 (an island) is
+      // cast down, and the cast takes the output's name (the f32 value becomes <name>_f32).
+      INFERNO_ASSIGN_OR_RETURN(ValueId out, low_form(v));
+      if (out != v && !renamed[at(v)]) {
+        renamed[at(v)] = true;
+        graph_.take_name(out, v, graph_.name(v) + "_f32");
+      }
       outputs.push_back(out);
     }
     graph_.set_outputs(std::move(outputs));
@@ -283,7 +306,7 @@ class Converter {
         orig_[at(out)] = out;
         continue;
       }
-      if (is_output_[at(out)]) {
+      if (is_output_[at(out)] && !io_compute_) {
         const ValueId low = graph_.add_node_output(
             graph_.name(out) + "_" + std::string(ir::dtype_name(low_)), (*out_types)[i]);
         grow();
@@ -314,6 +337,7 @@ class Converter {
   ir::Graph& graph_;
   DType low_;
   const PassOptions& options_;
+  bool io_compute_ = false;        ///< --io-precision compute: f32 inputs and outputs become T
   std::vector<ValueId> orig_;      ///< value -> the value of its original type, or kNoValue
   std::vector<ValueId> low_form_;  ///< f32 value -> its T form, or kNoValue
   std::vector<bool> wide_;         ///< f32 values that may exceed f16's range

@@ -34,6 +34,11 @@
 //    reads it, and an output computed in T is cast back to f32 right after the node that computes
 //    it (that cast defines the output's value, so its name stays); fuse-elementwise and
 //    fuse-epilogues put these casts into neighbouring kernels where they can.
+//    With PassOptions::io_precision kCompute (--io-precision compute) there are no boundary
+//    casts: each f32 graph input becomes T itself (an f32 island reading it gets a cast up, named
+//    <input>_f32), and each f32 output is its T value; an output computed in an f32 island is
+//    cast down, the cast taking the output's name. Integer and bool inputs and outputs, and those
+//    already 16-bit, are unchanged.
 //  - A constant read in T becomes a new constant of type T (converted once here, the f32 one
 //    dropped when nothing else reads it, so the weights blob halves); finite values outside T's
 //    range saturate to T's largest finite value (f16 65504, bf16 3.39e38) instead of becoming

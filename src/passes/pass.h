@@ -23,10 +23,16 @@ enum class ConvLayout {
 /// (passes/convert_precision.h) convert the model.
 enum class Precision { kFp32, kTf32, kFp16, kBf16 };
 
+/// What the graph's f32 inputs and outputs become under a 16-bit precision (--io-precision).
+/// kModel keeps the model's dtypes (convert-precision casts at the boundary); kCompute makes them
+/// the 16-bit compute type (no boundary casts). Nothing changes with fp32 or tf32.
+enum class IoPrecision { kModel, kCompute };
+
 /// Options every pass receives. Grows with the optimizer (target arch, ...).
 struct PassOptions {
   ConvLayout conv_layout = ConvLayout::kAuto;
   Precision precision = Precision::kFp32;
+  IoPrecision io_precision = IoPrecision::kModel;
   /// Where a pass says what it chose not to do (convert-precision: a node kept in f32 because
   /// it has no 16-bit form); infernoc logs these at -v. May be empty.
   std::function<void(std::string_view)> note;

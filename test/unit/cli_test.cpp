@@ -247,6 +247,59 @@ TEST_CASE("the precision flag (--precision with --tf32 its tf32 alias) and its m
   CHECK(fp16_old_arch.exit_code == 0);
 }
 
+TEST_CASE("io precision compute: 16-bit inputs and outputs, no boundary casts") {
+  const std::string model = fixture_path("mlp2/model.pt2");
+  auto bad = infernoc({model, "--precision", "fp16", "--io-precision", "half", "--emit", "ir"});
+  CHECK(bad.exit_code == 3);
+  CHECK(contains(bad.err, "--io-precision"));
+  auto plain = infernoc({model, "--emit", "ir"});
+  for (const char* p : {"fp32", "tf32"}) {
+    INFO(p);
+    auto same = infernoc({model, "--precision", p, "--io-precision", "compute", "--emit", "ir"});
+    CHECK(same.exit_code == 0);
+    CHECK(same.out == plain.out);
+  }
+  for (const char* p : {"fp16", "bf16"}) {
+    INFO(p);
+    const std::string t = std::string(p) == "fp16" ? "f16" : "bf16";
+    auto model_io = infernoc({model, "--precision", p, "--io-precision", "model", "--emit", "ir"});
+    auto default_io = infernoc({model, "--precision", p, "--emit", "ir"});
+    CHECK(model_io.exit_code == 0);
+    CHECK(model_io.out == default_io.out);
+    CHECK(contains(model_io.out, "cast(%"));
+    auto compute = infernoc({model, "--precision", p, "--io-precision", "compute", "--emit", "ir"});
+    INFO(compute.out);
+    CHECK(compute.exit_code == 0);
+    CHECK(contains(compute.out.substr(0, compute.out.find('\n')), "%x: " + t + "["));
+    CHECK(!contains(compute.out, "f32["));  // mlp2 has no f32 island: no cast at all
+    CHECK(!contains(compute.out, "cast(%"));
+    CHECK(contains(compute.out, "%linear_1: " + t + "["));
+  }
+  auto help = infernoc({"--help"});
+  CHECK(contains(help.out, "--io-precision"));
+  CHECK(contains(help.out, "compute is the same as model"));
+}
+
+TEST_CASE("io precision compute with --reference rounds the f32 --data to the 16-bit input") {
+  const auto dir = scratch_dir("io_precision_reference");
+  for (const char* io : {"model", "compute"}) {
+    INFO(io);
+    auto result = infernoc({fixture_path("mlp2/model.pt2"), "--precision", "fp16", "--io-precision",
+                            io, "--reference", "--data", fixture_path("mlp2/input0.npy"),
+                            "--save-outputs", (dir / io).string()});
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    // model io writes f32, compute io f16 ('<f2'); both close to PyTorch's f32 output
+    CHECK(contains(result.err, std::string(io) == "model" ? "f32[" : "f16["));
+    auto compare =
+        test::run_process({NPY_COMPARE_EXE, (dir / io / "out0.npy").string(),
+                           fixture_path("mlp2/output0.npy"), "--rtol", "2e-2", "--atol", "2e-2"});
+    INFO(compare.out << compare.err);
+    CHECK(compare.exit_code == 0);
+  }
+  driver::remove_tree(dir.string());
+}
+
 TEST_CASE("help documents the backend flags and the default arch") {
   auto help = infernoc({"--help"});
   CHECK(help.exit_code == 0);

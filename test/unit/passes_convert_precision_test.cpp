@@ -17,10 +17,12 @@ namespace {
 
 using passes::Precision;
 
-ir::Graph convert(const std::string& text, Precision precision) {
+ir::Graph convert(const std::string& text, Precision precision,
+                  passes::IoPrecision io = passes::IoPrecision::kModel) {
   ir::Graph graph = test::parse(text);
   passes::PipelineOptions options;
   options.pass_options.precision = precision;
+  options.pass_options.io_precision = io;
   const Status status = passes::run_passes(graph, {"convert-precision"}, options);
   INFO(status.to_string());
   REQUIRE(status.is_ok());
@@ -318,6 +320,77 @@ graph(%x: f32[2,4]) {
   CHECK(ir::print_graph(graph) == ir::print_graph(test::parse(text)));
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("fused_elementwise 'y' at model.py:3 stays f32") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferno
+
+namespace inferno {
+namespace {
+
+TEST_CASE("convert-precision with --io-precision compute: 16-bit inputs and outputs, no casts") {
+  // The f32 input is f16 itself (the softmax reading it gets a cast up); the gemm's output is
+  // returned in f16 with no cast back; the softmax output is cast down and the cast keeps the
+  // output's name; the integer input and output are unchanged.
+  const std::string text = R"(
+graph(%x: f32[2,4], %i: i64[2,4]) {
+  %w: f32[4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %y: f32[2,4] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  %s: f32[2,4] = softmax(%x) {dim=1}
+  %c: f32[2,4] = cast(%i) {dtype=f32}
+  %a: f32[2,4] = add(%y, %c)
+  %j: i64[2,4] = add(%i, %i)
+  return %a, %s, %j
+})";
+  const ir::Graph after = convert(text, Precision::kFp16, passes::IoPrecision::kCompute);
+  CHECK(ir::print_graph(after) == ir::print_graph(test::parse(R"(
+graph(%x: f16[2,4], %i: i64[2,4]) {
+  %w_f16: f16[4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %y: f16[2,4] = gemm(%x, %w_f16) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  %x_f32: f32[2,4] = cast(%x) {dtype=f32}
+  %s_f32: f32[2,4] = softmax(%x_f32) {dim=1}
+  %c: f16[2,4] = cast(%i) {dtype=f16}
+  %a: f16[2,4] = add(%y, %c)
+  %j: i64[2,4] = add(%i, %i)
+  %s: f16[2,4] = cast(%s_f32) {dtype=f16}
+  return %a, %s, %j
+})")));
+  // The same in model io has a cast at each f32 boundary; bf16 works alike.
+  const ir::Graph model_io = convert(text, Precision::kFp16);
+  CHECK(model_io.type(model_io.inputs()[0]).dtype == ir::DType::kF32);
+  CHECK(model_io.type(model_io.outputs()[0]).dtype == ir::DType::kF32);
+  const ir::Graph bf16 = convert(text, Precision::kBf16, passes::IoPrecision::kCompute);
+  CHECK(bf16.type(bf16.inputs()[0]).dtype == ir::DType::kBF16);
+  CHECK(bf16.type(bf16.inputs()[1]).dtype == ir::DType::kI64);
+  for (ir::ValueId out : bf16.outputs()) CHECK(bf16.type(out).dtype != ir::DType::kF32);
+  int casts = 0;
+  for (const ir::Node& node : bf16.nodes()) casts += node.op == ir::OpKind::kCast ? 1 : 0;
+  CHECK(casts == 3);  // x up for the softmax, i to bf16, softmax's result down: none at the gemm
+  // fp32 and tf32: compute io changes nothing.
+  for (Precision p : {Precision::kFp32, Precision::kTf32}) {
+    CHECK(ir::print_graph(convert(text, p, passes::IoPrecision::kCompute)) ==
+          ir::print_graph(test::parse(text)));
+  }
+}
+
+TEST_CASE("convert-precision, compute io: an input returned as it is and an output read again") {
+  // %x is an output too (it stays the 16-bit input); %h is an output and read by the next gemm
+  // (one f16 value serves both).
+  const ir::Graph after = convert(R"(
+graph(%x: f32[2,2]) {
+  %w: f32[2,2] = constant [1, 2, 3, 4]
+  %h: f32[2,2] = gemm(%x, %w) {activation="relu", alpha=1.0, beta=1.0, trans_b=false}
+  %o: f32[2,2] = gemm(%h, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  return %o, %h, %x
+})",
+                                  Precision::kBf16, passes::IoPrecision::kCompute);
+  CHECK(ir::print_graph(after) == ir::print_graph(test::parse(R"(
+graph(%x: bf16[2,2]) {
+  %w_bf16: bf16[2,2] = constant [1, 2, 3, 4]
+  %h: bf16[2,2] = gemm(%x, %w_bf16) {activation="relu", alpha=1.0, beta=1.0, trans_b=false}
+  %o: bf16[2,2] = gemm(%h, %w_bf16) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  return %o, %h, %x
+})")));
 }
 
 }  // namespace
