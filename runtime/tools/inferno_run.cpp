@@ -261,8 +261,13 @@ int main(int argc, char** argv) {
   CLI::App app{"Run a model.so built by infernoc on .npy inputs"};
   app.add_option("model", opt.model, "the model.so")->required();
   app.add_option("--data", opt.data,
-                 "an input .npy file, one per model input, in order (none: every input is zeros)");
-  app.add_option("--save-outputs", opt.save_dir, "write out0.npy, out1.npy, ... to this directory");
+                 "an input .npy file, one per model input, in order (none: every input is zeros); "
+                 "its dtype is the input's, except for 16-bit inputs (--io-precision compute): an "
+                 "f16 input takes float16 ('<f2') as it is or float32 ('<f4') rounded to nearest "
+                 "even, a bf16 input (NumPy has no bfloat16) takes float32, rounded");
+  app.add_option("--save-outputs", opt.save_dir,
+                 "write out0.npy, out1.npy, ... to this directory (an f16 output as float16, a "
+                 "bf16 output widened exactly to float32)");
   const CLI::Range non_negative(0, 1 << 30);
   app.add_option("--iters", opt.iters, "time this many runs after warm-up")->check(non_negative);
   app.add_option("--device", opt.device, "CUDA device index")->check(non_negative);

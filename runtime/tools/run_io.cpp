@@ -56,6 +56,32 @@ float bf16_to_f32(uint16_t value) {
   return result;
 }
 
+uint16_t f32_to_f16(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // quiet NaN
+  // From 65520 (halfway between 65504, the largest finite f16, and 2^16) up: infinity.
+  if (magnitude >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+  uint32_t half = 0, rest = 0, halfway = 0;
+  if (magnitude >= 0x38800000u) {  // a normal f16 (2^-14 and up): rebias, drop 13 bits
+    half = ((magnitude >> 23) - 112u) << 10 | (magnitude & 0x7fffffu) >> 13;
+    rest = magnitude & 0x1fffu;
+    halfway = 0x1000u;
+  } else if (magnitude > 0x33000000u) {  // a subnormal f16 (units of 2^-24) above 2^-25
+    const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - (magnitude >> 23);
+    half = mantissa >> shift;
+    rest = mantissa & ((1u << shift) - 1u);
+    halfway = 1u << (shift - 1u);
+  } else {
+    return sign;  // 2^-25 and below round to zero (2^-25 itself is a tie, to even)
+  }
+  if (rest > halfway || (rest == halfway && (half & 1u) != 0)) ++half;  // carries into exponent
+  return static_cast<uint16_t>(sign | half);
+}
+
 size_t byte_size(const inferno_tensor_desc& desc) {
   const int64_t item = desc.dtype == INFERNO_DTYPE_BF16 ? 2 : npy::itemsize(descr_of(desc.dtype));
   return static_cast<size_t>(npy::element_count(shape_of(desc)) * item);
@@ -64,20 +90,24 @@ size_t byte_size(const inferno_tensor_desc& desc) {
 std::vector<std::byte> input_bytes(const npy::Array& array, const inferno_tensor_desc& desc,
                                    const std::string& what) {
   const bool bf16 = desc.dtype == INFERNO_DTYPE_BF16;
+  // An f16 input takes '<f2' as it is, or '<f4' rounded (the model's f32 data, for a model
+  // compiled with --io-precision compute).
+  const bool rounded_f16 = desc.dtype == INFERNO_DTYPE_F16 && array.descr == "<f4";
   const std::string wanted = bf16 ? "<f4" : descr_of(desc.dtype);
-  if (array.descr != wanted || array.shape != shape_of(desc)) {
-    throw npy::Error(what + ": input '" + desc.name + "' needs '" + wanted + "' " +
+  if ((array.descr != wanted && !rounded_f16) || array.shape != shape_of(desc)) {
+    const std::string also = desc.dtype == INFERNO_DTYPE_F16 ? " (or '<f4', rounded)" : "";
+    throw npy::Error(what + ": input '" + desc.name + "' needs '" + wanted + "'" + also + " " +
                          shape_text(shape_of(desc)) + ", the file has '" + array.descr + "' " +
                          shape_text(array.shape),
                      false);
   }
-  if (!bf16) return array.data;
+  if (!bf16 && !rounded_f16) return array.data;
   const size_t n = array.data.size() / 4;
   std::vector<std::byte> out(n * 2);
   for (size_t i = 0; i < n; ++i) {
     float f = 0;
     std::memcpy(&f, array.data.data() + 4 * i, 4);
-    const uint16_t h = f32_to_bf16(f);
+    const uint16_t h = bf16 ? f32_to_bf16(f) : f32_to_f16(f);
     std::memcpy(out.data() + 2 * i, &h, 2);
   }
   return out;

@@ -146,6 +146,69 @@ TEST_CASE("bf16: rounds to nearest even and widens exactly", "[runtime][npy]") {
   CHECK(bf16_to_f32(0xc040) == -3.0f);
 }
 
+TEST_CASE("f16: rounds f32 to nearest even, saturating to infinity, subnormals kept",
+          "[runtime][npy]") {
+  using inferno::run::f32_to_f16;
+  const auto from_bits = [](uint32_t bits) {
+    float f = 0;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  CHECK(f32_to_f16(1.0f) == 0x3c00);
+  CHECK(f32_to_f16(-2.0f) == 0xc000);
+  CHECK(f32_to_f16(0.0f) == 0x0000);
+  CHECK(f32_to_f16(-0.0f) == 0x8000);
+  CHECK(f32_to_f16(1.0f / 3.0f) == 0x3555);
+  CHECK(f32_to_f16(from_bits(0x3f801000)) == 0x3c00);  // 1 + 2^-11: a tie, to even (down)
+  CHECK(f32_to_f16(from_bits(0x3f803000)) == 0x3c02);  // 1 + 3 * 2^-11: a tie, to even (up)
+  CHECK(f32_to_f16(from_bits(0x3f801001)) == 0x3c01);
+  CHECK(f32_to_f16(from_bits(0x3fffffff)) == 0x4000);  // the carry reaches the exponent
+  CHECK(f32_to_f16(65504.0f) == 0x7bff);
+  CHECK(f32_to_f16(65519.0f) == 0x7bff);
+  CHECK(f32_to_f16(65520.0f) == 0x7c00);
+  CHECK(f32_to_f16(-1e30f) == 0xfc00);
+  CHECK(f32_to_f16(std::ldexp(1.0f, -14)) == 0x0400);  // the smallest normal
+  CHECK(f32_to_f16(std::ldexp(1.0f, -24)) == 0x0001);  // the smallest subnormal
+  CHECK(f32_to_f16(std::ldexp(3.0f, -24)) == 0x0003);
+  CHECK(f32_to_f16(std::ldexp(1.0f, -25)) == 0x0000);  // a tie between 0 and 2^-24: to even
+  CHECK(f32_to_f16(std::ldexp(1.5f, -25)) == 0x0001);
+  CHECK(f32_to_f16(std::ldexp(3.0f, -25)) == 0x0002);  // 1.5 units: a tie, to even (up)
+  const uint16_t nan = f32_to_f16(std::nanf(""));
+  CHECK((nan & 0x7c00) == 0x7c00);
+  CHECK((nan & 0x03ff) != 0);
+}
+
+TEST_CASE("run_io: f16 inputs take '<f2' as it is or '<f4' rounded, f16 outputs are '<f2'",
+          "[runtime][npy]") {
+  const int64_t shape[] = {2, 2};
+  const inferno_tensor_desc h{"h", INFERNO_DTYPE_F16, 2, shape};
+  const std::vector<uint16_t> halves = {0x3c00, 0xc000, 0x3555, 0x7bff};
+  std::vector<std::byte> half_bytes(8);
+  std::memcpy(half_bytes.data(), halves.data(), 8);
+  // '<f2' passes through unchanged; written back as an output it is the same '<f2' file.
+  const inferno::npy::Array f2{"<f2", {2, 2}, half_bytes};
+  CHECK(inferno::run::input_bytes(f2, h, "in.npy") == half_bytes);
+  const auto out = inferno::run::output_array(half_bytes, h);
+  CHECK(out.descr == "<f2");
+  const auto back =
+      inferno::npy::parse(inferno::npy::serialize(out), "out.npy");  // a file round trip
+  CHECK(back.descr == "<f2");
+  CHECK(back.shape == std::vector<int64_t>{2, 2});
+  CHECK(back.data == half_bytes);
+  // '<f4' is rounded to f16.
+  const inferno::npy::Array f4{"<f4", {2, 2}, bytes_of(floats({1.0f, -2.0f, 1.0f / 3, 65504}))};
+  CHECK(inferno::run::input_bytes(f4, h, "in.npy") == half_bytes);
+  // Any other dtype, or the wrong shape, is refused naming both forms.
+  const inferno::npy::Array f8{"<f8", {2, 2}, std::vector<std::byte>(32)};
+  try {
+    inferno::run::input_bytes(f8, h, "in.npy");
+    FAIL("no error");
+  } catch (const inferno::npy::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "in.npy: input 'h' needs '<f2' (or '<f4', rounded) [2,2], the file has '<f8' [2,2]");
+  }
+}
+
 TEST_CASE("run_io: an input file must match the input's dtype and shape", "[runtime][npy]") {
   const int64_t shape[] = {4, 8};
   const inferno_tensor_desc x{"x", INFERNO_DTYPE_F32, 2, shape};
