@@ -171,12 +171,12 @@ Status fuse_parallel_gemms(ir::Graph& graph, const PassOptions& /*options*/) {
       starts.back() = offset;
       ends.back() = offset + shape.back();
       offset += shape.back();
-      ir::Attributes attrs;
-      attrs.set("starts", std::move(starts));
-      attrs.set("ends", std::move(ends));
-      attrs.set("steps", std::move(steps));
+      ir::Attributes slice_attrs;
+      slice_attrs.set("starts", std::move(starts));
+      slice_attrs.set("ends", std::move(ends));
+      slice_attrs.set("steps", std::move(steps));
       INFERNO_ASSIGN_OR_RETURN(ir::Node slice, redefine(graph, OpKind::kSlice, {product},
-                                                        std::move(attrs), {out}, old[m].loc));
+                                                        std::move(slice_attrs), {out}, old[m].loc));
       rebuilder.append(std::move(slice));
     }
   }

@@ -289,7 +289,7 @@ bool Matcher::product(ir::ValueId s, Masks masks, double scale, Match& out) cons
   }
   scale *= gemm->attrs.get_float("alpha");
   // q: scaled, read through the reshape (inner), scaled again.
-  Operand q{gemm->inputs[0], 1};
+  Operand q{gemm->inputs[0], 1, {}, {}};
   q.v = peel_scale(q.v, q.scale);
   // [B, H] of the 4-D scores, for 3-D operands that no reshape of a 4-D value gives.
   const ir::Shape& four = g_.type(scores4).shape;
@@ -302,7 +302,7 @@ bool Matcher::product(ir::ValueId s, Masks masks, double scale, Match& out) cons
     }
   }
   // k: as q, through the permute when the gemm does not transpose it.
-  Operand k{gemm->inputs[1], 1};
+  Operand k{gemm->inputs[1], 1, {}, {}};
   k.v = peel_scale(k.v, k.scale);
   bool k_flat = false;
   if (inner) {
