@@ -1,11 +1,14 @@
-// What the fixture integration tests share: a fixture's numbered .npy files.
+// What the fixture integration tests share: a fixture's numbered .npy files, and the check of a
+// TorchScript-only fixture against PyTorch's outputs.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "cli/tensor_io.h"
+#include "ir/graph.h"
 #include "support/catch.h"
 #include "support/test_support.h"
 
@@ -24,5 +27,14 @@ inline std::vector<ir::Tensor> read_fixture_tensors(const std::string& model,
   }
   return tensors;
 }
+
+/// Per-family checks of a fixture's graph, as loaded (false) or after the default pipeline (true).
+using GraphCheck = std::function<void(const ir::Graph&, bool optimized)>;
+
+/// test/fixtures/<model>/model.pt (TorchScript) loads with its inputs' types, verifies, and the
+/// reference reproduces PyTorch's `num_outputs` outputs within rtol/atol, as loaded and after the
+/// default pipeline; `check_graph` (optional) looks at the graph in both states.
+void check_torchscript_fixture(const std::string& model, size_t num_outputs, double rtol,
+                               double atol, const GraphCheck& check_graph = {});
 
 }  // namespace inferno::test
