@@ -77,8 +77,23 @@ Expected<Rewrite> absorb_transpose_of_b(NodeRebuilder& rebuilder, ir::Node& node
   return redefine_node(rebuilder.graph(), node, OpKind::kGemm, std::move(inputs), std::move(attrs));
 }
 
-/// gemm(reshape(x[d..., K] -> [P, K]), b[K, N]) = reshape(gemm(x, b) [d..., N] -> [P, N]) when the
-/// addends read the same element for every row: rank <= 1, or one row.
+/// The dims of x[d..., e...] that stay rows when x is viewed as [P, K]: d with prod(d) = P and
+/// prod(e) = K, d of rank >= 2 (so the gemm keeps batch dims); empty when there is none.
+ir::Shape row_dims(const ir::Shape& x, int64_t rows, int64_t k) {
+  int64_t product = 1;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (product == rows && i >= 2 && ir::shape_numel(ir::Shape(x.begin() + i, x.end())) == k)
+      return ir::Shape(x.begin(), x.begin() + i);
+    product *= x[i];
+  }
+  return {};
+}
+
+/// gemm(reshape(x[d..., e...] -> [P, K]), b[K, N]) = reshape(gemm(x' [d..., K], b) [d..., N] ->
+/// [P, N]) with x' x itself when e is one dim (K), else x viewed as [d..., K] (a reshape merging e:
+/// GPT-2's heads merged by a view before its 2-D addmm); when the addends read the same element
+/// for every row: rank <= 1, or one row. The reshape after the gemm then meets the model's own
+/// reshape back to [d..., N], which cancels it, so a residual add can reach the gemm's epilogue.
 Expected<Rewrite> lift_reshape_of_a(NodeRebuilder& rebuilder, ir::Node& node) {
   const ir::Graph& graph = rebuilder.graph();
   const ir::Node* reshape = rebuilder.producer(node.inputs[0], OpKind::kReshape);
@@ -86,16 +101,23 @@ Expected<Rewrite> lift_reshape_of_a(NodeRebuilder& rebuilder, ir::Node& node) {
   const ir::ValueId x = reshape->inputs[0];
   const ir::Shape& x_shape = graph.type(x).shape;
   const ir::Shape& a_shape = graph.type(node.inputs[0]).shape;
-  if (x_shape.size() <= 2 || a_shape.size() != 2 || x_shape.back() != a_shape.back() ||
-      ir::shape_numel(ir::Shape(x_shape.begin(), x_shape.end() - 1)) != a_shape[0]) {
-    return Rewrite::kUnchanged;
-  }
+  if (x_shape.size() <= 2 || a_shape.size() != 2) return Rewrite::kUnchanged;
+  ir::Shape rows = row_dims(x_shape, a_shape[0], a_shape[1]);
+  if (rows.empty()) return Rewrite::kUnchanged;
   for (size_t i = 2; i < node.inputs.size(); ++i) {
     const ir::Shape& addend = graph.type(node.inputs[i]).shape;
     if (addend.size() > 2 || (addend.size() == 2 && addend[0] != 1)) return Rewrite::kUnchanged;
   }
   std::vector<ir::ValueId> inputs = node.inputs;
   inputs[0] = x;
+  if (rows.size() + 1 != x_shape.size()) {  // merge e into one dim of K
+    ir::Attributes view;
+    rows.push_back(a_shape[1]);
+    view.set("shape", rows);
+    INFERNO_ASSIGN_OR_RETURN(inputs[0],
+                             rebuilder.build(OpKind::kReshape, {x}, std::move(view),
+                                             graph.name(node.inputs[0]) + "_rows", node.loc));
+  }
   // The new gemm is final: its b and addends are node's, and x is no reshape (reshapes merge).
   INFERNO_ASSIGN_OR_RETURN(ir::ValueId product,
                            rebuilder.build(OpKind::kGemm, std::move(inputs), node.attrs,

@@ -141,6 +141,28 @@ graph(%a: f32[2,4,8], %w: f32[8,5], %w2: f32[5,8], %bias: f32[5]) {
 })");
 }
 
+// GPT-2's attention output: heads [1, S, H, D] merged by one view to [S, H * D] before a 2-D addmm,
+// viewed back to [1, S, N]. The gemm reads x viewed as [1, S, H * D] instead, and the add reads the
+// gemm itself (fuse-epilogues then takes it as the gemm's residual).
+TEST_CASE(
+    "canonicalize moves a reshape that also merges the last dims into K to the gemm's output") {
+  check_pass({"canonicalize", "dce"}, R"(
+graph(%x: f32[1,6,4,2], %w: f32[8,3], %bias: f32[3], %r: f32[1,6,3]) {
+  %merged: f32[6,8] = reshape(%x) {shape=[6, 8]}
+  %proj: f32[6,3] = gemm(%merged, %w, %bias) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  %back: f32[1,6,3] = reshape(%proj) {shape=[1, 6, 3]}
+  %y: f32[1,6,3] = add(%back, %r)
+  return %y
+})",
+             R"(
+graph(%x: f32[1,6,4,2], %w: f32[8,3], %bias: f32[3], %r: f32[1,6,3]) {
+  %merged_rows: f32[1,6,8] = reshape(%x) {shape=[1, 6, 8]}
+  %proj_1: f32[1,6,3] = gemm(%merged_rows, %w, %bias) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  %y: f32[1,6,3] = add(%proj_1, %r)
+  return %y
+})");
+}
+
 TEST_CASE("canonicalize leaves a gemm on a reshape alone where moving it would change the result") {
   check_unchanged({"canonicalize"}, R"(
 graph(%a: f32[2,4,8], %w: f32[8,5], %c: f32[8,5], %b3: f32[2,8,5]) {
