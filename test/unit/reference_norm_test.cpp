@@ -10,6 +10,7 @@
 #include "ir/builder.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/op_table.h"
 #include "support/test_support.h"
 
 namespace inferno {
@@ -18,11 +19,10 @@ namespace {
 using ir::DType;
 using ir::OpKind;
 
+// Exactly the values given, one per element (op_table's tensor_of repeats a shorter list).
 ir::Tensor tensor(const ir::TensorType& type, const std::vector<double>& values) {
-  ir::Tensor t = ir::Tensor::zeros(type);
-  REQUIRE(static_cast<int64_t>(values.size()) == t.numel());
-  for (size_t i = 0; i < values.size(); ++i) t.set(static_cast<int64_t>(i), values[i]);
-  return t;
+  REQUIRE(static_cast<int64_t>(values.size()) == type.numel());
+  return test::tensor_of(type, values);
 }
 
 // Evaluates `op` {attrs} on x (an input) and the optional parameters (constants).
