@@ -42,7 +42,7 @@ TEST_CASE("the child runs in the given directory and writes to the given file") 
   RunOptions options;
   options.cwd = dir.path().string();
   options.output_file = log;
-  auto result = run_program({"/bin/sh", "-c", "pwd; echo err >&2; cat"}, options);
+  auto result = run_program({"/bin/sh", "-c", "pwd; echo err >&2; /bin/cat"}, options);
   REQUIRE(result.has_value());
   CHECK(result->succeeded());
   CHECK(result->output.empty());
@@ -60,7 +60,7 @@ TEST_CASE("signals, timeouts and cancellation end the child") {
   const auto start = std::chrono::steady_clock::now();
   RunOptions timeout;
   timeout.timeout = std::chrono::milliseconds(200);
-  auto late = run_program({"/bin/sh", "-c", "sleep 30; echo never"}, timeout);
+  auto late = run_program({"/bin/sh", "-c", "/bin/sleep 30; echo never"}, timeout);
   REQUIRE(late.has_value());
   CHECK(late->timed_out);
   CHECK_FALSE(late->succeeded());
@@ -68,7 +68,7 @@ TEST_CASE("signals, timeouts and cancellation end the child") {
   int polls = 0;
   RunOptions cancel;
   cancel.cancel = [&polls] { return ++polls > 3; };
-  auto cancelled = run_program({"/bin/sh", "-c", "sleep 30 & wait"}, cancel);
+  auto cancelled = run_program({"/bin/sh", "-c", "/bin/sleep 30 & wait"}, cancel);
   REQUIRE(cancelled.has_value());
   CHECK(cancelled->cancelled);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
