@@ -22,8 +22,13 @@ void validate_tensors(const std::string& path, const char* role, int32_t count,
       malformed(path, where + " has rank " + std::to_string(d.rank));
     }
     if (d.rank > 0 && d.shape == nullptr) malformed(path, where + " has a null shape");
+    // Every later size computation (element counts, byte sizes) may then multiply freely.
+    int64_t bytes = dtype_size(d.dtype);
     for (int32_t k = 0; k < d.rank; ++k) {
       if (d.shape[k] < 0) malformed(path, where + " has a negative dimension");
+      if (__builtin_mul_overflow(bytes, d.shape[k], &bytes)) {
+        malformed(path, where + " is larger than 2^63 bytes");
+      }
     }
   }
 }

@@ -20,7 +20,8 @@ int64_t dtype_size(int32_t dtype);
 std::string type_text(int32_t dtype, int32_t rank, const int64_t* shape);
 
 /// Checks the ABI version and struct size, then that every pointer, count, dtype, shape and size
-/// in `model` is usable. Throws ABI_MISMATCH naming `path` and the first problem found.
+/// in `model` is usable: every tensor's size in bytes fits in int64_t. Throws ABI_MISMATCH naming
+/// `path` and the first problem found.
 void validate_descriptor(const inferno_model& model, const std::string& path);
 
 }  // namespace inferno::runtime

@@ -14,6 +14,7 @@ packages=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   catch2                # Catch2 2.x; the GPU machine has 3.x, both are supported
   clang-format          # clang-format 14: tools/check-style.sh, run by tools/test.sh
+  clang libclang-rt-14-dev  # the sanitizer and libFuzzer build (tools/sanitize.sh)
   # The zoo tests (test/zoo, label zoo) export torchvision models with /usr/bin/python3:
   python3-torch python3-torchvision python3-numpy
 )

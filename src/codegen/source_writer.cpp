@@ -45,7 +45,9 @@ std::string comment_text(std::string_view text, size_t max_length) {
   std::string out;
   for (const char c : text.substr(0, std::min(text.size(), max_length))) {
     const auto byte = static_cast<unsigned char>(c);
-    out += (byte < 0x20 || byte > 0x7e || c == '\\') ? '?' : c;
+    char safe = (byte < 0x20 || byte > 0x7e || c == '\\') ? '?' : c;
+    if (safe == '?' && !out.empty() && out.back() == '?') safe = '.';  // no trigraph ("??/")
+    out += safe;
   }
   if (text.size() > max_length) out += "...";
   return out;

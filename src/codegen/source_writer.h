@@ -39,8 +39,9 @@ using NamedArgs = std::vector<std::pair<std::string, std::string>>;
 std::string named_args(const NamedArgs& args);
 
 /// Text safe inside a `//` comment: every byte outside printable ASCII and every '\\' becomes
-/// '?', so a model string can neither end the comment nor splice the next line. Longer than
-/// `max_length` bytes: cut, with "..." appended.
+/// '?', and the second '?' of "??" becomes '.', so a model string can neither end the comment nor
+/// splice the next line (directly or by a trigraph). Longer than `max_length` bytes: cut, with
+/// "..." appended.
 std::string comment_text(std::string_view text, size_t max_length = 200);
 
 /// A C string literal (with the quotes) holding exactly `text`: '"', '\\' and '?' escaped,

@@ -44,7 +44,8 @@ struct ConvArgs {
 
 /// Reshapes to 4-D where needed, builds the conv2d and reshapes its result back.
 Outputs build_conv(Ctx& c, const ConvArgs& a) {
-  const ir::TensorType &xt = c.type(a.x), &wt = c.type(a.w);
+  // Copies: building nodes below grows the graph and may move its values.
+  const ir::TensorType xt = c.type(a.x), wt = c.type(a.w);
   if (wt.rank() == 5) return c.unsupported_arg("3-D convolutions are not supported");
   if (wt.rank() != 3 && wt.rank() != 4) {
     return c.invalid("expects a 3-D (conv1d) or 4-D (conv2d) weight, got " + wt.to_string());

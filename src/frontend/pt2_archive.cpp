@@ -1,26 +1,28 @@
 // Pt2Archive: the zip central directory parsed here (end-of-central-directory record, zip64
 // records when present, one header per entry), every offset and size checked against the file
-// size; record contents read through LibTorch's PyTorchStreamReader. This is the only file of
-// the .pt2 frontend that includes LibTorch headers.
+// size; a record read from its local header with its CRC checked. PyTorch stores every record
+// uncompressed (PyTorchStreamWriter and Python's zipfile as torch.export uses it), so compressed
+// or encrypted records are refused as unsupported rather than inflated: no LibTorch and no zlib
+// on this path, and no record can expand beyond the bytes the file holds.
 #include "frontend/pt2_archive.h"
-
-#include <c10/util/Exception.h>
-#include <caffe2/serialize/inline_container.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <new>
+
+#include "support/crc32.h"
 
 namespace inferno::frontend {
 namespace {
 
 constexpr uint32_t kEocdSignature = 0x06054b50, kZip64LocatorSignature = 0x07064b50,
-                   kZip64EocdSignature = 0x06064b50, kCentralSignature = 0x02014b50;
+                   kZip64EocdSignature = 0x06064b50, kCentralSignature = 0x02014b50,
+                   kLocalSignature = 0x04034b50;
 constexpr size_t kEocdSize = 22, kZip64LocatorSize = 20, kZip64EocdSize = 56,
-                 kCentralHeaderSize = 46;
+                 kCentralHeaderSize = 46, kLocalHeaderSize = 30;
+constexpr uint64_t kStored = 0, kEncryptedFlag = 1;
 constexpr uint64_t kMaxCentralDirectory = uint64_t{256} << 20;
 
 uint64_t le(const std::byte* p, int n) {
@@ -30,8 +32,13 @@ uint64_t le(const std::byte* p, int n) {
 }
 
 struct Entry {
-  std::string name;  ///< full name in the zip
-  uint64_t size = 0;
+  std::string name;          ///< full name in the zip
+  uint64_t size = 0;         ///< uncompressed
+  uint64_t stored_size = 0;  ///< as stored in the file
+  uint64_t offset = 0;       ///< of the local header
+  uint64_t method = 0;       ///< 0: stored
+  uint64_t flags = 0;
+  uint32_t crc = 0;
 };
 
 // Reads `n` bytes at `offset`; false if the file is shorter.
@@ -98,7 +105,8 @@ Expected<std::vector<Entry>> read_directory(std::ifstream& in, uint64_t file_siz
     if (dir_size - pos - kCentralHeaderSize < name_len + extra_len + comment_len) {
       return bad("central directory entry " + std::to_string(i) + " out of bounds");
     }
-    Entry entry{std::string(reinterpret_cast<const char*>(h + kCentralHeaderSize), name_len), size};
+    Entry entry;
+    entry.name.assign(reinterpret_cast<const char*>(h + kCentralHeaderSize), name_len);
     // zip64 extended information: the 64-bit values of the fields that read 0xFFFFFFFF.
     const std::byte* x = h + kCentralHeaderSize + name_len;
     for (size_t j = 0; j + 4 <= extra_len;) {
@@ -112,12 +120,20 @@ Expected<std::vector<Entry>> read_directory(std::ifstream& in, uint64_t file_siz
           *field = le(x + k, 8);
           k += 8;
         }
-        entry.size = size;
       }
       j += 4 + len;
     }
     if (offset > file_size || comp > file_size - offset) {
       return bad("entry '" + entry.name + "' extends past the end of the file (truncated?)");
+    }
+    entry.size = size;
+    entry.stored_size = comp;
+    entry.offset = offset;
+    entry.method = le(h + 10, 2);
+    entry.flags = le(h + 8, 2);
+    entry.crc = static_cast<uint32_t>(le(h + 16, 4));
+    if (entry.method == kStored && entry.size != entry.stored_size) {
+      return bad("stored entry '" + entry.name + "' has two sizes");
     }
     if (!entry.name.empty() && entry.name.back() != '/') entries.push_back(std::move(entry));
     pos += kCentralHeaderSize + name_len + extra_len + comment_len;
@@ -125,20 +141,14 @@ Expected<std::vector<Entry>> read_directory(std::ifstream& in, uint64_t file_siz
   return entries;
 }
 
-// First line of an exception message (c10::Error appends a C++ backtrace).
-std::string first_line(const char* what) {
-  std::string s(what ? what : "");
-  return s.substr(0, s.find('\n'));
-}
-
 }  // namespace
 
 struct Pt2Archive::Impl {
   std::string path;
-  std::vector<std::string> names;  ///< top folder stripped
-  std::map<std::string, uint64_t, std::less<>> sizes;
+  uint64_t file_size = 0;
+  std::vector<std::string> names;                     ///< top folder stripped
+  std::map<std::string, Entry, std::less<>> entries;  ///< by stripped name
   bool has_top_folder = false;
-  mutable std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
 };
 
 Pt2Archive::Pt2Archive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -161,6 +171,7 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
 
   auto impl = std::make_unique<Impl>();
   impl->path = path;
+  impl->file_size = file_size;
   // PyTorch puts every entry under one top folder; strip it when all entries share it.
   const std::string& first = entries->empty() ? std::string() : entries->front().name;
   const std::string top = first.substr(0, first.find('/') + 1);
@@ -170,8 +181,8 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
       });
   for (Entry& e : *entries) {
     std::string name = impl->has_top_folder ? e.name.substr(top.size()) : e.name;
-    impl->sizes.emplace(name, e.size);
-    impl->names.push_back(std::move(name));
+    impl->names.push_back(name);
+    impl->entries.emplace(std::move(name), std::move(e));
   }
   return Pt2Archive(std::move(impl));
 }
@@ -179,13 +190,13 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
 const std::string& Pt2Archive::path() const { return impl_->path; }
 const std::vector<std::string>& Pt2Archive::records() const { return impl_->names; }
 bool Pt2Archive::has(std::string_view name) const {
-  return impl_->sizes.find(name) != impl_->sizes.end();
+  return impl_->entries.find(name) != impl_->entries.end();
 }
 
 std::optional<uint64_t> Pt2Archive::size(std::string_view name) const {
-  auto it = impl_->sizes.find(name);
-  if (it == impl_->sizes.end()) return std::nullopt;
-  return it->second;
+  auto it = impl_->entries.find(name);
+  if (it == impl_->entries.end()) return std::nullopt;
+  return it->second.size;
 }
 
 Expected<std::vector<std::byte>> Pt2Archive::read(std::string_view name, uint64_t max_bytes) const {
@@ -198,23 +209,37 @@ Expected<std::vector<std::byte>> Pt2Archive::read(std::string_view name, uint64_
   }
   if (!impl_->has_top_folder)
     return invalid_input("'" + impl_->path + "': archive entries are not under a top folder");
-  try {
-    if (!impl_->reader)
-      impl_->reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(impl_->path);
-    auto [data, n] = impl_->reader->getRecord(std::string(name));
-    if (n != *expected_size)
-      return invalid_input(where + " has " + std::to_string(n) + " bytes, the directory says " +
-                           std::to_string(*expected_size));
-    const auto* bytes = static_cast<const std::byte*>(data.get());
-    return std::vector<std::byte>(bytes, bytes + n);
-  } catch (const c10::Error& e) {
-    return invalid_input(where + " cannot be read (truncated or corrupt archive): " +
-                         first_line(e.what_without_backtrace()));
-  } catch (const std::bad_alloc&) {
-    return invalid_input(where + " cannot be read: out of memory");
-  } catch (const std::exception& e) {
-    return invalid_input(where + " cannot be read: " + first_line(e.what()));
+  const Entry& entry = impl_->entries.find(name)->second;
+  if (entry.method != kStored || (entry.flags & kEncryptedFlag) != 0) {
+    return unsupported(
+        where + " is " +
+        ((entry.flags & kEncryptedFlag) != 0
+             ? std::string("encrypted")
+             : "compressed (zip method " + std::to_string(entry.method) + ")") +
+        "; infernoc reads archives whose records are stored, as PyTorch writes them");
   }
+  std::ifstream in(impl_->path, std::ios::binary);
+  std::vector<std::byte> header;
+  if (!in || !read_at(in, entry.offset, kLocalHeaderSize, header) ||
+      le(header.data(), 4) != kLocalSignature) {
+    return invalid_input(where +
+                         " has no local header where the directory points (corrupt archive)");
+  }
+  // The local header repeats the name and may carry its own extra field (PyTorch pads records to
+  // 64-byte alignment there); the data follows both.
+  const uint64_t data_at =
+      entry.offset + kLocalHeaderSize + le(header.data() + 26, 2) + le(header.data() + 28, 2);
+  if (data_at > impl_->file_size || entry.size > impl_->file_size - data_at) {
+    return invalid_input(where + " extends past the end of the file (truncated archive)");
+  }
+  std::vector<std::byte> bytes;
+  if (!read_at(in, data_at, static_cast<size_t>(entry.size), bytes)) {
+    return invalid_input(where + " cannot be read (truncated archive)");
+  }
+  if (crc32(bytes.data(), bytes.size()) != entry.crc) {
+    return invalid_input(where + " fails its CRC check (corrupt archive)");
+  }
+  return bytes;
 }
 
 }  // namespace inferno::frontend

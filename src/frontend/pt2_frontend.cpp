@@ -27,6 +27,9 @@ using ir::ValueId;
 
 constexpr uint64_t kMaxModelJsonBytes = uint64_t{1} << 30;
 constexpr uint64_t kMaxHeaderBytes = 4096;
+// Far beyond any exported model (GPT-2 small is about 2,000 core-ATen nodes); bounds the work and
+// memory a hostile graph can demand before anything is built.
+constexpr size_t kMaxNodes = 1 << 20;
 // Nodes that only assert facts about shapes or metadata: no-ops for a static graph.
 constexpr std::string_view kAssertOps[] = {"aten::_assert_tensor_metadata", "aten::_assert_scalar",
                                            "aten::_assert_async", "aten::sym_constrain_range",
@@ -198,8 +201,11 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
       }
     }
   }
-  for (size_t i = 0; i < inputs.size(); ++i)
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (values_.count(inputs[i].first))
+      return invalid_input(record_ + ": input '" + inputs[i].first + "' is listed twice");
     values_[inputs[i].first] = graph_.add_input(inputs[i].first, types[i]);
+  }
   return Status::ok();
 }
 
@@ -271,6 +277,7 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
                              ir::TensorType{dtype, shape}.to_string() + " in the graph");
       }
     }
+    if (values_.count(name)) return arg.error("value '" + name + "' is defined twice");
     values_[name] = graph_.add_constant(fqn, std::move(tensor));
   }
   return bind_user_inputs(user_inputs, root);
@@ -399,8 +406,9 @@ Expected<AtenArg> Loader::decode(const JsonRef& arg) const {
                      ")");
 }
 
-// A lowered value's IR type must equal what the file records: a mismatch is a bug in a shape
-// rule or a lowering, not in the model.
+// A lowered value's IR type must equal what the file records. A mismatch is the file's problem
+// (exit 3): torch.export records what PyTorch computed, so only an edited or damaged file
+// disagrees, unless a shape rule of infernoc's is wrong, which the message invites a report of.
 Status Loader::check_type(const std::string& name, ValueId v, const std::string& node,
                           const SourceLocation& loc) const {
   auto it = metas_.find(name);
@@ -418,10 +426,11 @@ Status Loader::check_type(const std::string& name, ValueId v, const std::string&
                            *d == actual.shape[k]));  // unknown exprs are not checked
   }
   if (same) return Status::ok();
-  return Status(ErrorCode::kInternal,
-                "value '" + name + "' is " + recorded + "] in the model but infernoc computed " +
-                    actual.to_string(),
-                node, loc);
+  return invalid_input("value '" + name + "' is " + recorded +
+                           "] in the model but infernoc computed " + actual.to_string() +
+                           " (a damaged model, or, if torch.export wrote it as it is, an infernoc "
+                           "bug to report)",
+                       node, loc);
 }
 
 Status Loader::lower(const JsonRef& node) {
@@ -472,13 +481,16 @@ Status Loader::lower(const JsonRef& node) {
     }
     INFERNO_ASSIGN_OR_RETURN(std::vector<ValueId> results, lower_aten_call(graph_, call));
     if (results.size() != outs.size()) {
-      return Status(ErrorCode::kInternal,
-                    call.op + " gave " + std::to_string(results.size()) +
-                        " outputs, the model has " + std::to_string(outs.size()),
-                    call.node_name, call.loc);
+      return invalid_input(call.op + " has " + std::to_string(results.size()) +
+                               " outputs, the model lists " + std::to_string(outs.size()),
+                           call.node_name, call.loc);
     }
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].empty()) continue;
+      if (values_.count(outs[i])) {
+        return invalid_input(record_ + ": value '" + outs[i] + "' is defined twice", call.node_name,
+                             call.loc);
+      }
       values_[outs[i]] = results[i];
       if (results[i] == ir::kNoValue) continue;  // refused where it is used
       INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
@@ -541,6 +553,10 @@ Expected<ir::Graph> Loader::load() {
   INFERNO_ASSIGN_OR_RETURN(JsonRef signature, module.at("signature"));
   INFERNO_ASSIGN_OR_RETURN(JsonRef nodes_json, graph.at("nodes"));
   INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> nodes, nodes_json.items());
+  if (nodes.size() > kMaxNodes) {
+    return nodes_json.error(std::to_string(nodes.size()) +
+                            " nodes, more than infernoc's limit of " + std::to_string(kMaxNodes));
+  }
   INFERNO_RETURN_IF_ERROR(check_ops(nodes));
   INFERNO_RETURN_IF_ERROR(read_values(graph));
   INFERNO_RETURN_IF_ERROR(add_inputs(signature, model, root));

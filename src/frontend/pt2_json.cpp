@@ -1,5 +1,6 @@
 #include "frontend/pt2_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -28,9 +29,38 @@ const char* type_name(const nlohmann::json& v) {
   }
 }
 
+// The deepest nesting of arrays and objects in `bytes`, brackets inside strings not counted. A
+// cheap pass before the parser, so that no recursion (the parser's, the JSON tree's destructor,
+// the frontend's walks) ever sees a hostile depth.
+size_t nesting_depth(const std::vector<std::byte>& bytes) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = static_cast<char>(bytes[i]);
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
 Expected<nlohmann::json> parse_json(const std::vector<std::byte>& bytes, const std::string& file) {
+  if (const size_t depth = nesting_depth(bytes); depth > kMaxJsonDepth) {
+    return invalid_input(file + ": JSON nested " + std::to_string(depth) +
+                         " levels deep, more than the limit of " + std::to_string(kMaxJsonDepth));
+  }
   try {
     const char* begin = reinterpret_cast<const char*>(bytes.data());
     return nlohmann::json::parse(begin, begin + bytes.size());

@@ -18,7 +18,11 @@
 
 namespace inferno::frontend::pt2 {
 
-/// Parses `bytes` as JSON; errors carry nlohmann's message and `file`.
+/// Deeper nesting of arrays and objects is refused before parsing (.pt2 JSON nests about 15 deep).
+constexpr size_t kMaxJsonDepth = 128;
+
+/// Parses `bytes` as JSON; errors carry nlohmann's message and `file`. Nesting beyond
+/// kMaxJsonDepth is an invalid-input error.
 Expected<nlohmann::json> parse_json(const std::vector<std::byte>& bytes, const std::string& file);
 
 class JsonRef {

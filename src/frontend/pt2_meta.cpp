@@ -47,6 +47,10 @@ Expected<TensorMeta> parse_tensor_meta(const JsonRef& j) {
       out->push_back(std::move(dim));
     }
   }
+  if (meta.sizes.size() > kMaxRank) {
+    return j.error("rank " + std::to_string(meta.sizes.size()) +
+                   ", more than infernoc's limit of " + std::to_string(kMaxRank));
+  }
   if (std::optional<JsonRef> offset = j.find("storage_offset")) {
     INFERNO_ASSIGN_OR_RETURN(meta.storage_offset, parse_sym_int(*offset));
   } else {

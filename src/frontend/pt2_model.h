@@ -33,6 +33,9 @@ struct TensorMeta {
   SymDim storage_offset;
 };
 
+/// The largest rank a tensor's metadata may have (PyTorch itself allows 64 dims).
+constexpr size_t kMaxRank = 64;
+
 Expected<SymDim> parse_sym_int(const JsonRef& j);
 Expected<TensorMeta> parse_tensor_meta(const JsonRef& j);
 

@@ -2,6 +2,7 @@
 // record. A record holds one whole storage; a tensor is a strided view of it (as_strided), so the
 // view is checked to fit the record (largest element offset, overflow-checked) and then gathered
 // element by element into a dense row-major buffer.
+#include <algorithm>
 #include <cstring>
 
 #include "frontend/pt2_json.h"
@@ -12,6 +13,10 @@ namespace {
 
 constexpr uint64_t kMaxConfigBytes = uint64_t{256} << 20;
 constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 40;
+// A tensor may take more memory than its record holds (an empty record stands for zeros; a view
+// with stride 0 repeats elements) by at most this much, so a small file cannot demand a large
+// allocation.
+constexpr uint64_t kMaxUnbackedBytes = uint64_t{1} << 30;
 
 Expected<std::vector<int64_t>> static_ints(const std::vector<SymDim>& dims, const std::string& what,
                                            const char* field) {
@@ -137,8 +142,7 @@ Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payl
   int64_t needed = 0, dense_bytes = 0;
   overflow = overflow || __builtin_add_overflow(last, 1, &needed) ||
              __builtin_mul_overflow(needed, elem, &needed) ||
-             __builtin_mul_overflow(numel, elem, &dense_bytes) ||
-             static_cast<uint64_t>(dense_bytes) > kMaxRecordBytes;
+             __builtin_mul_overflow(numel, elem, &dense_bytes);
   if (overflow) return invalid_input(what + ": sizes, strides and offset overflow");
 
   ir::TensorType type{dtype, sizes};
@@ -147,6 +151,12 @@ Expected<ir::Tensor> load_payload(const Pt2Archive& archive, const Payload& payl
   const std::optional<uint64_t> record_size = archive.size(payload.record);
   if (!record_size)
     return invalid_input(what + ": record " + payload.record + " is missing from the archive");
+  if (static_cast<uint64_t>(dense_bytes) > std::max(*record_size, kMaxUnbackedBytes)) {
+    return invalid_input(what + " is " + std::to_string(dense_bytes) + " bytes, but record " +
+                         payload.record + " holds " + std::to_string(*record_size) +
+                         " (beyond a record's size, a tensor may take at most " +
+                         std::to_string(kMaxUnbackedBytes) + " bytes)");
+  }
   try {
     if (*record_size == 0)
       return ir::Tensor::zeros(std::move(type));  // the writer's encoding of zeros

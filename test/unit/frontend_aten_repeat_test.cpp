@@ -22,7 +22,6 @@ using ir::ValueId;
 
 AtenArg i64(int64_t v) { return AtenArg{v}; }
 AtenArg ints(IntList v) { return AtenArg{std::move(v)}; }
-const AtenArg kNone = NoneArg{};
 
 struct G {
   ir::Graph g;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,6 +18,7 @@
 #include "ir/verifier.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/stored_zip.h"
 #include "support/test_support.h"
 
 namespace inferno::frontend {
@@ -26,49 +26,11 @@ namespace {
 
 using Records = std::vector<std::pair<std::string, std::string>>;  // name (no top folder), bytes
 
-uint32_t crc32(const std::string& data) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  for (unsigned char b : data) c = table[(c ^ b) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
-
-void put(std::string& out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-
 // A zip with every entry stored under the top folder "m/".
 std::string zip_bytes(const Records& records) {
-  std::string out, dir;
-  for (const auto& [name, data] : records) {
-    const std::string full = "m/" + name;
-    const uint64_t offset = out.size();
-    put(out, 0x04034b50, 4), put(out, 20, 2), put(out, 0, 2), put(out, 0, 2), put(out, 0, 4);
-    put(out, crc32(data), 4), put(out, data.size(), 4), put(out, data.size(), 4);
-    put(out, full.size(), 2), put(out, 0, 2);
-    out += full + data;
-    put(dir, 0x02014b50, 4), put(dir, 20, 2), put(dir, 20, 2), put(dir, 0, 2), put(dir, 0, 2),
-        put(dir, 0, 4);
-    put(dir, crc32(data), 4), put(dir, data.size(), 4), put(dir, data.size(), 4);
-    put(dir, full.size(), 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 2), put(dir, 0, 2),
-        put(dir, 0, 4);
-    put(dir, offset, 4);
-    dir += full;
-  }
-  const uint64_t dir_offset = out.size();
-  out += dir;
-  put(out, 0x06054b50, 4), put(out, 0, 2), put(out, 0, 2), put(out, records.size(), 2),
-      put(out, records.size(), 2);
-  put(out, dir.size(), 4), put(out, dir_offset, 4), put(out, 0, 2);
-  return out;
+  test::ZipRecords full;
+  for (const auto& [name, data] : records) full.emplace_back("m/" + name, data);
+  return test::stored_zip(full);
 }
 
 /// A directory of this process's own (ctest runs test cases as parallel processes, which must not
@@ -222,16 +184,17 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
   CHECK(a.load({{{"", {ir::DType::kF32, {3, 16}}}}}).has_value());
 }
 
-TEST_CASE("pt2 synthetic: a lowering that disagrees with the recorded type is an internal error",
+TEST_CASE("pt2 synthetic: a recorded type that disagrees with the lowering is invalid input",
           "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");
   nlohmann::json m = a.json("models/model.json");
   m["graph_module"]["graph"]["tensor_values"]["relu"]["sizes"][1] = {{"as_int", 33}};
   a.set_json("models/model.json", m);
   const Status s = a.load().status();
-  CHECK(s.code() == ErrorCode::kInternal);
+  CHECK(s.code() == ErrorCode::kInvalidInput);
   CHECK(s.node() == "relu");
-  CHECK(s.message() == "value 'relu' is f32[4,33] in the model but infernoc computed f32[4,32]");
+  CHECK(s.message().starts_with(
+      "value 'relu' is f32[4,33] in the model but infernoc computed f32[4,32] (a damaged model"));
 }
 
 TEST_CASE("pt2 synthetic: source location skips PyTorch's own frames", "[frontend][pt2]") {
@@ -414,6 +377,67 @@ TEST_CASE("pt2 symbolic size expressions", "[frontend][pt2]") {
   CHECK(!pt2::eval_sym_expr(std::string(100000, '(') + "1" + std::string(100000, ')'), syms)
              .has_value());
   CHECK(!pt2::eval_sym_expr(std::string(100000, '-') + "1", syms).has_value());
+}
+
+// The byte offset of `record`'s entry in the central directory (its "PK\1\2" signature).
+size_t central_entry(const std::string& zip, const std::string& record) {
+  const size_t name_at = zip.rfind("m/" + record);
+  REQUIRE(name_at != std::string::npos);
+  return name_at - 46;
+}
+
+TEST_CASE("pt2 robustness: limits are checked before anything large is built", "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  a.record("models/model.json") = std::string(100000, '[') + std::string(100000, ']');
+  Status s = a.load().status();
+  CHECK(s.code() == ErrorCode::kInvalidInput);
+  CHECK(s.message() ==
+        "models/model.json: JSON nested 100000 levels deep, more than the limit of 128");
+
+  a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = a.json("models/model.json");
+  m["graph_module"]["graph"]["nodes"] = nlohmann::json::array();
+  for (int i = 0; i <= (1 << 20); ++i) m["graph_module"]["graph"]["nodes"].push_back(0);
+  a.set_json("models/model.json", m);
+  s = a.load().status();
+  CHECK(s.code() == ErrorCode::kInvalidInput);
+  CHECK(s.message().find("1048577 nodes, more than infernoc's limit of 1048576") !=
+        std::string::npos);
+
+  // A 4-TiB weight declared in a model of a few kilobytes: refused by the record's size.
+  a = Archive::from("mlp2/model.pt2");
+  nlohmann::json config = a.json("data/weights/model_weights_config.json");
+  nlohmann::json& meta = config["config"]["fc1.weight"]["tensor_meta"];
+  meta["sizes"] = {{{"as_int", int64_t{1} << 20}}, {{"as_int", int64_t{1} << 20}}};
+  meta["strides"] = {{{"as_int", int64_t{1} << 20}}, {{"as_int", 1}}};
+  a.set_json("data/weights/model_weights_config.json", config);
+  s = a.load().status();
+  INFO(s.message());
+  CHECK(s.code() == ErrorCode::kInvalidInput);
+  CHECK(s.message().find("weight_0") != std::string::npos);
+}
+
+TEST_CASE("pt2 robustness: records are stored and intact", "[frontend][pt2]") {
+  const Archive a = Archive::from("mlp2/model.pt2");
+  const std::string zip = zip_bytes(a.records);
+
+  std::string compressed = zip;  // method 8 (deflate) in the central directory
+  compressed[central_entry(zip, "models/model.json") + 10] = 8;
+  Expected<ir::Graph> g = load_model(write_file("deflated.pt2", compressed), {});
+  REQUIRE(!g.has_value());
+  CHECK(g.status().code() == ErrorCode::kUnsupported);
+  CHECK(g.status().message().find("record 'models/model.json' is compressed (zip method 8)") !=
+        std::string::npos);
+
+  std::string flipped = zip;  // one bit of the model's JSON changed under its CRC
+  const size_t json_at = flipped.find("\"graph_module\"");
+  REQUIRE(json_at != std::string::npos);
+  flipped[json_at + 1] = 'G';
+  g = load_model(write_file("flipped.pt2", flipped), {});
+  REQUIRE(!g.has_value());
+  CHECK(g.status().code() == ErrorCode::kInvalidInput);
+  CHECK(g.status().message().find("record 'models/model.json' fails its CRC check") !=
+        std::string::npos);
 }
 
 TEST_CASE("pt2 robustness: truncated archives never crash", "[frontend][pt2]") {
