@@ -11,23 +11,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${INFERNO_ASAN_BUILD_DIR:-$root/build-asan}
 seconds=${INFERNO_FUZZ_SECONDS:-60}
 
-bash "$root/tools/install-deps.sh"
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-werror=OFF
-[[ "${CI:-}" == "true" ]] && werror=ON
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  echo "sanitize: configuring $build (clang, ASan + UBSan, libFuzzer)" >&2
-  CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=None \
-    -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DINFERNO_SANITIZE=ON -DINFERNO_FUZZ=ON \
-    -DINFERNO_BUILD_RUNTIME=OFF -DINFERNO_WERROR="$werror" \
-    >"$root/build-asan.configure.log" 2>&1 ||
-    { cat "$root/build-asan.configure.log" >&2; exit 1; }
-  rm -f "$root/build-asan.configure.log"
-fi
+echo "sanitize: $build (clang, ASan + UBSan, libFuzzer)" >&2
+CC=clang CXX=clang++ INFERNO_BUILD_DIR=$build bash "$root/tools/build.sh" \
+  -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DINFERNO_SANITIZE=ON \
+  -DINFERNO_FUZZ=ON -DINFERNO_BUILD_RUNTIME=OFF
 cmake "$build" -DINFERNO_FUZZ_SECONDS="$seconds" >/dev/null
-echo "sanitize: compiling" >&2
-cmake --build "$build" --parallel "$(nproc)"
 cd "$build"
 # Reports are fatal and name their source; LeakSanitizer runs at every exit.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

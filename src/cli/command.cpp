@@ -53,7 +53,7 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
     data.push_back(std::move(tensor));
   }
   if (load.inputs.empty()) {
-    for (const ir::Tensor& t : data) load.inputs.push_back({"", t.type});
+    for (const ir::Tensor& t : data) load.inputs.push_back({"", t.type, /*exact_dtype=*/false});
   }
   return load;
 }
@@ -92,24 +92,24 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options,
     return invalid_input("the model has " + std::to_string(graph.inputs().size()) + " inputs but " +
                          std::to_string(data.size()) + " --data files were given");
   }
-  std::vector<ir::Tensor> rounded;
+  std::vector<ir::Tensor> converted_inputs;
   const std::vector<ir::Tensor>* feed = &data;
   for (size_t i = 0; i < data.size(); ++i) {
     const ir::TensorType& expected = graph.type(graph.inputs()[i]);
-    // --io-precision compute made an f32 input 16-bit: its f32 .npy (the model's dtype) is
-    // rounded to it, as a caller of the compiled model would do.
-    const bool round = options.io_precision == passes::IoPrecision::kCompute &&
-                       data[i].type.dtype == ir::DType::kF32 &&
-                       (expected.dtype == ir::DType::kF16 || expected.dtype == ir::DType::kBF16) &&
-                       data[i].type.shape == expected.shape;
-    if (round) {
+    // A floating-point file for a floating-point input of another dtype is converted, as a caller
+    // of the compiled model would: exactly when widening (f16 data for an f32 input), rounded to
+    // nearest even when narrowing (f32 data for an input made 16-bit by --io-precision compute).
+    const bool convert = data[i].type.dtype != expected.dtype &&
+                         ir::is_floating(data[i].type.dtype) && ir::is_floating(expected.dtype) &&
+                         data[i].type.shape == expected.shape;
+    if (convert) {
       if (feed == &data) {
-        rounded = data;
-        feed = &rounded;
+        converted_inputs = data;
+        feed = &converted_inputs;
       }
-      ir::Tensor low = ir::Tensor::zeros(expected);
-      for (int64_t k = 0; k < data[i].numel(); ++k) low.set(k, data[i].get(k));
-      rounded[i] = std::move(low);
+      ir::Tensor converted = ir::Tensor::zeros(expected);
+      for (int64_t k = 0; k < data[i].numel(); ++k) converted.set(k, data[i].get(k));
+      converted_inputs[i] = std::move(converted);
       continue;
     }
     if (data[i].type != expected) {

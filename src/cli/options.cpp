@@ -87,7 +87,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       "--reference", o.reference,
       "run the optimized graph on the CPU reference interpreter (needs --data and --save-outputs)");
   app.add_option("--data", o.data_files,
-                 "an input as a NumPy .npy file; one per model input, in order")
+                 "an input as a NumPy .npy file; one per model input, in order (a floating-point "
+                 "file for an input of another float dtype is converted to it)")
       ->take_all();
   app.add_option("--save-outputs", o.save_outputs_dir,
                  "with --reference: write out0.npy, out1.npy, ... here");

@@ -17,6 +17,10 @@ namespace inferno::frontend {
 struct InputSpec {
   std::string name;  ///< empty when the spec came from a --data file
   ir::TensorType type;
+  /// False for a spec taken from a --data file: a floating-point file may then stand for a
+  /// floating-point input of another width (the CLI converts it), and a .pt2 input keeps the
+  /// model's dtype. TorchScript records no input dtypes, so there the spec's dtype is used as is.
+  bool exact_dtype = true;
 };
 
 /// Parses "x:1x512:f32". DIMS is 'x'-separated non-negative integers; "scalar" (or an empty

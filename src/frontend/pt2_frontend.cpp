@@ -150,7 +150,10 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
     for (const SymDim& d : meta->sizes) type.shape.push_back(d.value.value_or(-1));
     if (given) {
       const ir::TensorType& spec = options_.inputs[i].type;
-      bool fits = spec.dtype == type.dtype && spec.rank() == type.rank();
+      const bool dtype_fits =
+          spec.dtype == type.dtype || (!options_.inputs[i].exact_dtype &&
+                                       ir::is_floating(spec.dtype) && ir::is_floating(type.dtype));
+      bool fits = dtype_fits && spec.rank() == type.rank();
       for (size_t k = 0; fits && k < type.shape.size(); ++k)
         fits = type.shape[k] < 0 || type.shape[k] == spec.shape[k];
       if (!fits) {

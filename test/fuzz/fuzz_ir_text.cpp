@@ -6,11 +6,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "codegen/codegen.h"
+#include "fuzz_compile.h"
 #include "fuzz_target.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
-#include "passes/pipeline.h"
 
 namespace {
 
@@ -53,14 +52,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
   if (!small_enough(*graph)) return 0;
-  inferno::passes::PipelineOptions pipeline;
-  const inferno::Status optimized = inferno::passes::run_default_pipeline(*graph, pipeline);
-  if (!optimized.is_ok()) {
-    require_not_internal(optimized, "the default pipeline");
-    return 0;
-  }
-  inferno::Expected<inferno::codegen::GeneratedModel> generated =
-      inferno::codegen::generate(*graph, {});
-  if (!generated) require_not_internal(generated.status(), "codegen");
+  inferno::fuzz::optimize_and_generate(*graph);
   return 0;
 }

@@ -9,10 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "codegen/codegen.h"
 #include "frontend/frontend.h"
+#include "fuzz_compile.h"
 #include "fuzz_target.h"
-#include "passes/pipeline.h"
 
 namespace {
 
@@ -41,14 +40,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require_not_internal(graph.status(), "loading");
     return 0;
   }
-  inferno::passes::PipelineOptions pipeline;
-  const inferno::Status optimized = inferno::passes::run_default_pipeline(*graph, pipeline);
-  if (!optimized.is_ok()) {
-    require_not_internal(optimized, "the default pipeline");
-    return 0;
-  }
-  inferno::Expected<inferno::codegen::GeneratedModel> generated =
-      inferno::codegen::generate(*graph, {});
-  if (!generated) require_not_internal(generated.status(), "codegen");
+  inferno::fuzz::optimize_and_generate(*graph);
   return 0;
 }

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -9,6 +10,8 @@
 
 #include "driver_test_helpers.h"
 #include "support/catch.h"
+#include "support/half.h"
+#include "support/npy.h"
 #include "support/subprocess.h"
 #include "support/test_support.h"
 
@@ -297,6 +300,46 @@ TEST_CASE("io precision compute with --reference rounds the f32 --data to the 16
     INFO(compare.out << compare.err);
     CHECK(compare.exit_code == 0);
   }
+  driver::remove_tree(dir.string());
+}
+
+TEST_CASE("a 16-bit --data file feeds an f32 input, widened exactly") {
+  const auto dir = scratch_dir("f16_data");
+  Expected<NpyArray> input = read_npy(fixture_path("mlp2/input0.npy"));
+  REQUIRE(input.has_value());
+  NpyArray half{"<f2", input->shape, {}};
+  for (size_t k = 0; k < input->data.size() / 4; ++k) {
+    float f;
+    std::memcpy(&f, input->data.data() + 4 * k, 4);
+    const uint16_t bits = float_to_half_bits(f);
+    half.data.push_back(static_cast<std::byte>(bits & 0xFF));
+    half.data.push_back(static_cast<std::byte>(bits >> 8));
+  }
+  const std::string half_path = (dir / "input0_f16.npy").string();
+  REQUIRE(write_npy(half_path, half).is_ok());
+  for (const char* io : {"model", "compute"}) {
+    INFO(io);
+    // fp32: the f16 file widened to the model's f32 input; fp16 compute: the input is f16 itself.
+    auto result =
+        infernoc({fixture_path("mlp2/model.pt2"), "--precision",
+                  std::string(io) == "model" ? "fp32" : "fp16", "--io-precision", io, "--reference",
+                  "--data", half_path, "--save-outputs", (dir / io).string()});
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    // The input lost bits to f16 rounding: compare with PyTorch's f32 output loosely.
+    auto compare =
+        test::run_process({NPY_COMPARE_EXE, (dir / io / "out0.npy").string(),
+                           fixture_path("mlp2/output0.npy"), "--rtol", "2e-2", "--atol", "2e-2"});
+    INFO(compare.out << compare.err);
+    CHECK(compare.exit_code == 0);
+  }
+  // Integer data still has to match: an i64 file for a float input is refused.
+  NpyArray ints{"<i8", input->shape, std::vector<std::byte>(input->data.size() * 2)};
+  const std::string ints_path = (dir / "input0_i64.npy").string();
+  REQUIRE(write_npy(ints_path, ints).is_ok());
+  auto refused = infernoc({fixture_path("mlp2/model.pt2"), "--reference", "--data", ints_path,
+                           "--save-outputs", (dir / "ints").string()});
+  CHECK(refused.exit_code == 3);
   driver::remove_tree(dir.string());
 }
 

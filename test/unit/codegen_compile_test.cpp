@@ -183,6 +183,46 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
 // For checking generated code on a GPU elsewhere (hidden: run it by its tag): builds every fixture
 // and the kitchen sink into $INFERNO_CODEGEN_BUNDLE/<name>/model.so, with the kitchen sink's input
 // and reference outputs (from the CPU interpreter) as input0.npy, output<i>.npy and labels.txt.
+TEST_CASE("nvcc compiles 16-bit models whose descriptors carry the io dtypes", "[codegen][nvcc]") {
+  if (!fs::exists(kNvcc)) {
+    WARN("SKIPPED: " << kNvcc << " not found");
+    return;
+  }
+  const size_t f32_weights = generate(fixture("mlp2")).weights.size();
+  for (const auto precision : {passes::Precision::kFp16, passes::Precision::kBf16}) {
+    for (const auto io : {passes::IoPrecision::kModel, passes::IoPrecision::kCompute}) {
+      const bool half = precision == passes::Precision::kFp16;
+      INFO((half ? "fp16" : "bf16") << (io == passes::IoPrecision::kModel ? " model" : " compute"));
+      auto graph = frontend::load_model(test::fixture_path("mlp2/model.pt2"), {});
+      REQUIRE(graph.has_value());
+      passes::PipelineOptions pipeline;
+      pipeline.pass_options.precision = precision;
+      pipeline.pass_options.io_precision = io;
+      REQUIRE(passes::run_default_pipeline(*graph, pipeline).is_ok());
+      const codegen::GeneratedModel generated = generate(*graph);
+      CHECK(generated.weights.size() * 10 < f32_weights * 6);  // about half, padding aside
+      const TempDir dir;
+      const std::string library = build(generated, dir.path());
+      check_with_runtime(library);
+#if INFERNO_HAVE_RUNTIME
+      // An inspection-only load (no GPU) reads the descriptors the runtime checks calls against.
+      inferno_loaded_model* model = nullptr;
+      REQUIRE(inferno_model_load(library.c_str(), INFERNO_DEVICE_NONE, &model) ==
+              INFERNO_STATUS_OK);
+      inferno_tensor_desc in{}, out{};
+      CHECK(inferno_model_input(model, 0, &in) == INFERNO_STATUS_OK);
+      CHECK(inferno_model_output(model, 0, &out) == INFERNO_STATUS_OK);
+      const int32_t expected = io == passes::IoPrecision::kModel ? INFERNO_DTYPE_F32
+                               : half                            ? INFERNO_DTYPE_F16
+                                                                 : INFERNO_DTYPE_BF16;
+      CHECK(in.dtype == expected);
+      CHECK(out.dtype == expected);
+      CHECK(inferno_model_unload(model) == INFERNO_STATUS_OK);
+#endif
+    }
+  }
+}
+
 TEST_CASE("build a bundle of models for a GPU check", "[.][gpu_bundle]") {
   const char* bundle = std::getenv("INFERNO_CODEGEN_BUNDLE");
   if (bundle == nullptr || !fs::exists(kNvcc)) {
