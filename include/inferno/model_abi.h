@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define INFERNO_MODEL_ABI_VERSION 1u
+#define INFERNO_MODEL_ABI_VERSION 2u
 #define INFERNO_MODEL_ENTRY inferno_model_describe
 #define INFERNO_MODEL_ENTRY_NAME "inferno_model_describe"
 
@@ -52,6 +52,18 @@ typedef struct inferno_tensor_desc {
   const int64_t* shape; /* rank entries */
 } inferno_tensor_desc;
 
+/* A piece of mutable state (an LLM's KV cache, any buffer the model writes in place): device
+ * memory the runtime allocates per session, fills with its initial value when the session is
+ * created or reset, and passes to every run in args->states. A run reads it and writes its new
+ * value in place, so it carries over to the next run of the same session. */
+typedef struct inferno_state_desc {
+  inferno_tensor_desc tensor; /* name (the model's buffer name), dtype, shape */
+  /* Offset of the initial value in the weights blob, or INFERNO_STATE_INIT_ZERO (all zeros). */
+  uint64_t init_offset;
+} inferno_state_desc;
+
+#define INFERNO_STATE_INIT_ZERO UINT64_MAX
+
 /* Where the model came from and what it was built for. */
 typedef struct inferno_manifest {
   const char* compiler_version; /* infernoc's version, e.g. "0.1.0" */
@@ -68,6 +80,7 @@ typedef struct inferno_model_run_args {
   void* arena;          /* arena_bytes of scratch, 256-byte aligned, owned by the session */
   void* const* inputs;  /* host array of num_inputs device pointers, in input order */
   void* const* outputs; /* host array of num_outputs device pointers, in output order */
+  void* const* states;  /* host array of num_states device pointers (session-owned), state order */
 } inferno_model_run_args;
 
 typedef struct inferno_model {
@@ -96,6 +109,19 @@ typedef struct inferno_model {
   int32_t (*run)(void* state, const inferno_model_run_args* args, char* error, size_t error_size);
   /* Frees what session_create made. Accepts NULL. */
   void (*session_destroy)(void* state);
+
+  /* Mutable state, shared by this model and its variants (see inferno_state_desc). */
+  int32_t num_states;
+  const inferno_state_desc* states;
+  /* How many positions the state holds when the model writes state rows by position (a KV
+   * cache's length: position inputs must stay below it), else 0. */
+  int64_t max_positions;
+  /* Entry points for other input shapes (an LLM's one-token decode step next to its prompt
+   * lengths), each a complete model of its own (inputs, outputs, arena, session, run) whose
+   * manifest, weights and states are this model's; a variant has no variants itself. The runtime
+   * runs the first of {this model, variants...} whose input shapes match the caller's. */
+  int32_t num_variants;
+  const struct inferno_model* const* variants;
 } inferno_model;
 
 typedef const inferno_model* (*inferno_model_entry_fn)(void);
