@@ -92,6 +92,8 @@ void add_norm_entries(std::vector<OpEntry>& table);
 void add_range_entries(std::vector<OpEntry>& table);
 /// Appends embedding and index_select (aten_index.cpp).
 void add_index_entries(std::vector<OpEntry>& table);
+/// copy, index_copy and index_put (aten_scatter.cpp).
+void add_scatter_entries(std::vector<OpEntry>& table);
 /// Appends repeat, repeat_interleave and unflatten (aten_repeat.cpp).
 void add_repeat_entries(std::vector<OpEntry>& table);
 /// Appends scaled_dot_product_attention and its export forms, _native_multi_head_attention and

@@ -7,10 +7,16 @@
 //   4. every node's target is checked against the ATen table first, so all unsupported ops are
 //      reported together; then each node is decoded into an AtenCall and lowered, and the IR
 //      types of its outputs are cross-checked against the sizes and dtypes the file records;
-//   5. user outputs become graph outputs; anything else (buffer mutations, ...) is unsupported.
+//   5. user outputs become graph outputs. Buffers the model writes (in place in the default
+//      export, as buffer_mutation outputs after run_decompositions()) become graph state: their
+//      value at the start of a run is a state input, their final value its update. An in-place op
+//      (`index_copy_`, `copy_`, `relu_`) is lowered functionally and its target's name rebound
+//      to the result, so later readers see the new value. Higher-order regions that only change
+//      autograd's mode (wrap_with_set_grad_enabled) are inlined.
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "frontend/aten_table.h"
 #include "frontend/frontend.h"
@@ -35,6 +41,33 @@ constexpr std::string_view kAssertOps[] = {"aten::_assert_tensor_metadata", "ate
                                            "aten::_assert_async", "aten::sym_constrain_range",
                                            "aten::sym_constrain_range_for_size"};
 
+// Higher-order regions the frontend inlines: they only switch autograd (or autocast, honoured
+// only when disabled) around their body.
+constexpr std::string_view kSetGradRegion = "torch.ops.higher_order.wrap_with_set_grad_enabled";
+constexpr std::string_view kAutocastRegion = "torch.ops.higher_order.wrap_with_autocast";
+bool is_inlined_region(std::string_view target) {
+  return target == kSetGradRegion || target == kAutocastRegion;
+}
+
+// The body of a region node: its one as_graph argument's graph.
+Expected<JsonRef> region_body(const JsonRef& node) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  for (const JsonRef& input : inputs) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+    if (std::optional<JsonRef> g = arg.find("as_graph")) return g->at("graph");
+  }
+  return node.error("a higher-order region without a graph argument");
+}
+
+// True for an ATen op that writes its first argument ("index_copy_", "__iand__").
+bool is_in_place(const Target& t) {
+  if (!t.aten || !t.op.starts_with("aten::")) return false;
+  const std::string_view base = std::string_view(t.op).substr(6);
+  if (base.starts_with("__") && base.ends_with("__")) return base.starts_with("__i");
+  return base.ends_with("_");
+}
+
 class Loader {
  public:
   Loader(const Pt2Archive& archive, const LoadOptions& options)
@@ -49,7 +82,10 @@ class Loader {
                           const JsonRef& root);
   Status add_inputs(const JsonRef& signature, const std::string& model, const JsonRef& root);
   Status check_ops(const std::vector<JsonRef>& nodes) const;
+  Status collect_unsupported(const std::vector<JsonRef>& nodes, std::vector<Status>& missing) const;
+  Status find_mutated_buffers(const JsonRef& signature, const std::vector<JsonRef>& nodes);
   Status lower(const JsonRef& node);
+  Status lower_region(const JsonRef& node, const std::vector<std::string>& outs);
   Expected<AtenArg> decode(const JsonRef& arg) const;
   Expected<int64_t> sym_value(const JsonRef& sym) const;
   Status check_type(const std::string& name, ValueId v, const std::string& node,
@@ -71,6 +107,13 @@ class Loader {
   std::map<std::string, TensorMeta, std::less<>> metas_;       ///< tensor_values
   std::map<std::string, SymDim, std::less<>> sym_int_values_;  ///< named SymInts of the graph
   std::map<std::string, int64_t, std::less<>> sym_sizes_;      ///< outputs of sym_size nodes
+  /// Buffers the model writes, by graph argument name ("b_cache") -> buffer name ("cache").
+  std::map<std::string, std::string, std::less<>> mutated_buffers_;
+  std::vector<std::string> state_args_;      ///< the states' argument names, in state order
+  /// Names that stand for a written buffer (its argument name, and the results of in-place ops
+  /// on it) -> the buffer's argument name.
+  std::map<std::string, std::string, std::less<>> buffer_alias_;
+  std::set<std::string, std::less<>> user_input_names_;
   Symbols symbols_;
   RecordCache cache_;
 };
@@ -281,18 +324,41 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
       }
     }
     if (values_.count(name)) return arg.error("value '" + name + "' is defined twice");
+    if (kind == "buffer" && mutated_buffers_.count(name)) {
+      const bool zeros = std::all_of(tensor.data.begin(), tensor.data.end(),
+                                     [](std::byte b) { return b == std::byte{0}; });
+      const ir::TensorType type = tensor.type;
+      values_[name] = graph_.add_state(
+          fqn, type, zeros ? nullptr : std::make_shared<const ir::Tensor>(std::move(tensor)));
+      state_args_.push_back(name);
+      continue;
+    }
     values_[name] = graph_.add_constant(fqn, std::move(tensor));
   }
+  for (const auto& [name, meta] : user_inputs) user_input_names_.insert(name);
   return bind_user_inputs(user_inputs, root);
 }
 
 // Every node whose target has no lowering, listed together.
 Status Loader::check_ops(const std::vector<JsonRef>& nodes) const {
   std::vector<Status> missing;
+  INFERNO_RETURN_IF_ERROR(collect_unsupported(nodes, missing));
+  return missing.empty() ? Status::ok() : unsupported_ops_error(missing);
+}
+
+Status Loader::collect_unsupported(const std::vector<JsonRef>& nodes,
+                                   std::vector<Status>& missing) const {
   for (const JsonRef& node : nodes) {
     INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
     INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
     const Target parsed = parse_target(target);
+    if (is_inlined_region(target)) {  // the body's ops are checked like the graph's
+      INFERNO_ASSIGN_OR_RETURN(JsonRef body, region_body(node));
+      INFERNO_ASSIGN_OR_RETURN(JsonRef body_nodes, body.at("nodes"));
+      INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inner, body_nodes.items());
+      INFERNO_RETURN_IF_ERROR(collect_unsupported(inner, missing));
+      continue;
+    }
     const bool known =
         parsed.aten && (is_supported_aten_op(parsed.op) || parsed.op == "aten::sym_size" ||
                         std::find(std::begin(kAssertOps), std::end(kAssertOps), parsed.op) !=
@@ -302,7 +368,7 @@ Status Loader::check_ops(const std::vector<JsonRef>& nodes) const {
     missing.push_back(
         unsupported(parsed.op, outs.empty() ? std::string() : outs.front(), location_from(node)));
   }
-  return missing.empty() ? Status::ok() : unsupported_ops_error(missing);
+  return Status::ok();
 }
 
 Expected<int64_t> Loader::sym_value(const JsonRef& sym) const {
@@ -450,6 +516,29 @@ Status Loader::lower(const JsonRef& node) {
   }
   if (std::find(std::begin(kAssertOps), std::end(kAssertOps), call.op) != std::end(kAssertOps))
     return Status::ok();
+  if (is_inlined_region(target)) {
+    const Status s = lower_region(node, outs);
+    if (s.is_ok() || !s.node().empty()) return s;
+    return Status(s.code(), s.message(), call.node_name, call.loc);
+  }
+  // An in-place op's target: the name of its first (tensor) argument.
+  std::string written;
+  if (is_in_place(parsed)) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+    if (!inputs.empty()) {
+      INFERNO_ASSIGN_OR_RETURN(JsonRef arg, inputs.front().at("arg"));
+      if (std::optional<JsonRef> t = arg.find("as_tensor")) {
+        INFERNO_ASSIGN_OR_RETURN(JsonRef n, t->at("name"));
+        INFERNO_ASSIGN_OR_RETURN(written, n.string());
+      }
+    }
+    if (user_input_names_.count(written)) {
+      return unsupported(call.op + " writes the model's input '" + written +
+                             "' in place, which infernoc does not support (clone it first)",
+                         call.node_name, call.loc);
+    }
+  }
   // Errors from here on are about this node: name it where the error does not already.
   auto lower_call = [&]() -> Status {
     INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
@@ -498,6 +587,15 @@ Status Loader::lower(const JsonRef& node) {
       if (results[i] == ir::kNoValue) continue;  // refused where it is used
       INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
     }
+    if (!written.empty() && !results.empty() && results[0] != ir::kNoValue) {
+      // Later readers of the written name (and of the buffer it is, or aliases) see the result.
+      values_[written] = results[0];
+      auto buffer = buffer_alias_.find(written);
+      if (buffer != buffer_alias_.end()) {
+        values_[buffer->second] = results[0];
+        if (!outs.empty()) buffer_alias_[outs[0]] = buffer->second;
+      }
+    }
     return Status::ok();
   };
   const Status s = lower_call();
@@ -505,13 +603,166 @@ Status Loader::lower(const JsonRef& node) {
   return Status(s.code(), s.message(), call.node_name, call.loc);
 }
 
+// The buffers the model writes: buffer_mutation outputs (core ATen form) and the targets of
+// in-place ops on a buffer or on an earlier in-place result of one (default form).
+Status Loader::find_mutated_buffers(const JsonRef& signature, const std::vector<JsonRef>& nodes) {
+  std::map<std::string, std::string, std::less<>> buffers;  // argument name -> buffer name
+  INFERNO_ASSIGN_OR_RETURN(JsonRef in_json, signature.at("input_specs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> in_specs, in_json.items());
+  for (const JsonRef& spec : in_specs) {
+    INFERNO_ASSIGN_OR_RETURN(auto member, spec.one_of());
+    if (member.first != "buffer") continue;
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, member.second.at("arg"));
+    INFERNO_ASSIGN_OR_RETURN(JsonRef n, arg.at("name"));
+    INFERNO_ASSIGN_OR_RETURN(JsonRef f, member.second.at("buffer_name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
+    INFERNO_ASSIGN_OR_RETURN(buffers[name], f.string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(JsonRef out_json, signature.at("output_specs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> out_specs, out_json.items());
+  for (const JsonRef& spec : out_specs) {
+    INFERNO_ASSIGN_OR_RETURN(auto member, spec.one_of());
+    if (member.first != "buffer_mutation") continue;
+    INFERNO_ASSIGN_OR_RETURN(JsonRef f, member.second.at("buffer_name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string fqn, f.string());
+    bool found = false;
+    for (const auto& [name, buffer] : buffers) {
+      if (buffer != fqn) continue;
+      mutated_buffers_[name] = fqn;
+      found = true;
+    }
+    if (!found) return spec.error("a mutation of '" + fqn + "', which is no buffer input");
+  }
+  for (const auto& [name, buffer] : buffers) buffer_alias_[name] = name;
+  std::map<std::string, std::string, std::less<>> alias = buffer_alias_;
+  for (const JsonRef& node : nodes) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
+    INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
+    if (!is_in_place(parse_target(target))) continue;
+    INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+    if (inputs.empty()) continue;
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, inputs.front().at("arg"));
+    std::optional<JsonRef> tensor = arg.find("as_tensor");
+    if (!tensor) continue;
+    INFERNO_ASSIGN_OR_RETURN(JsonRef n, tensor->at("name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string written, n.string());
+    auto it = alias.find(written);
+    if (it == alias.end()) continue;
+    mutated_buffers_[it->second] = buffers[it->second];
+    INFERNO_ASSIGN_OR_RETURN(std::vector<std::string> outs, output_names(node));
+    if (!outs.empty() && !outs[0].empty()) alias[outs[0]] = it->second;
+  }
+  return Status::ok();
+}
+
+// A region that only switches autograd (or a disabled autocast) around its body: the body's
+// nodes are lowered in a scope of their own (its names and tensor_values), bound to the region's
+// tensor arguments, and its outputs become the region node's.
+Status Loader::lower_region(const JsonRef& node, const std::vector<std::string>& outs) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
+  INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  std::vector<AtenArg> leading;  // the arguments before the body
+  std::vector<ValueId> args;     // the body's inputs
+  bool after_body = false;
+  for (const JsonRef& input : inputs) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+    if (arg.find("as_graph")) {
+      after_body = true;
+      continue;
+    }
+    INFERNO_ASSIGN_OR_RETURN(AtenArg value, decode(arg));
+    if (!after_body) {
+      leading.push_back(std::move(value));
+    } else if (const auto* v = std::get_if<ValueId>(&value)) {
+      args.push_back(*v);
+    } else {
+      return node.error("a region argument that is not a tensor");
+    }
+  }
+  if (target == kAutocastRegion) {  // (device_type, dtype, enabled, cache_enabled, body, args...)
+    const bool* enabled = leading.size() > 2 ? std::get_if<bool>(&leading[2]) : nullptr;
+    if (!enabled) return node.error("a wrap_with_autocast region without its 'enabled' flag");
+    if (*enabled) {
+      return unsupported(
+          "an enabled torch.autocast region is not supported; export the model without autocast "
+          "and choose the precision with --precision");
+    }
+  }
+  INFERNO_ASSIGN_OR_RETURN(JsonRef body, region_body(node));
+  INFERNO_ASSIGN_OR_RETURN(JsonRef body_inputs_json, body.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> body_inputs, body_inputs_json.items());
+  if (body_inputs.size() != args.size()) {
+    return node.error("the region passes " + std::to_string(args.size()) +
+                      " tensors to a body of " + std::to_string(body_inputs.size()) + " inputs");
+  }
+  // The body's scope replaces the graph's while it is lowered.
+  auto outer_values = std::move(values_);
+  auto outer_metas = std::move(metas_);
+  values_.clear();
+  metas_.clear();
+  auto lower_body = [&]() -> Expected<std::vector<ValueId>> {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef tv, body.at("tensor_values"));
+    INFERNO_ASSIGN_OR_RETURN(auto tensors, tv.members());
+    for (auto& [name, meta] : tensors) {
+      INFERNO_ASSIGN_OR_RETURN(TensorMeta m, parse_tensor_meta(meta));
+      metas_.emplace(name, std::move(m));
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      INFERNO_ASSIGN_OR_RETURN(auto member, body_inputs[i].one_of());
+      INFERNO_ASSIGN_OR_RETURN(JsonRef n, member.second.at("name"));
+      INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
+      values_[name] = args[i];
+    }
+    INFERNO_ASSIGN_OR_RETURN(JsonRef nodes_json, body.at("nodes"));
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> nodes, nodes_json.items());
+    for (const JsonRef& inner : nodes) INFERNO_RETURN_IF_ERROR(lower(inner));
+    INFERNO_ASSIGN_OR_RETURN(JsonRef outputs_json, body.at("outputs"));
+    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> outputs, outputs_json.items());
+    std::vector<ValueId> results;
+    for (const JsonRef& out : outputs) {
+      INFERNO_ASSIGN_OR_RETURN(AtenArg value, decode(out));
+      const auto* v = std::get_if<ValueId>(&value);
+      if (!v) return out.error("a region output that is not a tensor");
+      results.push_back(*v);
+    }
+    return results;
+  };
+  Expected<std::vector<ValueId>> results = lower_body();
+  values_ = std::move(outer_values);
+  metas_ = std::move(outer_metas);
+  if (!results) return results.status();
+  if (results->size() != outs.size()) {
+    return node.error("the region's body returns " + std::to_string(results->size()) +
+                      " values, the node lists " + std::to_string(outs.size()));
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].empty()) continue;
+    if (values_.count(outs[i])) return node.error("value '" + outs[i] + "' is defined twice");
+    values_[outs[i]] = (*results)[i];
+    INFERNO_RETURN_IF_ERROR(check_type(outs[i], (*results)[i], outs[i], location_from(node)));
+  }
+  return Status::ok();
+}
+
 Status Loader::set_outputs(const JsonRef& signature) {
   INFERNO_ASSIGN_OR_RETURN(JsonRef specs_json, signature.at("output_specs"));
   INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> specs, specs_json.items());
   std::vector<ValueId> outputs;
+  std::map<std::string, std::string, std::less<>> mutation_values;  // buffer name -> value name
   for (size_t i = 0; i < specs.size(); ++i) {
     INFERNO_ASSIGN_OR_RETURN(auto member, specs[i].one_of());
     auto& [kind, body] = member;
+    if (kind == "buffer_mutation") {
+      INFERNO_ASSIGN_OR_RETURN(JsonRef arg, body.at("arg"));
+      INFERNO_ASSIGN_OR_RETURN(JsonRef n, arg.at("name"));
+      INFERNO_ASSIGN_OR_RETURN(JsonRef f, body.at("buffer_name"));
+      INFERNO_ASSIGN_OR_RETURN(std::string fqn, f.string());
+      INFERNO_ASSIGN_OR_RETURN(mutation_values[fqn], n.string());
+      continue;
+    }
     if (kind != "user_output") {
       std::string what = kind;
       if (std::optional<JsonRef> b = body.find("buffer_name"); b && b->raw().is_string())
@@ -529,6 +780,17 @@ Status Loader::set_outputs(const JsonRef& signature) {
     auto it = values_.find(name);
     if (it == values_.end()) return arg.error("output '" + name + "' is not defined");
     if (it->second == ir::kNoValue) return not_computed(name);
+    outputs.push_back(it->second);
+  }
+  // Each state's update: the value its buffer_mutation output names, or the buffer's binding
+  // after the in-place ops that wrote it.
+  for (const std::string& arg : state_args_) {
+    auto value = mutation_values.find(mutated_buffers_.at(arg));
+    const std::string& name = value != mutation_values.end() ? value->second : arg;
+    auto it = values_.find(name);
+    if (it == values_.end() || it->second == ir::kNoValue)
+      return invalid_input(record_ + ": the new value of buffer '" + mutated_buffers_.at(arg) +
+                           "' is not defined");
     outputs.push_back(it->second);
   }
   graph_.set_outputs(std::move(outputs));
@@ -562,6 +824,7 @@ Expected<ir::Graph> Loader::load() {
   }
   INFERNO_RETURN_IF_ERROR(check_ops(nodes));
   INFERNO_RETURN_IF_ERROR(read_values(graph));
+  INFERNO_RETURN_IF_ERROR(find_mutated_buffers(signature, nodes));
   INFERNO_RETURN_IF_ERROR(add_inputs(signature, model, root));
   cache_.clear();
   for (const JsonRef& node : nodes) INFERNO_RETURN_IF_ERROR(lower(node));

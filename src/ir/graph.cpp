@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include <cstddef>
+
 #include "support/check.h"
 
 namespace inferno::ir {
@@ -37,7 +39,16 @@ ValueId Graph::add_value(std::string_view name_hint, TensorType type, ValueKind 
 
 ValueId Graph::add_input(std::string_view name_hint, TensorType type) {
   ValueId id = add_value(name_hint, std::move(type), ValueKind::kInput);
+  inputs_.insert(inputs_.end() - static_cast<std::ptrdiff_t>(states_.size()), id);
+  return id;
+}
+
+ValueId Graph::add_state(std::string_view name_hint, TensorType type,
+                         std::shared_ptr<const Tensor> initial) {
+  INFERNO_CHECK(initial == nullptr || initial->type == type, "state data does not match its type");
+  ValueId id = add_value(name_hint, std::move(type), ValueKind::kInput);
   inputs_.push_back(id);
+  states_.push_back({std::move(initial)});
   return id;
 }
 

@@ -45,10 +45,34 @@ struct Node {
   SourceLocation loc;  ///< where the model's Python source created it, if known
 };
 
+/// Mutable state (a buffer the model updates in place, such as an LLM's KV cache): a value
+/// defined at the start of a run that holds the state's current contents, and a graph output that
+/// holds its contents for the next run. State lives outside the caller's tensors: the runtime
+/// keeps it per session.
+struct StateInfo {
+  /// The value when a session starts (or is reset); null means all zeros.
+  std::shared_ptr<const Tensor> initial;
+};
+
+/// A graph's interface is inputs() and outputs(); when the graph has state, the last
+/// num_states() of each are the states' values at the start (inputs) and their new values at the
+/// end (outputs) of a run, in state order. Passes treat them like any input and output, so a
+/// state's update stays live and keeps its type; only the interface code (codegen's ABI, the
+/// CLI, tests) tells the caller's tensors from the state.
 class Graph {
  public:
-  /// Adds a graph input named after `name_hint` (made unique and printable).
+  /// Adds a graph input named after `name_hint` (made unique and printable), before the states.
   ValueId add_input(std::string_view name_hint, TensorType type);
+  /// Adds a state whose value at a run's start is the returned input; the caller appends the
+  /// matching update to the outputs (set_outputs takes user outputs, then state updates).
+  ValueId add_state(std::string_view name_hint, TensorType type,
+                    std::shared_ptr<const Tensor> initial);
+  size_t num_states() const { return states_.size(); }
+  const StateInfo& state(size_t i) const { return states_.at(i); }
+  size_t num_user_inputs() const { return inputs_.size() - states_.size(); }
+  size_t num_user_outputs() const { return outputs_.size() - states_.size(); }
+  ValueId state_value(size_t i) const { return inputs_.at(num_user_inputs() + i); }
+  ValueId state_update(size_t i) const { return outputs_.at(num_user_outputs() + i); }
   /// Adds a constant (weights, buffers, folded values). `data` may be null only for an elided
   /// constant read from text.
   ValueId add_constant(std::string_view name_hint, TensorType type,
@@ -106,6 +130,7 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
   std::vector<ValueId> constants_;
+  std::vector<StateInfo> states_;
   std::set<std::string, std::less<>> used_names_;
 };
 

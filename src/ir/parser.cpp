@@ -113,6 +113,7 @@ class Parser {
   bool accept(char punct);
   Status expect(char punct);
   Status expect_word(std::string_view word);
+  bool accept_word(std::string_view word);
 
   // Grammar rules, one per method.
   Status parse_header();
@@ -122,6 +123,7 @@ class Parser {
   Expected<int64_t> parse_int();
   Expected<ValueId> parse_use();
   Status parse_constant(const Declaration& decl);
+  Status parse_state();
   Status parse_element(DType dtype, std::vector<std::byte>& data);
   Expected<uint64_t> parse_float_bits(DType dtype);
   Status parse_node(const std::vector<Declaration>& decls);
@@ -157,6 +159,12 @@ Status Parser::expect(char punct) {
   return expected(std::string("'") + punct + "'");
 }
 
+bool Parser::accept_word(std::string_view word) {
+  if (!cur_.is_ident(word)) return false;
+  advance();
+  return true;
+}
+
 Status Parser::expect_word(std::string_view word) {
   if (!cur_.is_ident(word)) return expected("'" + std::string(word) + "'");
   advance();
@@ -166,6 +174,10 @@ Status Parser::expect_word(std::string_view word) {
 Expected<Graph> Parser::parse_graph() {
   INFERNO_RETURN_IF_ERROR(parse_header());
   while (!cur_.is_ident("return")) {
+    if (cur_.is_ident("state")) {
+      INFERNO_RETURN_IF_ERROR(parse_state());
+      continue;
+    }
     if (cur_.kind != TokenKind::kValueName) return expected("a value definition or 'return'");
     INFERNO_RETURN_IF_ERROR(parse_definition());
   }
@@ -510,15 +522,52 @@ Status Parser::parse_loc(SourceLocation& loc) {
   return expect(')');
 }
 
-// return := 'return' [VALUE {',' VALUE}]
+// state := 'state' declaration '=' ('zeros' | 'constant' '[' elements ']'); before any node, so
+// that states follow the inputs of the header.
+Status Parser::parse_state() {
+  const Position pos = position_of(cur_);
+  advance();  // 'state'
+  if (!graph_.nodes().empty() || !graph_.constants().empty())
+    return error_at(pos, "states are declared before constants and nodes");
+  INFERNO_ASSIGN_OR_RETURN(Declaration decl, parse_declaration({}));
+  INFERNO_RETURN_IF_ERROR(expect('='));
+  if (accept_word("zeros")) {
+    define(decl, graph_.add_state(decl.name, decl.type, nullptr));
+    return Status::ok();
+  }
+  INFERNO_RETURN_IF_ERROR(expect_word("constant"));
+  if (cur_.is_punct('<')) return error_at(position_of(cur_), "a state's initial value cannot be elided");
+  // Parse the elements as a constant's, then move its data into the state.
+  Graph scratch_owner;
+  std::swap(scratch_owner, graph_);
+  Status parsed = parse_constant(decl);
+  std::swap(scratch_owner, graph_);
+  if (!parsed) return parsed;
+  defined_.erase(decl.name);
+  const ValueId tmp = scratch_owner.constants().back();
+  define(decl, graph_.add_state(decl.name, decl.type, scratch_owner.value(tmp).constant));
+  return Status::ok();
+}
+
+// return := 'return' [VALUE {',' VALUE}] ['updates' VALUE {',' VALUE}] (one update per state)
 Status Parser::parse_return() {
   advance();  // 'return'
   std::vector<ValueId> outputs;
-  if (cur_.kind == TokenKind::kValueName) {
+  auto values = [&]() -> Status {
     do {
       INFERNO_ASSIGN_OR_RETURN(ValueId v, parse_use());
       outputs.push_back(v);
     } while (accept(','));
+    return Status::ok();
+  };
+  if (cur_.kind == TokenKind::kValueName) INFERNO_RETURN_IF_ERROR(values());
+  const size_t user_outputs = outputs.size();
+  const Position updates_pos = position_of(cur_);
+  if (accept_word("updates")) INFERNO_RETURN_IF_ERROR(values());
+  if (outputs.size() - user_outputs != graph_.num_states()) {
+    return error_at(updates_pos, "the graph has " + std::to_string(graph_.num_states()) +
+                                     " states and " + std::to_string(outputs.size() - user_outputs) +
+                                     " updates after 'return'");
   }
   graph_.set_outputs(std::move(outputs));
   return Status::ok();

@@ -26,6 +26,21 @@ Status verify(const Graph& graph) {
       return invalid_input("graph input %" + graph.name(v) + " is not an input value");
     defined[v] = true;
   }
+  if (graph.outputs().size() < graph.num_states())
+    return invalid_input("the graph has " + std::to_string(graph.num_states()) +
+                         " states but only " + std::to_string(graph.outputs().size()) +
+                         " outputs (each state's update is an output)");
+  for (size_t i = 0; i < graph.num_states(); ++i) {
+    const ValueId state = graph.state_value(i), update = graph.state_update(i);
+    if (update < 0 || update >= graph.num_values() || graph.type(update) != graph.type(state)) {
+      return invalid_input("the update of state %" + graph.name(state) + " is not a " +
+                           graph.type(state).to_string());
+    }
+    const std::shared_ptr<const Tensor>& initial = graph.state(i).initial;
+    if (initial && (initial->type != graph.type(state) ||
+                    static_cast<int64_t>(initial->data.size()) != initial->type.size_bytes()))
+      return invalid_input("state %" + graph.name(state) + "'s initial value does not fit it");
+  }
   for (ValueId v : graph.constants()) {
     const Value& value = graph.value(v);
     if (defined[v])

@@ -168,4 +168,13 @@ Expected<std::vector<Tensor>> evaluate(const ir::Graph& graph, const std::vector
   return outputs;
 }
 
+std::vector<ir::Tensor> initial_states(const ir::Graph& graph) {
+  std::vector<ir::Tensor> states;
+  for (size_t i = 0; i < graph.num_states(); ++i) {
+    const std::shared_ptr<const ir::Tensor>& initial = graph.state(i).initial;
+    states.push_back(initial ? *initial : ir::Tensor::zeros(graph.type(graph.state_value(i))));
+  }
+  return states;
+}
+
 }  // namespace inferno::reference

@@ -17,6 +17,11 @@ namespace inferno::reference {
 Expected<std::vector<ir::Tensor>> evaluate(const ir::Graph& graph,
                                            const std::vector<ir::Tensor>& inputs);
 
+/// The states' initial values (ir::StateInfo), in state order: what a session starts with. To
+/// run a stateful graph, pass the user inputs followed by these (or by the previous run's state
+/// updates, the last num_states() outputs).
+std::vector<ir::Tensor> initial_states(const ir::Graph& graph);
+
 /// Evaluates one node on host tensors (one per node input), returning one tensor per output,
 /// typed as the node's outputs in `graph`.
 Expected<std::vector<ir::Tensor>> evaluate_node(const ir::Graph& graph, const ir::Node& node,

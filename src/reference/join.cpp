@@ -74,7 +74,34 @@ Tensor index_select(const Tensor& x, const Tensor& index, int64_t dim, const Ten
   return y;
 }
 
+// index_copy: x's bytes, then each source slice copied over the row its index names (wrapped once
+// when negative); an index still out of range writes nothing, as the CUDA kernel does.
+Tensor index_copy(const Tensor& x, const Tensor& index, const Tensor& source, int64_t dim) {
+  const ir::Shape& s = x.type.shape;
+  const int64_t size = s[static_cast<size_t>(dim)];
+  const int64_t outer = ir::shape_numel(ir::Shape(s.begin(), s.begin() + dim));
+  const int64_t inner = ir::shape_numel(ir::Shape(s.begin() + dim + 1, s.end()));
+  const int64_t bytes = inner * ir::dtype_size(x.type.dtype), count = index.numel();
+  Tensor y = x;
+  for (int64_t p = 0; p < count; ++p) {
+    double v = index.get(p);
+    if (v < 0) v += static_cast<double>(size);
+    if (v < 0 || v >= static_cast<double>(size)) continue;
+    const auto r = static_cast<int64_t>(v);
+    for (int64_t o = 0; o < outer; ++o) {
+      std::memcpy(y.data.data() + (o * size + r) * bytes,
+                  source.data.data() + (o * count + p) * bytes, static_cast<size_t>(bytes));
+    }
+  }
+  return y;
+}
+
 void register_join_kernels(KernelTable& table) {
+  table.add(ir::OpKind::kIndexCopy,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType&) -> Expected<Tensor> {
+              return index_copy(*in[0], *in[1], *in[2], node.attrs.get_int("dim"));
+            });
   table.add(ir::OpKind::kIndexSelect,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,
                const TensorType& out) -> Expected<Tensor> {

@@ -111,6 +111,8 @@ Tensor conv_transpose2d(const Tensor& x, const Tensor& w, const Tensor* bias,
 Tensor cat(const std::vector<const Tensor*>& in, int64_t dim, const TensorType& out);
 /// x's slices along `dim` picked by `index` (negative: from the end; then clamped into the dim).
 Tensor index_select(const Tensor& x, const Tensor& index, int64_t dim, const TensorType& out);
+/// index_copy (ops.def): x with the slices along `dim` at `index` replaced by source's.
+Tensor index_copy(const Tensor& x, const Tensor& index, const Tensor& source, int64_t dim);
 /// x padded by before[d] elements in front of each dim (negative: cropped) to `out`, with `fill`.
 Tensor constant_pad(const Tensor& x, const Tensor& fill, const ir::IntList& before,
                     const TensorType& out);

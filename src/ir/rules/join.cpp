@@ -80,8 +80,27 @@ Expected<Types> index_select(OpKind op, const Types& in, const Attributes& attrs
   return one({x.dtype, std::move(out)});
 }
 
+// index_copy: x of rank >= 1, a 1-D integer index, source of x's dtype and shape but for `dim`,
+// which is the index's length; out is x's type.
+Expected<Types> index_copy(OpKind op, const Types& in, const Attributes& attrs) {
+  const TensorType &x = in[0], &index = in[1], &source = in[2];
+  const int64_t dim = attrs.get_int("dim");
+  if (dim < 0 || dim >= x.rank())
+    return bad(op, "dim " + std::to_string(dim) + " out of range for " + x.to_string());
+  if ((index.dtype != DType::kI32 && index.dtype != DType::kI64) || index.rank() != 1)
+    return bad(op, "the index must be a 1-D i32 or i64 tensor, got " + index.to_string());
+  Shape slices = x.shape;
+  slices[static_cast<size_t>(dim)] = index.shape[0];
+  if (source.dtype != x.dtype || source.shape != slices) {
+    return bad(op, "the source must be " + TensorType{x.dtype, slices}.to_string() + ", got " +
+                       source.to_string());
+  }
+  return one(x);
+}
+
 void register_join_rules(ShapeRuleTable& table) {
   table.add(OpKind::kIndexSelect, index_select);
+  table.add(OpKind::kIndexCopy, index_copy);
   table.add(OpKind::kCat, cat);
   table.add(OpKind::kConstantPad, constant_pad);
 }
