@@ -57,6 +57,16 @@ int32_t create_session(const void* device_weights, uint64_t weights_bytes, void*
   return INFERNO_MODEL_OK;
 }
 
+/// create_session with the weights' size after the error buffer, so that a macro can pass the
+/// size and the init arguments as one list.
+template <typename State, typename... InitArgs>
+int32_t create_session_sized(const void* device_weights, void** state_out, char* error,
+                             size_t error_size, uint64_t weights_bytes,
+                             const InitArgs&... init_args) {
+  return create_session<State>(device_weights, weights_bytes, state_out, error, error_size,
+                               init_args...);
+}
+
 /// session_destroy: frees what create_session<State> made. Accepts null.
 template <typename State>
 void destroy_session(void* state) {
@@ -86,3 +96,13 @@ inline int32_t begin_run(const void* state, const inferno_model_run_args* args, 
 }
 
 }  // namespace inferno::model_support
+
+// A model's session_create and session_destroy for its State: `...` is the weights' size, then
+// what State::init takes (GemmState: the GEMM specs and the workspace size).
+#define INFERNO_MODEL_SESSION_FUNCTIONS(State, ...)                                                \
+  int32_t session_create(const void* device_weights, void** state_out, char* error,                \
+                         size_t error_size) {                                                      \
+    return ::inferno::model_support::create_session_sized<State>(device_weights, state_out, error, \
+                                                                 error_size, __VA_ARGS__);         \
+  }                                                                                                \
+  void session_destroy(void* state) { ::inferno::model_support::destroy_session<State>(state); }

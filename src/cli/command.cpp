@@ -58,10 +58,10 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
   return load;
 }
 
-Status optimize(ir::Graph& graph, const CliOptions& options) {
+Status optimize(ir::Graph& graph, const CliOptions& options, const target::Target& target) {
   passes::PipelineOptions pipeline;
   pipeline.pass_options.conv_layout = options.layout;
-  pipeline.pass_options.precision = options.precision;
+  pipeline.pass_options.target = target;
   pipeline.pass_options.io_precision = options.io_precision;
   pipeline.pass_options.note = [](std::string_view message) { spdlog::debug("{}", message); };
   const char* debug = std::getenv("INFERNO_DEBUG");
@@ -136,6 +136,7 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options,
 
 /// What the backend will do, settled (and the toolchain checked) before the model is loaded.
 struct BackendPlan {
+  target::Target target;       ///< the archs and precision codegen compiles for
   driver::BuildOptions build;  ///< toolchain, archs, output, weights path, build dir
   bool have_toolchain = false;
   std::string weights_file_name;  ///< --weights external: the file name model.so looks for
@@ -160,15 +161,9 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
     spdlog::debug("no --arch: building for {} ({})", driver::describe(build.archs),
                   local.empty() ? "no GPU found, the default" : "the local GPUs");
   }
-  if (options.precision == passes::Precision::kBf16) {
-    // bf16 GEMMs (cuBLASLt) and tensor-core MMA need compute capability 8.0.
-    for (const driver::SmArch& arch : build.archs) {
-      if (arch.compute_capability < 80) {
-        return toolchain_error("--precision bf16 needs sm_80 or newer, but the target includes " +
-                               arch.name() + " (choose --arch sm_80 or newer, or fp16)");
-      }
-    }
-  }
+  plan.target.sm_archs = driver::compute_capabilities(build.archs);
+  plan.target.precision = options.precision;
+  INFERNO_RETURN_IF_ERROR(plan.target.check_precision());
 
   // --emit cu compiles nothing: nvcc is only needed when named, and only gives the manifest's
   // CUDA version otherwise.
@@ -221,8 +216,7 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 
 Status run_backend(const ir::Graph& graph, const CliOptions& options, const BackendPlan& plan) {
   codegen::CodegenOptions codegen_options;
-  codegen_options.sm_archs = driver::compute_capabilities(plan.build.archs);
-  codegen_options.tf32 = options.precision == passes::Precision::kTf32;
+  codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
   INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash, driver::hash_file_hex(options.model));
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
@@ -262,7 +256,11 @@ Status run_command(const CliOptions& options) {
                describe(graph));
   if (!options.dump_graph_dir.empty())
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
-  INFERNO_RETURN_IF_ERROR(optimize(graph, options));
+  // The passes see the backend's target, or (without one) the precision alone.
+  target::Target target;
+  target.precision = options.precision;
+  if (backend) target = backend->target;
+  INFERNO_RETURN_IF_ERROR(optimize(graph, options, target));
   spdlog::debug("optimized: {}", describe(graph));
   if (!options.dump_graph_dir.empty())
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));

@@ -126,10 +126,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   o.layout = layout == "nchw"   ? passes::ConvLayout::kNchw
              : layout == "nhwc" ? passes::ConvLayout::kNhwc
                                 : passes::ConvLayout::kAuto;
-  o.precision = precision == "tf32"   ? passes::Precision::kTf32
-                : precision == "fp16" ? passes::Precision::kFp16
-                : precision == "bf16" ? passes::Precision::kBf16
-                                      : passes::Precision::kFp32;
+  o.precision = precision == "tf32"   ? target::Precision::kTf32
+                : precision == "fp16" ? target::Precision::kFp16
+                : precision == "bf16" ? target::Precision::kBf16
+                                      : target::Precision::kFp32;
   o.io_precision =
       io_precision == "compute" ? passes::IoPrecision::kCompute : passes::IoPrecision::kModel;
   o.verbosity = quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
@@ -159,16 +159,16 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return usage_error("--save-outputs is only used with --reference");
   if (o0 && app.count("--passes") > 0) return usage_error("-O0 and --passes exclude each other");
   const bool sixteen_bit =
-      o.precision == passes::Precision::kFp16 || o.precision == passes::Precision::kBf16;
+      o.precision == target::Precision::kFp16 || o.precision == target::Precision::kBf16;
   if (o0 && sixteen_bit) {
     return usage_error("--precision " + precision +
                        " converts the model in the optimizer, which -O0 turns off (use --passes "
                        "to run convert-precision alone)");
   }
   if (tf32) {
-    if (app.count("--precision") > 0 && o.precision != passes::Precision::kTf32)
+    if (app.count("--precision") > 0 && o.precision != target::Precision::kTf32)
       return usage_error("--tf32 is --precision tf32 and conflicts with --precision " + precision);
-    o.precision = passes::Precision::kTf32;
+    o.precision = target::Precision::kTf32;
   }
   const bool compiles = !o.reference && (o.emit == Emit::kSharedObject || o.emit == Emit::kCuda);
   for (const char* flag : {"--arch", "--nvcc", "--tf32", "--weights", "--keep-build"}) {

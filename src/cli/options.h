@@ -22,7 +22,7 @@ struct CliOptions {
   std::string arch;    ///< --arch sm_90a,...; empty: the local GPU's, else sm_90
   std::string nvcc;    ///< --nvcc; empty: $CUDACXX, $CUDA_HOME/bin/nvcc, ... PATH
   /// --precision fp32|tf32|fp16|bf16 (--tf32 is --precision tf32)
-  passes::Precision precision = passes::Precision::kFp32;
+  target::Precision precision = target::Precision::kFp32;
   /// --io-precision model|compute: with fp16/bf16, compute makes the f32 inputs and outputs 16-bit
   passes::IoPrecision io_precision = passes::IoPrecision::kModel;
   WeightsMode weights = WeightsMode::kEmbedded;  ///< --weights embedded|external

@@ -18,6 +18,7 @@
 #include "codegen/views.h"
 #include "codegen/weights.h"
 #include "ir/attr_schema.h"
+#include "support/check.h"
 
 namespace inferno::codegen {
 namespace {
@@ -25,8 +26,9 @@ namespace {
 constexpr int64_t kRuntimeMaxRank = 16;  // the runtime's limit on descriptor ranks
 
 Status check_options(const CodegenOptions& options) {
-  if (options.sm_archs.empty()) return invalid_input("codegen: no SM architecture to build for");
-  for (const int arch : options.sm_archs) {
+  if (options.target.sm_archs.empty())
+    return invalid_input("codegen: no SM architecture to build for");
+  for (const int arch : options.target.sm_archs) {
     if (arch < 10 || arch > 999)
       return invalid_input("codegen: bad SM architecture " + std::to_string(arch));
   }
@@ -72,9 +74,19 @@ const LoweringTable& lowering_table() {
   return table;
 }
 
-bool has_lowering(ir::OpKind op) {
-  return lowering_table().lower[static_cast<size_t>(op)] != nullptr;
+void LoweringTable::add(ir::OpKind op, const Lowering& lowering) {
+  INFERNO_CHECK(lowering.lower && lowering.scratch_bytes && lowering.in_place_inputs,
+                std::string(ir::op_name(op)) + ": a lowering states its scratch and in-place rule");
+  entries[static_cast<size_t>(op)] = lowering;
 }
+
+int64_t no_scratch(const ir::Graph& /*graph*/, const ir::Node& /*node*/) { return 0; }
+
+std::vector<int32_t> never_in_place(const ir::Graph& /*graph*/, const ir::Node& /*node*/) {
+  return {};
+}
+
+bool has_lowering(ir::OpKind op) { return lowering_table()[op].lower != nullptr; }
 
 namespace {
 
@@ -82,7 +94,7 @@ namespace {
 // is one).
 Status emit_node(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
-  return lowering_table().lower[static_cast<size_t>(node.op)](ctx, index);
+  return lowering_table()[node.op].lower(ctx, index);
 }
 
 std::string section(const std::string& title) {
@@ -91,20 +103,16 @@ std::string section(const std::string& title) {
   return line + "\n";
 }
 
-// What each node needs from the memory plan: its scratch, and the inputs it may overwrite.
-// Layout nodes that are views (views.h) share their input's bytes.
+// What each node needs from the memory plan, as its lowering states it: its scratch, and the
+// inputs it may overwrite. Layout nodes that are views (views.h) share their input's bytes.
 MemoryPlanOptions plan_options(const ir::Graph& graph, const ViewPlan& views) {
   MemoryPlanOptions options;
   for (int32_t n = 0; n < static_cast<int32_t>(graph.nodes().size()); ++n)
     options.aliases_input.push_back(views.aliases_input(n));
   for (const ir::Node& node : graph.nodes()) {
-    options.scratch_bytes.push_back(scratch_bytes(graph, node));
-    std::vector<int32_t> aligned = elementwise_aligned_inputs(graph, node);
-    if (node.op == ir::OpKind::kGemm) {
-      const int32_t c = gemm_c_matrix_input(graph, node);
-      if (c >= 0) aligned.push_back(c);
-    }
-    options.aligned_inputs.push_back(std::move(aligned));
+    const Lowering& lowering = lowering_table()[node.op];
+    options.scratch_bytes.push_back(lowering.scratch_bytes(graph, node));
+    options.aligned_inputs.push_back(lowering.in_place_inputs(graph, node));
   }
   return options;
 }
@@ -165,10 +173,9 @@ Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOpti
                    emit_size_constants(ctx) + "\n";
   if (!sections.kernels.empty())
     cu += section("Kernels, in node order") + "\n" + sections.kernels.text();
-  cu += section("The session") + "\n" + emit_state(ctx) + "\n" + emit_session_create(ctx) + "\n" +
-        emit_run(ctx, sections.run.text()) + "\n" + emit_session_destroy(ctx) + "\n" +
-        section("The model") + "\n" + emit_descriptors(ctx) + "\n}  // namespace\n\n" +
-        emit_entry_point();
+  cu += section("The session") + "\n" + emit_state(ctx) + "\n" + emit_session_functions(ctx) +
+        "\n" + emit_run(ctx, sections.run.text()) + "\n" + section("The model") + "\n" +
+        emit_descriptors(ctx) + "\n}  // namespace\n\n" + emit_entry_point();
 
   Generated out;
   out.model.cuda_source = std::move(cu);

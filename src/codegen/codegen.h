@@ -18,13 +18,12 @@
 
 #include "ir/graph.h"
 #include "support/status.h"
+#include "target/target.h"
 
 namespace inferno::codegen {
 
 struct CodegenOptions {
-  std::vector<int> sm_archs = {90};  // compute capabilities with machine code (90 = sm_90/sm_90a)
-  bool tf32 = false;  // allow TF32 in fp32 GEMMs (CUBLAS_COMPUTE_32F_FAST_TF32); default full fp32
-                      // like PyTorch
+  target::Target target;              // the archs (machine code for each) and TF32 (target.h)
   std::string external_weights_file;  // non-empty: weights live in this file beside the .so (file
                                       // name only)
   std::string source_model_hash;      // hex digest of the model file

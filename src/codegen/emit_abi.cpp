@@ -126,15 +126,7 @@ std::string emit_file_header(const EmitContext& ctx) {
 
 std::string emit_includes(const EmitContext& ctx) {
   SourceWriter w;
-  w.line("#include <cuda_bf16.h>");
-  w.line("#include <cuda_fp16.h>");
-  w.line("#include <cuda_runtime.h>");
-  if (has_gemms(ctx)) w.line("#include <cublasLt.h>");
-  w.line("");
-  w.line("#include <cstdint>");
-  w.line("");
-  w.line("#include \"inferno/model_abi.h\"");
-  w.line("#include \"kernels/model_session.cuh\"");
+  w.line("#include \"kernels/model_prelude.cuh\"  // CUDA, the model ABI, the session helpers");
   if (has_gemms(ctx)) w.line("#include \"kernels/gemm_session.cuh\"");
   for (const std::string& header : ctx.out.headers) w.line("#include \"" + header + "\"");
   return w.text();
@@ -153,23 +145,8 @@ std::string emit_weights_embedding(const EmitContext& ctx) {
   }
   w.line("// The weights blob, weights.bin in the build directory, embedded into the host object.");
   w.line("#ifndef __CUDA_ARCH__");
-  w.line(R"cu(asm(".section .rodata.inferno_weights,\"a\",@progbits\n"
-    ".balign 256\n"
-    ".globl inferno_weights_begin\n"
-    ".hidden inferno_weights_begin\n"
-    "inferno_weights_begin:\n"
-    ".incbin \"weights.bin\"\n"
-    ".globl inferno_weights_end\n"
-    ".hidden inferno_weights_end\n"
-    "inferno_weights_end:\n"
-    ".previous\n");)cu");
+  w.line(R"cu(INFERNO_MODEL_EMBED_WEIGHTS(".incbin \"weights.bin\"\n");)cu");
   w.line("#endif");
-  w.line(
-      "extern \"C\" __attribute__((visibility(\"hidden\"))) const unsigned char "
-      "inferno_weights_begin[];");
-  w.line(
-      "extern \"C\" __attribute__((visibility(\"hidden\"))) const unsigned char "
-      "inferno_weights_end[];");
   return w.text();
 }
 
@@ -210,16 +187,10 @@ std::string emit_state(const EmitContext& ctx) {
   return w.text();
 }
 
-std::string emit_session_create(const EmitContext& ctx) {
-  SourceWriter w;
-  w.open(
-      "int32_t session_create(const void* device_weights, void** state_out, char* error, size_t "
-      "error_size)");
-  w.line(
-      "return create_session<State>(device_weights, kWeightsBytes, state_out, error, error_size" +
-      std::string(has_gemms(ctx) ? ", kGemms, kWorkspaceBytes" : "") + ");");
-  w.close();
-  return w.text();
+std::string emit_session_functions(const EmitContext& ctx) {
+  return "// session_create and session_destroy (kernels/model_session.cuh).\n"
+         "INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes" +
+         std::string(has_gemms(ctx) ? ", kGemms, kWorkspaceBytes" : "") + ")\n";
 }
 
 std::string emit_run(const EmitContext& ctx, const std::string& body) {
@@ -264,10 +235,6 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   return w.text();
 }
 
-std::string emit_session_destroy(const EmitContext& /*ctx*/) {
-  return "void session_destroy(void* state) { destroy_session<State>(state); }\n";
-}
-
 std::string emit_descriptors(const EmitContext& ctx) {
   SourceWriter w;
   auto tensors = [&](const char* role, const std::vector<ir::ValueId>& values, const char* array) {
@@ -294,8 +261,8 @@ std::string emit_descriptors(const EmitContext& ctx) {
   tensors("Input", ctx.graph.inputs(), "kInputs");
   tensors("Output", ctx.graph.outputs(), "kOutputs");
   std::string archs;
-  for (size_t i = 0; i < ctx.options.sm_archs.size(); ++i)
-    archs += (i ? ", " : "") + std::to_string(ctx.options.sm_archs[i]);
+  for (size_t i = 0; i < ctx.options.target.sm_archs.size(); ++i)
+    archs += (i ? ", " : "") + std::to_string(ctx.options.target.sm_archs[i]);
   w.line("const int32_t kSmArchs[] = {" + archs + "};");
   w.line("");
   const bool external = !ctx.options.external_weights_file.empty();
@@ -304,7 +271,7 @@ std::string emit_descriptors(const EmitContext& ctx) {
   w.line("sizeof(inferno_model),");
   w.line("{" + c_string_literal(kInfernoVersion) + ", " +
          c_string_literal(ctx.options.cuda_version) + ", kSmArchs, " +
-         std::to_string(ctx.options.sm_archs.size()) + ", " +
+         std::to_string(ctx.options.target.sm_archs.size()) + ", " +
          c_string_literal(ctx.options.source_model_hash) + ", " + hex64(ctx.weights.checksum) +
          "},  // compiler, CUDA, archs, source model hash, weights checksum");
   w.line(std::to_string(ctx.graph.inputs().size()) + ", " +

@@ -25,13 +25,12 @@ std::string emit_size_constants(const EmitContext& ctx);
 
 /// The GEMM table (kGemms) and `using State = ...` (WeightsState, or GemmState with the GEMMs).
 std::string emit_state(const EmitContext& ctx);
-/// session_create: create_session<State> with the model's weights size (and GEMM table).
-std::string emit_session_create(const EmitContext& ctx);
+/// session_create and session_destroy: INFERNO_MODEL_SESSION_FUNCTIONS with the model's weights
+/// size (and GEMM table).
+std::string emit_session_functions(const EmitContext& ctx);
 /// run(): begin_run (argument checks, stale errors), the pointer of every value the body uses,
 /// then `body` (the per-node launches and the output copies).
 std::string emit_run(const EmitContext& ctx, const std::string& body);
-/// session_destroy: destroy_session<State>.
-std::string emit_session_destroy(const EmitContext& ctx);
 /// The tensor descriptors, the manifest and the inferno_model, inside the anonymous namespace.
 std::string emit_descriptors(const EmitContext& ctx);
 /// inferno_model_describe, at file scope.

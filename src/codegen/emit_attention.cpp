@@ -12,28 +12,23 @@
 #include "codegen/strided_view.h"
 #include "codegen/views.h"
 #include "support/check.h"
+#include "target/target.h"
 
 namespace inferno::codegen {
 namespace {
-
-constexpr int64_t kMaxHeadDim = 256;  // the kernels' largest head tile
-constexpr int64_t kMaxGrid = 65535;   // batch and heads are grid dims y and z
-constexpr int64_t kMaxSeq = 0x7fffffff;
-
-std::string n(int64_t v) { return std::to_string(v); }
 
 // "inferno::kernels::AttentionLayout{batch, head, seq}" of a 4-D view (the last dim contiguous).
 std::string layout(const StridedView& view) {
   INFERNO_CHECK(view.rank() == 4 && (view.shape[3] == 1 || view.strides[3] == 1),
                 "attention: a view without a contiguous last dim");
-  return "inferno::kernels::AttentionLayout{" + n(view.strides[0]) + ", " + n(view.strides[1]) +
-         ", " + n(view.strides[2]) + "}";
+  return "inferno::kernels::AttentionLayout{" + decimal(view.strides[0]) + ", " +
+         decimal(view.strides[1]) + ", " + decimal(view.strides[2]) + "}";
 }
 
 // The pointer expression of a view: "v_qkv" or "(v_qkv + 64)".
 std::string view_pointer(const EmitContext& ctx, const ValueView& view) {
   const std::string& base = ctx.pointer(view.source);
-  return view.offset == 0 ? base : "(" + base + " + " + n(view.offset) + ")";
+  return view.offset == 0 ? base : "(" + base + " + " + decimal(view.offset) + ")";
 }
 
 // The smallest kernel head tile holding d and dv (kernels/attention.cuh's attention_head_tile).
@@ -56,17 +51,20 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
   }
   const int64_t batch = q.shape[0], heads = q.shape[1], sq = q.shape[2], d = q.shape[3];
   const int64_t kv_heads = k.shape[1], skv = k.shape[2], dv = v.shape[3];
-  if (d > kMaxHeadDim || dv > kMaxHeadDim) {
-    return ctx.unsupported_node(node, "head dims up to " + n(kMaxHeadDim) + " are supported, got " +
-                                          n(d) + " (q, k) and " + n(dv) + " (v)");
+  const target::AttentionLimits& limits = target::kAttentionLimits;
+  if (d > limits.max_head_dim || dv > limits.max_head_dim) {
+    return ctx.unsupported_node(node, "head dims up to " + decimal(limits.max_head_dim) +
+                                          " are supported, got " + decimal(d) + " (q, k) and " +
+                                          decimal(dv) + " (v)");
   }
-  if (batch > kMaxGrid || heads > kMaxGrid) {
-    return ctx.unsupported_node(node, "at most " + n(kMaxGrid) + " batches and query heads, got " +
-                                          n(batch) + " and " + n(heads));
+  if (batch > limits.max_grid || heads > limits.max_grid) {
+    return ctx.unsupported_node(node, "at most " + decimal(limits.max_grid) +
+                                          " batches and query heads, got " + decimal(batch) +
+                                          " and " + decimal(heads));
   }
-  if (sq > kMaxSeq || skv > kMaxSeq) {
-    return ctx.unsupported_node(
-        node, "sequences shorter than 2^31 are supported, got " + n(sq) + " and " + n(skv));
+  if (sq > limits.max_seq || skv > limits.max_seq) {
+    return ctx.unsupported_node(node, "sequences shorter than 2^31 are supported, got " +
+                                          decimal(sq) + " and " + decimal(skv));
   }
   SourceWriter& run = ctx.out.run;
   run.line("// " + ctx.describe(node));
@@ -83,8 +81,9 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
     const StridedView view =
         broadcast_view(ctx.graph.type(node.inputs[3]).shape, {batch, heads, sq, skv});
     mask = "inferno::kernels::AttentionMask{" + ctx.pointer(node.inputs[3]) + ", " +
-           (kind == "bool" ? "1" : "2") + ", {" + n(view.strides[0]) + ", " + n(view.strides[1]) +
-           ", " + n(view.strides[2]) + ", " + n(view.strides[3]) + "}}";
+           (kind == "bool" ? "1" : "2") + ", {" + decimal(view.strides[0]) + ", " +
+           decimal(view.strides[1]) + ", " + decimal(view.strides[2]) + ", " +
+           decimal(view.strides[3]) + "}}";
   }
   // q, k and v through the layout nodes codegen skips (views.h); out in the layout of the
   // permute that reads it, when that permute is a view.
@@ -102,8 +101,9 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
       {"k", view_pointer(ctx, kv)},
       {"v", view_pointer(ctx, vv)},
       {"out", view_pointer(ctx, ov)},
-      {"dims", "inferno::kernels::AttentionDims{" + n(batch) + ", " + n(heads) + ", " +
-                   n(kv_heads) + ", " + n(sq) + ", " + n(skv) + ", " + n(d) + ", " + n(dv) + "}"},
+      {"dims", "inferno::kernels::AttentionDims{" + decimal(batch) + ", " + decimal(heads) + ", " +
+                   decimal(kv_heads) + ", " + decimal(sq) + ", " + decimal(skv) + ", " +
+                   decimal(d) + ", " + decimal(dv) + "}"},
       {"q_layout", layout(qv.view)},
       {"k_layout", layout(kv.view)},
       {"v_layout", layout(vv.view)},
@@ -114,13 +114,13 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
   };
   // Parenthesized: the template arguments and braced sizes hold commas the macro would split at.
   run.line("MODEL_CHECK_CUDA((inferno::kernels::attention<" + std::string(storage_type(q.dtype)) +
-           ", " + n(head_tile(d, dv)) + ">(" + named_args(args) + ", stream)), " + ctx.label(node) +
-           ");");
+           ", " + decimal(head_tile(d, dv)) + ">(" + named_args(args) + ", stream)), " +
+           ctx.label(node) + ");");
   return Status::ok();
 }
 
 void register_attention_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kAttention, emit_attention);
+  table.add(ir::OpKind::kAttention, {emit_attention, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

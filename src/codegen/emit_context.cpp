@@ -45,6 +45,13 @@ Status EmitContext::unsupported_node(const ir::Node& node, const std::string& wh
                      node.loc);
 }
 
+bool EmitContext::open_node(const ir::Node& node, const std::string& verb) {
+  out.run.line("// " + describe(node));
+  if (graph.type(node.outputs[0]).numel() > 0) return true;
+  out.run.line("// (no elements: nothing to " + verb + ")");
+  return false;
+}
+
 std::string EmitContext::scratch(int32_t node_index) const {
   const int32_t buffer = plan.scratch_buffer.at(static_cast<size_t>(node_index));
   INFERNO_CHECK(buffer >= 0, "codegen: node without a planned scratch buffer");

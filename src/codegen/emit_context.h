@@ -50,6 +50,9 @@ class EmitContext {
   std::string label(const ir::Node& node) const;
   /// An unsupported Status naming the node, its op and what is missing.
   Status unsupported_node(const ir::Node& node, const std::string& what) const;
+  /// Opens `node`'s statements in run() with its description. False when its output has no
+  /// elements: then a comment says there is nothing to `verb` and the lowering writes no more.
+  bool open_node(const ir::Node& node, const std::string& verb);
   /// "arena + 1024": the start of node `index`'s scratch buffer (which must exist).
   std::string scratch(int32_t node_index) const;
 

@@ -10,8 +10,6 @@
 namespace inferno::codegen {
 namespace {
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 // conv2d's activation as a functor at file scope (the form kernels/conv.cuh takes): its body is
 // the elementwise op's expression from ops.def in the kernel's accumulation type, so the epilogue
 // computes what the unfused op would. One functor per activation and type, shared by every conv
@@ -67,14 +65,15 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
   ctx.out.headers.insert("kernels/conv.cuh");
   // Dims by meaning: NCHW / OIHW, or NHWC / OHWI (ops.def).
   const int64_t c_dim = nhwc ? 3 : 1, h_dim = nhwc ? 1 : 2, w_dim = nhwc ? 2 : 3;
-  NamedArgs shape = {{"n", n(x.shape[0])},           {"c", n(x.shape[c_dim])},
-                     {"h", n(x.shape[h_dim])},       {"w", n(x.shape[w_dim])},
-                     {"o", n(out.shape[c_dim])},     {"kh", n(w.shape[h_dim])},
-                     {"kw", n(w.shape[w_dim])},      {"oh", n(out.shape[h_dim])},
-                     {"ow", n(out.shape[w_dim])},    {"stride_h", n(stride[0])},
-                     {"stride_w", n(stride[1])},     {"pad_top", n(padding[0])},
-                     {"pad_left", n(padding[1])},    {"dilation_h", n(dilation[0])},
-                     {"dilation_w", n(dilation[1])}, {"groups", n(node.attrs.get_int("groups"))}};
+  NamedArgs shape = {
+      {"n", decimal(x.shape[0])},           {"c", decimal(x.shape[c_dim])},
+      {"h", decimal(x.shape[h_dim])},       {"w", decimal(x.shape[w_dim])},
+      {"o", decimal(out.shape[c_dim])},     {"kh", decimal(w.shape[h_dim])},
+      {"kw", decimal(w.shape[w_dim])},      {"oh", decimal(out.shape[h_dim])},
+      {"ow", decimal(out.shape[w_dim])},    {"stride_h", decimal(stride[0])},
+      {"stride_w", decimal(stride[1])},     {"pad_top", decimal(padding[0])},
+      {"pad_left", decimal(padding[1])},    {"dilation_h", decimal(dilation[0])},
+      {"dilation_w", decimal(dilation[1])}, {"groups", decimal(node.attrs.get_int("groups"))}};
   if (!transposed) shape.push_back({"nhwc", nhwc ? "true" : "false"});
   const std::string type(storage_type(x.dtype));
   const bool has_bias = node.inputs.size() > 2;
@@ -122,8 +121,8 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
 }
 
 void register_conv_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kConv2d, emit_conv);
-  table.add(ir::OpKind::kConvTranspose2d, emit_conv);
+  for (const ir::OpKind op : {ir::OpKind::kConv2d, ir::OpKind::kConvTranspose2d})
+    table.add(op, {emit_conv, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

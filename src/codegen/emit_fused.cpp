@@ -2,6 +2,7 @@
 
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
+#include "codegen/memory_plan.h"
 #include "codegen/strided_view.h"
 #include "ir/fused_expr.h"
 
@@ -138,10 +139,12 @@ Status emit_elementwise(EmitContext& ctx, int32_t index) {
 }
 
 void register_elementwise_lowerings(LoweringTable& table) {
+  // The generated kernels read each input of the output's shape at the output's own index.
+  const Lowering kElementwiseLowering = {emit_elementwise, no_scratch, elementwise_aligned_inputs};
   for (const ir::OpKind op : ir::all_op_kinds()) {
-    if (ir::op_has_trait(op, ir::kElementwise)) table.add(op, emit_elementwise);
+    if (ir::op_has_trait(op, ir::kElementwise)) table.add(op, kElementwiseLowering);
   }
-  table.add(ir::OpKind::kFusedElementwise, emit_elementwise);
+  table.add(ir::OpKind::kFusedElementwise, kElementwiseLowering);
 }
 
 }  // namespace inferno::codegen

@@ -43,7 +43,7 @@ struct EpiloguePlan {
   int32_t kernel_addend = -1;  // input the in-place kernel adds
   double kernel_coefficient = 1.0;
   bool lt_relu = false;           // CUBLASLT_EPILOGUE_RELU(_BIAS)
-  std::string kernel_activation;  // "relu", "gelu", "gelu_tanh" in the in-place kernel; "" none
+  std::string kernel_activation;  // an ir::kGemmActivation in the in-place kernel; "" none
 
   bool needs_kernel() const { return kernel_addend >= 0 || !kernel_activation.empty(); }
 };
@@ -158,7 +158,7 @@ Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& nod
   const std::string activation = activation_attr(node);
   if (activation == "relu" && lt_epilogues && p.kernel_addend < 0) {
     p.lt_relu = true;
-  } else if (activation == "relu" || activation == "gelu" || activation == "gelu_tanh") {
+  } else if (ir::epilogue_activation(activation, ir::kGemmActivation)) {
     p.kernel_activation = activation;
   } else if (activation != "none") {
     return unsupported_gemm(graph, node,
@@ -265,12 +265,15 @@ void emit_epilogue_kernel(EmitContext& ctx, const ir::Node& node, const Epilogue
   emit_grid_kernel(ctx, kernel);
 }
 
-}  // namespace
-
-int32_t gemm_c_matrix_input(const ir::Graph& graph, const ir::Node& node) {
+// The input cuBLASLt reads as a separate C matrix (rule 2 of emit_gemm.h), if any: C is read at
+// the output's own positions, so the output may take its bytes (C == D).
+std::vector<int32_t> gemm_in_place_inputs(const ir::Graph& graph, const ir::Node& node) {
   const Expected<EpiloguePlan> p = plan_epilogue(graph, node);
-  return p && !p->c_copied ? p->c : -1;
+  if (p && !p->c_copied && p->c >= 0) return {p->c};
+  return {};
 }
+
+}  // namespace
 
 Status emit_gemm(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
@@ -300,7 +303,7 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
                                                       : "CUDA_R_64F";
   const bool f64 = dtype == ir::DType::kF64;
   const char* compute = f64 ? "CUBLAS_COMPUTE_64F"
-                        : (dtype == ir::DType::kF32 && ctx.options.tf32)
+                        : (dtype == ir::DType::kF32 && ctx.options.target.tf32())
                             ? "CUBLAS_COMPUTE_32F_FAST_TF32"
                             : "CUBLAS_COMPUTE_32F";
   auto input = [&](int32_t i) { return node.inputs[static_cast<size_t>(i)]; };
@@ -372,6 +375,8 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
-void register_gemm_lowerings(LoweringTable& table) { table.add(ir::OpKind::kGemm, emit_gemm); }
+void register_gemm_lowerings(LoweringTable& table) {
+  table.add(ir::OpKind::kGemm, {emit_gemm, no_scratch, gemm_in_place_inputs});
+}
 
 }  // namespace inferno::codegen

@@ -27,7 +27,7 @@
 // the kernel, which must come first). gelu and gelu_tanh are never cuBLASLt's GELU epilogues:
 // cuBLASLt's documentation says only "x := GELU(x)", not which GELU. What cuBLASLt cannot do runs
 // in one generated in-place kernel on the output right after the GEMM (one launch, no buffer).
-// f32 computes in CUBLAS_COMPUTE_32F (or _FAST_TF32 with CodegenOptions::tf32), f16 and bf16 in
+// f32 computes in CUBLAS_COMPUTE_32F (or _FAST_TF32 with Target::tf32()), f16 and bf16 in
 // 32F with 16-bit data, f64 in 64F; integer GEMMs are unsupported.
 //
 // session_create makes the descriptors and layouts of every GEMM and asks the heuristic once for
@@ -44,10 +44,6 @@ namespace inferno::codegen {
 
 /// Lowers GEMM node `index`: a kGemms entry and its launches in run().
 Status emit_gemm(EmitContext& ctx, int32_t index);
-
-/// The input of GEMM node `node` that cuBLASLt reads as a separate C matrix (rule 2 above), or -1.
-/// C is read at the output's own positions, so the output may take its bytes (C == D).
-int32_t gemm_c_matrix_input(const ir::Graph& graph, const ir::Node& node);
 
 /// The canonical gemm (the legalize pass turns every other matrix product into one).
 void register_gemm_lowerings(LoweringTable& table);

@@ -20,11 +20,7 @@ std::string kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t in
 Status emit_cat(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
-  ctx.out.run.line("// " + ctx.describe(node));
-  if (out.numel() == 0) {
-    ctx.out.run.line("// (no elements: nothing to copy)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "copy")) return Status::ok();
   const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
   int64_t inner = 1;  // out viewed as [outer, total, inner]
   for (size_t d = dim + 1; d < out.shape.size(); ++d) inner *= out.shape[d];
@@ -65,11 +61,7 @@ Status emit_constant_pad(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& in = ctx.graph.type(node.inputs[0]);
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
-  ctx.out.run.line("// " + ctx.describe(node));
-  if (out.numel() == 0) {
-    ctx.out.run.line("// (no elements: nothing to copy)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "copy")) return Status::ok();
   const ir::IntList& before = node.attrs.get_ints("before");
   const std::vector<int64_t> strides = ir::contiguous_strides(in.shape);
   const std::string type(storage_type(out.dtype));
@@ -106,11 +98,7 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
   const ir::TensorType& x = ctx.graph.type(node.inputs[0]);
   const ir::TensorType& ids = ctx.graph.type(node.inputs[1]);
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
-  ctx.out.run.line("// " + ctx.describe(node));
-  if (out.numel() == 0) {
-    ctx.out.run.line("// (no elements: nothing to copy)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "copy")) return Status::ok();
   const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
   int64_t inner = 1;
   for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
@@ -137,9 +125,9 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
 }
 
 void register_join_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kIndexSelect, emit_index_select);
-  table.add(ir::OpKind::kCat, emit_cat);
-  table.add(ir::OpKind::kConstantPad, emit_constant_pad);
+  table.add(ir::OpKind::kIndexSelect, {emit_index_select, no_scratch, never_in_place});
+  table.add(ir::OpKind::kCat, {emit_cat, no_scratch, never_in_place});
+  table.add(ir::OpKind::kConstantPad, {emit_constant_pad, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

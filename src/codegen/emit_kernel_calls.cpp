@@ -150,14 +150,18 @@ Status emit_layout(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
-int64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node) {
-  if (node.op != ir::OpKind::kSum && node.op != ir::OpKind::kMean) return 0;
+namespace {
+
+// A sum or mean over dims that are not adjacent permutes its input into scratch first.
+int64_t reduction_scratch_bytes(const ir::Graph& graph, const ir::Node& node) {
   const ir::TensorType& in = graph.type(node.inputs[0]);
   if (!ir::is_floating(in.dtype) || in.numel() == 0) return 0;
   return reduction_shape(in.shape, node.attrs.get_ints("dims")).permutation.empty()
              ? 0
              : in.size_bytes();
 }
+
+}  // namespace
 
 Status emit_reduction(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
@@ -264,14 +268,13 @@ Status emit_view(EmitContext& ctx, int32_t index) {
 }
 
 void register_kernel_call_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kReshape, emit_view);
-  table.add(ir::OpKind::kPermute, emit_layout);
-  table.add(ir::OpKind::kExpand, emit_layout);
-  table.add(ir::OpKind::kSlice, emit_layout);
-  table.add(ir::OpKind::kSum, emit_reduction);
-  table.add(ir::OpKind::kMean, emit_reduction);
-  table.add(ir::OpKind::kSoftmax, emit_softmax);
-  table.add(ir::OpKind::kLogSoftmax, emit_softmax);
+  table.add(ir::OpKind::kReshape, {emit_view, no_scratch, never_in_place});
+  for (const ir::OpKind op : {ir::OpKind::kPermute, ir::OpKind::kExpand, ir::OpKind::kSlice})
+    table.add(op, {emit_layout, no_scratch, never_in_place});
+  for (const ir::OpKind op : {ir::OpKind::kSum, ir::OpKind::kMean})
+    table.add(op, {emit_reduction, reduction_scratch_bytes, never_in_place});
+  for (const ir::OpKind op : {ir::OpKind::kSoftmax, ir::OpKind::kLogSoftmax})
+    table.add(op, {emit_softmax, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

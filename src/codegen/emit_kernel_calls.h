@@ -21,9 +21,6 @@ Status emit_softmax(EmitContext& ctx, int32_t index);
 /// The copies of MemoryPlan::output_copies, at the end of run().
 void emit_output_copies(EmitContext& ctx);
 
-/// Scratch bytes a node needs (a sum or mean over dims that are not adjacent: the permuted input).
-int64_t scratch_bytes(const ir::Graph& graph, const ir::Node& node);
-
 /// Copies `numel` elements of `dtype` from pointer expression `in` to `out` through a view:
 /// strided_copy (a bit copy for every dtype) when the coalesced view has at most kMaxRank dims,
 /// else a generated gather kernel named `kernel_name`.

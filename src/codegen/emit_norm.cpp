@@ -54,9 +54,8 @@ Status emit_norm(EmitContext& ctx, int32_t index) {
 }
 
 void register_norm_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kLayerNorm, emit_norm);
-  table.add(ir::OpKind::kRmsNorm, emit_norm);
-  table.add(ir::OpKind::kGroupNorm, emit_norm);
+  for (const ir::OpKind op : {ir::OpKind::kLayerNorm, ir::OpKind::kRmsNorm, ir::OpKind::kGroupNorm})
+    table.add(op, {emit_norm, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

@@ -18,12 +18,7 @@ Status emit_pool(EmitContext& ctx, int32_t index) {
   INFERNO_CHECK(in_type.rank() >= 2 && out_type.rank() == in_type.rank(), "pool: bad ranks");
   const size_t h = in_type.shape.size() - 2, w = h + 1;
   const int64_t planes = in_type.numel() / (in_type.shape[h] * in_type.shape[w]);
-  SourceWriter& run = ctx.out.run;
-  run.line("// " + ctx.describe(node));
-  if (out_type.numel() == 0) {
-    run.line("// (no elements: nothing to compute)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "compute")) return Status::ok();
   // The adaptive modes read no kernel, stride, padding or dilation: 1, 1, 0, 1 stand in.
   ir::IntList kernel = {1, 1}, stride = {1, 1}, padding = {0, 0}, dilation = {1, 1};
   std::string mode;
@@ -53,36 +48,35 @@ Status emit_pool(EmitContext& ctx, int32_t index) {
     default:
       INFERNO_CHECK(false, "emit_pool: not a pooling op");
   }
-  auto num = [](int64_t v) { return std::to_string(v); };
   ctx.out.headers.insert("kernels/pool.cuh");
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::pool2d<" + std::string(storage_type(in_type.dtype)) +
-           ">(" +
-           named_args({{"in", ctx.pointer(in)},
-                       {"out", ctx.pointer(out)},
-                       {"planes", num(planes)},
-                       {"in_h", num(in_type.shape[h])},
-                       {"in_w", num(in_type.shape[w])},
-                       {"out_h", num(out_type.shape[h])},
-                       {"out_w", num(out_type.shape[w])},
-                       {"kernel_h", num(kernel[0])},
-                       {"kernel_w", num(kernel[1])},
-                       {"stride_h", num(stride[0])},
-                       {"stride_w", num(stride[1])},
-                       {"pad_h", num(padding[0])},
-                       {"pad_w", num(padding[1])},
-                       {"dilation_h", num(dilation[0])},
-                       {"dilation_w", num(dilation[1])},
-                       {"mode", "inferno::kernels::PoolMode::" + mode},
-                       {"count_include_pad", count_include_pad ? "true" : "false"},
-                       {"divisor", num(divisor)}}) +
-           ", stream), " + ctx.label(node) + ");");
+  ctx.out.run.line("MODEL_CHECK_CUDA(inferno::kernels::pool2d<" +
+                   std::string(storage_type(in_type.dtype)) + ">(" +
+                   named_args({{"in", ctx.pointer(in)},
+                               {"out", ctx.pointer(out)},
+                               {"planes", decimal(planes)},
+                               {"in_h", decimal(in_type.shape[h])},
+                               {"in_w", decimal(in_type.shape[w])},
+                               {"out_h", decimal(out_type.shape[h])},
+                               {"out_w", decimal(out_type.shape[w])},
+                               {"kernel_h", decimal(kernel[0])},
+                               {"kernel_w", decimal(kernel[1])},
+                               {"stride_h", decimal(stride[0])},
+                               {"stride_w", decimal(stride[1])},
+                               {"pad_h", decimal(padding[0])},
+                               {"pad_w", decimal(padding[1])},
+                               {"dilation_h", decimal(dilation[0])},
+                               {"dilation_w", decimal(dilation[1])},
+                               {"mode", "inferno::kernels::PoolMode::" + mode},
+                               {"count_include_pad", count_include_pad ? "true" : "false"},
+                               {"divisor", decimal(divisor)}}) +
+                   ", stream), " + ctx.label(node) + ");");
   return Status::ok();
 }
 
 void register_pool_lowerings(LoweringTable& table) {
   for (const ir::OpKind op : {ir::OpKind::kMaxPool2d, ir::OpKind::kAvgPool2d,
                               ir::OpKind::kAdaptiveAvgPool2d, ir::OpKind::kAdaptiveMaxPool2d})
-    table.add(op, emit_pool);
+    table.add(op, {emit_pool, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

@@ -15,36 +15,30 @@ Status emit_upsample(EmitContext& ctx, int32_t index) {
   if (!ir::is_floating(in_type.dtype))
     return ctx.unsupported_node(node, "expects a floating-point input");
   INFERNO_CHECK(in_type.rank() == 4 && out_type.rank() == 4, "upsample: not 4-D");
-  SourceWriter& run = ctx.out.run;
-  run.line("// " + ctx.describe(node));
-  if (out_type.numel() == 0) {
-    run.line("// (no elements: nothing to compute)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "compute")) return Status::ok();
   const bool bilinear = node.op == ir::OpKind::kUpsampleBilinear2d;
   const bool align = bilinear && node.attrs.get_bool("align_corners");
-  auto num = [](int64_t v) { return std::to_string(v); };
   ctx.out.headers.insert("kernels/upsample.cuh");
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::upsample2d<" +
-           std::string(storage_type(in_type.dtype)) + ">(" +
-           named_args({{"in", ctx.pointer(in)},
-                       {"out", ctx.pointer(out)},
-                       {"planes", num(in_type.shape[0] * in_type.shape[1])},
-                       {"in_h", num(in_type.shape[2])},
-                       {"in_w", num(in_type.shape[3])},
-                       {"out_h", num(out_type.shape[2])},
-                       {"out_w", num(out_type.shape[3])},
-                       {"bilinear", bilinear ? "true" : "false"},
-                       {"align_corners", align ? "true" : "false"},
-                       {"scale_h", double_literal(node.attrs.get_float("scale_h"))},
-                       {"scale_w", double_literal(node.attrs.get_float("scale_w"))}}) +
-           ", stream), " + ctx.label(node) + ");");
+  ctx.out.run.line("MODEL_CHECK_CUDA(inferno::kernels::upsample2d<" +
+                   std::string(storage_type(in_type.dtype)) + ">(" +
+                   named_args({{"in", ctx.pointer(in)},
+                               {"out", ctx.pointer(out)},
+                               {"planes", decimal(in_type.shape[0] * in_type.shape[1])},
+                               {"in_h", decimal(in_type.shape[2])},
+                               {"in_w", decimal(in_type.shape[3])},
+                               {"out_h", decimal(out_type.shape[2])},
+                               {"out_w", decimal(out_type.shape[3])},
+                               {"bilinear", bilinear ? "true" : "false"},
+                               {"align_corners", align ? "true" : "false"},
+                               {"scale_h", double_literal(node.attrs.get_float("scale_h"))},
+                               {"scale_w", double_literal(node.attrs.get_float("scale_w"))}}) +
+                   ", stream), " + ctx.label(node) + ");");
   return Status::ok();
 }
 
 void register_resize_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kUpsampleNearest2d, emit_upsample);
-  table.add(ir::OpKind::kUpsampleBilinear2d, emit_upsample);
+  for (const ir::OpKind op : {ir::OpKind::kUpsampleNearest2d, ir::OpKind::kUpsampleBilinear2d})
+    table.add(op, {emit_upsample, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

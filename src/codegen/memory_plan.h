@@ -87,13 +87,14 @@ struct MemoryPlan {
 };
 
 struct MemoryPlanOptions {
-  /// Scratch bytes each node needs for itself (by node index); empty or 0: none.
+  /// Scratch bytes each node needs for itself (by node index); empty or 0: none. codegen takes
+  /// both this and aligned_inputs from each node's lowering (lowering.h).
   std::vector<int64_t> scratch_bytes;
   /// Reserved after the planned buffers (kGemmWorkspaceBytes for models with GEMMs).
   int64_t workspace_bytes = 0;
   /// By node index: the inputs (positions) the node's kernel reads only at the output element's
   /// own position, so that its output may overwrite them. Empty: elementwise_aligned_inputs of
-  /// every node. codegen adds the GEMMs' C matrices (emit_gemm.h).
+  /// every node.
   std::vector<std::vector<int32_t>> aligned_inputs;
   bool in_place = true;  ///< false: never write an output over an input
   /// By node index: the node's output shares input 0's bytes (joins its alias group) and gets no

@@ -109,6 +109,8 @@ std::string double_literal(double value) {
   return out;
 }
 
+std::string decimal(int64_t value) { return std::to_string(value); }
+
 std::string int_literal(int64_t value) {
   if (value == INT64_MIN) return "(-9223372036854775807ll - 1)";
   return std::to_string(value) + "ll";

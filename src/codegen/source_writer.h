@@ -57,6 +57,8 @@ std::string value_identifier(std::string_view name);
 /// `f` suffix (`0.5f`, `-0.0f`, `1e+30f`), doubles as `%.17g`, non-finite values by their bits.
 std::string float_literal(float value);
 std::string double_literal(double value);
+/// A size or index in plain decimal ("64"), as model.cu's launch arguments and messages write it.
+std::string decimal(int64_t value);
 /// An int64 literal; INT64_MIN is written as an expression, since `-9223372036854775808` is not
 /// a literal.
 std::string int_literal(int64_t value);

@@ -1,6 +1,7 @@
 #include "ir/op.h"
 
 #include <array>
+#include <vector>
 
 namespace inferno::ir {
 namespace {
@@ -51,6 +52,25 @@ std::string_view op_expression(OpKind op) {
   std::string_view e = info(op).expression;  // "(x0 + x1)": the row's parentheses dropped
   if (e.size() >= 2 && e.front() == '(' && e.back() == ')') e = e.substr(1, e.size() - 2);
   return e;
+}
+
+std::optional<OpKind> epilogue_activation(std::string_view name, OpTrait trait) {
+  const std::optional<OpKind> op = parse_op_name(name);
+  if (!op || !op_has_trait(*op, trait) || !op_has_trait(*op, kElementwise)) return std::nullopt;
+  return op;
+}
+
+std::string epilogue_activation_names(OpTrait trait) {
+  std::vector<std::string> names = {"\"none\""};
+  for (const OpKind op : all_op_kinds()) {
+    if (epilogue_activation(op_name(op), trait))
+      names.push_back("\"" + std::string(op_name(op)) + "\"");
+  }
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return text;
 }
 
 }  // namespace inferno::ir

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace inferno::ir {
@@ -18,6 +19,16 @@ enum OpTrait : uint32_t {
   kGemm = 1u << 4,         ///< matrix multiplication family
   kFusion = 1u << 5,       ///< a fused group whose body is in its attributes (fused_elementwise)
   kWindow = 1u << 6,  ///< each output element comes from a window of its input (pooling, resizing)
+  kNormalization = 1u << 7,   ///< normalizes over dims (layer_norm, group_norm, rms_norm)
+  kConvActivation = 1u << 8,  ///< a conv2d applies it in its epilogue (activation="<op name>")
+  kGemmActivation = 1u << 9,  ///< a gemm applies it in its epilogue (activation="<op name>")
+  /// Its result can pass f16's range although its operands do not (exp): under --precision fp16
+  /// it and what reads its result stay f32 (passes/convert_precision.h).
+  kWidensF16Range = 1u << 10,
+  /// Its result is back in range whatever its operand (log, tanh, a norm): a wide value stops.
+  kNarrowsRange = 1u << 11,
+  /// Stays f32 under --precision fp16 and bf16 (softmax: its logits can exceed f16's range).
+  kStaysF32 = 1u << 12,
 };
 
 /// Which operand dtypes an elementwise op accepts, and its result dtype. "Promoted" is PyTorch's
@@ -68,6 +79,13 @@ std::string_view op_attr_schema_text(OpKind op);
 std::string_view op_expression(OpKind op);
 /// Why codegen never sees the op ("legalized to gemm"); "" when codegen lowers it.
 std::string_view op_backend_note(OpKind op);
+
+/// The unary elementwise op an epilogue's `activation` attribute names, if it has `trait`
+/// (kConvActivation or kGemmActivation); nullopt for "none" and for names without the trait.
+std::optional<OpKind> epilogue_activation(std::string_view name, OpTrait trait);
+/// "none" and every activation with `trait`, quoted, in table order: "\"none\", \"relu\" or
+/// \"gelu\"" (for error messages).
+std::string epilogue_activation_names(OpTrait trait);
 
 /// Every OpKind, in table order (for tables and tests that cover all ops).
 inline constexpr auto all_op_kinds() {

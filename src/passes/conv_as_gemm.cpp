@@ -31,14 +31,6 @@ bool qualifies(const ir::Graph& graph, const ir::Node& node) {
   return w.size() == 4 && w[nhwc ? 1 : 2] == 1 && w[nhwc ? 2 : 3] == 1;
 }
 
-Expected<ir::ValueId> reshaped(NodeRebuilder& rebuilder, ir::ValueId v, ir::Shape shape,
-                               const ir::Node& node, const char* suffix) {
-  ir::Attributes attrs;
-  attrs.set("shape", std::move(shape));
-  const std::string name = rebuilder.graph().name(node.outputs.front()) + suffix;
-  return rebuilder.build(OpKind::kReshape, {v}, std::move(attrs), name, node.loc);
-}
-
 }  // namespace
 
 Expected<Rewrite> pointwise_conv_as_gemm(NodeRebuilder& rebuilder, ir::Node& node) {

@@ -42,28 +42,15 @@ bool sole_use(const std::vector<int32_t>& uses, const std::vector<bool>& is_outp
   return uses[static_cast<size_t>(v)] == 1 && !is_output[static_cast<size_t>(v)];
 }
 
-/// The conv2d activation that elementwise `node` applies to its operand 0, if any: the ops of
-/// those names, and clamp to the constants 0 and 6 (relu6).
+/// The conv2d activation that elementwise `node` applies to its operand 0, if any: the ops with
+/// the trait kConvActivation (named as the op), and clamp to the constants 0 and 6 (relu6).
 std::optional<std::string> activation_of(const ir::Graph& graph, const ir::Node& node) {
-  switch (node.op) {
-    case OpKind::kRelu:
-    case OpKind::kRelu6:
-    case OpKind::kSilu:
-    case OpKind::kHardswish:
-    case OpKind::kHardsigmoid:
-    case OpKind::kSigmoid:
-    case OpKind::kGelu:
-    case OpKind::kGeluTanh:
-      return std::string(ir::op_name(node.op));
-    case OpKind::kClamp:
-      if (splat_constant(graph, node.inputs[1]) == 0.0 &&
-          splat_constant(graph, node.inputs[2]) == 6.0) {
-        return std::string("relu6");
-      }
-      return std::nullopt;
-    default:
-      return std::nullopt;
+  if (ir::op_has_trait(node.op, ir::kConvActivation)) return std::string(ir::op_name(node.op));
+  if (node.op == OpKind::kClamp && splat_constant(graph, node.inputs[1]) == 0.0 &&
+      splat_constant(graph, node.inputs[2]) == 6.0) {
+    return std::string(ir::op_name(OpKind::kRelu6));
   }
+  return std::nullopt;
 }
 
 /// `consumer`, which reads conv2d `conv`'s output at input `slot`, merged into `conv`'s

@@ -23,38 +23,16 @@ constexpr double kBf16Max = 3.3895313892515355e38;
 
 bool is_f32(const ir::TensorType& t) { return t.dtype == DType::kF32; }
 
-/// Ops whose stored result can exceed f16's range although their operands do not.
-bool widens_range(OpKind op) {
-  return op == OpKind::kExp || op == OpKind::kExpm1 || op == OpKind::kPow || op == OpKind::kSum;
-}
+/// Ops whose stored result can exceed f16's range although their operands do not (ops.def).
+bool widens_range(OpKind op) { return op_has_trait(op, ir::kWidensF16Range); }
 
 /// Ops whose result is back in range whatever their operand (a wide value stops at them).
-bool narrows_range(OpKind op) {
-  switch (op) {
-    case OpKind::kLog:
-    case OpKind::kLog1p:
-    case OpKind::kSqrt:
-    case OpKind::kRsqrt:
-    case OpKind::kTanh:
-    case OpKind::kSigmoid:
-    case OpKind::kErf:
-    case OpKind::kSin:
-    case OpKind::kCos:
-    case OpKind::kSoftmax:
-    case OpKind::kLogSoftmax:
-    case OpKind::kLayerNorm:
-    case OpKind::kRmsNorm:
-    case OpKind::kGroupNorm:
-      return true;
-    default:
-      return false;
-  }
-}
+bool narrows_range(OpKind op) { return op_has_trait(op, ir::kNarrowsRange); }
 
 /// Ops that read a wide value in f32 (in f16): elementwise ops, reductions and norms.
 bool follows_wide(OpKind op) {
   return op_has_trait(op, ir::kElementwise) || op_has_trait(op, ir::kReduction) ||
-         op == OpKind::kLayerNorm || op == OpKind::kRmsNorm || op == OpKind::kGroupNorm;
+         op_has_trait(op, ir::kNormalization);
 }
 
 class Converter {
@@ -194,9 +172,7 @@ class Converter {
     pinned_result = false;
     for (ValueId in : node.inputs) pinned_result = pinned_result || pinned_[at(in)];
     if (pinned_result) return true;
-    if (node.op == OpKind::kSoftmax || node.op == OpKind::kLogSoftmax ||
-        node.op == OpKind::kFusedElementwise)
-      return true;
+    if (op_has_trait(node.op, ir::kStaysF32) || node.op == OpKind::kFusedElementwise) return true;
     if (low_ != DType::kF16) return false;
     bool reads_wide = false;
     for (ValueId in : node.inputs) reads_wide = reads_wide || wide_[at(in)];
@@ -349,10 +325,9 @@ class Converter {
 }  // namespace
 
 Status convert_precision(ir::Graph& graph, const PassOptions& options) {
-  if (options.precision != Precision::kFp16 && options.precision != Precision::kBf16)
-    return Status::ok();
-  Converter converter(graph, options.precision == Precision::kFp16 ? DType::kF16 : DType::kBF16,
-                      options);
+  const std::optional<DType> low = options.target.compute_dtype();
+  if (!low) return Status::ok();
+  Converter converter(graph, *low, options);
   return converter.run();
 }
 

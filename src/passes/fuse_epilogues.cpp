@@ -44,12 +44,11 @@ std::optional<FusedGemm> fold(const ir::Graph& graph, const ir::Node& gemm,
   const ir::TensorType& type = graph.type(gemm.outputs.front());
   if (graph.type(consumer.outputs.front()) != type) return std::nullopt;  // promotes or broadcasts
   FusedGemm fused{gemm.inputs, gemm.attrs};
+  if (ir::op_has_trait(consumer.op, ir::kGemmActivation)) {  // named as the op (ops.def)
+    fused.attrs.set("activation", std::string(ir::op_name(consumer.op)));
+    return fused;
+  }
   switch (consumer.op) {
-    case OpKind::kRelu:
-    case OpKind::kGelu:
-    case OpKind::kGeluTanh:  // the gemm's activations are named as these ops
-      fused.attrs.set("activation", std::string(ir::op_name(consumer.op)));
-      return fused;
     case OpKind::kAdd: {
       const ir::ValueId r = consumer.inputs[1 - slot];
       if (graph.type(r).dtype != type.dtype || !broadcasts_to(graph.type(r).shape, type.shape))

@@ -22,14 +22,6 @@ ir::Attributes gemm_attributes(bool trans_b) {
   return attrs;
 }
 
-Expected<ir::ValueId> reshaped(NodeRebuilder& rebuilder, ir::ValueId v, ir::Shape shape,
-                               const ir::Node& node, const char* suffix) {
-  ir::Attributes attrs;
-  attrs.set("shape", std::move(shape));
-  const std::string name = rebuilder.graph().name(node.outputs.front()) + suffix;
-  return rebuilder.build(OpKind::kReshape, {v}, std::move(attrs), name, node.loc);
-}
-
 /// linear or matmul with a vector operand (the forms canonicalize leaves): the vector becomes a
 /// one-row (a) or one-column (b) matrix, and the gemm's result is reshaped to the node's type.
 Expected<Rewrite> vector_gemm(NodeRebuilder& rebuilder, ir::Node& node) {

@@ -90,6 +90,14 @@ Status NodeRebuilder::finish() {
   return remove_unused_constants(graph_);
 }
 
+Expected<ir::ValueId> reshaped(NodeRebuilder& rebuilder, ir::ValueId v, ir::Shape shape,
+                               const ir::Node& node, const char* suffix) {
+  ir::Attributes attrs;
+  attrs.set("shape", std::move(shape));
+  const std::string name = rebuilder.graph().name(node.outputs.front()) + suffix;
+  return rebuilder.build(ir::OpKind::kReshape, {v}, std::move(attrs), name, node.loc);
+}
+
 Rewrite replace_node(NodeRebuilder& rebuilder, const ir::Node& node, ir::ValueId v) {
   INFERNO_CHECK(node.outputs.size() == 1, "replace_node on a node with several outputs");
   rebuilder.replace(node.outputs.front(), v);

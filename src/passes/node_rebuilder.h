@@ -80,6 +80,11 @@ Rewrite replace_node(NodeRebuilder& rebuilder, const ir::Node& node, ir::ValueId
 Expected<Rewrite> redefine_node(const ir::Graph& graph, ir::Node& node, ir::OpKind op,
                                 std::vector<ir::ValueId> inputs, ir::Attributes attrs);
 
+/// For rules: `v` reshaped to `shape` by a new node named after `node`'s output with `suffix`
+/// ("_rows"), at `node`'s location.
+Expected<ir::ValueId> reshaped(NodeRebuilder& rebuilder, ir::ValueId v, ir::Shape shape,
+                               const ir::Node& node, const char* suffix);
+
 /// The forward walk: renames each node's inputs, applies `rule` until it leaves the node alone or
 /// replaces it, appends what remains, then finishes the rebuild. Rules look at a node and its
 /// producers only, and a node is visited after its producers reached their final form, so one

@@ -8,6 +8,7 @@
 
 #include "ir/graph.h"
 #include "support/status.h"
+#include "target/target.h"
 
 namespace inferno::passes {
 
@@ -18,20 +19,16 @@ enum class ConvLayout {
   kNhwc,  ///< every conv2d channels-last
 };
 
-/// The precision the model computes in (--precision). fp32 and tf32 keep f32 storage (tf32 only
-/// changes how codegen runs f32 GEMMs); fp16 and bf16 make convert-precision
-/// (passes/convert_precision.h) convert the model.
-enum class Precision { kFp32, kTf32, kFp16, kBf16 };
-
 /// What the graph's f32 inputs and outputs become under a 16-bit precision (--io-precision).
 /// kModel keeps the model's dtypes (convert-precision casts at the boundary); kCompute makes them
 /// the 16-bit compute type (no boundary casts). Nothing changes with fp32 or tf32.
 enum class IoPrecision { kModel, kCompute };
 
-/// Options every pass receives. Grows with the optimizer (target arch, ...).
+/// Options every pass receives. Grows with the optimizer.
 struct PassOptions {
   ConvLayout conv_layout = ConvLayout::kAuto;
-  Precision precision = Precision::kFp32;
+  /// The archs and precision (target/target.h); convert-precision reads the precision.
+  target::Target target;
   IoPrecision io_precision = IoPrecision::kModel;
   /// Where a pass says what it chose not to do (convert-precision: a node kept in f32 because
   /// it has no 16-bit form); infernoc logs these at -v. May be empty.

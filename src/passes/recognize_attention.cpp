@@ -12,6 +12,7 @@
 #include "passes/node_rebuilder.h"
 #include "passes/pattern_match.h"
 #include "passes/rewrite.h"
+#include "target/target.h"
 
 namespace inferno::passes {
 namespace {
@@ -423,11 +424,9 @@ std::optional<Match> Matcher::match(const ir::Node& o) const {
       g_.type(z).shape[g_.type(z).shape.size() - 2] != qs[2]) {
     return std::nullopt;
   }
-  // Only what codegen lowers (src/codegen/emit_attention.cpp): head dims up to 256, batch and
-  // query heads up to 65535 (grid dims); otherwise the written-out form, which it runs, stays.
-  constexpr int64_t kMaxHeadDim = 256, kMaxGrid = 65535;
-  if (qs[3] > kMaxHeadDim || vs[3] > kMaxHeadDim || qs[0] > kMaxGrid || qs[1] > kMaxGrid)
-    return std::nullopt;
+  // Only what codegen's attention runs (target/target.h); otherwise the written-out form, which
+  // it runs, stays.
+  if (!target::attention_fits(qs[3], vs[3], qs[0], qs[1])) return std::nullopt;
   return m;
 }
 

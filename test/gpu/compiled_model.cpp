@@ -95,7 +95,7 @@ CompiledModel::CompiledModel(const ir::Graph& graph) {
   REQUIRE(sources.has_value());
 
   codegen::CodegenOptions options;
-  options.sm_archs = {cc};
+  options.target.sm_archs = {cc};
   options.source_model_hash = "0";
   options.cuda_version = toolchain->version.to_string();
   // As the CLI does: codegen sees legalized graphs (the -O0 forms linear, addmm and matmul

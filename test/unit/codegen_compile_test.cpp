@@ -61,7 +61,7 @@ void write_file(const fs::path& path, const void* data, size_t size) {
 
 codegen::GeneratedModel generate(const ir::Graph& graph, const std::string& external_weights = "") {
   codegen::CodegenOptions options;
-  options.sm_archs = {90};
+  options.target.sm_archs = {90};
   options.source_model_hash = "0";
   options.cuda_version = "13.0";
   options.external_weights_file = external_weights;
@@ -189,14 +189,14 @@ TEST_CASE("nvcc compiles 16-bit models whose descriptors carry the io dtypes", "
     return;
   }
   const size_t f32_weights = generate(fixture("mlp2")).weights.size();
-  for (const auto precision : {passes::Precision::kFp16, passes::Precision::kBf16}) {
+  for (const auto precision : {target::Precision::kFp16, target::Precision::kBf16}) {
     for (const auto io : {passes::IoPrecision::kModel, passes::IoPrecision::kCompute}) {
-      const bool half = precision == passes::Precision::kFp16;
+      const bool half = precision == target::Precision::kFp16;
       INFO((half ? "fp16" : "bf16") << (io == passes::IoPrecision::kModel ? " model" : " compute"));
       auto graph = frontend::load_model(test::fixture_path("mlp2/model.pt2"), {});
       REQUIRE(graph.has_value());
       passes::PipelineOptions pipeline;
-      pipeline.pass_options.precision = precision;
+      pipeline.pass_options.target.precision = precision;
       pipeline.pass_options.io_precision = io;
       REQUIRE(passes::run_default_pipeline(*graph, pipeline).is_ok());
       const codegen::GeneratedModel generated = generate(*graph);

@@ -29,7 +29,7 @@ TEST_CASE("nvcc compiles conv2d with every epilogue and layout", "[codegen][nvcc
   INFO((convs ? "" : convs.status().to_string()));
   REQUIRE(convs.has_value());
   codegen::CodegenOptions options;
-  options.sm_archs = {90};
+  options.target.sm_archs = {90};
   options.source_model_hash = "0";
   options.cuda_version = toolchain->version.to_string();
   auto generated = codegen::generate(convs->graph, options);

@@ -31,7 +31,7 @@ TEST_CASE("nvcc compiles every conv kernel path, each conv on the launcher its s
     test::ConvPathGraph cases = test::conv_path_graph(dtype);
     REQUIRE(passes::legalize(cases.graph, {}).is_ok());
     codegen::CodegenOptions options;
-    options.sm_archs = {90};
+    options.target.sm_archs = {90};
     options.source_model_hash = "0";
     options.cuda_version = toolchain->version.to_string();
     auto generated = codegen::generate(cases.graph, options);

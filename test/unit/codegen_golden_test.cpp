@@ -23,7 +23,7 @@ const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_soft
 
 codegen::CodegenOptions golden_options() {
   codegen::CodegenOptions options;
-  options.sm_archs = {90};
+  options.target.sm_archs = {90};
   options.source_model_hash = "0";
   options.cuda_version = "13.0";
   return options;

@@ -32,7 +32,7 @@ TEST_CASE("nvcc compiles the op x dtype table into a model.so the runtime accept
 
   const test::TableGraph table = test::table_graph();
   codegen::CodegenOptions options;
-  options.sm_archs = {90};
+  options.target.sm_archs = {90};
   options.source_model_hash = "0";
   options.cuda_version = toolchain->version.to_string();
   auto generated = codegen::generate(table.graph, options);

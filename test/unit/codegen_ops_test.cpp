@@ -164,7 +164,7 @@ TEST_CASE("run() declares only the locals its code uses, whatever the values are
 TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[codegen]") {
   auto spec_line = [](const std::string& dtype, bool tf32) {
     codegen::CodegenOptions o = options();
-    o.tf32 = tf32;
+    o.target.precision = tf32 ? target::Precision::kTf32 : target::Precision::kFp32;
     auto generated = codegen::generate(
         parse("graph(%a: " + dtype + "[2,3], %b: " + dtype + "[3,4]) {\n  %m: " + dtype +
               "[2,4] = matmul(%a, %b)\n  return %m\n}"),
@@ -190,7 +190,7 @@ TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[
 TEST_CASE("codegen options are checked", "[codegen]") {
   const ir::Graph graph = parse("graph(%x: f32[4]) {\n  %y: f32[4] = relu(%x)\n  return %y\n}");
   codegen::CodegenOptions o = options();
-  o.sm_archs = {};
+  o.target.sm_archs = {};
   CHECK(codegen::generate(graph, o).status().code() == ErrorCode::kInvalidInput);
   o = options();
   o.external_weights_file = "../w.bin";

@@ -15,13 +15,13 @@
 namespace inferno {
 namespace {
 
-using passes::Precision;
+using target::Precision;
 
 ir::Graph convert(const std::string& text, Precision precision,
                   passes::IoPrecision io = passes::IoPrecision::kModel) {
   ir::Graph graph = test::parse(text);
   passes::PipelineOptions options;
-  options.pass_options.precision = precision;
+  options.pass_options.target.precision = precision;
   options.pass_options.io_precision = io;
   const Status status = passes::run_passes(graph, {"convert-precision"}, options);
   INFO(status.to_string());
@@ -290,7 +290,7 @@ TEST_CASE("convert-precision in the default pipeline: converted weights fold, ca
 })";
   ir::Graph converted = test::parse(text);
   passes::PipelineOptions options;
-  options.pass_options.precision = Precision::kFp16;
+  options.pass_options.target.precision = Precision::kFp16;
   REQUIRE(passes::run_default_pipeline(converted, options).is_ok());
   int64_t constant_bytes = 0;
   for (ir::ValueId c : converted.constants()) constant_bytes += converted.type(c).size_bytes();
@@ -313,7 +313,7 @@ graph(%x: f32[2,4]) {
 })ir";
   ir::Graph graph = test::parse(text);
   passes::PipelineOptions options;
-  options.pass_options.precision = Precision::kFp16;
+  options.pass_options.target.precision = Precision::kFp16;
   std::vector<std::string> notes;
   options.pass_options.note = [&](std::string_view message) { notes.emplace_back(message); };
   REQUIRE(passes::run_passes(graph, {"convert-precision"}, options).is_ok());

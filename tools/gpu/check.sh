@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The GPU machine's check: build infernoc there from source against the torch wheel's LibTorch,
-# run every test (unit and gpu-labelled), and print a short summary last. Logs go to $OUT (the
-# device tool's result folder) or ./gpu-check-logs. Nothing is installed: the machine has no
-# package access (docs/gpu-build.md).
+# A GPU machine's check: build infernoc from source against the torch wheel's LibTorch, run every
+# test (unit and gpu-labelled), and print a short summary last (docs/gpu-build.md). Logs go to
+# $OUT (the device tool's result folder) or ./gpu-check-logs. Nothing is installed. Our own
+# machine (one H200, probed 2026-11-22): no package access; nvcc 13.0 on PATH; g++ 13.3 at
+# /opt/gcc/bin (CMake picks it: builds without -Werror); cmake, ninja and torch 2.11.0+cu130 in
+# /opt/torch/.venv; system CLI11 2.4, fmt 9.1, spdlog 1.12, nlohmann-json 3.11, Catch2 3.4; no
+# cudnn.h. The wheel's fmt 12 and its std::filesystem copy are the traps docs/gpu-build.md names.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${OUT:-$root/gpu-check-logs}

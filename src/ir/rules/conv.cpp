@@ -32,16 +32,6 @@ Expected<IntList> values(OpKind op, const Attributes& attrs, const std::string& 
   return v;
 }
 
-// The activations a conv2d applies in its epilogue, named as the elementwise ops.
-bool is_conv_activation(const std::string& name) {
-  static const char* const kNames[] = {"none",    "relu",        "relu6", "silu",     "hardswish",
-                                       "sigmoid", "hardsigmoid", "gelu",  "gelu_tanh"};
-  for (const char* n : kNames) {
-    if (name == n) return true;
-  }
-  return false;
-}
-
 // x, w, bias, residual, gate: which operand is where, from the flags; checks the count.
 struct ConvOperands {
   bool nhwc = false;
@@ -56,7 +46,7 @@ Expected<ConvOperands> conv_operands(OpKind op, const Types& in, const Attribute
   }
   o.nhwc = layout == "nhwc";
   const std::string& activation = attrs.get_string("activation");
-  if (!is_conv_activation(activation)) {
+  if (activation != "none" && !epilogue_activation(activation, kConvActivation)) {
     return bad(op, "unknown activation \"" + activation.substr(0, 32) + "\"");
   }
   const bool residual = attrs.get_bool("residual"), gate = attrs.get_bool("gate");

@@ -71,9 +71,8 @@ Expected<Types> addmm(OpKind op, const Types& in, const Attributes&) {
 Expected<Types> gemm(OpKind op, const Types& in, const Attributes& attrs) {
   INFERNO_RETURN_IF_ERROR(require_same_dtype(op, in));
   const std::string& activation = attrs.get_string("activation");
-  if (activation != "none" && activation != "relu" && activation != "gelu" &&
-      activation != "gelu_tanh") {
-    return bad(op, "activation must be \"none\", \"relu\", \"gelu\" or \"gelu_tanh\", got \"" +
+  if (activation != "none" && !epilogue_activation(activation, kGemmActivation)) {
+    return bad(op, "activation must be " + epilogue_activation_names(kGemmActivation) + ", got \"" +
                        activation + "\"");
   }
   const TensorType &a = in[0], &b = in[1];
@@ -103,7 +102,8 @@ Expected<Types> gemm(OpKind op, const Types& in, const Attributes& attrs) {
                          " does not broadcast to " + shape_to_string(*out));
     }
   }
-  if (activation.starts_with("gelu") && !is_floating(a.dtype)) {
+  const std::optional<OpKind> applied = epilogue_activation(activation, kGemmActivation);
+  if (applied && op_dtype_class(*applied) == DTypeClass::kFloat && !is_floating(a.dtype)) {
     return unsupported(std::string(op_name(op)) + ": activation " + activation +
                        " needs a floating-point dtype, got " + a.to_string());
   }

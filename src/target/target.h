@@ -1,0 +1,52 @@
+// What a model is compiled for: the GPU architectures, the precision it computes in, and what
+// each lowering supports there. The CLI builds one from its flags; the passes (PassOptions) and
+// codegen (CodegenOptions) ask it, so a limit or an arch rule is stated here once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "support/status.h"
+
+namespace inferno::target {
+
+/// The precision the model computes in (--precision). fp32 and tf32 keep f32 storage (tf32 only
+/// changes how codegen runs f32 GEMMs); fp16 and bf16 make convert-precision
+/// (passes/convert_precision.h) convert the model.
+enum class Precision { kFp32, kTf32, kFp16, kBf16 };
+
+/// Compute capabilities from which bf16 runs: bf16 GEMMs (cuBLASLt) and tensor-core MMA.
+inline constexpr int kBf16MinComputeCapability = 80;
+
+/// The attention kernel's limits (kernels/attention.cuh): its largest head tile, batch and query
+/// heads as grid dims y and z, sequence lengths as int.
+struct AttentionLimits {
+  int64_t max_head_dim = 256;
+  int64_t max_grid = 65535;
+  int64_t max_seq = 0x7fffffff;
+};
+inline constexpr AttentionLimits kAttentionLimits{};
+
+/// Whether the attention kernel runs q[batch, heads, *, head_dim] with v's head dim v_head_dim
+/// (recognize-attention rewrites only such patterns; codegen refuses others).
+constexpr bool attention_fits(int64_t head_dim, int64_t v_head_dim, int64_t batch, int64_t heads) {
+  return head_dim <= kAttentionLimits.max_head_dim && v_head_dim <= kAttentionLimits.max_head_dim &&
+         batch <= kAttentionLimits.max_grid && heads <= kAttentionLimits.max_grid;
+}
+
+struct Target {
+  /// Compute capabilities with machine code (90 = sm_90 / sm_90a).
+  std::vector<int> sm_archs = {90};
+  Precision precision = Precision::kFp32;
+
+  /// TF32 in f32 GEMMs (CUBLAS_COMPUTE_32F_FAST_TF32); otherwise full f32, like PyTorch.
+  bool tf32() const { return precision == Precision::kTf32; }
+  /// The 16-bit dtype the model computes in (fp16, bf16), or nullopt (fp32, tf32).
+  std::optional<ir::DType> compute_dtype() const;
+  /// Whether every arch runs the precision: bf16 needs sm_80 (a toolchain error naming the arch).
+  Status check_precision() const;
+};
+
+}  // namespace inferno::target
