@@ -77,6 +77,7 @@ void destroy_session(void* state) {
 constexpr unsigned kRunInputs = 1u;   // args->inputs
 constexpr unsigned kRunOutputs = 2u;  // args->outputs
 constexpr unsigned kRunArena = 4u;    // args->arena
+constexpr unsigned kRunStates = 8u;   // args->states
 
 /// run()'s first step: refuses a null state, argument struct, or a null one of the arguments in
 /// `reads` (kRun* flags), then clears a stale CUDA error left by earlier work on this thread. A
@@ -86,8 +87,9 @@ inline int32_t begin_run(const void* state, const inferno_model_run_args* args, 
   if (state == nullptr || args == nullptr ||
       ((reads & kRunInputs) != 0 && args->inputs == nullptr) ||
       ((reads & kRunOutputs) != 0 && args->outputs == nullptr) ||
-      ((reads & kRunArena) != 0 && args->arena == nullptr)) {
-    write_error(error, error_size, "run: null state, arguments, buffer list or arena");
+      ((reads & kRunArena) != 0 && args->arena == nullptr) ||
+      ((reads & kRunStates) != 0 && args->states == nullptr)) {
+    write_error(error, error_size, "run: null state, arguments, buffer list, arena or states");
     return INFERNO_MODEL_BAD_ARGUMENT;
   }
   const cudaError_t earlier = cudaGetLastError();  // clears a stale error; a sticky one stays

@@ -15,7 +15,7 @@ Two kinds of export per model:
 * ``decoder``: transformers' own recipe for ahead-of-time runtimes,
   ``TorchExportableModuleForDecoderOnlyLM`` (a static KV cache held in buffers that the graph
   updates in place, inputs ``input_ids`` [1, S] and ``cache_position`` [S]), exported with a
-  dynamic sequence length (``decoder.pt2``, ``decoder_decomposed.pt2``). ``trace.npz`` records a
+  dynamic sequence length (``decoder.pt2``, ``decoder_decomposed.pt2``). ``trace_*.npy`` record a
   session on the eager recipe module: a prompt, the logits of its prefill, then greedy decode
   steps (token and logits each), so that a stateful run can be checked step by step.
   ``generate.npy`` holds Hugging Face ``generate``'s greedy tokens for the same prompt.
@@ -221,7 +221,8 @@ def export_decoder(name: str, model_dir: Path) -> dict:
                        dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})
     forms = save_pair(ep, model_dir, "decoder", (), [], kwargs_call=True)
     trace = decode_trace(model)
-    np.savez(model_dir / "trace.npz", **trace)
+    for key, array in trace.items():  # one .npy per array: the C++ tests read .npy only
+        np.save(model_dir / f"trace_{key}.npy", array)
     np.save(model_dir / "generate.npy", trace["generate"])
     # The recipe's module must agree with itself after a load: prefill the prompt on a loaded copy.
     loaded = torch.export.load(str(model_dir / "decoder.pt2")).module()
@@ -230,7 +231,8 @@ def export_decoder(name: str, model_dir: Path) -> dict:
     torch.testing.assert_close(got.float(), torch.from_numpy(trace["prefill_logits"]), **fx.TOLERANCE)
     return {"forms": forms, "max_cache_len": MAX_CACHE_LEN, "prompt_len": PROMPT_LEN,
             "decode_steps": DECODE_STEPS, "generate_tokens": GENERATE_TOKENS,
-            "files": ["decoder.pt2", "decoder_decomposed.pt2", "trace.npz", "generate.npy"]}
+            "files": ["decoder.pt2", "decoder_decomposed.pt2", "generate.npy"] +
+                      [f"trace_{key}.npy" for key in trace]}
 
 
 def main(argv: list[str]) -> int:

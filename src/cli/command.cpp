@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "cli/graph_dump.h"
 #include "cli/tensor_io.h"
+#include "cli/variants.h"
 #include "codegen/codegen.h"
 #include "driver/arch.h"
 #include "driver/build.h"
@@ -88,9 +90,9 @@ Status emit_text(const CliOptions& options, const std::string& text) {
 
 Status run_reference(const ir::Graph& graph, const CliOptions& options,
                      const std::vector<ir::Tensor>& data) {
-  if (data.size() != graph.inputs().size()) {
-    return invalid_input("the model has " + std::to_string(graph.inputs().size()) + " inputs but " +
-                         std::to_string(data.size()) + " --data files were given");
+  if (data.size() != graph.num_user_inputs()) {
+    return invalid_input("the model has " + std::to_string(graph.num_user_inputs()) +
+                         " inputs but " + std::to_string(data.size()) + " --data files were given");
   }
   std::vector<ir::Tensor> converted_inputs;
   const std::vector<ir::Tensor>* feed = &data;
@@ -118,7 +120,11 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options,
                            expected.to_string());
     }
   }
-  INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, *feed));
+  // A stateful model runs once from its initial state; its state updates are not written.
+  std::vector<ir::Tensor> with_state = *feed;
+  for (ir::Tensor& state : reference::initial_states(graph)) with_state.push_back(std::move(state));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, with_state));
+  outputs.resize(graph.num_user_outputs());
   std::error_code ec;
   std::filesystem::create_directories(options.save_outputs_dir, ec);
   if (ec) return io_error("cannot create '" + options.save_outputs_dir + "': " + ec.message());
@@ -214,14 +220,15 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
   return plan;
 }
 
-Status run_backend(const ir::Graph& graph, const CliOptions& options, const BackendPlan& plan) {
+Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions& options,
+                   const BackendPlan& plan) {
   codegen::CodegenOptions codegen_options;
   codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
   INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash, driver::hash_file_hex(options.model));
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
   INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
-                           codegen::generate(graph, codegen_options));
+                           codegen::generate_variants(graphs, codegen_options));
   spdlog::debug("generated model.cu: {} lines, weights {}",
                 std::count(generated.cuda_source.begin(), generated.cuda_source.end(), '\n'),
                 driver::format_size(generated.weights.size()));
@@ -251,9 +258,20 @@ Status run_command(const CliOptions& options) {
   }
   std::vector<ir::Tensor> data;
   INFERNO_ASSIGN_OR_RETURN(frontend::LoadOptions load, load_options(options, data));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<Specialization> variants, specializations(options));
+  std::map<std::string, frontend::DynamicDim, std::less<>> dynamic_dims;
+  load.dynamic_dims = &dynamic_dims;
+  if (!variants.empty()) load.symbols = variants.front();
   INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, frontend::load_model(options.model, load));
   spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(),
                describe(graph));
+  if (variants.empty()) {
+    variants = default_specializations(graph, dynamic_dims);
+    if (!variants.empty()) {
+      load.symbols = variants.front();
+      INFERNO_ASSIGN_OR_RETURN(graph, frontend::load_model(options.model, load));
+    }
+  }
   if (!options.dump_graph_dir.empty())
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
   // The passes see the backend's target, or (without one) the precision alone.
@@ -270,7 +288,21 @@ Status run_command(const CliOptions& options) {
     // Whatever --passes or -O0 ran, the backend sees only the ops it lowers.
     INFERNO_RETURN_IF_ERROR(passes::legalize(graph, {}));
   }
-  if (backend) return run_backend(graph, options, *backend);
+  if (backend) {
+    // The other variants: the same model with other values of its dynamic dims.
+    std::vector<ir::Graph> others;
+    for (size_t k = 1; k < variants.size(); ++k) {
+      load.symbols = variants[k];
+      INFERNO_ASSIGN_OR_RETURN(others.emplace_back(), frontend::load_model(options.model, load));
+      INFERNO_RETURN_IF_ERROR(optimize(others.back(), options, target));
+      INFERNO_RETURN_IF_ERROR(passes::legalize(others.back(), {}));
+    }
+    std::vector<const ir::Graph*> graphs = {&graph};
+    for (const ir::Graph& other : others) graphs.push_back(&other);
+    if (graphs.size() > 1)
+      spdlog::info("compiling {} variants: {}", graphs.size(), describe_variants(variants));
+    return run_backend(graphs, options, *backend);
+  }
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   if (options.emit == Emit::kPlan) {
     INFERNO_ASSIGN_OR_RETURN(const std::string plan,

@@ -39,6 +39,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                  "an input's shape and dtype, NAME:DIMS:DTYPE (e.g. x:1x512:f32); one per model "
                  "input, in order")
       ->take_all();
+  app.add_option("--specialize", o.specialize,
+                 "SYMBOL=V1,V2,...: compile one variant per value of the model's dynamic dim "
+                 "SYMBOL (e.g. s0=1,16,64) into one library; the first is the model's own "
+                 "interface, the others are picked at run time by the inputs' shapes (see "
+                 "docs/llm.md)")
+      ->take_all();
   app.add_option("--emit", emit,
                  "what to write: so (a CUDA shared library, the default), cu (the generated CUDA "
                  "source, not "

@@ -17,6 +17,8 @@ enum class Verbosity { kQuiet, kNormal, kVerbose };
 struct CliOptions {
   std::string model;
   std::vector<std::string> input_specs;  ///< --input NAME:DIMS:DTYPE, in graph input order
+  /// --specialize SYMBOL=V1,V2,...: one variant of the library per value of a dynamic dim.
+  std::vector<std::string> specialize;
   Emit emit = Emit::kSharedObject;
   std::string output;  ///< -o; empty: stdout for text emits, <model stem>.so for so
   std::string arch;    ///< --arch sm_90a,...; empty: the local GPU's, else sm_90

@@ -145,16 +145,38 @@ Status check_nodes(const ir::Graph& graph) {
   return Status::ok();
 }
 
-Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOptions& options) {
-  INFERNO_RETURN_IF_ERROR(check_options(options));
-  INFERNO_RETURN_IF_ERROR(check_interface(graph));
-  INFERNO_RETURN_IF_ERROR(check_nodes(graph));
-  INFERNO_ASSIGN_OR_RETURN(WeightsLayout weights, layout_weights(graph));
-  const ViewPlan views = plan_views(graph);
-  MemoryPlan plan = plan_memory(graph, plan_options(graph, views));
+// Variants share the state: the same states, in order, with the same types and initial values.
+Status check_same_state(const std::vector<const ir::Graph*>& graphs) {
+  const ir::Graph& first = *graphs.front();
+  for (const ir::Graph* graph : graphs) {
+    bool same = graph->num_states() == first.num_states();
+    for (size_t i = 0; same && i < first.num_states(); ++i) {
+      const auto &a = first.state(i).initial, &b = graph->state(i).initial;
+      same = graph->type(graph->state_value(i)) == first.type(first.state_value(i)) &&
+             graph->name(graph->state_value(i)) == first.name(first.state_value(i)) &&
+             (a == nullptr) == (b == nullptr) && (a == nullptr || a->data == b->data);
+    }
+    if (!same) return invalid_input("codegen: the variants of a model must have the same state");
+  }
+  return Status::ok();
+}
 
+// One variant's code, from its size constants to its descriptors; its plan; what it includes.
+struct VariantCode {
+  std::string text;
+  MemoryPlan plan;
   ModelSections sections;
+};
+
+Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayout& weights,
+                                       const CodegenOptions& options, int32_t num_variants) {
+  VariantCode code;
+  const ViewPlan views = plan_views(graph);
+  code.plan = plan_memory(graph, plan_options(graph, views));
+  MemoryPlan& plan = code.plan;
+  ModelSections& sections = code.sections;
   EmitContext ctx(graph, plan, views, weights, options, sections);
+  ctx.num_variants = num_variants;
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
@@ -165,36 +187,90 @@ Expected<Generated> generate_with_plan(const ir::Graph& graph, const CodegenOpti
     plan.workspace_bytes = kGemmWorkspaceBytes;
     plan.arena_bytes = plan.workspace_offset + kGemmWorkspaceBytes;
   }
+  code.text = emit_size_constants(ctx) + "\n";
+  if (!sections.kernels.empty())
+    code.text += section("Kernels, in node order") + "\n" + sections.kernels.text();
+  code.text += section("The session") + "\n" + emit_state(ctx) + "\n" +
+               emit_session_functions(ctx) + "\n" + emit_run(ctx, sections.run.text()) + "\n" +
+               section("The model") + "\n" + emit_descriptors(ctx);
+  return code;
+}
+
+// The first graph is the model; the others are its variants (model_abi.h), each emitted in a
+// namespace of its own (v1, v2, ...; the model in v0) around one weights blob and one kStates.
+Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& graphs,
+                                       const CodegenOptions& options) {
+  INFERNO_RETURN_IF_ERROR(check_options(options));
+  if (graphs.empty()) return invalid_input("codegen: no graph");
+  for (const ir::Graph* graph : graphs) {
+    INFERNO_RETURN_IF_ERROR(check_interface(*graph));
+    INFERNO_RETURN_IF_ERROR(check_nodes(*graph));
+  }
+  INFERNO_RETURN_IF_ERROR(check_same_state(graphs));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<WeightsLayout> weights, layout_weights(graphs));
+  const auto num_variants = static_cast<int32_t>(graphs.size() - 1);
+  std::vector<VariantCode> variants;
+  ModelSections all;  // what the file includes: every variant's headers and GEMMs
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    INFERNO_ASSIGN_OR_RETURN(
+        variants.emplace_back(),
+        generate_variant(*graphs[k], weights[k], options, k == 0 ? num_variants : 0));
+    all.num_gemms += variants.back().sections.num_gemms;
+    all.headers.insert(variants.back().sections.headers.begin(),
+                       variants.back().sections.headers.end());
+  }
+  const ir::Graph& model = *graphs.front();
+  const ViewPlan views = plan_views(model);
+  const EmitContext ctx(model, variants.front().plan, views, weights.front(), options, all);
 
   std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" +
                    emit_weights_embedding(ctx) +
                    "\nnamespace {\n\nusing namespace inferno::model_support;  // "
-                   "kernels/model_session.cuh, gemm_session.cuh\n\n" +
-                   emit_size_constants(ctx) + "\n";
-  if (!sections.kernels.empty())
-    cu += section("Kernels, in node order") + "\n" + sections.kernels.text();
-  cu += section("The session") + "\n" + emit_state(ctx) + "\n" + emit_session_functions(ctx) +
-        "\n" + emit_run(ctx, sections.run.text()) + "\n" + section("The model") + "\n" +
-        emit_descriptors(ctx) + "\n}  // namespace\n\n" + emit_entry_point();
+                   "kernels/model_session.cuh, gemm_session.cuh\n\n";
+  const std::string states = emit_state_descriptors(model, weights.front());
+  if (!states.empty()) cu += states + "\n";
+  if (num_variants == 0) {
+    cu += variants.front().text;
+  } else {
+    std::string list;
+    for (int32_t k = 1; k <= num_variants; ++k) {
+      const std::string ns = "v" + std::to_string(k);
+      cu += section("Variant " + std::to_string(k)) + "\nnamespace " + ns + " {\n\n" +
+            variants[static_cast<size_t>(k)].text + "\n}  // namespace " + ns + "\n\n";
+      list += (k > 1 ? ", &" : "&") + ns + "::kModel";
+    }
+    cu +=
+        "// The model's other entry points (model_abi.h).\nconst inferno_model* const kVariants[] "
+        "= {" +
+        list + "};\n\n" + section("Variant 0: the model") + "\nnamespace v0 {\n\n" +
+        variants.front().text + "\n}  // namespace v0\n";
+  }
+  cu += "\n}  // namespace\n\n" + emit_entry_point(num_variants == 0 ? "kModel" : "v0::kModel");
 
   Generated out;
   out.model.cuda_source = std::move(cu);
-  out.model.weights = std::move(weights.blob);
-  out.model.weights_checksum = weights.checksum;
+  out.model.weights = std::move(weights.front().blob);
+  out.model.weights_checksum = weights.front().checksum;
   out.model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
-  out.plan = std::move(plan);
+  out.plan = std::move(variants.front().plan);
   return out;
 }
 
 }  // namespace
 
 Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options) {
-  INFERNO_ASSIGN_OR_RETURN(Generated generated, generate_with_plan(graph, options));
+  INFERNO_ASSIGN_OR_RETURN(Generated generated, generate_with_plan({&graph}, options));
+  return std::move(generated.model);
+}
+
+Expected<GeneratedModel> generate_variants(const std::vector<const ir::Graph*>& graphs,
+                                           const CodegenOptions& options) {
+  INFERNO_ASSIGN_OR_RETURN(Generated generated, generate_with_plan(graphs, options));
   return std::move(generated.model);
 }
 
 Expected<std::string> describe_memory_plan(const ir::Graph& graph, const CodegenOptions& options) {
-  INFERNO_ASSIGN_OR_RETURN(const Generated generated, generate_with_plan(graph, options));
+  INFERNO_ASSIGN_OR_RETURN(const Generated generated, generate_with_plan({&graph}, options));
   std::string text = "memory plan: " + std::to_string(graph.nodes().size()) + " nodes\n";
   for (size_t n = 0; n < graph.nodes().size(); ++n) {
     const ir::Node& node = graph.nodes()[n];

@@ -41,6 +41,13 @@ struct GeneratedModel {
 
 Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options);
 
+/// One library holding several variants of a model: the same weights and state, other input
+/// shapes (an LLM's one-token decode step and its prompt lengths). The first graph is the
+/// model's own interface, the rest its variants (include/inferno/model_abi.h); the runtime runs
+/// the one whose input shapes match. All must have the same states.
+Expected<GeneratedModel> generate_variants(const std::vector<const ir::Graph*>& graphs,
+                                           const CodegenOptions& options);
+
 /// The memory plan generate() makes for `graph`, as text (`infernoc --emit plan`): the nodes by
 /// index, then memory_plan_to_string (codegen/memory_plan.h): the arena's peak bytes against the
 /// sum of all buffers, every buffer's offset, size, lifetime in nodes, value (and the input it

@@ -1,5 +1,6 @@
 #include "codegen/emit_abi.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -11,7 +12,7 @@ namespace {
 
 bool has_gemms(const EmitContext& ctx) { return ctx.out.num_gemms > 0; }
 bool embedded_weights(const EmitContext& ctx) {
-  return ctx.options.external_weights_file.empty() && !ctx.weights.blob.empty();
+  return ctx.options.external_weights_file.empty() && ctx.weights.bytes > 0;
 }
 
 // `code` without its string literals and // comments, whose text may hold any name.
@@ -101,9 +102,32 @@ std::string value_declaration(const EmitContext& ctx, ir::ValueId v) {
              std::to_string(storage.index) + "]);";
       where = "output " + std::to_string(storage.index);
       break;
+    case StorageKind::kState:
+      decl = type + "* const " + ctx.pointer(v) + " = static_cast<" + type + "*>(args->states[" +
+             std::to_string(storage.index) + "]);";
+      where =
+          "state " + std::to_string(storage.index) + " (" +
+          comment_text(ctx.graph.name(ctx.graph.state_value(static_cast<size_t>(storage.index)))) +
+          ")";
+      break;
   }
   if (storage.root != v) where += ", the bytes of %" + ctx.graph.name(storage.root);
   return decl + "  // " + comment_text(where);
+}
+
+// The smallest length of a state dim that index_copy writes by position (an LLM's KV cache):
+// the bound of the model's position inputs; 0 when no state is written that way.
+int64_t max_positions(const EmitContext& ctx) {
+  int64_t bound = 0;
+  for (const ir::Node& node : ctx.graph.nodes()) {
+    if (node.op != ir::OpKind::kIndexCopy ||
+        ctx.plan.of(node.inputs[0]).kind != StorageKind::kState)
+      continue;
+    const int64_t size =
+        ctx.graph.type(node.inputs[0]).shape.at(static_cast<size_t>(node.attrs.get_int("dim")));
+    bound = bound == 0 ? size : std::min(bound, size);
+  }
+  return bound;
 }
 
 }  // namespace
@@ -116,7 +140,7 @@ std::string emit_file_header(const EmitContext& ctx) {
   w.line("// " + std::to_string(ctx.graph.inputs().size()) + " inputs, " +
          std::to_string(ctx.graph.outputs().size()) + " outputs, " +
          std::to_string(ctx.graph.nodes().size()) + " nodes; weights " +
-         std::to_string(ctx.weights.blob.size()) + " bytes" +
+         std::to_string(ctx.weights.bytes) + " bytes" +
          (ctx.options.external_weights_file.empty() ? "" : " (external)") + "; arena " +
          std::to_string(plan.arena_bytes) + " bytes (" + std::to_string(plan.planned_bytes) +
          " planned, " + std::to_string(plan.unshared_bytes) + " without reuse, " +
@@ -139,7 +163,7 @@ std::string emit_weights_embedding(const EmitContext& ctx) {
            " beside the .so.");
     return w.text();
   }
-  if (ctx.weights.blob.empty()) {
+  if (ctx.weights.bytes == 0) {
     w.line("// The model has no weights.");
     return w.text();
   }
@@ -152,7 +176,7 @@ std::string emit_weights_embedding(const EmitContext& ctx) {
 
 std::string emit_size_constants(const EmitContext& ctx) {
   SourceWriter w;
-  w.line("constexpr uint64_t kWeightsBytes = " + std::to_string(ctx.weights.blob.size()) + ";");
+  w.line("constexpr uint64_t kWeightsBytes = " + std::to_string(ctx.weights.bytes) + ";");
   w.line("constexpr uint64_t kArenaBytes = " + std::to_string(ctx.plan.arena_bytes) + ";");
   if (has_gemms(ctx)) {
     w.line("constexpr uint64_t kWorkspaceOffset = " + std::to_string(ctx.plan.workspace_offset) +
@@ -211,9 +235,10 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
       "int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t "
       "error_size)");
   std::string reads;  // the arguments begin_run checks for null
-  if (!ctx.graph.inputs().empty()) reads += " | kRunInputs";
-  if (!ctx.graph.outputs().empty()) reads += " | kRunOutputs";
+  if (uses_identifier(used, "inputs")) reads += " | kRunInputs";
+  if (uses_identifier(used, "outputs")) reads += " | kRunOutputs";
   if (uses_arena) reads += " | kRunArena";
+  if (uses_identifier(used, "states")) reads += " | kRunStates";
   reads = reads.empty() ? "0" : reads.substr(3);
   w.line("const int32_t ready = begin_run(state_ptr, args, " + reads + ", error, error_size);");
   w.line("if (ready != INFERNO_MODEL_OK) return ready;");
@@ -258,8 +283,13 @@ std::string emit_descriptors(const EmitContext& ctx) {
     }
     w.close("};");
   };
-  tensors("Input", ctx.graph.inputs(), "kInputs");
-  tensors("Output", ctx.graph.outputs(), "kOutputs");
+  const ir::Graph& g = ctx.graph;
+  const std::vector<ir::ValueId> inputs(
+      g.inputs().begin(), g.inputs().begin() + static_cast<std::ptrdiff_t>(g.num_user_inputs()));
+  const std::vector<ir::ValueId> outputs(
+      g.outputs().begin(), g.outputs().begin() + static_cast<std::ptrdiff_t>(g.num_user_outputs()));
+  tensors("Input", inputs, "kInputs");
+  tensors("Output", outputs, "kOutputs");
   std::string archs;
   for (size_t i = 0; i < ctx.options.target.sm_archs.size(); ++i)
     archs += (i ? ", " : "") + std::to_string(ctx.options.target.sm_archs[i]);
@@ -274,22 +304,52 @@ std::string emit_descriptors(const EmitContext& ctx) {
          std::to_string(ctx.options.target.sm_archs.size()) + ", " +
          c_string_literal(ctx.options.source_model_hash) + ", " + hex64(ctx.weights.checksum) +
          "},  // compiler, CUDA, archs, source model hash, weights checksum");
-  w.line(std::to_string(ctx.graph.inputs().size()) + ", " +
-         (ctx.graph.inputs().empty() ? "nullptr" : "kInputs") + ",");
-  w.line(std::to_string(ctx.graph.outputs().size()) + ", " +
-         (ctx.graph.outputs().empty() ? "nullptr" : "kOutputs") + ",");
+  w.line(std::to_string(inputs.size()) + ", " + (inputs.empty() ? "nullptr" : "kInputs") + ",");
+  w.line(std::to_string(outputs.size()) + ", " + (outputs.empty() ? "nullptr" : "kOutputs") + ",");
   w.line("kArenaBytes, kWorkspaceBytes, kWeightsBytes,");
   w.line(std::string(embedded_weights(ctx) ? "inferno_weights_begin" : "nullptr") + ", " +
          (external ? c_string_literal(ctx.options.external_weights_file) : "nullptr") + ",");
   w.line("session_create, run, session_destroy,");
+  w.line(std::to_string(g.num_states()) + ", " + (g.num_states() ? "kStates" : "nullptr") + ", " +
+         std::to_string(max_positions(ctx)) + ",  // states, max positions");
+  w.line(ctx.num_variants == 0 ? std::string("0, nullptr,  // variants")
+                               : std::to_string(ctx.num_variants) + ", kVariants,  // variants");
   w.close("};");
   return w.text();
 }
 
-std::string emit_entry_point() {
+std::string emit_state_descriptors(const ir::Graph& graph, const WeightsLayout& weights) {
+  if (graph.num_states() == 0) return "";
+  SourceWriter w;
+  w.line("// The states: the session's buffers that runs update in place (ir::StateInfo).");
+  for (size_t i = 0; i < graph.num_states(); ++i) {
+    const ir::Shape& shape = graph.type(graph.state_value(i)).shape;
+    if (shape.empty()) continue;
+    std::string dims;
+    for (size_t d = 0; d < shape.size(); ++d) dims += (d ? ", " : "") + std::to_string(shape[d]);
+    w.line("const int64_t kState" + std::to_string(i) + "Shape[] = {" + dims + "};");
+  }
+  w.open("const inferno_state_desc kStates[] =");
+  for (size_t i = 0; i < graph.num_states(); ++i) {
+    const ir::ValueId v = graph.state_value(i);
+    const ir::TensorType& type = graph.type(v);
+    const int64_t init = weights.state_offset.at(i);
+    w.line("{{" + c_string_literal(graph.name(v)) + ", " + dtype_enum(type.dtype) + ", " +
+           std::to_string(type.rank()) + ", " +
+           (type.rank() == 0 ? std::string("nullptr") : "kState" + std::to_string(i) + "Shape") +
+           "}, " +
+           (init < 0 ? std::string("INFERNO_STATE_INIT_ZERO") : std::to_string(init) + "u") + "},");
+  }
+  w.close("};");
+  return w.text();
+}
+
+std::string emit_entry_point(const std::string& model) {
   return "extern \"C\" __attribute__((visibility(\"default\"))) const inferno_model* "
          "inferno_model_describe() {\n"
-         "  return &kModel;\n"
+         "  return &" +
+         model +
+         ";\n"
          "}\n";
 }
 

@@ -34,6 +34,9 @@ std::string emit_run(const EmitContext& ctx, const std::string& body);
 /// The tensor descriptors, the manifest and the inferno_model, inside the anonymous namespace.
 std::string emit_descriptors(const EmitContext& ctx);
 /// inferno_model_describe, at file scope.
-std::string emit_entry_point();
+/// The states' descriptors (kStates), shared by the variants; "" for a model without state.
+std::string emit_state_descriptors(const ir::Graph& graph, const WeightsLayout& weights);
+/// `inferno_model_describe`, returning `model` (kModel, or v0::kModel for several variants).
+std::string emit_entry_point(const std::string& model = "kModel");
 
 }  // namespace inferno::codegen

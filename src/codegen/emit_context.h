@@ -39,6 +39,8 @@ class EmitContext {
   const WeightsLayout& weights;
   const CodegenOptions& options;
   ModelSections& out;
+  /// The model's other variants (kVariants), emitted for the first variant only; else 0.
+  int32_t num_variants = 0;
 
   /// The pointer variable run() declares for a value (see codegen.cpp), e.g. "v_fc1_weight".
   const std::string& pointer(ir::ValueId v) const {

@@ -124,8 +124,83 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
+namespace {
+
+// True when a and b are the same bytes: one state, or arena buffers at one offset (an output
+// the plan placed over its input).
+bool same_bytes(const MemoryPlan& plan, ir::ValueId a, ir::ValueId b) {
+  const Storage &x = plan.of(a), &y = plan.of(b);
+  if (x.kind != y.kind) return false;
+  if (x.kind != StorageKind::kArena) return x.index == y.index && x.root == y.root;
+  return plan.buffers.at(static_cast<size_t>(x.index)).offset ==
+         plan.buffers.at(static_cast<size_t>(y.index)).offset;
+}
+
+// index_copy: over x's own bytes (a KV cache state, memory_plan.h), one thread per source element
+// writes its row (nothing when the index is out of range). Otherwise one thread per output
+// element takes x's value or the last source row whose index names its row; that reads the index
+// count times per element, fine for the short indexes this fallback sees.
+Status emit_index_copy(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  const ir::TensorType& x = ctx.graph.type(node.inputs[0]);
+  const ir::TensorType& ids = ctx.graph.type(node.inputs[1]);
+  const ir::TensorType& source = ctx.graph.type(node.inputs[2]);
+  if (!ctx.open_node(node, "write")) return Status::ok();
+  const bool in_place = same_bytes(ctx.plan, node.inputs[0], node.outputs[0]);
+  const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
+  int64_t inner = 1;
+  for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const std::string type(storage_type(x.dtype)), id_type(storage_type(ids.dtype));
+  const std::string n = std::to_string(inner), count = std::to_string(ids.numel()),
+                    size = std::to_string(x.shape[dim]);
+  GridKernel kernel{kernel_name(ctx.graph, node, index),
+                    ctx.describe(node) + (in_place ? " (in place)" : ""),
+                    "const " + type + "* in, const " + id_type + "* index, const " + type +
+                        "* source, " + type + "* out",
+                    {{"in", ctx.pointer(node.inputs[0])},
+                     {"index", ctx.pointer(node.inputs[1])},
+                     {"source", ctx.pointer(node.inputs[2])},
+                     {"out", ctx.pointer(node.outputs[0])}},
+                    {},
+                    in_place ? source.numel() : x.numel(),
+                    ctx.label(node)};
+  if (source.numel() == 0 && in_place) {
+    ctx.out.run.line("// (no rows to write)");
+    return Status::ok();
+  }
+  if (in_place) {
+    kernel.body.line("(void)in;  // the same bytes as out");
+    kernel.body.line("const int64_t c = i % " + n + ", p = (i / " + n + ") % " + count +
+                     ", o = i / " + std::to_string(inner * ids.numel()) + ";");
+    kernel.body.line("int64_t r = static_cast<int64_t>(index[p]);");
+    kernel.body.line("if (r < 0) r += " + size + ";");
+    kernel.body.line("if (r < 0 || r >= " + size + ") return;  // never out of bounds");
+    kernel.body.line("out[(o * " + size + " + r) * " + n + " + c] = source[i];");
+  } else {
+    kernel.body.line("const int64_t c = i % " + n + ", r = (i / " + n + ") % " + size +
+                     ", o = i / " + std::to_string(inner * x.shape[dim]) + ";");
+    kernel.body.line(type + " value = in[i];");
+    kernel.body.line("for (int64_t p = 0; p < " + count + "; ++p) {");
+    kernel.body.line("  int64_t q = static_cast<int64_t>(index[p]);");
+    kernel.body.line("  if (q < 0) q += " + size + ";");
+    kernel.body.line("  if (q == r) value = source[(o * " + count + " + p) * " + n + " + c];");
+    kernel.body.line("}");
+    kernel.body.line("out[i] = value;");
+  }
+  emit_grid_kernel(ctx, kernel);
+  return Status::ok();
+}
+
+// index_copy may write over its input x: in place it writes only the indexed rows.
+std::vector<int32_t> index_copy_over_x(const ir::Graph& /*graph*/, const ir::Node& /*node*/) {
+  return {0};
+}
+
+}  // namespace
+
 void register_join_lowerings(LoweringTable& table) {
   table.add(ir::OpKind::kIndexSelect, {emit_index_select, no_scratch, never_in_place});
+  table.add(ir::OpKind::kIndexCopy, {emit_index_copy, no_scratch, index_copy_over_x});
   table.add(ir::OpKind::kCat, {emit_cat, no_scratch, never_in_place});
   table.add(ir::OpKind::kConstantPad, {emit_constant_pad, no_scratch, never_in_place});
 }

@@ -238,20 +238,23 @@ Status emit_softmax(EmitContext& ctx, int32_t index) {
 }
 
 void emit_output_copies(EmitContext& ctx) {
+  const auto user_outputs = static_cast<int32_t>(ctx.graph.num_user_outputs());
   for (const OutputCopy& copy : ctx.plan.output_copies) {
     const ir::TensorType& type = ctx.graph.type(copy.value);
-    const std::string j = std::to_string(copy.output);
-    const std::string what = "output " + j + " is %" + ctx.graph.name(copy.value) +
-                             ", which no node writes there: copy it";
+    const bool state = copy.output >= user_outputs;  // a state's update, into its buffer
+    const std::string j = std::to_string(state ? copy.output - user_outputs : copy.output);
+    const std::string where = (state ? "state " : "output ") + j;
+    const std::string what =
+        where + " is %" + ctx.graph.name(copy.value) + ", which no node writes there: copy it";
     ctx.out.run.line("// " + comment_text(what));
     if (type.numel() == 0) continue;
-    const std::string out =
-        "static_cast<" + std::string(storage_type(type.dtype)) + "*>(args->outputs[" + j + "])";
-    emit_copy(
-        ctx, type.dtype, StridedView{{type.numel()}, {1}}, type.numel(), ctx.pointer(copy.value),
-        out, c_string_literal("output " + j),
-        "copy_output" + j + "_" + std::string(dtype_tag(type.dtype)) + "_" + shape_tag(type.shape),
-        comment_text(what));
+    const std::string out = "static_cast<" + std::string(storage_type(type.dtype)) + "*>(args->" +
+                            (state ? "states[" : "outputs[") + j + "])";
+    emit_copy(ctx, type.dtype, StridedView{{type.numel()}, {1}}, type.numel(),
+              ctx.pointer(copy.value), out, c_string_literal(where),
+              std::string(state ? "copy_state" : "copy_output") + j + "_" +
+                  std::string(dtype_tag(type.dtype)) + "_" + shape_tag(type.shape),
+              comment_text(what));
   }
 }
 

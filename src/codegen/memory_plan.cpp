@@ -78,10 +78,18 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
   // input's bytes.
   std::vector<ir::ValueId> root(num_values, ir::kNoValue);
   std::vector<int32_t> defined_at(num_values, -1);
+  const size_t user_inputs = graph.num_user_inputs();
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const ir::ValueId v = graph.inputs()[i];
     root[v] = v;
-    plan.storage[v] = {StorageKind::kInput, static_cast<int32_t>(i), v};
+    plan.storage[v] = i < user_inputs
+                          ? Storage{StorageKind::kInput, static_cast<int32_t>(i), v}
+                          : Storage{StorageKind::kState, static_cast<int32_t>(i - user_inputs), v};
+  }
+  // How many node inputs read each value: a state read by one node only may be written over.
+  std::vector<int32_t> readers(num_values, 0);
+  for (const ir::Node& node : graph.nodes()) {
+    for (const ir::ValueId in : node.inputs) ++readers[in];
   }
   for (const ir::ValueId c : graph.constants()) {
     root[c] = c;
@@ -95,17 +103,32 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
                              ? node.op == ir::OpKind::kReshape
                              : options.aliases_input.at(static_cast<size_t>(n));
       root[out] = alias ? root[node.inputs[0]] : out;
+      if (!alias && options.in_place && node.outputs.size() == 1 &&
+          !options.aligned_inputs.empty()) {
+        for (const int32_t j : options.aligned_inputs.at(static_cast<size_t>(n))) {
+          const ir::ValueId in = node.inputs[static_cast<size_t>(j)];
+          if (plan.storage[in].kind == StorageKind::kState && root[in] == in && readers[in] == 1 &&
+              graph.type(in) == graph.type(out)) {
+            root[out] = in;  // written over the state (memory_plan.h)
+            break;
+          }
+        }
+      }
       INFERNO_CHECK(root[out] != ir::kNoValue, "memory plan: a node reads an undefined value");
     }
   }
 
   // Graph outputs: the first output of an intermediate group is written in place, the rest copied.
   std::vector<int32_t> group_output(num_values, -1);
+  const size_t user_outputs = graph.num_user_outputs();
   for (size_t j = 0; j < graph.outputs().size(); ++j) {
     const ir::ValueId v = graph.outputs()[j];
     const ir::ValueId r = root[v];
     const bool intermediate = graph.value(r).kind == ir::ValueKind::kNodeOutput;
-    if (intermediate && group_output[r] < 0) {
+    if (j >= user_outputs) {  // a state's update: in place already, or copied at the end
+      if (r != graph.state_value(j - user_outputs))
+        plan.output_copies.push_back({static_cast<int32_t>(j), v});
+    } else if (intermediate && group_output[r] < 0) {
       group_output[r] = static_cast<int32_t>(j);
     } else {
       plan.output_copies.push_back({static_cast<int32_t>(j), v});
@@ -233,7 +256,14 @@ std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan
         case StorageKind::kOutput:
           text += "copy of output " + std::to_string(from.index);
           break;
+        case StorageKind::kState:
+          text += "copy of state " + std::to_string(from.index);
+          break;
       }
+    } else if (plan.of(v).kind == StorageKind::kState) {
+      text += "state " + std::to_string(plan.of(v).index) +
+              (defined_at[v] >= 0 ? ", written in place by node " + std::to_string(defined_at[v])
+                                  : ", unchanged");
     } else {
       const ir::ValueId r = plan.of(v).root;
       text += "written by node " + std::to_string(defined_at[r]);

@@ -22,6 +22,11 @@
 //    own position (MemoryPlanOptions::aligned_inputs), the input's group is an arena buffer whose
 //    last use is this node, the node reads no other part of that group, the two have the same
 //    byte size, and the output is an arena value itself.
+//  - State: a state's value lives in its session buffer. Its update is copied there at the end of
+//    run() (after every read of the old value), except when the update is the state itself, or a
+//    node's output written over the state: a node that may overwrite its input (its lowering's
+//    in-place inputs) and is the state value's only reader joins the state's group, so an LLM's
+//    KV cache takes its new rows in place (index_copy) and is never copied whole.
 //  - The arena is the planned bytes, then the cuBLASLt workspace (when the model has GEMMs).
 #pragma once
 
@@ -45,6 +50,7 @@ enum class StorageKind : uint8_t {
   kConstant,  ///< the weights blob (the root constant's offset there)
   kArena,     ///< arena buffer `index`
   kOutput,    ///< args->outputs[index]
+  kState,     ///< args->states[index]: the session's state (ir::StateInfo)
 };
 
 /// Where one value's bytes are. Every member of an alias group has its root's storage.
@@ -66,7 +72,9 @@ struct ArenaBuffer {
       ir::kNoValue;  ///< the input group whose bytes first_node overwrites, or kNoValue
 };
 
-/// A graph output the producing node does not write directly: copied from `value` at the end.
+/// A graph output the producing node does not write directly: copied from `value` at the end
+/// into the caller's output buffer, or, for a state's update (output >= num_user_outputs), into
+/// the state's buffer.
 struct OutputCopy {
   int32_t output = 0;
   ir::ValueId value = ir::kNoValue;

@@ -2,6 +2,7 @@
 // or the shapes and dtypes of `--data` files).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,8 +29,22 @@ struct InputSpec {
 Expected<InputSpec> parse_input_spec(std::string_view text);
 
 /// What a frontend needs besides the model file.
+/// A dynamic dim of a model's inputs: its export range (max: -1 when unbounded) and the value it
+/// was bound to by this load.
+struct DynamicDim {
+  int64_t min = 0;
+  int64_t max = -1;
+  int64_t value = 0;
+};
+
 struct LoadOptions {
   std::vector<InputSpec> inputs;  ///< empty: take shapes from the model where it has them
+  /// Values for the model's dynamic dims by symbol ("s0" -> 16), where no --input gives them;
+  /// a symbol not listed takes the size the model was exported with.
+  std::map<std::string, int64_t, std::less<>> symbols;
+  /// When set, the loader records each dynamic dim of the model's inputs here: the range the
+  /// model was exported for and the value it was bound to.
+  std::map<std::string, DynamicDim, std::less<>>* dynamic_dims = nullptr;
 };
 
 /// Matches `specs` against the model's input names (`model_names`, in order): the counts must be

@@ -109,7 +109,7 @@ class Loader {
   std::map<std::string, int64_t, std::less<>> sym_sizes_;      ///< outputs of sym_size nodes
   /// Buffers the model writes, by graph argument name ("b_cache") -> buffer name ("cache").
   std::map<std::string, std::string, std::less<>> mutated_buffers_;
-  std::vector<std::string> state_args_;      ///< the states' argument names, in state order
+  std::vector<std::string> state_args_;  ///< the states' argument names, in state order
   /// Names that stand for a written buffer (its argument name, and the results of in-place ops
   /// on it) -> the buffer's argument name.
   std::map<std::string, std::string, std::less<>> buffer_alias_;
@@ -213,14 +213,19 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
     for (size_t k = 0; k < meta->sizes.size(); ++k) {
       const SymDim& d = meta->sizes[k];
       if (d.value) continue;
-      if (!given && !d.hint) {
-        return invalid_input("input " + name + " has a dynamic dim " + d.expr + "; pass --input");
+      if (!given && !d.hint && !options_.symbols.count(symbol_name(d.expr))) {
+        return invalid_input("input " + name + " has a dynamic dim " + symbol_name(d.expr) +
+                             "; pass --input");
       }
-      if (!given) type.shape[k] = *d.hint;
-      auto [it, fresh] = symbols_.emplace(d.expr, type.shape[k]);
+      const std::string symbol = symbol_name(d.expr);
+      if (!given) {
+        auto chosen = options_.symbols.find(symbol);
+        type.shape[k] = chosen != options_.symbols.end() ? chosen->second : *d.hint;
+      }
+      auto [it, fresh] = symbols_.emplace(symbol, type.shape[k]);
       if (!fresh && it->second != type.shape[k]) {
         return invalid_input("input " + name + " dim " + std::to_string(k) + " is " +
-                             std::to_string(type.shape[k]) + " but " + d.expr + " is " +
+                             std::to_string(type.shape[k]) + " but " + symbol + " is " +
                              std::to_string(it->second) + " elsewhere");
       }
     }
@@ -231,12 +236,20 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
     types.push_back(std::move(type));
   }
   // Bound symbols must lie in the ranges the model was exported for.
+  if (options_.dynamic_dims) {
+    for (const auto& [sym, value] : symbols_) (*options_.dynamic_dims)[sym].value = value;
+  }
   if (std::optional<JsonRef> ranges = root.find("range_constraints")) {
     INFERNO_ASSIGN_OR_RETURN(auto members, ranges->members());
     for (auto& [sym, range] : members) {
       auto it = symbols_.find(sym);
       if (it == symbols_.end()) continue;
       std::optional<JsonRef> lo = range.find("min_val"), hi = range.find("max_val");
+      if (options_.dynamic_dims) {
+        DynamicDim& dim = (*options_.dynamic_dims)[sym];
+        if (lo && lo->raw().is_number_integer()) dim.min = lo->raw().get<int64_t>();
+        if (hi && hi->raw().is_number_integer()) dim.max = hi->raw().get<int64_t>();
+      }
       const bool below =
           lo && lo->raw().is_number_integer() && it->second < lo->raw().get<int64_t>();
       const bool above =
@@ -528,8 +541,8 @@ Status Loader::lower(const JsonRef& node) {
     INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
     if (!inputs.empty()) {
       INFERNO_ASSIGN_OR_RETURN(JsonRef arg, inputs.front().at("arg"));
-      if (std::optional<JsonRef> t = arg.find("as_tensor")) {
-        INFERNO_ASSIGN_OR_RETURN(JsonRef n, t->at("name"));
+      if (std::optional<JsonRef> tensor = arg.find("as_tensor")) {
+        INFERNO_ASSIGN_OR_RETURN(JsonRef n, tensor->at("name"));
         INFERNO_ASSIGN_OR_RETURN(written, n.string());
       }
     }

@@ -1,5 +1,6 @@
 // Decoding pieces of model.json: TensorMeta, SymInt, dtype codes, node targets, outputs and
 // source locations; and a small evaluator for symbolic size expressions.
+#include <algorithm>
 #include <cctype>
 
 #include "frontend/pt2_json.h"
@@ -186,9 +187,56 @@ class ExprParser {
     while (pos_ < s_.size() &&
            (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
       ++pos_;
-    auto it = symbols_.find(s_.substr(start, pos_ - start));
+    const std::string_view name = s_.substr(start, pos_ - start);
+    if (eat("(")) return call(name);
+    auto it = symbols_.find(name);
     if (pos_ == start || it == symbols_.end()) return std::nullopt;
     return it->second;
+  }
+  // sympy's srepr form, as torch 2.9+ writes sizes: Symbol('s0', positive=True, integer=True),
+  // Integer(16), Add(a, b, ...), Mul(a, b, ...), FloorDiv(a, b), Mod(a, b), Max(a, b), Min(a, b).
+  std::optional<int64_t> call(std::string_view function) {
+    if (function == "Symbol") {
+      if (!eat("'")) return std::nullopt;
+      const size_t begin = pos_, end = s_.find('\'', pos_);
+      if (end == std::string_view::npos) return std::nullopt;
+      pos_ = end + 1;
+      const size_t close = s_.find(')', pos_);  // the assumptions: keyword=True, ...
+      if (close == std::string_view::npos) return std::nullopt;
+      pos_ = close + 1;
+      auto it = symbols_.find(s_.substr(begin, end - begin));
+      if (it == symbols_.end()) return std::nullopt;
+      return it->second;
+    }
+    std::vector<int64_t> args;
+    do {
+      std::optional<int64_t> v = expr();
+      if (!v) return std::nullopt;
+      args.push_back(*v);
+    } while (eat(","));
+    if (!eat(")") || args.empty()) return std::nullopt;
+    int64_t r = args[0];
+    if (function == "Integer" && args.size() == 1) return r;
+    if (function == "Add" || function == "Mul") {
+      for (size_t i = 1; i < args.size(); ++i) {
+        const bool overflow = function == "Add" ? __builtin_add_overflow(r, args[i], &r)
+                                                : __builtin_mul_overflow(r, args[i], &r);
+        if (overflow) return std::nullopt;
+      }
+      return r;
+    }
+    if ((function == "Max" || function == "Min") && args.size() >= 2) {
+      for (int64_t a : args) r = function == "Max" ? std::max(r, a) : std::min(r, a);
+      return r;
+    }
+    if ((function == "FloorDiv" || function == "Mod" || function == "PythonMod") &&
+        args.size() == 2) {
+      const int64_t a = args[0], b = args[1];
+      if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+      const int64_t q = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));  // floor division
+      return function == "FloorDiv" ? q : a - q * b;
+    }
+    return std::nullopt;
   }
 
   static constexpr int kMaxDepth = 200;
@@ -255,6 +303,15 @@ Expected<std::vector<std::string>> output_names(const JsonRef& node) {
     }
   }
   return names;
+}
+
+std::string symbol_name(std::string_view expr) {
+  constexpr std::string_view kSymbol = "Symbol('";
+  if (!expr.starts_with(kSymbol)) return std::string(expr);
+  const size_t end = expr.find('\'', kSymbol.size());
+  if (end == std::string_view::npos || expr.find(')', end) != expr.size() - 1)
+    return std::string(expr);
+  return std::string(expr.substr(kSymbol.size(), end - kSymbol.size()));
 }
 
 std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols) {

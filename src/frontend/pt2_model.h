@@ -62,6 +62,9 @@ using Symbols = std::map<std::string, int64_t, std::less<>>;
 /// Evaluates a sympy-printed integer expression: integer literals, symbols, + - * // % and
 /// parentheses. nullopt for anything else (functions, unknown symbols, division by zero).
 std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols);
+/// The symbol an expression is, when it is one ("s0", or sympy's "Symbol('s0', ...)"); else the
+/// expression itself. Symbols are keyed by this name.
+std::string symbol_name(std::string_view expr);
 /// A SymDim's value: static, or its expression evaluated; nullopt when unknown.
 std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols);
 

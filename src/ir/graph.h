@@ -69,6 +69,7 @@ class Graph {
                     std::shared_ptr<const Tensor> initial);
   size_t num_states() const { return states_.size(); }
   const StateInfo& state(size_t i) const { return states_.at(i); }
+  StateInfo& mutable_state(size_t i) { return states_.at(i); }
   size_t num_user_inputs() const { return inputs_.size() - states_.size(); }
   size_t num_user_outputs() const { return outputs_.size() - states_.size(); }
   ValueId state_value(size_t i) const { return inputs_.at(num_user_inputs() + i); }

@@ -536,7 +536,8 @@ Status Parser::parse_state() {
     return Status::ok();
   }
   INFERNO_RETURN_IF_ERROR(expect_word("constant"));
-  if (cur_.is_punct('<')) return error_at(position_of(cur_), "a state's initial value cannot be elided");
+  if (cur_.is_punct('<'))
+    return error_at(position_of(cur_), "a state's initial value cannot be elided");
   // Parse the elements as a constant's, then move its data into the state.
   Graph scratch_owner;
   std::swap(scratch_owner, graph_);
@@ -565,9 +566,9 @@ Status Parser::parse_return() {
   const Position updates_pos = position_of(cur_);
   if (accept_word("updates")) INFERNO_RETURN_IF_ERROR(values());
   if (outputs.size() - user_outputs != graph_.num_states()) {
-    return error_at(updates_pos, "the graph has " + std::to_string(graph_.num_states()) +
-                                     " states and " + std::to_string(outputs.size() - user_outputs) +
-                                     " updates after 'return'");
+    return error_at(updates_pos,
+                    "the graph has " + std::to_string(graph_.num_states()) + " states and " +
+                        std::to_string(outputs.size() - user_outputs) + " updates after 'return'");
   }
   graph_.set_outputs(std::move(outputs));
   return Status::ok();

@@ -82,7 +82,8 @@ std::string print_graph(const Graph& graph, const PrintOptions& options) {
   for (const Node& node : graph.nodes()) print_node(graph, node, out);
   out += "  return";
   const auto user_outputs = static_cast<std::ptrdiff_t>(graph.num_user_outputs());
-  const std::vector<ValueId> returned(graph.outputs().begin(), graph.outputs().begin() + user_outputs);
+  const std::vector<ValueId> returned(graph.outputs().begin(),
+                                      graph.outputs().begin() + user_outputs);
   const std::vector<ValueId> updates(graph.outputs().begin() + user_outputs, graph.outputs().end());
   if (!returned.empty()) out += " " + value_list(graph, returned);
   if (!updates.empty()) out += " updates " + value_list(graph, updates);

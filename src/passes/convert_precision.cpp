@@ -51,14 +51,24 @@ class Converter {
     was_f32_.assign(n, false);
     for (size_t v = 0; v < n; ++v) was_f32_[v] = is_f32(graph.type(static_cast<ValueId>(v)));
     io_compute_ = options.io_precision == IoPrecision::kCompute;
-    if (io_compute_) {
-      // The caller passes the 16-bit data: an f32 input becomes T itself (its T form); an f32
-      // island reading it gets a cast up.
-      for (ValueId v : graph.inputs()) {
-        if (!was_f32_[at(v)]) continue;
-        graph.mutable_value(v).type.dtype = low_;
-        orig_[at(v)] = ir::kNoValue;
-        low_form_[at(v)] = v;
+    // The caller passes the 16-bit data (--io-precision compute), and a state (the caller never
+    // sees it; an LLM's KV cache) is always kept in T: an f32 input becomes T itself (its T form);
+    // an f32 island reading it gets a cast up.
+    for (size_t i = 0; i < graph.inputs().size(); ++i) {
+      const ValueId v = graph.inputs()[i];
+      const bool state = i >= graph.num_user_inputs();
+      if (!was_f32_[at(v)] || !(io_compute_ || state)) continue;
+      graph.mutable_value(v).type.dtype = low_;
+      orig_[at(v)] = ir::kNoValue;
+      low_form_[at(v)] = v;
+      if (state) {
+        std::shared_ptr<const ir::Tensor>& initial =
+            graph.mutable_state(i - graph.num_user_inputs()).initial;
+        if (initial) {  // rounded to T as the weights are
+          ir::Tensor rounded = ir::Tensor::zeros({low_, initial->type.shape});
+          for (int64_t k = 0; k < rounded.numel(); ++k) rounded.set(k, initial->get(k));
+          initial = std::make_shared<const ir::Tensor>(std::move(rounded));
+        }
       }
     }
   }
@@ -68,8 +78,10 @@ class Converter {
     for (ir::Node& node : old_nodes) INFERNO_RETURN_IF_ERROR(visit(std::move(node)));
     std::vector<ValueId> outputs;
     std::vector<bool> renamed(static_cast<size_t>(graph_.num_values()), false);
-    for (ValueId v : graph_.outputs()) {
-      if (!io_compute_ || !f32(v)) {
+    for (size_t j = 0; j < graph_.outputs().size(); ++j) {
+      const ValueId v = graph_.outputs()[j];
+      const bool state = j >= graph_.num_user_outputs();  // kept in T, as the state input
+      if (!(io_compute_ || state) || !f32(v)) {
         INFERNO_ASSIGN_OR_RETURN(ValueId out, original_form(v));
         outputs.push_back(out);
         continue;

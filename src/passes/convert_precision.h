@@ -38,7 +38,9 @@
 //    casts: each f32 graph input becomes T itself (an f32 island reading it gets a cast up, named
 //    <input>_f32), and each f32 output is its T value; an output computed in an f32 island is
 //    cast down, the cast taking the output's name. Integer and bool inputs and outputs, and those
-//    already 16-bit, are unchanged.
+//    already 16-bit, are unchanged. A graph state (ir::StateInfo: an LLM's KV cache) is always
+//    converted this way, whatever io_precision says: the caller never sees it, and its value and
+//    update (and initial value) in T halve the bytes every step reads.
 //  - A constant read in T becomes a new constant of type T (converted once here, the f32 one
 //    dropped when nothing else reads it, so the weights blob halves); finite values outside T's
 //    range saturate to T's largest finite value (f16 65504, bf16 3.39e38) instead of becoming

@@ -324,4 +324,37 @@ TEST_CASE("a GEMM writes its output over a dying full-shape addend, cuBLASLt's C
   CHECK(broadcast.find("in place") == std::string::npos);
 }
 
+namespace {
+
+TEST_CASE("state: an update written over its state in place, the others copied at the end") {
+  // %cache is read by its index_copy alone: the new rows go straight into the state's buffer.
+  // %count is read twice: its update is computed in the arena and copied into the state last.
+  const ir::Graph graph = parse(R"(graph(%ids: i64[1], %row: f32[1,64]) {
+  state %cache: f32[4,64] = zeros
+  state %count: f32[64] = zeros
+  %new: f32[4,64] = index_copy(%cache, %ids, %row) {dim=0}
+  %next: f32[64] = add(%count, %count)
+  %sum: f32[4,64] = add(%new, %next)
+  return %sum updates %new, %next
+})");
+  const auto text = codegen::describe_memory_plan(graph, {});
+  INFO((text ? *text : text.status().to_string()));
+  REQUIRE(text.has_value());
+  CHECK(text->find("output 1 %new: state 0, written in place by node 0") != std::string::npos);
+  CHECK(text->find("output 2 %next: copy of buffer") != std::string::npos);
+}
+
+TEST_CASE("state: a state that other nodes read is not written in place") {
+  const ir::Graph graph = parse(R"(graph(%ids: i64[1], %row: f32[1,64]) {
+  state %cache: f32[4,64] = zeros
+  %new: f32[4,64] = index_copy(%cache, %ids, %row) {dim=0}
+  %old: f32[4,64] = add(%cache, %new)
+  return %old updates %new
+})");
+  const auto text = codegen::describe_memory_plan(graph, {});
+  REQUIRE(text.has_value());
+  CHECK(text->find("output 1 %new: copy of buffer") != std::string::npos);
+}
+
+}  // namespace
 }  // namespace inferno

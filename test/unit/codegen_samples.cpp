@@ -240,6 +240,15 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op, {x, graph.add_constant(tag + "_ids", std::move(ids))},
                              attrs({{"dim", int64_t{1}}}), tag);
     }
+    case OpKind::kIndexCopy: {  // rows 2 and 0 (as -3) of x's dim 1 replaced
+      ir::Tensor ids = ir::Tensor::zeros({ir::DType::kI64, {2}});
+      ids.set(0, 2);
+      ids.set(1, -3);
+      return ir::build_value(graph, op,
+                             {x, graph.add_constant(tag + "_ids", std::move(ids)),
+                              constant(graph, tag + "_source", dtype, {2, 2, 4}, seed)},
+                             attrs({{"dim", int64_t{1}}}), tag);
+    }
     case OpKind::kConstantPad:  // pads dims 0 and 2, crops dim 1
       return ir::build_value(
           graph, op, {x, constant(graph, tag + "_fill", dtype, {}, seed)},

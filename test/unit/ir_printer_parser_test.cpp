@@ -188,7 +188,9 @@ Graph kitchen_sink() {
   const ValueId row4 = add(g, OpKind::kReshape, {row}, attrs({{"shape", IntList{4}}}), "row4");
   add(g, OpKind::kLayerNorm, {x, row4, row4},
       attrs({{"normalized_dims", int64_t{1}}, {"eps", 1e-5}}), "layer_norm");
-  add(g, OpKind::kIndexSelect, {x, i}, attrs({{"dim", int64_t{0}}}), "index_select");
+  const ValueId picked =
+      add(g, OpKind::kIndexSelect, {x, i}, attrs({{"dim", int64_t{0}}}), "index_select");
+  add(g, OpKind::kIndexCopy, {x, i, picked}, attrs({{"dim", int64_t{0}}}), "index_copy");
   add(g, OpKind::kRmsNorm, {x, row4}, attrs({{"normalized_dims", int64_t{1}}, {"eps", 1e-6}}),
       "rms_norm");
   const ValueId ncl = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 4, 2}}}), "ncl");
@@ -429,6 +431,46 @@ TEST_CASE("constants may appear between nodes, and printing moves them up") {
   const std::string text = print_graph(g);
   CHECK(text.find("%k: f32[2] = constant [1, 2]\n  %y") != std::string::npos);
   CHECK(print_graph(parse_ok(text)) == text);
+}
+
+TEST_CASE("states print and parse back: their initial values, and updates after return") {
+  const std::string text = R"(graph(%ids: i64[1]) {
+  state %cache: f32[4,2] = zeros
+  state %count: i64[] = constant [7]
+  %row: f32[1,2] = constant [1, 2]
+  %cache_1: f32[4,2] = index_copy(%cache, %ids, %row) {dim=0}
+  return %cache_1 updates %cache_1, %count
+}
+)";
+  Expected<Graph> graph = parse_graph(text);
+  INFO((graph ? std::string() : graph.status().to_string()));
+  REQUIRE(graph.has_value());
+  CHECK(graph->num_states() == 2);
+  CHECK(graph->num_user_inputs() == 1);
+  CHECK(graph->num_user_outputs() == 1);
+  CHECK(graph->state(0).initial == nullptr);
+  REQUIRE(graph->state(1).initial != nullptr);
+  CHECK(graph->state(1).initial->get(0) == 7);
+  CHECK(graph->name(graph->state_update(0)) == "cache_1");
+  CHECK(print_graph(*graph) == text);
+}
+
+TEST_CASE("a state's update must be there and have the state's type") {
+  const std::string missing = R"(graph() {
+  state %s: f32[2] = zeros
+  return
+}
+)";
+  CHECK_FALSE(parse_graph(missing).has_value());
+  const std::string mistyped = R"(graph() {
+  state %s: f32[2] = zeros
+  %t: f32[1] = constant [1]
+  return updates %t
+}
+)";
+  const Expected<Graph> graph = parse_graph(mistyped);
+  REQUIRE_FALSE(graph.has_value());
+  CHECK(graph.status().message().find("update of state %s") != std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+// Variants: one library compiled for several values of a model's dynamic dims (--specialize), so
+// that an LLM's prompt and its one-token decode steps run from one model.so sharing weights and
+// state. Until infernoc has dynamic shapes, each variant is a static graph.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "frontend/input_spec.h"
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace inferno::cli {
+
+/// One variant: a value for each dynamic dim it fixes, by symbol ("s0" -> 16).
+using Specialization = std::map<std::string, int64_t, std::less<>>;
+
+/// The variants --specialize names (SYMBOL=V1,V2,...; one symbol), or none.
+Expected<std::vector<Specialization>> specializations(const CliOptions& options);
+
+/// The lengths a model with state and one dynamic dim (transformers' decoder recipe: the
+/// sequence length of input_ids and cache_position) gets without --specialize.
+inline constexpr int64_t kDefaultLengths[] = {1, 16, 64, 128};
+
+/// Without --specialize: for a model with state and exactly one dynamic dim, one variant per
+/// default length within the dim's export range (the one-token decode step first); else none
+/// (the dims keep the sizes the model was exported with).
+std::vector<Specialization> default_specializations(
+    const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims);
+
+/// "s0=1, s0=16, s0=64" for a log line.
+std::string describe_variants(const std::vector<Specialization>& variants);
+
+}  // namespace inferno::cli
