@@ -175,6 +175,16 @@ inferno_status inferno_model_weights_bytes(const inferno_loaded_model* model, ui
   });
 }
 
+inferno_status inferno_model_vocab_size(const inferno_loaded_model* model, int64_t* vocab) {
+  return guarded([&] {
+    require(model, "model");
+    require(vocab, "vocab");
+    const auto& generation = model->model->generation();
+    if (!generation.supported) fail(INFERNO_STATUS_INVALID_ARGUMENT, generation.problem);
+    *vocab = generation.vocab;
+  });
+}
+
 inferno_status inferno_model_num_variants(const inferno_loaded_model* model, int32_t* count) {
   return guarded([&] {
     require(model, "model");

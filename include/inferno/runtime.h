@@ -153,6 +153,11 @@ INFERNO_RUNTIME_API inferno_status inferno_model_max_positions(const inferno_loa
 INFERNO_RUNTIME_API inferno_status inferno_model_weights_bytes(const inferno_loaded_model* model,
                                                                uint64_t* bytes);
 
+/* The vocabulary size (the logits' last dimension) of a model inferno_session_generate accepts;
+ * INVALID_ARGUMENT saying why for a model that cannot generate. */
+INFERNO_RUNTIME_API inferno_status inferno_model_vocab_size(const inferno_loaded_model* model,
+                                                            int64_t* vocab);
+
 /* Variants: the input shapes a model runs. Variant 0 is the model itself (what
  * inferno_model_input/output describe); others are entry points for other shapes sharing the
  * weights and state, such as an LLM's one-token decode step next to its prompt lengths.
