@@ -76,93 +76,55 @@ class Model {
     check(inferno_model_check(path.c_str(), sm));
   }
 
-  int32_t num_inputs() const {
-    int32_t n = 0;
-    check(inferno_model_num_inputs(handle_, &n));
-    return n;
-  }
-  int32_t num_outputs() const {
-    int32_t n = 0;
-    check(inferno_model_num_outputs(handle_, &n));
-    return n;
-  }
+  int32_t num_inputs() const { return query<int32_t>(inferno_model_num_inputs); }
+  int32_t num_outputs() const { return query<int32_t>(inferno_model_num_outputs); }
   inferno_tensor_desc input(int32_t index) const {
-    inferno_tensor_desc desc{};
-    check(inferno_model_input(handle_, index, &desc));
-    return desc;
+    return query<inferno_tensor_desc>(inferno_model_input, index);
   }
   inferno_tensor_desc output(int32_t index) const {
-    inferno_tensor_desc desc{};
-    check(inferno_model_output(handle_, index, &desc));
-    return desc;
+    return query<inferno_tensor_desc>(inferno_model_output, index);
   }
   /// Mutable state each session holds (see inferno_model_state); `bytes` may be null.
-  int32_t num_states() const {
-    int32_t n = 0;
-    check(inferno_model_num_states(handle_, &n));
-    return n;
-  }
+  int32_t num_states() const { return query<int32_t>(inferno_model_num_states); }
   inferno_state_desc state(int32_t index, uint64_t* bytes = nullptr) const {
     inferno_state_desc desc{};
     check(inferno_model_state(handle_, index, &desc, bytes));
     return desc;
   }
   /// The KV cache length position inputs must stay below; 0 when unbounded.
-  int64_t max_positions() const {
-    int64_t n = 0;
-    check(inferno_model_max_positions(handle_, &n));
-    return n;
-  }
-  uint64_t weights_bytes() const {
-    uint64_t n = 0;
-    check(inferno_model_weights_bytes(handle_, &n));
-    return n;
-  }
+  int64_t max_positions() const { return query<int64_t>(inferno_model_max_positions); }
+  uint64_t weights_bytes() const { return query<uint64_t>(inferno_model_weights_bytes); }
   /// The logits' vocabulary of an LLM; throws (saying why) for a model that cannot generate.
-  int64_t vocab_size() const {
-    int64_t n = 0;
-    check(inferno_model_vocab_size(handle_, &n));
-    return n;
-  }
+  int64_t vocab_size() const { return query<int64_t>(inferno_model_vocab_size); }
   /// Variants (input shapes the model runs); variant 0 is the model itself.
-  int32_t num_variants() const {
-    int32_t n = 0;
-    check(inferno_model_num_variants(handle_, &n));
-    return n;
-  }
+  int32_t num_variants() const { return query<int32_t>(inferno_model_num_variants); }
   int32_t variant_num_inputs(int32_t variant) const {
-    int32_t n = 0;
-    check(inferno_model_variant_num_inputs(handle_, variant, &n));
-    return n;
+    return query<int32_t>(inferno_model_variant_num_inputs, variant);
   }
   int32_t variant_num_outputs(int32_t variant) const {
-    int32_t n = 0;
-    check(inferno_model_variant_num_outputs(handle_, variant, &n));
-    return n;
+    return query<int32_t>(inferno_model_variant_num_outputs, variant);
   }
   inferno_tensor_desc variant_input(int32_t variant, int32_t index) const {
-    inferno_tensor_desc desc{};
-    check(inferno_model_variant_input(handle_, variant, index, &desc));
-    return desc;
+    return query<inferno_tensor_desc>(inferno_model_variant_input, variant, index);
   }
   inferno_tensor_desc variant_output(int32_t variant, int32_t index) const {
-    inferno_tensor_desc desc{};
-    check(inferno_model_variant_output(handle_, variant, index, &desc));
-    return desc;
+    return query<inferno_tensor_desc>(inferno_model_variant_output, variant, index);
   }
   const inferno_manifest& manifest() const {
-    const inferno_manifest* m = nullptr;
-    check(inferno_model_manifest(handle_, &m));
-    return *m;
+    return *query<const inferno_manifest*>(inferno_model_manifest);
   }
-  int device() const {
-    int d = 0;
-    check(inferno_model_device(handle_, &d));
-    return d;
-  }
+  int device() const { return query<int>(inferno_model_device); }
   inferno_loaded_model* handle() const { return handle_; }
 
  private:
+  /// What a C query writes through its last argument: check(fn(handle, args..., &value)).
+  template <typename T, typename Fn, typename... Args>
+  T query(Fn fn, Args... args) const {
+    T value{};
+    check(fn(handle_, args..., &value));
+    return value;
+  }
+
   inferno_loaded_model* handle_ = nullptr;
 };
 

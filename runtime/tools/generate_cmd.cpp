@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "inferno/runtime.hpp"
 #include "npy.h"
 #include "run_common.h"
 
@@ -65,6 +66,29 @@ double copy_bandwidth(cudaStream_t stream) {
   return ms > 0 ? 2.0 * kBytes * kCopies / (ms * 1e-3) : 0;
 }
 
+void print_result(const inferno::GenerateResult& r, uint64_t weights, double bandwidth) {
+  const inferno_generate_stats& stats = r.stats;
+  std::printf("tokens (%zu):", r.tokens.size());
+  for (const int64_t t : r.tokens) std::printf(" %lld", static_cast<long long>(t));
+  std::printf("\n");
+  std::printf("prompt: %d tokens in %d runs, %.3f ms on the GPU\n", stats.prompt_tokens,
+              stats.prefill_runs, stats.prefill_ms);
+  std::printf("time to first token: %.3f ms\n", stats.time_to_first_token_ms);
+  const bool decoded = stats.new_tokens > 1;
+  if (decoded) {
+    std::printf("decode: %d tokens, %.4f ms/token (median %.4f, p90 %.4f)\n", stats.new_tokens - 1,
+                stats.decode_ms_per_token, stats.decode_ms_p50, stats.decode_ms_p90);
+  }
+  if (bandwidth <= 0) return;
+  const double floor_ms = static_cast<double>(weights) / bandwidth * 1e3;
+  std::printf("bandwidth floor: %llu weight bytes / %.0f GB/s (device copy) = %.4f ms/token",
+              static_cast<unsigned long long>(weights), bandwidth / 1e9, floor_ms);
+  if (decoded && stats.decode_ms_p50 > 0) {
+    std::printf("; reached %.1f%% of it (median)", 100.0 * floor_ms / stats.decode_ms_p50);
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 void add_generate_options(CLI::App& app, GenerateArgs& args) {
@@ -89,62 +113,30 @@ int generate_command(const std::string& path, int device, bool use_graph,
                      const GenerateArgs& args) {
   if (args.prompt.empty()) throw Exit{3, "--generate needs --prompt ids.npy"};
   const std::vector<int64_t> prompt = read_prompt(args.prompt);
-  Handles h;
-  check(inferno_model_load(path.c_str(), device, &h.model));
-  inferno_session_options session_options{};
-  check(inferno_session_options_default(&session_options));
-  session_options.use_cuda_graph = use_graph ? 1 : 0;
-  check(inferno_session_create(h.model, &session_options, &h.session));
-  check_cuda(cudaSetDevice(device), "cudaSetDevice");
-  check_cuda(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-
-  inferno_generate_options o{};
-  check(inferno_generate_options_default(&o));
-  o.max_new_tokens = args.max_new_tokens;
-  o.temperature = args.temperature;
-  o.top_k = args.top_k;
-  o.top_p = args.top_p;
-  o.seed = args.seed;
-  o.stop_tokens = args.stop_tokens.data();
-  o.num_stop_tokens = static_cast<int32_t>(args.stop_tokens.size());
-  std::vector<int64_t> tokens(static_cast<size_t>(args.max_new_tokens));
-  int32_t n = 0;
-  inferno_generate_stats stats{};
-  stats.struct_size = sizeof stats;
-  const auto generate = [&] {
-    check(inferno_session_generate(h.session, h.stream, prompt.data(),
-                                   static_cast<int32_t>(prompt.size()), &o, tokens.data(), &n,
-                                   &stats));
-  };
-  generate();  // warm-up: captures the graphs, loads the kernels
-  generate();
-
-  std::printf("tokens (%d):", n);
-  for (int32_t i = 0; i < n; ++i) std::printf(" %lld", static_cast<long long>(tokens[i]));
-  std::printf("\n");
-  std::printf("prompt: %d tokens in %d runs, %.3f ms on the GPU\n", stats.prompt_tokens,
-              stats.prefill_runs, stats.prefill_ms);
-  std::printf("time to first token: %.3f ms\n", stats.time_to_first_token_ms);
-  if (n > 1) {
-    std::printf("decode: %d tokens, %.4f ms/token (median %.4f, p90 %.4f)\n", n - 1,
-                stats.decode_ms_per_token, stats.decode_ms_p50, stats.decode_ms_p90);
-  }
-  uint64_t weights = 0;
-  check(inferno_model_weights_bytes(h.model, &weights));
-  const double bandwidth = copy_bandwidth(h.stream);
-  if (bandwidth > 0) {
-    const double floor_ms = static_cast<double>(weights) / bandwidth * 1e3;
-    std::printf("bandwidth floor: %llu weight bytes / %.0f GB/s (device copy) = %.4f ms/token",
-                static_cast<unsigned long long>(weights), bandwidth / 1e9, floor_ms);
-    if (n > 1 && stats.decode_ms_p50 > 0) {
-      std::printf("; reached %.1f%% of it (median)", 100.0 * floor_ms / stats.decode_ms_p50);
+  try {
+    const inferno::Model model(path, device);
+    inferno::Session session(model, use_graph);
+    check_cuda(cudaSetDevice(device), "cudaSetDevice");
+    Handles h;  // for the stream
+    check_cuda(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    inferno::GenerateOptions o;
+    o.max_new_tokens = args.max_new_tokens;
+    o.temperature = args.temperature;
+    o.top_k = args.top_k;
+    o.top_p = args.top_p;
+    o.seed = args.seed;
+    o.stop_tokens = args.stop_tokens;
+    session.generate(h.stream, prompt, o);  // warm-up: captures the graphs, loads the kernels
+    const inferno::GenerateResult r = session.generate(h.stream, prompt, o);
+    print_result(r, model.weights_bytes(), copy_bandwidth(h.stream));
+    if (!args.save_tokens.empty()) {
+      const auto n = static_cast<int64_t>(r.tokens.size());
+      npy::Array out{"<i8", {n}, std::vector<std::byte>(r.tokens.size() * 8)};
+      std::memcpy(out.data.data(), r.tokens.data(), out.data.size());
+      npy::write(args.save_tokens, out);
     }
-    std::printf("\n");
-  }
-  if (!args.save_tokens.empty()) {
-    npy::Array out{"<i8", {n}, std::vector<std::byte>(static_cast<size_t>(n) * 8)};
-    std::memcpy(out.data.data(), tokens.data(), out.data.size());
-    npy::write(args.save_tokens, out);
+  } catch (const inferno::Error& e) {
+    throw Exit{exit_code(e.status()), e.what()};
   }
   return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "inferno/model_abi.h"
 #include "test_llm_shape.h"
+#include "test_model_manifest.h"
 
 #ifndef TEST_SM_ARCHS
 #define TEST_SM_ARCHS 90
@@ -132,12 +133,7 @@ inferno_model make_entry() {
   inferno_model m{};
   m.abi_version = INFERNO_MODEL_ABI_VERSION;
   m.struct_size = sizeof(inferno_model);
-  m.manifest.compiler_version = "test";
-  m.manifest.cuda_version = "13.0";
-  m.manifest.sm_archs = kArchs;
-  m.manifest.num_sm_archs = sizeof(kArchs) / sizeof(kArchs[0]);
-  m.manifest.source_model_hash = "0";
-  m.manifest.weights_checksum = inferno_fnv1a64(&kWeights, sizeof(kWeights));
+  m.manifest = inferno::test::test_manifest(kArchs, &kWeights, sizeof(kWeights));
   m.num_inputs = 2;
   m.inputs = Shapes<S>::inputs;
   m.num_outputs = 1;
