@@ -1,13 +1,17 @@
 # inferno_set_warnings(target): the project's warning flags, as errors when INFERNO_WERROR is on.
+# The flags reach C++ sources only; a target with CUDA sources (the runtime's kernels) gets nvcc's
+# spelling of them for those.
 function(inferno_set_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
-                                           -Wimplicit-fallthrough)
+  set(cxx "$<COMPILE_LANGUAGE:CXX>")
+  target_compile_options(${target} PRIVATE "$<${cxx}:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wnon-virtual-dtor;-Wimplicit-fallthrough>")
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     # GCC 12 reports impossible std::string copies as -Wrestrict at -O2 (GCC bug 105651).
-    target_compile_options(${target} PRIVATE -Wno-restrict)
+    target_compile_options(${target} PRIVATE "$<${cxx}:-Wno-restrict>")
   endif()
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>")
   if(INFERNO_WERROR)
-    target_compile_options(${target} PRIVATE -Werror)
+    target_compile_options(${target} PRIVATE "$<${cxx}:-Werror>"
+                                             "$<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings;-Xcompiler=-Werror>")
   endif()
 endfunction()
 

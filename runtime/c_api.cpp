@@ -3,12 +3,14 @@
 #include <string>
 
 #include "inferno/runtime.h"
+#include "runtime/descriptor.h"
 #include "runtime/error.h"
 #include "runtime/handles.h"
 
 using inferno::runtime::fail;
 using inferno::runtime::guarded;
 using inferno::runtime::Model;
+using inferno::runtime::tensor_bytes;
 
 namespace {
 
@@ -19,18 +21,28 @@ void require(const T* pointer, const char* name) {
   if (pointer == nullptr) fail(INFERNO_STATUS_INVALID_ARGUMENT, std::string(name) + " is null");
 }
 
-inferno_status describe(const inferno_loaded_model* model, int32_t index, inferno_tensor_desc* desc,
-                        bool input) {
+void check_index(const char* what, int32_t index, int32_t count) {
+  if (index < 0 || index >= count) {
+    fail(INFERNO_STATUS_INVALID_ARGUMENT, std::string(what) + " index " + std::to_string(index) +
+                                              " out of range (" + std::to_string(count) + ")");
+  }
+}
+
+// The entry point `variant` of the model (0: the model itself).
+const inferno_model& variant_of(const inferno_loaded_model* model, int32_t variant) {
+  require(model, "model");
+  const auto& entries = model->model->entries();
+  check_index("variant", variant, static_cast<int32_t>(entries.size()));
+  return *entries[variant];
+}
+
+inferno_status describe(const inferno_loaded_model* model, int32_t variant, int32_t index,
+                        inferno_tensor_desc* desc, bool input) {
   return guarded([&] {
-    require(model, "model");
+    const inferno_model& abi = variant_of(model, variant);
     require(desc, "desc");
-    const inferno_model& abi = model->model->abi();
     const int32_t count = input ? abi.num_inputs : abi.num_outputs;
-    if (index < 0 || index >= count) {
-      fail(INFERNO_STATUS_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " +
-                                                std::to_string(index) + " out of range (" +
-                                                std::to_string(count) + ")");
-    }
+    check_index(input ? "input" : "output", index, count);
     *desc = input ? abi.inputs[index] : abi.outputs[index];
   });
 }
@@ -118,12 +130,95 @@ inferno_status inferno_model_num_outputs(const inferno_loaded_model* model, int3
 
 inferno_status inferno_model_input(const inferno_loaded_model* model, int32_t index,
                                    inferno_tensor_desc* desc) {
-  return describe(model, index, desc, true);
+  return describe(model, 0, index, desc, true);
 }
 
 inferno_status inferno_model_output(const inferno_loaded_model* model, int32_t index,
                                     inferno_tensor_desc* desc) {
-  return describe(model, index, desc, false);
+  return describe(model, 0, index, desc, false);
+}
+
+inferno_status inferno_model_num_states(const inferno_loaded_model* model, int32_t* count) {
+  return guarded([&] {
+    require(model, "model");
+    require(count, "count");
+    *count = model->model->abi().num_states;
+  });
+}
+
+inferno_status inferno_model_state(const inferno_loaded_model* model, int32_t index,
+                                   inferno_state_desc* desc, uint64_t* bytes) {
+  return guarded([&] {
+    require(model, "model");
+    require(desc, "desc");
+    const inferno_model& abi = model->model->abi();
+    check_index("state", index, abi.num_states);
+    *desc = abi.states[index];
+    if (bytes != nullptr) *bytes = static_cast<uint64_t>(tensor_bytes(desc->tensor));
+  });
+}
+
+inferno_status inferno_model_max_positions(const inferno_loaded_model* model,
+                                           int64_t* max_positions) {
+  return guarded([&] {
+    require(model, "model");
+    require(max_positions, "max_positions");
+    *max_positions = model->model->abi().max_positions;
+  });
+}
+
+inferno_status inferno_model_weights_bytes(const inferno_loaded_model* model, uint64_t* bytes) {
+  return guarded([&] {
+    require(model, "model");
+    require(bytes, "bytes");
+    *bytes = model->model->abi().weights_bytes;
+  });
+}
+
+inferno_status inferno_model_vocab_size(const inferno_loaded_model* model, int64_t* vocab) {
+  return guarded([&] {
+    require(model, "model");
+    require(vocab, "vocab");
+    const auto& generation = model->model->generation();
+    if (!generation.supported) fail(INFERNO_STATUS_INVALID_ARGUMENT, generation.problem);
+    *vocab = generation.vocab;
+  });
+}
+
+inferno_status inferno_model_num_variants(const inferno_loaded_model* model, int32_t* count) {
+  return guarded([&] {
+    require(model, "model");
+    require(count, "count");
+    *count = static_cast<int32_t>(model->model->entries().size());
+  });
+}
+
+inferno_status inferno_model_variant_num_inputs(const inferno_loaded_model* model, int32_t variant,
+                                                int32_t* count) {
+  return guarded([&] {
+    const inferno_model& abi = variant_of(model, variant);
+    require(count, "count");
+    *count = abi.num_inputs;
+  });
+}
+
+inferno_status inferno_model_variant_num_outputs(const inferno_loaded_model* model, int32_t variant,
+                                                 int32_t* count) {
+  return guarded([&] {
+    const inferno_model& abi = variant_of(model, variant);
+    require(count, "count");
+    *count = abi.num_outputs;
+  });
+}
+
+inferno_status inferno_model_variant_input(const inferno_loaded_model* model, int32_t variant,
+                                           int32_t index, inferno_tensor_desc* desc) {
+  return describe(model, variant, index, desc, true);
+}
+
+inferno_status inferno_model_variant_output(const inferno_loaded_model* model, int32_t variant,
+                                            int32_t index, inferno_tensor_desc* desc) {
+  return describe(model, variant, index, desc, false);
 }
 
 inferno_status inferno_model_manifest(const inferno_loaded_model* model,
@@ -189,6 +284,60 @@ inferno_status inferno_session_run(inferno_session* session, void* stream,
   return guarded([&] {
     require(session, "session");
     session->session.run(stream, inputs, num_inputs, outputs, num_outputs);
+  });
+}
+
+inferno_status inferno_session_reset_state(inferno_session* session, void* stream) {
+  return guarded([&] {
+    require(session, "session");
+    session->session.reset_state(stream);
+  });
+}
+
+inferno_status inferno_generate_options_default(inferno_generate_options* options) {
+  return guarded([&] {
+    require(options, "options");
+    *options = inferno_generate_options{};
+    options->struct_size = sizeof(inferno_generate_options);
+    options->max_new_tokens = 16;
+    options->temperature = 0.0f;
+    options->top_k = 0;
+    options->top_p = 1.0f;
+  });
+}
+
+inferno_status inferno_session_generate(inferno_session* session, void* stream,
+                                        const int64_t* prompt, int32_t prompt_len,
+                                        const inferno_generate_options* options,
+                                        int64_t* tokens_out, int32_t* num_tokens_out,
+                                        inferno_generate_stats* stats) {
+  return guarded([&] {
+    require(session, "session");
+    require(tokens_out, "tokens_out");
+    require(num_tokens_out, "num_tokens_out");
+    *num_tokens_out = 0;
+    inferno_generate_options chosen{};
+    inferno_generate_options_default(&chosen);
+    if (options != nullptr) {
+      if (options->struct_size < sizeof(inferno_generate_options)) {
+        fail(INFERNO_STATUS_INVALID_ARGUMENT,
+             "options.struct_size is " + std::to_string(options->struct_size) +
+                 " (fill options with inferno_generate_options_default)");
+      }
+      chosen = *options;
+    }
+    if (stats != nullptr) {
+      if (stats->struct_size < sizeof(inferno_generate_stats)) {
+        fail(INFERNO_STATUS_INVALID_ARGUMENT, "stats.struct_size is " +
+                                                  std::to_string(stats->struct_size) +
+                                                  " (set it to sizeof(inferno_generate_stats))");
+      }
+      const uint32_t size = stats->struct_size;
+      *stats = inferno_generate_stats{};
+      stats->struct_size = size;
+    }
+    session->session.generate(stream, prompt, prompt_len, chosen, tokens_out, num_tokens_out,
+                              stats);
   });
 }
 

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 #include "runtime/cuda_util.h"
 #include "runtime/descriptor.h"
 #include "runtime/error.h"
@@ -37,6 +39,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path, int device) {
     fail(INFERNO_STATUS_ABI_MISMATCH, "'" + path + "': " INFERNO_MODEL_ENTRY_NAME " returned null");
   }
   validate_descriptor(*model->abi_, path);
+  model->entries_ = entry_points(*model->abi_);
+  model->generation_ = analyze_generation(model->entries_, model->abi_->max_positions);
   const HostWeights weights = HostWeights::read(*model->abi_, path);
   if (device == INFERNO_DEVICE_NONE) return model;
 
@@ -64,6 +68,12 @@ Model::~Model() {
   if (device_weights_ == nullptr) return;
   const DeviceGuard guard(device_, std::nothrow);
   cudaFree(device_weights_);
+}
+
+uint64_t Model::arena_bytes() const {
+  uint64_t bytes = 0;
+  for (const inferno_model* entry : entries_) bytes = std::max(bytes, entry->arena_bytes);
+  return bytes;
 }
 
 bool Model::has_arch(int sm) const {

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "inferno/model_abi.h"
+#include "runtime/entry_points.h"
+#include "runtime/generation_layout.h"
 #include "runtime/shared_library.h"
 
 namespace inferno::runtime {
@@ -20,6 +22,12 @@ class Model {
   Model& operator=(const Model&) = delete;
 
   const inferno_model& abi() const { return *abi_; }
+  /// {the model, its variants...}: what a session can run.
+  const EntryPoints& entries() const { return entries_; }
+  /// The arena a session needs: the largest over the entry points (they run one at a time).
+  uint64_t arena_bytes() const;
+  /// How the model generates tokens (an LLM's entry points), or why it cannot.
+  const GenerationLayout& generation() const { return generation_; }
   const std::string& path() const { return path_; }
   /// The device the weights live on; INFERNO_DEVICE_NONE for an inspection-only load.
   int device() const { return device_; }
@@ -37,6 +45,8 @@ class Model {
   std::string path_;
   SharedLibrary library_;  // declared first: closed last, after the weights are freed
   const inferno_model* abi_ = nullptr;
+  EntryPoints entries_;
+  GenerationLayout generation_;
   int device_;
   void* device_weights_ = nullptr;
 };

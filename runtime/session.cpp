@@ -1,9 +1,12 @@
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/cuda_util.h"
+#include "runtime/entry_points.h"
 #include "runtime/error.h"
+#include "runtime/generator.h"
 #include "runtime/tensor_check.h"
 
 namespace inferno::runtime {
@@ -52,6 +55,16 @@ void check_model(int32_t status, char* error, const Model& model, const char* wh
   fail(mapped, "model '" + model.path() + "': " + what + " failed: " + error);
 }
 
+bool is_legacy(cudaStream_t stream) { return stream == nullptr || stream == cudaStreamLegacy; }
+
+// Whether the caller is capturing `stream` into a graph of its own.
+bool caller_capturing(cudaStream_t stream) {
+  if (is_legacy(stream)) return false;  // the legacy stream cannot be captured
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check_cuda(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
+  return status != cudaStreamCaptureStatusNone;
+}
+
 struct GraphDeleter {
   void operator()(cudaGraph_t graph) const { cudaGraphDestroy(graph); }
 };
@@ -63,24 +76,36 @@ Session::Session(std::shared_ptr<const Model> model, const inferno_session_optio
     : model_(std::move(model)),
       use_graph_(options.use_cuda_graph != 0),
       graphs_(static_cast<size_t>(options.graph_cache_size)) {
-  const inferno_model& abi = model_->abi();
-  pointers_.resize(static_cast<size_t>(abi.num_inputs + abi.num_outputs));
+  const EntryPoints& entries = model_->entries();
+  size_t key_size = 0;
+  for (const inferno_model* e : entries) {
+    key_size = std::max(key_size, static_cast<size_t>(1 + e->num_inputs + e->num_outputs));
+  }
+  key_.reserve(key_size);
+  warmed_up_.assign(entries.size(), 0);
+  model_sessions_.assign(entries.size(), nullptr);
   const DeviceGuard guard(model_->device());
   try {
     check_cuda(cudaEventCreateWithFlags(&last_run_, cudaEventDisableTiming), "cudaEventCreate");
-    if (use_graph_) {
-      check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate");
-      check_cuda(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking),
-                 "cudaStreamCreate");
+    check_cuda(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate");
+    check_cuda(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    const uint64_t arena_bytes = model_->arena_bytes();
+    if (arena_bytes > 0) {
+      check_cuda(cudaMalloc(&arena_, arena_bytes),
+                 ("cudaMalloc of the arena (" + std::to_string(arena_bytes) + " bytes)").c_str());
     }
-    if (abi.arena_bytes > 0) {
-      check_cuda(
-          cudaMalloc(&arena_, abi.arena_bytes),
-          ("cudaMalloc of the arena (" + std::to_string(abi.arena_bytes) + " bytes)").c_str());
+    for (size_t e = 0; e < entries.size(); ++e) {
+      char error[kErrorSize] = {};
+      check_model(entries[e]->session_create(model_->device_weights(), &model_sessions_[e], error,
+                                             kErrorSize),
+                  error, *model_, e == 0 ? "session_create" : "a variant's session_create");
     }
-    char error[kErrorSize] = {};
-    check_model(abi.session_create(model_->device_weights(), &state_, error, kErrorSize), error,
-                *model_, "session_create");
+    states_ = std::make_unique<StateBlock>(model_->abi());
+    // The first initialization goes to the session's stream; the first run waits for it.
+    states_->enqueue_init(side_stream_, model_->device_weights());
+    check_cuda(cudaEventRecord(last_run_, side_stream_), "cudaEventRecord");
+    last_stream_ = side_stream_;
+    has_run_ = true;
   } catch (...) {
     release();
     throw;
@@ -94,9 +119,14 @@ Session::~Session() {
 }
 
 void Session::release() noexcept {
+  generator_.reset();
   graphs_.clear();
-  if (state_ != nullptr) model_->abi().session_destroy(state_);
-  state_ = nullptr;
+  const EntryPoints& entries = model_->entries();
+  for (size_t e = 0; e < model_sessions_.size(); ++e) {
+    if (model_sessions_[e] != nullptr) entries[e]->session_destroy(model_sessions_[e]);
+    model_sessions_[e] = nullptr;
+  }
+  states_.reset();
   if (arena_ != nullptr) cudaFree(arena_);
   arena_ = nullptr;
   if (side_stream_ != nullptr) cudaStreamDestroy(side_stream_);
@@ -110,81 +140,154 @@ void Session::release() noexcept {
 void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num_inputs,
                   const inferno_tensor* outputs, int32_t num_outputs) {
   const BusyLock lock(busy_);
-  const inferno_model& abi = model_->abi();
+  const EntryPoints& entries = model_->entries();
+  int32_t entry = 0;
+  if (entries.size() > 1) {
+    entry = select_entry(entries, inputs, num_inputs);
+    if (entry < 0) {
+      fail(INFERNO_STATUS_INVALID_ARGUMENT, "inputs (" + given_inputs_text(inputs, num_inputs) +
+                                                ") match no variant of model '" + model_->path() +
+                                                "', which takes " + accepted_inputs_text(entries));
+    }
+  }
+  const inferno_model& abi = *entries[entry];
   check_tensors("input", abi.inputs, abi.num_inputs, inputs, num_inputs);
   check_tensors("output", abi.outputs, abi.num_outputs, outputs, num_outputs);
-  for (int32_t i = 0; i < num_inputs; ++i) pointers_[i] = inputs[i].data;
-  for (int32_t i = 0; i < num_outputs; ++i) pointers_[num_inputs + i] = outputs[i].data;
+  key_.clear();
+  key_.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(entry)));
+  for (int32_t i = 0; i < num_inputs; ++i) key_.push_back(inputs[i].data);
+  for (int32_t i = 0; i < num_outputs; ++i) key_.push_back(outputs[i].data);
 
   const DeviceGuard guard(model_->device());
-  const auto stream = static_cast<cudaStream_t>(stream_handle);
-  // A stream the caller is capturing gets plain launches, which become part of the caller's graph.
-  const bool legacy = stream == nullptr || stream == cudaStreamLegacy;
-  cudaStreamCaptureStatus caller_capture = cudaStreamCaptureStatusNone;
-  if (!legacy) check_cuda(cudaStreamIsCapturing(stream, &caller_capture), "cudaStreamIsCapturing");
-  const bool in_caller_graph = caller_capture != cudaStreamCaptureStatusNone;
-  const bool graph = use_graph_ && !in_caller_graph;
-
-  cudaGraphExec_t exec = graph ? graphs_.find(pointers_) : nullptr;
+  Work work = work_for(static_cast<cudaStream_t>(stream_handle));
+  const bool graph = use_graph_ && !work.in_caller_graph;
+  cudaGraphExec_t exec = graph ? graphs_.find(key_) : nullptr;
   if (exec == nullptr) {  // new addresses (or no graph): check where they point, once
     check_device_memory("input", abi.inputs, inputs, num_inputs, model_->device());
     check_device_memory("output", abi.outputs, outputs, num_outputs, model_->device());
   }
+  // Everything is validated; from here on work is enqueued.
+  begin_work(work, graph);
+  launch_keyed(entry, work.stream, graph, exec);
+  end_work(work);
+}
 
-  // Everything is validated; from here on work is enqueued. The legacy default stream cannot be
-  // captured, so its graph runs on the side stream, after the caller's earlier work.
-  cudaStream_t work = stream;
-  if (graph && legacy) {
-    work = side_stream_;
-    check_cuda(cudaEventRecord(fork_, stream), "cudaEventRecord");
-    check_cuda(cudaStreamWaitEvent(work, fork_, 0), "cudaStreamWaitEvent");
+void Session::reset_state(void* stream_handle) {
+  const BusyLock lock(busy_);
+  const DeviceGuard guard(model_->device());
+  Work work = work_for(static_cast<cudaStream_t>(stream_handle));
+  begin_work(work, false);
+  enqueue_state_init(work.stream);
+  end_work(work);
+}
+
+void Session::generate(void* stream, const int64_t* prompt, int32_t prompt_len,
+                       const inferno_generate_options& options, int64_t* tokens_out,
+                       int32_t* num_tokens_out, inferno_generate_stats* stats) {
+  const BusyLock lock(busy_);
+  check_generate_request(model_->generation(), prompt, prompt_len, options);
+  const DeviceGuard guard(model_->device());
+  if (generator_ == nullptr) generator_ = std::make_unique<Generator>(*this);
+  generator_->generate(static_cast<cudaStream_t>(stream), prompt, prompt_len, options, tokens_out,
+                       num_tokens_out, stats);
+}
+
+Session::Work Session::work_for(cudaStream_t caller) {
+  return Work{caller, caller, caller_capturing(caller)};
+}
+
+void Session::begin_work(Work& work, bool graphs) {
+  if (graphs && !work.in_caller_graph && is_legacy(work.caller)) {
+    work.stream = side_stream_;
+    check_cuda(cudaEventRecord(fork_, work.caller), "cudaEventRecord");
+    check_cuda(cudaStreamWaitEvent(work.stream, fork_, 0), "cudaStreamWaitEvent");
   }
-  // A run on a new stream first waits for the previous run, which used the same arena.
-  if (has_run_ && work != last_stream_ && !in_caller_graph) {
-    check_cuda(cudaStreamWaitEvent(work, last_run_, 0), "cudaStreamWaitEvent");
+  // Work on a new stream first waits for the previous run, which used the same arena and state.
+  if (has_run_ && work.stream != last_stream_ && !work.in_caller_graph) {
+    check_cuda(cudaStreamWaitEvent(work.stream, last_run_, 0), "cudaStreamWaitEvent");
   }
-  if (graph) {
-    if (exec == nullptr) {
-      // The first run is eager: lazy kernel loading and library set-up inside the model must not
-      // happen during a capture.
-      if (!warmed_up_) call_model(work);
-      warmed_up_ = true;
-      exec = capture();
-      graphs_.insert(pointers_, exec);
-    }
-    check_cuda(cudaGraphLaunch(exec, work), "cudaGraphLaunch");
-  } else {
-    call_model(work);
-  }
-  if (!in_caller_graph) {
-    check_cuda(cudaEventRecord(last_run_, work), "cudaEventRecord");
-    last_stream_ = work;
+}
+
+void Session::end_work(const Work& work) {
+  if (!work.in_caller_graph) {
+    check_cuda(cudaEventRecord(last_run_, work.stream), "cudaEventRecord");
+    last_stream_ = work.stream;
     has_run_ = true;
   }
-  if (work != stream) {  // join: the caller's later work on its stream sees the outputs
-    check_cuda(cudaStreamWaitEvent(stream, last_run_, 0), "cudaStreamWaitEvent");
+  if (work.stream != work.caller) {  // join: the caller's later work on its stream sees the results
+    check_cuda(cudaStreamWaitEvent(work.caller, last_run_, 0), "cudaStreamWaitEvent");
   }
   // A kernel fault surfaces asynchronously; if one already made the context unusable, say so now.
   const cudaError_t late = cudaPeekAtLastError();
   if (is_sticky(late)) fail(INFERNO_STATUS_DEVICE_LOST, cuda_message(late, "device lost"));
 }
 
-cudaGraphExec_t Session::capture() {
+void Session::set_key(int32_t entry, void* const* inputs, void* const* outputs) {
+  const inferno_model& abi = *model_->entries()[entry];
+  key_.clear();
+  key_.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(entry)));
+  key_.insert(key_.end(), inputs, inputs + abi.num_inputs);
+  key_.insert(key_.end(), outputs, outputs + abi.num_outputs);
+}
+
+void Session::launch(int32_t entry, void* const* inputs, void* const* outputs,
+                     cudaStream_t stream) {
+  set_key(entry, inputs, outputs);
+  launch_keyed(entry, stream, use_graph_, use_graph_ ? graphs_.find(key_) : nullptr);
+}
+
+void Session::launch_keyed(int32_t entry, cudaStream_t stream, bool graph, cudaGraphExec_t exec) {
+  if (!graph) {
+    call_keyed(entry, stream);
+    return;
+  }
+  if (exec == nullptr) {
+    // The entry's first run is plain launches: lazy kernel loading and library set-up inside the
+    // model must not happen during a capture. It is this run's result: running the graph too would
+    // apply the run to the state twice.
+    const bool first = warmed_up_[entry] == 0;
+    if (first) call_keyed(entry, stream);
+    warmed_up_[entry] = 1;
+    exec = capture_keyed(entry, {});
+    graphs_.insert(key_, exec);
+    if (first) return;
+  }
+  check_cuda(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+}
+
+cudaGraphExec_t Session::capture(int32_t entry, void* const* inputs, void* const* outputs,
+                                 const std::function<void(cudaStream_t)>& extra) {
+  set_key(entry, inputs, outputs);
+  return capture_keyed(entry, extra);
+}
+
+cudaGraphExec_t Session::capture_keyed(int32_t entry,
+                                       const std::function<void(cudaStream_t)>& extra) {
   // Capturing only records: nothing runs, so the side stream needs no ordering with the caller's.
   // Capturing on a caller's blocking stream instead would break other threads' work on the legacy
   // default stream (it implicitly waits for every blocking stream, which a capture forbids).
   cudaStream_t stream = side_stream_;
   check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
              "cudaStreamBeginCapture");
-  const inferno_model_run_args args{stream, arena_, pointers_.data(),
-                                    pointers_.data() + model_->abi().num_inputs};
+  const inferno_model& abi = *model_->entries()[entry];
+  const inferno_model_run_args args{stream, arena_, key_.data() + 1,
+                                    key_.data() + 1 + abi.num_inputs, states_->pointers()};
   char error[kErrorSize] = {};
-  const int32_t status = model_->abi().run(state_, &args, error, kErrorSize);
+  int32_t status = abi.run(model_sessions_[entry], &args, error, kErrorSize);
+  std::string extra_error;
+  if (status == INFERNO_MODEL_OK && extra) {
+    try {
+      extra(stream);
+    } catch (const Error& e) {
+      extra_error = e.what();
+    }
+  }
   cudaGraph_t raw = nullptr;
   // End the capture whatever happened, so the stream leaves capture mode.
   const cudaError_t ended = cudaStreamEndCapture(stream, &raw);
   const GraphPtr graph(raw);
   check_model(status, error, *model_, "run (while capturing a CUDA graph)");
+  if (!extra_error.empty()) fail(INFERNO_STATUS_CUDA_ERROR, extra_error);
   check_cuda(ended,
              "cudaStreamEndCapture (the model did something a CUDA graph cannot hold; "
              "create the session with use_cuda_graph = 0)");
@@ -194,11 +297,26 @@ cudaGraphExec_t Session::capture() {
   return exec;
 }
 
-void Session::call_model(cudaStream_t stream) {
-  const inferno_model_run_args args{stream, arena_, pointers_.data(),
-                                    pointers_.data() + model_->abi().num_inputs};
+void Session::call_model(int32_t entry, void* const* inputs, void* const* outputs,
+                         cudaStream_t stream) {
+  set_key(entry, inputs, outputs);
+  call_keyed(entry, stream);
+}
+
+void Session::call_keyed(int32_t entry, cudaStream_t stream) {
+  const inferno_model& abi = *model_->entries()[entry];
+  const inferno_model_run_args args{stream, arena_, key_.data() + 1,
+                                    key_.data() + 1 + abi.num_inputs, states_->pointers()};
   char error[kErrorSize] = {};
-  check_model(model_->abi().run(state_, &args, error, kErrorSize), error, *model_, "run");
+  check_model(abi.run(model_sessions_[entry], &args, error, kErrorSize), error, *model_, "run");
+}
+
+void Session::enqueue_state_init(cudaStream_t stream) {
+  states_->enqueue_init(stream, model_->device_weights());
+}
+
+void Session::wait_last_run() {
+  if (has_run_) check_cuda(cudaEventSynchronize(last_run_), "cudaEventSynchronize");
 }
 
 }  // namespace inferno::runtime

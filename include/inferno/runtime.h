@@ -8,7 +8,8 @@
  *                    a loaded model.so bound to one device, its weights uploaded once. Immutable
  *                    after load: share it between threads freely.
  *   inferno_session  per-thread (or per-stream) state: an arena for intermediates, the model's own
- *                    state (cuBLASLt handle, plans) and a small cache of captured CUDA graphs. One
+ *                    session data (cuBLASLt handle, plans), the model's mutable state (an LLM's KV
+ *                    cache: see inferno_model_state) and a small cache of captured CUDA graphs. One
  *                    thread at a time: a second concurrent run on the same session returns
  *                    INFERNO_STATUS_BUSY instead of racing. Successive runs of one session on
  *                    different streams are ordered (they share the arena). A session keeps its
@@ -76,6 +77,40 @@ typedef struct inferno_session_options {
   int32_t graph_cache_size; /* captured graphs kept per session, keyed by buffer addresses (8) */
 } inferno_session_options;
 
+/* Called by inferno_session_generate for each new token, in order (`index` counts from 0), on
+ * the calling thread. Return 0 to go on, nonzero to stop after this token. */
+typedef int32_t (*inferno_token_callback)(void* user_data, int32_t index, int64_t token);
+
+/* What inferno_session_generate does. Fill with inferno_generate_options_default, then change
+ * fields. */
+typedef struct inferno_generate_options {
+  uint32_t struct_size;   /* sizeof(inferno_generate_options); set by the default function */
+  int32_t max_new_tokens; /* 1..1048576 (default 16); tokens_out must hold this many */
+  float temperature; /* 0 (default): greedy argmax; > 0: sample softmax(logits / temperature) */
+  int32_t top_k;     /* sample among the top_k highest logits (ties kept); 0 (default): all */
+  float top_p;       /* then among the fewest most likely tokens whose probability reaches
+                        top_p, in (0, 1]; 1 (default): all */
+  int32_t num_stop_tokens;    /* 0..1024 entries of stop_tokens */
+  uint64_t seed;              /* sampling is a function of (seed, step): same inputs, same tokens */
+  const int64_t* stop_tokens; /* generation ends after emitting one of these (included) */
+  inferno_token_callback callback; /* NULL: none */
+  void* user_data;                 /* passed to callback */
+} inferno_generate_options;
+
+/* What one inferno_session_generate call took. The caller sets struct_size. */
+typedef struct inferno_generate_stats {
+  uint32_t struct_size; /* sizeof(inferno_generate_stats) */
+  int32_t prompt_tokens;
+  int32_t new_tokens;
+  int32_t prefill_runs;          /* model runs the prompt took */
+  double time_to_first_token_ms; /* host time from the call to the first new token on the host */
+  double prefill_ms;             /* GPU time of the prompt's runs (CUDA events) */
+  double decode_ms;              /* host time from the first new token to the last */
+  double decode_ms_per_token;    /* decode_ms / (new_tokens - 1); 0 for one token */
+  double decode_ms_p50;          /* median and 90th percentile of the times between tokens */
+  double decode_ms_p90;
+} inferno_generate_stats;
+
 /* A short stable name for a status, e.g. "invalid_argument". Never NULL. */
 INFERNO_RUNTIME_API const char* inferno_status_name(inferno_status status);
 /* The message of the last failed call on this thread ("" after a successful call). Valid until
@@ -102,6 +137,44 @@ INFERNO_RUNTIME_API inferno_status inferno_model_input(const inferno_loaded_mode
                                                        int32_t index, inferno_tensor_desc* desc);
 INFERNO_RUNTIME_API inferno_status inferno_model_output(const inferno_loaded_model* model,
                                                         int32_t index, inferno_tensor_desc* desc);
+/* Mutable state: tensors each session holds on the device, initialized (zeros or a value from the
+ * weights) when the session is created and by inferno_session_reset_state, and updated in place
+ * by every run (an LLM's KV cache). `bytes` may be NULL. */
+INFERNO_RUNTIME_API inferno_status inferno_model_num_states(const inferno_loaded_model* model,
+                                                            int32_t* count);
+INFERNO_RUNTIME_API inferno_status inferno_model_state(const inferno_loaded_model* model,
+                                                       int32_t index, inferno_state_desc* desc,
+                                                       uint64_t* bytes);
+/* How many positions the state holds (an LLM's KV cache length; position inputs must stay below
+ * it), or 0 when the model declares no such limit. */
+INFERNO_RUNTIME_API inferno_status inferno_model_max_positions(const inferno_loaded_model* model,
+                                                               int64_t* max_positions);
+/* Size of the weights blob (uploaded once per model). */
+INFERNO_RUNTIME_API inferno_status inferno_model_weights_bytes(const inferno_loaded_model* model,
+                                                               uint64_t* bytes);
+
+/* The vocabulary size (the logits' last dimension) of a model inferno_session_generate accepts;
+ * INVALID_ARGUMENT saying why for a model that cannot generate. */
+INFERNO_RUNTIME_API inferno_status inferno_model_vocab_size(const inferno_loaded_model* model,
+                                                            int64_t* vocab);
+
+/* Variants: the input shapes a model runs. Variant 0 is the model itself (what
+ * inferno_model_input/output describe); others are entry points for other shapes sharing the
+ * weights and state, such as an LLM's one-token decode step next to its prompt lengths.
+ * inferno_session_run picks the first variant whose input dtypes and shapes match its tensors. */
+INFERNO_RUNTIME_API inferno_status inferno_model_num_variants(const inferno_loaded_model* model,
+                                                              int32_t* count);
+INFERNO_RUNTIME_API inferno_status inferno_model_variant_num_inputs(
+    const inferno_loaded_model* model, int32_t variant, int32_t* count);
+INFERNO_RUNTIME_API inferno_status inferno_model_variant_num_outputs(
+    const inferno_loaded_model* model, int32_t variant, int32_t* count);
+INFERNO_RUNTIME_API inferno_status inferno_model_variant_input(const inferno_loaded_model* model,
+                                                               int32_t variant, int32_t index,
+                                                               inferno_tensor_desc* desc);
+INFERNO_RUNTIME_API inferno_status inferno_model_variant_output(const inferno_loaded_model* model,
+                                                                int32_t variant, int32_t index,
+                                                                inferno_tensor_desc* desc);
+
 /* Where the model came from (compiler, CUDA version, archs, checksum); lives with the model. */
 INFERNO_RUNTIME_API inferno_status inferno_model_manifest(const inferno_loaded_model* model,
                                                           const inferno_manifest** manifest);
@@ -118,9 +191,11 @@ INFERNO_RUNTIME_API inferno_status inferno_session_create(inferno_loaded_model* 
 /* Waits for the session's last run, then frees it. Accepts NULL. */
 INFERNO_RUNTIME_API inferno_status inferno_session_destroy(inferno_session* session);
 
-/* Enqueues one inference on `stream` (a cudaStream_t; NULL is the legacy default stream). Every
- * tensor's count, data, dtype and shape is checked before anything is launched, and on new buffer
- * addresses also that the data is memory of the model's device. Does not synchronize.
+/* Enqueues one inference on `stream` (a cudaStream_t; NULL is the legacy default stream). The
+ * variant is the first whose input dtypes and shapes match `inputs` (INVALID_ARGUMENT naming the
+ * accepted shapes when none does). Every tensor's count, data, dtype and shape is checked before
+ * anything is launched, and on new buffer addresses also that the data is memory of the model's
+ * device. The run reads and updates the session's state. Does not synchronize.
  * With use_cuda_graph, the first run for a set of buffer addresses captures the model into a CUDA
  * graph (on a session-owned stream) and launches it on `stream`; later runs with the same
  * addresses replay it. Graphs for the legacy default stream run on the session's stream, ordered
@@ -131,6 +206,27 @@ INFERNO_RUNTIME_API inferno_status inferno_session_run(inferno_session* session,
                                                        int32_t num_inputs,
                                                        const inferno_tensor* outputs,
                                                        int32_t num_outputs);
+
+/* Enqueues the state's initialization on `stream` (zeros, or the values from the weights), as at
+ * session creation; ordered after the session's earlier runs. Does not synchronize. */
+INFERNO_RUNTIME_API inferno_status inferno_session_reset_state(inferno_session* session,
+                                                               void* stream);
+
+INFERNO_RUNTIME_API inferno_status
+inferno_generate_options_default(inferno_generate_options* options);
+/* Generates tokens with an LLM (a model whose variants take input_ids i64[1,S] and cache_position
+ * i64[S] and return logits [1,S,vocab], one of them with S = 1): resets the state, runs the prompt
+ * (the smallest variant that holds what is left of it, the tail padded; the largest one at a time
+ * when it is longer), then one-token decode steps, each one CUDA graph replay whose next token is
+ * chosen on the GPU (greedy or sampled, see inferno_generate_options). Writes the new tokens to
+ * `tokens_out` (room for options->max_new_tokens) and their count to `num_tokens_out`; `stats`
+ * may be NULL. `options` NULL: the defaults. Works on `stream` and returns when done. An empty
+ * prompt, a token id outside [0, vocab), or a prompt plus max_new_tokens beyond max_positions is
+ * INVALID_ARGUMENT naming the limit, with nothing launched. */
+INFERNO_RUNTIME_API inferno_status inferno_session_generate(
+    inferno_session* session, void* stream, const int64_t* prompt, int32_t prompt_len,
+    const inferno_generate_options* options, int64_t* tokens_out, int32_t* num_tokens_out,
+    inferno_generate_stats* stats);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -6,10 +6,13 @@
 //
 //   inferno::Model model("model.so", /*device=*/0);
 //   inferno::Session session(model);
+//   auto generated = session.generate(stream, prompt_ids, {/*max_new_tokens=*/64});  // an LLM
 //   session.run(stream, {inferno::tensor(x_dev, model.input(0))}, {inferno::tensor(y_dev,
 //   model.output(0))});
 #pragma once
 
+#include <exception>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -73,40 +76,74 @@ class Model {
     check(inferno_model_check(path.c_str(), sm));
   }
 
-  int32_t num_inputs() const {
-    int32_t n = 0;
-    check(inferno_model_num_inputs(handle_, &n));
-    return n;
-  }
-  int32_t num_outputs() const {
-    int32_t n = 0;
-    check(inferno_model_num_outputs(handle_, &n));
-    return n;
-  }
+  int32_t num_inputs() const { return query<int32_t>(inferno_model_num_inputs); }
+  int32_t num_outputs() const { return query<int32_t>(inferno_model_num_outputs); }
   inferno_tensor_desc input(int32_t index) const {
-    inferno_tensor_desc desc{};
-    check(inferno_model_input(handle_, index, &desc));
-    return desc;
+    return query<inferno_tensor_desc>(inferno_model_input, index);
   }
   inferno_tensor_desc output(int32_t index) const {
-    inferno_tensor_desc desc{};
-    check(inferno_model_output(handle_, index, &desc));
+    return query<inferno_tensor_desc>(inferno_model_output, index);
+  }
+  /// Mutable state each session holds (see inferno_model_state); `bytes` may be null.
+  int32_t num_states() const { return query<int32_t>(inferno_model_num_states); }
+  inferno_state_desc state(int32_t index, uint64_t* bytes = nullptr) const {
+    inferno_state_desc desc{};
+    check(inferno_model_state(handle_, index, &desc, bytes));
     return desc;
   }
+  /// The KV cache length position inputs must stay below; 0 when unbounded.
+  int64_t max_positions() const { return query<int64_t>(inferno_model_max_positions); }
+  uint64_t weights_bytes() const { return query<uint64_t>(inferno_model_weights_bytes); }
+  /// The logits' vocabulary of an LLM; throws (saying why) for a model that cannot generate.
+  int64_t vocab_size() const { return query<int64_t>(inferno_model_vocab_size); }
+  /// Variants (input shapes the model runs); variant 0 is the model itself.
+  int32_t num_variants() const { return query<int32_t>(inferno_model_num_variants); }
+  int32_t variant_num_inputs(int32_t variant) const {
+    return query<int32_t>(inferno_model_variant_num_inputs, variant);
+  }
+  int32_t variant_num_outputs(int32_t variant) const {
+    return query<int32_t>(inferno_model_variant_num_outputs, variant);
+  }
+  inferno_tensor_desc variant_input(int32_t variant, int32_t index) const {
+    return query<inferno_tensor_desc>(inferno_model_variant_input, variant, index);
+  }
+  inferno_tensor_desc variant_output(int32_t variant, int32_t index) const {
+    return query<inferno_tensor_desc>(inferno_model_variant_output, variant, index);
+  }
   const inferno_manifest& manifest() const {
-    const inferno_manifest* m = nullptr;
-    check(inferno_model_manifest(handle_, &m));
-    return *m;
+    return *query<const inferno_manifest*>(inferno_model_manifest);
   }
-  int device() const {
-    int d = 0;
-    check(inferno_model_device(handle_, &d));
-    return d;
-  }
+  int device() const { return query<int>(inferno_model_device); }
   inferno_loaded_model* handle() const { return handle_; }
 
  private:
+  /// What a C query writes through its last argument: check(fn(handle, args..., &value)).
+  template <typename T, typename Fn, typename... Args>
+  T query(Fn fn, Args... args) const {
+    T value{};
+    check(fn(handle_, args..., &value));
+    return value;
+  }
+
   inferno_loaded_model* handle_ = nullptr;
+};
+
+/// What Session::generate does (see inferno_generate_options).
+struct GenerateOptions {
+  int32_t max_new_tokens = 16;
+  float temperature = 0.0f;  // 0: greedy
+  int32_t top_k = 0;         // 0: off
+  float top_p = 1.0f;        // 1: off
+  uint64_t seed = 0;
+  std::vector<int64_t> stop_tokens;  // generation ends after one of these (included)
+  /// Called for each new token in order; return false to stop after it. An exception it throws
+  /// stops generation and is rethrown by generate.
+  std::function<bool(int32_t index, int64_t token)> on_token;
+};
+
+struct GenerateResult {
+  std::vector<int64_t> tokens;
+  inferno_generate_stats stats;
 };
 
 /// One thread's (or stream's) session on a model (see inferno_session_create).
@@ -142,6 +179,51 @@ class Session {
            const std::vector<inferno_tensor>& outputs) {
     run(stream, inputs.data(), inputs.size(), outputs.data(), outputs.size());
   }
+  /// Enqueues the state's initialization on `stream` (see inferno_session_reset_state).
+  void reset_state(void* stream) { check(inferno_session_reset_state(handle_, stream)); }
+
+  /// Generates up to options.max_new_tokens tokens after `prompt` (see inferno_session_generate).
+  GenerateResult generate(void* stream, const std::vector<int64_t>& prompt,
+                          const GenerateOptions& options = {}) {
+    inferno_generate_options o{};
+    check(inferno_generate_options_default(&o));
+    o.max_new_tokens = options.max_new_tokens;
+    o.temperature = options.temperature;
+    o.top_k = options.top_k;
+    o.top_p = options.top_p;
+    o.seed = options.seed;
+    o.stop_tokens = options.stop_tokens.data();
+    o.num_stop_tokens = static_cast<int32_t>(options.stop_tokens.size());
+    struct Callback {
+      const GenerateOptions* options;
+      std::exception_ptr error;
+    } callback{&options, nullptr};
+    if (options.on_token) {
+      o.user_data = &callback;
+      o.callback = [](void* user, int32_t index, int64_t token) -> int32_t {
+        auto* c = static_cast<Callback*>(user);
+        try {
+          return c->options->on_token(index, token) ? 0 : 1;
+        } catch (...) {
+          c->error = std::current_exception();
+          return 1;
+        }
+      };
+    }
+    GenerateResult result{};
+    result.stats.struct_size = sizeof(inferno_generate_stats);
+    result.tokens.resize(options.max_new_tokens > 0 ? static_cast<size_t>(options.max_new_tokens)
+                                                    : 1);
+    int32_t n = 0;
+    const inferno_status status = inferno_session_generate(handle_, stream, prompt.data(),
+                                                           static_cast<int32_t>(prompt.size()), &o,
+                                                           result.tokens.data(), &n, &result.stats);
+    if (callback.error) std::rethrow_exception(callback.error);
+    check(status);
+    result.tokens.resize(static_cast<size_t>(n));
+    return result;
+  }
+
   inferno_session* handle() const { return handle_; }
 
  private:

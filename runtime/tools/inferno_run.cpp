@@ -1,5 +1,6 @@
 // inferno-run: loads a model.so, feeds it .npy inputs (or zeros), saves its outputs as .npy,
-// optionally times it or counts the work one run launches. Exit codes (as infernoc's): 0 ok, 1
+// optionally times it or counts the work one run launches; or generates tokens with an LLM
+// (--generate, generate_cmd.cpp). Exit codes (as infernoc's): 0 ok, 1
 // other error, 3 bad model or input, 4 no device or wrong arch, 5 I/O.
 #include <cuda_runtime_api.h>
 
@@ -12,70 +13,19 @@
 #include <string>
 #include <vector>
 
+#include "generate_cmd.h"
 #include "inferno/runtime.h"
 #include "npy.h"
+#include "run_common.h"
 #include "run_io.h"
 
 namespace {
 
-int exit_code(inferno_status status) {
-  switch (status) {
-    case INFERNO_STATUS_OK:
-      return 0;
-    case INFERNO_STATUS_INVALID_ARGUMENT:
-    case INFERNO_STATUS_LOAD_FAILED:
-    case INFERNO_STATUS_ABI_MISMATCH:
-    case INFERNO_STATUS_WEIGHTS_CORRUPT:
-      return 3;
-    case INFERNO_STATUS_NO_DEVICE:
-    case INFERNO_STATUS_ARCH_MISMATCH:
-      return 4;
-    case INFERNO_STATUS_IO:
-      return 5;
-    default:
-      return 1;
-  }
-}
-
-// A failure to report and exit with.
-struct Exit {
-  int code;
-  std::string message;
-};
-
-void check(inferno_status status) {
-  if (status != INFERNO_STATUS_OK) {
-    throw Exit{exit_code(status),
-               std::string(inferno_status_name(status)) + ": " + inferno_last_error()};
-  }
-}
-
-void check_cuda(cudaError_t error, const char* what) {
-  if (error != cudaSuccess) throw Exit{1, std::string(what) + ": " + cudaGetErrorString(error)};
-}
-
-// A device buffer owned by inferno-run.
-struct DeviceBuffer {
-  void* data = nullptr;
-  explicit DeviceBuffer(size_t bytes) {
-    if (bytes > 0) check_cuda(cudaMalloc(&data, bytes), "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
-
-// Owns the runtime handles so every exit path releases them.
-struct Handles {
-  inferno_loaded_model* model = nullptr;
-  inferno_session* session = nullptr;
-  cudaStream_t stream = nullptr;
-  ~Handles() {
-    inferno_session_destroy(session);
-    inferno_model_unload(model);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
-};
+using inferno::run::check;
+using inferno::run::check_cuda;
+using inferno::run::DeviceBuffer;
+using inferno::run::Exit;
+using inferno::run::Handles;
 
 std::vector<inferno_tensor_desc> describe(const inferno_loaded_model* model, bool inputs) {
   int32_t count = 0;
@@ -89,15 +39,42 @@ std::vector<inferno_tensor_desc> describe(const inferno_loaded_model* model, boo
   return descs;
 }
 
-std::string type_text(const inferno_tensor_desc& d) {
-  static const char* const kNames[] = {"f32", "f16", "bf16", "f64", "i64", "i32", "bool"};
-  std::string text = d.dtype >= 0 && d.dtype < 7 ? kNames[d.dtype] : "?";
-  text += "[";
-  for (int32_t k = 0; k < d.rank; ++k) {
-    if (k > 0) text += ',';
-    text += std::to_string(d.shape[k]);
+using inferno::run::type_text;
+
+// States, max_positions, the variants' inputs and whether the model generates.
+void print_abi2(const inferno_loaded_model* model) {
+  int32_t states = 0;
+  check(inferno_model_num_states(model, &states));
+  for (int32_t i = 0; i < states; ++i) {
+    inferno_state_desc s{};
+    uint64_t bytes = 0;
+    check(inferno_model_state(model, i, &s, &bytes));
+    const std::string init = s.init_offset == INFERNO_STATE_INIT_ZERO
+                                 ? "zeros"
+                                 : "from the weights at " + std::to_string(s.init_offset);
+    std::printf("state  %s: %s, %llu bytes, %s\n", s.tensor.name, type_text(s.tensor).c_str(),
+                static_cast<unsigned long long>(bytes), init.c_str());
   }
-  return text + "]";
+  int64_t max_positions = 0;
+  check(inferno_model_max_positions(model, &max_positions));
+  if (max_positions > 0) std::printf("max_positions %lld\n", static_cast<long long>(max_positions));
+  int32_t variants = 0;
+  check(inferno_model_num_variants(model, &variants));
+  for (int32_t v = 1; v < variants; ++v) {
+    int32_t inputs = 0;
+    check(inferno_model_variant_num_inputs(model, v, &inputs));
+    std::string text;
+    for (int32_t i = 0; i < inputs; ++i) {
+      inferno_tensor_desc d{};
+      check(inferno_model_variant_input(model, v, i, &d));
+      text += std::string(i > 0 ? ", " : "") + d.name + " " + type_text(d);
+    }
+    std::printf("variant %d: %s\n", v, text.c_str());
+  }
+  int64_t vocab = 0;
+  if (inferno_model_vocab_size(model, &vocab) == INFERNO_STATUS_OK) {
+    std::printf("generates: vocab %lld\n", static_cast<long long>(vocab));
+  }
 }
 
 // --check: validate without a GPU and describe the model.
@@ -115,6 +92,7 @@ int check_only(const std::string& path, int sm) {
     std::printf("input  %s: %s\n", d.name, type_text(d).c_str());
   for (const auto& d : describe(h.model, false))
     std::printf("output %s: %s\n", d.name, type_text(d).c_str());
+  print_abi2(h.model);
   return 0;
 }
 
@@ -161,6 +139,7 @@ void print_launch_counts(const std::function<void()>& run_on_stream, cudaStream_
 
 struct Options {
   std::string model;
+  inferno::run::GenerateArgs generate;
   std::vector<std::string> data;
   std::string save_dir;
   int iters = 0;
@@ -172,6 +151,9 @@ struct Options {
 
 int run(const Options& opt) {
   if (opt.check_sm >= 0) return check_only(opt.model, opt.check_sm);
+  if (opt.generate.enabled) {
+    return inferno::run::generate_command(opt.model, opt.device, !opt.no_graph, opt.generate);
+  }
 
   Handles h;
   check(inferno_model_load(opt.model.c_str(), opt.device, &h.model));
@@ -278,6 +260,7 @@ int main(int argc, char** argv) {
   app.add_option("--check", opt.check_sm,
                  "only validate the file for this SM (e.g. 90; 0: any), no GPU")
       ->check(non_negative);
+  inferno::run::add_generate_options(app, opt.generate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,7 +4,8 @@
 // size and checksum before any upload). The fuzz input is decoded into a descriptor whose arrays
 // and strings live here, and into the bytes of an external weights file. Whatever the checks
 // accept must be safe to use: sizes that fit in int64_t, weights of exactly the declared size
-// whose checksum matches the manifest.
+// whose checksum matches the manifest, states initialized from inside the weights, complete
+// variants.
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +68,10 @@ struct DecodedModel {
   std::vector<inferno_tensor_desc> inputs, outputs;
   std::string weights_file;
   std::vector<std::byte> weights;
+  std::vector<inferno_state_desc> states;
+  std::vector<inferno_tensor_desc> state_tensors;
+  std::vector<inferno_model> variants;
+  std::vector<const inferno_model*> variant_pointers;
 };
 
 int32_t stub_create(const void*, void**, char*, size_t) { return 0; }
@@ -94,6 +99,40 @@ void decode_tensors(Bytes& in, DecodedModel& out, std::vector<inferno_tensor_des
   pointer = (count > 0 && in.next(1) == 7) ? nullptr : descs.data();
 }
 
+// States (ABI 2): tensors like inputs', each with an initial value at an offset or zeros.
+void decode_states(Bytes& in, DecodedModel& out) {
+  inferno_model& m = out.model;
+  const inferno_tensor_desc* descs = nullptr;
+  decode_tensors(in, out, out.state_tensors, m.num_states, descs);
+  for (const inferno_tensor_desc& d : out.state_tensors) {
+    const uint64_t init = in.next(1);
+    out.states.push_back({d, init == 0xFF ? in.next(8)
+                             : init < 128 ? INFERNO_STATE_INIT_ZERO
+                                          : init});
+  }
+  m.states = descs == nullptr ? nullptr : out.states.data();
+  m.max_positions = static_cast<int64_t>(in.next(in.next(1) == 0xAB ? 8 : 1)) - 1;
+}
+
+// Variants (ABI 2): copies of the finished model (itself valid or not), some with a field
+// broken. `spec`: 2 bits of count - 1, a bit for a null array, then 4 flag bits per variant.
+void build_variants(DecodedModel& out, uint64_t spec) {
+  inferno_model& m = out.model;
+  m.num_variants = static_cast<int32_t>(spec & 3) - 1;
+  for (int32_t i = 0; i < std::max(m.num_variants, 0); ++i) {
+    inferno_model v = m;
+    v.num_variants = 0;
+    const uint64_t flags = spec >> (3 + 4 * i);
+    if (flags & 1) v.abi_version += 1;
+    if (flags & 2) v.num_variants = 1;
+    if (flags & 4) v.num_inputs = std::min(v.num_inputs, 0);  // another input count
+    if (flags & 8) v.run = nullptr;
+    out.variants.push_back(v);
+  }
+  for (const inferno_model& v : out.variants) out.variant_pointers.push_back(&v);
+  m.variants = (spec & 4) != 0 ? nullptr : out.variant_pointers.data();
+}
+
 void decode(Bytes& in, DecodedModel& out) {
   inferno_model& m = out.model;
   m.abi_version =
@@ -102,10 +141,13 @@ void decode(Bytes& in, DecodedModel& out) {
   m.manifest.num_sm_archs = std::min(in.small(-1, 3), 3);
   out.archs.assign(3, 90);
   m.manifest.sm_archs = in.next(1) == 7 ? nullptr : out.archs.data();
-  out.names.reserve(16);  // names[] must not move: descriptors point into it
+  out.names.reserve(16);  // names[] must not move: descriptors point into it (12 at most)
   out.shapes.reserve(16);
+  out.variants.reserve(2);  // variant_pointers point into it
   decode_tensors(in, out, out.inputs, m.num_inputs, m.inputs);
   decode_tensors(in, out, out.outputs, m.num_outputs, m.outputs);
+  decode_states(in, out);
+  const uint64_t variants = in.next(2);
   m.arena_bytes = in.next(in.next(1) == 0xAB ? 8 : 2);
   m.workspace_bytes = in.next(in.next(1) == 0xAB ? 8 : 2);
   const uint64_t placement = in.next(1);
@@ -123,6 +165,7 @@ void decode(Bytes& in, DecodedModel& out) {
   m.session_create = (placement & 64) ? nullptr : stub_create;
   m.run = stub_run;
   m.session_destroy = stub_destroy;
+  build_variants(out, variants);
 }
 
 // A directory of this process for the external weights files, removed when it ends normally.
@@ -172,6 +215,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       (void)type_text(descs[i].dtype, descs[i].rank, descs[i].shape);
     }
+  }
+  for (int32_t i = 0; i < model.num_states; ++i) {
+    const inferno_state_desc& st = model.states[i];
+    const auto bytes = static_cast<uint64_t>(tensor_bytes(st.tensor));
+    check(st.init_offset == INFERNO_STATE_INIT_ZERO ||
+              (st.init_offset <= model.weights_bytes &&
+               bytes <= model.weights_bytes - st.init_offset),
+          "an accepted state's initial value lies outside the weights");
+  }
+  for (int32_t i = 0; i < model.num_variants; ++i) {
+    check(model.variants[i]->num_variants == 0 && model.variants[i]->run != nullptr,
+          "an accepted variant is incomplete");
   }
   // The external file holds the decoded bytes whatever the descriptor declares.
   std::filesystem::path file;

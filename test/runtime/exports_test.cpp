@@ -28,7 +28,8 @@ std::vector<std::string> exported_symbols(const std::string& library) {
 }  // namespace
 
 TEST_CASE("each test model exports only the entry symbol", "[runtime]") {
-  for (const char* variant : {"good", "bad_abi", "bad_checksum", "sm75", "external", "fault"}) {
+  for (const char* variant :
+       {"good", "bad_abi", "bad_checksum", "sm75", "external", "fault", "llm", "llm_f16"}) {
     const std::string path = inferno::test::model_path(variant);
     INFO(path);
     CHECK(exported_symbols(path) == std::vector<std::string>{INFERNO_MODEL_ENTRY_NAME});

@@ -27,4 +27,14 @@ expect_error(lambda: inferno.check(model("bad_abi")), "abi_mismatch", "ABI versi
 expect_error(lambda: inferno.check(model("bad_checksum")), "weights_corrupt", "checksum")
 expect_error(lambda: inferno.check(model("sm75"), 90), "arch_mismatch", "sm_75")
 expect_error(lambda: inferno.check("/nonexistent/model.so"), "io", "/nonexistent/model.so")
+# The ctypes mirrors of generate's structs have the C layout: the runtime fills the defaults.
+import ctypes  # noqa: E402
+from inferno import runtime as rt  # noqa: E402
+
+options = rt._GenerateOptions()
+assert rt._library().inferno_generate_options_default(ctypes.byref(options)) == 0
+assert options.struct_size == ctypes.sizeof(rt._GenerateOptions), options.struct_size
+assert (options.max_new_tokens, options.temperature, options.top_k, options.top_p) == (16, 0.0, 0, 1.0)
+assert options.num_stop_tokens == 0 and options.seed == 0 and not options.callback
+assert ctypes.sizeof(rt._GenerateStats) == 64  # 4 int32 and 6 doubles
 print("python loader: ok")

@@ -14,6 +14,7 @@
 #include <new>
 
 #include "inferno/model_abi.h"
+#include "test_model_manifest.h"
 
 #ifndef TEST_ABI_VERSION
 #define TEST_ABI_VERSION INFERNO_MODEL_ABI_VERSION
@@ -99,12 +100,7 @@ inferno_model make_model() {
   inferno_model m{};
   m.abi_version = TEST_ABI_VERSION;
   m.struct_size = sizeof(inferno_model);
-  m.manifest.compiler_version = "test";
-  m.manifest.cuda_version = "13.0";
-  m.manifest.sm_archs = kArchs;
-  m.manifest.num_sm_archs = sizeof(kArchs) / sizeof(kArchs[0]);
-  m.manifest.source_model_hash = "0";
-  m.manifest.weights_checksum = inferno_fnv1a64(&kWeights, sizeof(kWeights));
+  m.manifest = inferno::test::test_manifest(kArchs, &kWeights, sizeof(kWeights));
 #ifdef TEST_CORRUPT_CHECKSUM
   m.manifest.weights_checksum ^= 1;
 #endif

@@ -3,6 +3,7 @@
     import inferno
     model = inferno.load("model.so")          # the current torch CUDA device
     y = model(x)                               # x: a torch CUDA tensor; y: a new torch CUDA tensor
+    new_ids = llm.generate([15496, 11, 995], max_new_tokens=32)   # an LLM: token ids in and out
 
 The runtime library is found through $INFERNO_RUNTIME_LIB, else beside this package (an installed
 prefix's lib/), else by the dynamic linker and in standard install directories. Errors raise
@@ -42,6 +43,29 @@ class _SessionOptions(ctypes.Structure):
                 ("graph_cache_size", ctypes.c_int32)]
 
 
+class _StateDesc(ctypes.Structure):
+    _fields_ = [("tensor", _TensorDesc), ("init_offset", ctypes.c_uint64)]
+
+
+_TokenCallback = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64)
+
+
+class _GenerateOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("max_new_tokens", ctypes.c_int32),
+                ("temperature", ctypes.c_float), ("top_k", ctypes.c_int32), ("top_p", ctypes.c_float),
+                ("num_stop_tokens", ctypes.c_int32), ("seed", ctypes.c_uint64),
+                ("stop_tokens", ctypes.POINTER(ctypes.c_int64)), ("callback", _TokenCallback),
+                ("user_data", ctypes.c_void_p)]
+
+
+class _GenerateStats(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("prompt_tokens", ctypes.c_int32),
+                ("new_tokens", ctypes.c_int32), ("prefill_runs", ctypes.c_int32),
+                ("time_to_first_token_ms", ctypes.c_double), ("prefill_ms", ctypes.c_double),
+                ("decode_ms", ctypes.c_double), ("decode_ms_per_token", ctypes.c_double),
+                ("decode_ms_p50", ctypes.c_double), ("decode_ms_p90", ctypes.c_double)]
+
+
 def _candidates():
     if os.environ.get("INFERNO_RUNTIME_LIB"):
         yield os.environ["INFERNO_RUNTIME_LIB"]
@@ -76,8 +100,22 @@ def _library():
 
 
 def _bind(lib):
-    p, i32, c = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int
+    p, i32, c, P = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int, ctypes.POINTER
     signatures = {
+        "inferno_model_num_states": ([p, P(i32)], c),
+        "inferno_model_state": ([p, i32, P(_StateDesc), P(ctypes.c_uint64)], c),
+        "inferno_model_max_positions": ([p, P(ctypes.c_int64)], c),
+        "inferno_model_weights_bytes": ([p, P(ctypes.c_uint64)], c),
+        "inferno_model_vocab_size": ([p, P(ctypes.c_int64)], c),
+        "inferno_model_num_variants": ([p, P(i32)], c),
+        "inferno_model_variant_num_inputs": ([p, i32, P(i32)], c),
+        "inferno_model_variant_num_outputs": ([p, i32, P(i32)], c),
+        "inferno_model_variant_input": ([p, i32, i32, P(_TensorDesc)], c),
+        "inferno_model_variant_output": ([p, i32, i32, P(_TensorDesc)], c),
+        "inferno_session_reset_state": ([p, p], c),
+        "inferno_generate_options_default": ([P(_GenerateOptions)], c),
+        "inferno_session_generate": ([p, p, P(ctypes.c_int64), i32, P(_GenerateOptions),
+                                      P(ctypes.c_int64), P(i32), P(_GenerateStats)], c),
         "inferno_status_name": ([c], ctypes.c_char_p),
         "inferno_last_error": ([], ctypes.c_char_p),
         "inferno_model_load": ([ctypes.c_char_p, c, ctypes.POINTER(p)], c),
@@ -128,19 +166,57 @@ class Model:
         self._sessions, self._local, self._lock = [], threading.local(), threading.Lock()
         self._handle = ctypes.c_void_p()
         _check(self._lib.inferno_model_load(os.fsencode(path), device, ctypes.byref(self._handle)))
-        self.inputs = self._describe(self._lib.inferno_model_num_inputs, self._lib.inferno_model_input)
-        self.outputs = self._describe(self._lib.inferno_model_num_outputs, self._lib.inferno_model_output)
-
-    def _describe(self, count_fn, desc_fn):
+        lib, h = self._lib, self._handle
         count = ctypes.c_int32()
-        _check(count_fn(self._handle, ctypes.byref(count)))
+        _check(lib.inferno_model_num_variants(h, ctypes.byref(count)))
+        # (inputs, outputs) of each variant (input shapes the model runs); variant 0 is the model.
+        self.variants = [(self._describe(lib.inferno_model_variant_num_inputs, lib.inferno_model_variant_input, v),
+                          self._describe(lib.inferno_model_variant_num_outputs, lib.inferno_model_variant_output, v))
+                         for v in range(count.value)]
+        self.inputs, self.outputs = self.variants[0]
+        self.states = self._states()
+        value = ctypes.c_int64()
+        _check(lib.inferno_model_max_positions(h, ctypes.byref(value)))
+        self.max_positions = value.value
+        size = ctypes.c_uint64()
+        _check(lib.inferno_model_weights_bytes(h, ctypes.byref(size)))
+        self.weights_bytes = size.value
+        # The LLM's vocabulary (logits' last dimension), or None for a model that cannot generate.
+        self.vocab_size = value.value if lib.inferno_model_vocab_size(h, ctypes.byref(value)) == 0 else None
+
+    def _spec(self, d):
+        return (d.name.decode(), getattr(self._torch, _DTYPES[d.dtype]), tuple(d.shape[k] for k in range(d.rank)))
+
+    def _describe(self, count_fn, desc_fn, variant):
+        count = ctypes.c_int32()
+        _check(count_fn(self._handle, variant, ctypes.byref(count)))
         specs = []
         for index in range(count.value):
             d = _TensorDesc()
-            _check(desc_fn(self._handle, index, ctypes.byref(d)))
-            dtype = getattr(self._torch, _DTYPES[d.dtype])
-            specs.append((d.name.decode(), dtype, tuple(d.shape[k] for k in range(d.rank))))
+            _check(desc_fn(self._handle, variant, index, ctypes.byref(d)))
+            specs.append(self._spec(d))
         return specs
+
+    def _states(self):
+        """(name, dtype, shape, bytes) of each state tensor a session holds."""
+        count = ctypes.c_int32()
+        _check(self._lib.inferno_model_num_states(self._handle, ctypes.byref(count)))
+        states = []
+        for index in range(count.value):
+            d, size = _StateDesc(), ctypes.c_uint64()
+            _check(self._lib.inferno_model_state(self._handle, index, ctypes.byref(d), ctypes.byref(size)))
+            states.append(self._spec(d.tensor) + (size.value,))
+        return states
+
+    def _outputs_for(self, inputs):
+        """The output specs of the variant whose input shapes the given tensors have (the runtime
+        makes the same choice); the model's own when none matches (the runtime then says why)."""
+        for ins, outs in self.variants:
+            if len(ins) == len(inputs) and all(
+                    isinstance(t, self._torch.Tensor) and t.dtype == dtype and tuple(t.shape) == shape
+                    for t, (_, dtype, shape) in zip(inputs, ins)):
+                return outs
+        return self.outputs
 
     def _session(self):
         session = getattr(self._local, "session", None)
@@ -174,7 +250,8 @@ class Model:
             raise InfernoError("invalid_argument", "the model is closed")
         torch, keep = self._torch, []
         if out is None:
-            outputs = [torch.empty(shape, dtype=dtype, device=self.device) for _, dtype, shape in self.outputs]
+            outputs = [torch.empty(shape, dtype=dtype, device=self.device)
+                       for _, dtype, shape in self._outputs_for(inputs)]
         else:
             outputs = [out] if isinstance(out, torch.Tensor) else list(out)
             if any(not t.is_contiguous() for t in outputs):
@@ -185,6 +262,62 @@ class Model:
         _check(self._lib.inferno_session_run(self._session(), ctypes.c_void_p(stream), ins, len(inputs),
                                              outs, len(outputs)))
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def reset_state(self):
+        """Re-initializes the calling thread's session state (an LLM's KV cache) on the current torch
+        stream, as a new session has it."""
+        stream = self._torch.cuda.current_stream(self.device).cuda_stream
+        _check(self._lib.inferno_session_reset_state(self._session(), ctypes.c_void_p(stream)))
+
+    def generate(self, ids, max_new_tokens=16, temperature=0.0, top_k=0, top_p=1.0, seed=0, stop_tokens=(),
+                 callback=None, return_stats=False):
+        """Generates up to `max_new_tokens` token ids after the prompt `ids` (a sequence of ints, or a
+        tensor/array of shape [L] or [1, L]) with an LLM model.so; returns the new ids as a list of
+        ints (with a dict of timings when `return_stats`). Greedy when temperature is 0, else
+        sampled on the GPU (top_k, top_p, seed). Generation ends after a token in `stop_tokens`
+        (included) or when `callback(index, token)` returns True; an exception it raises stops
+        generation and is re-raised. Uses the calling thread's session; resets its state first."""
+        if self._handle is None:
+            raise InfernoError("invalid_argument", "the model is closed")
+        if hasattr(ids, "tolist"):
+            ids = ids.tolist()
+        if ids and isinstance(ids[0], (list, tuple)):
+            if len(ids) != 1:
+                raise ValueError("generate takes one prompt: shape [L] or [1, L]")
+            ids = ids[0]
+        prompt = (ctypes.c_int64 * max(len(ids), 1))(*[int(t) for t in ids])
+        stops = (ctypes.c_int64 * max(len(stop_tokens), 1))(*[int(t) for t in stop_tokens])
+        options = _GenerateOptions()
+        _check(self._lib.inferno_generate_options_default(ctypes.byref(options)))
+        options.max_new_tokens, options.temperature, options.top_k = max_new_tokens, temperature, top_k
+        options.top_p, options.seed = top_p, seed
+        options.stop_tokens, options.num_stop_tokens = stops, len(stop_tokens)
+        raised = []
+
+        def on_token(_, index, token):
+            try:
+                return 1 if callback(index, token) else 0
+            except BaseException as e:  # re-raised after the runtime returns
+                raised.append(e)
+                return 1
+
+        keep = _TokenCallback(on_token) if callback is not None else _TokenCallback()
+        options.callback = keep
+        out = (ctypes.c_int64 * max(max_new_tokens, 1))()
+        count = ctypes.c_int32()
+        stats = _GenerateStats()
+        stats.struct_size = ctypes.sizeof(_GenerateStats)
+        stream = self._torch.cuda.current_stream(self.device).cuda_stream
+        status = self._lib.inferno_session_generate(self._session(), ctypes.c_void_p(stream), prompt, len(ids),
+                                                    ctypes.byref(options), out, ctypes.byref(count),
+                                                    ctypes.byref(stats))
+        if raised:
+            raise raised[0]
+        _check(status)
+        tokens = list(out[:count.value])
+        if not return_stats:
+            return tokens
+        return tokens, {name: getattr(stats, name) for name, _ in _GenerateStats._fields_[1:]}
 
     def close(self):
         """Frees the sessions and the model (also done when the object is collected)."""
