@@ -27,11 +27,13 @@ summary=()
   python3 -c 'import torch; print("torch", torch.__version__)'
 } >"$out/environment.log" 2>&1
 
-mode=${1:-tests}  # tests: build + every test; bench: build + tools/bench (latency tables, ncu); all: both
+# tests: build + every test; bench: build + tools/bench (latency tables, ncu); all: both;
+# llm: build + the gpu tests + tools/gpu/llm_check.py + tools/bench/bench_llm.py
+mode=${1:-tests}
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" &&
-  step build build.log cmake --build "$build" --parallel "$(nproc)"
+  step build build.log cmake --build "$build" --parallel "$(nproc)" -- -k 0
 # The torch wheel's libtorch.so must come after libstdc++ in our binaries (docs/gpu-build.md).
 echo "infernoc's first libraries: $(readelf -d "$build/src/infernoc" 2>/dev/null | grep NEEDED | head -4 | grep -o '\[.*\]' | tr '\n' ' ')"
 if [[ $mode == tests || $mode == all ]]; then
@@ -52,6 +54,18 @@ if [[ $mode == bench || $mode == all ]]; then
   for table in bench_mm_relu.md bench_mlp.md bench_cnn.md bench_transformer.md ncu_mm_relu.md; do
     [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }
   done
+fi
+
+if [[ $mode == llm ]]; then
+  llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
+           PYTHONUNBUFFERED=1)
+  step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900
+  step "llm check" llm_check.log "${llm_env[@]}" python3 "$root/tools/gpu/llm_check.py" \
+    --infernoc "$build/src/infernoc" --out /tmp/llm-check
+  cp /tmp/llm-check/llm_check.md "$out/" 2>/dev/null
+  step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" \
+    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS}
+  for table in llm_check.md bench_llm.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
 fi
 
 echo "build warnings: $(grep -c 'warning:' "$out/build.log" 2>/dev/null || echo 0)"

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""LLM generation benchmark on a GPU machine: per-token decode latency and time to first token at
+batch 1 in fp16, for GPT-2 small and a TinyLlama-1.1B-shaped Llama (random weights, a 128-token
+prompt, 64 new tokens), against Hugging Face's eager generate in the same process and against the
+bandwidth floor (weight bytes / device copy bandwidth).
+
+Each model is exported with transformers' decoder recipe (TorchExportableModuleForDecoderOnlyLM,
+a static cache of MAX_CACHE positions) in fp16, compiled by infernoc with its weights beside the
+library and two variants (the 128-token prompt and the one-token step), and run by
+`inferno-run --generate` (C++, each decode step one CUDA graph replay). Hugging Face's figures
+are generate() with its default cache: per token (t(64 new) - t(1 new)) / 63, first token t(1).
+
+Usage: python3 tools/bench/bench_llm.py --infernoc build/src/infernoc \\
+           --inferno-run build/runtime/inferno-run --out DIR [--models gpt2-small tinyllama]
+Writes DIR/bench_llm.md and prints it last.
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+PROMPT, NEW, MAX_CACHE = 128, 64, 256
+
+
+def configs():
+    import transformers as tf
+    return {
+        "gpt2-small": (tf.GPT2LMHeadModel, tf.GPT2Config()),
+        "tinyllama": (tf.LlamaForCausalLM,
+                      tf.LlamaConfig(hidden_size=2048, intermediate_size=5632, num_hidden_layers=22,
+                                     num_attention_heads=32, num_key_value_heads=4, vocab_size=32000,
+                                     max_position_embeddings=2048)),
+    }
+
+
+def export(name, work):
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+    cls, config = configs()[name]
+    torch.manual_seed(0)
+    model = cls(config).half().eval()
+    model.generation_config.use_cache = True
+    model.generation_config.cache_implementation = "static"
+    recipe = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=MAX_CACHE)
+    seq = torch.export.Dim("seq_length", max=MAX_CACHE - 1)
+    program = recipe.export(input_ids=torch.zeros(1, 4, dtype=torch.long), cache_position=torch.arange(4),
+                            dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})
+    path = work / f"{name}.pt2"
+    torch.export.save(program, str(path))
+    symbol = str(next(iter(program.range_constraints)))
+    return model, path, symbol
+
+
+def run_infernoc(args, name, pt2, symbol, prompt_file, work):
+    so = work / f"{name}.so"
+    start = time.perf_counter()
+    subprocess.run([args.infernoc, str(pt2), "-o", str(so), "--weights", "external", "--quiet",
+                    "--specialize", f"{symbol}=1,{PROMPT}"], check=True)
+    compile_s = time.perf_counter() - start
+    text = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
+                           "--max-new-tokens", str(NEW)], check=True, capture_output=True,
+                          text=True).stdout
+    (work / f"{name}.generate.txt").write_text(text)
+    per_token = float(re.search(r"median ([0-9.]+)", text).group(1))
+    ttft = float(re.search(r"time to first token: ([0-9.]+)", text).group(1))
+    floor = float(re.search(r"= ([0-9.]+) ms/token", text).group(1))
+    return {"compile s": compile_s, "infernoc ms/token": per_token, "infernoc TTFT ms": ttft,
+            "floor ms/token": floor}
+
+
+def run_hf(model, prompt):
+    model = model.cuda()
+    ids = torch.from_numpy(prompt).cuda()
+
+    def timed(new):
+        times = []
+        for _ in range(3):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            model.generate(ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, pad_token_id=0,
+                           cache_implementation=None)
+            torch.cuda.synchronize()
+            times.append(time.perf_counter() - start)
+        return sorted(times)[1] * 1e3
+
+    model.generation_config.cache_implementation = None  # Hugging Face's default (dynamic) cache
+    timed(2)  # warm-up
+    first, full = timed(1), timed(NEW)
+    return {"HF eager ms/token": (full - first) / (NEW - 1), "HF eager TTFT ms": first}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--infernoc", required=True)
+    parser.add_argument("--inferno-run", required=True)
+    parser.add_argument("--out", type=Path, default=Path("bench-llm"))
+    parser.add_argument("--models", nargs="+", default=["gpt2-small", "tinyllama"])
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    work = Path("/tmp/bench-llm")
+    work.mkdir(exist_ok=True)
+    rows = []
+    for name in args.models:
+        row = {"model": name}
+        try:
+            model, pt2, symbol = export(name, work)
+            prompt = np.random.default_rng(0).integers(3, model.config.vocab_size, (1, PROMPT), dtype=np.int64)
+            prompt_file = work / f"{name}.prompt.npy"
+            np.save(prompt_file, prompt)
+            row.update(run_infernoc(args, name, pt2, symbol, prompt_file, work))
+            row.update(run_hf(model, prompt))
+            row["floor / infernoc"] = row["floor ms/token"] / row["infernoc ms/token"]
+            row["HF / infernoc"] = row["HF eager ms/token"] / row["infernoc ms/token"]
+        except Exception as error:
+            row["error"] = f"{type(error).__name__}: {str(error)[:300]}"
+        print(row, flush=True)
+        rows.append(row)
+    keys = ["model", "infernoc ms/token", "floor ms/token", "floor / infernoc", "HF eager ms/token",
+            "HF / infernoc", "infernoc TTFT ms", "HF eager TTFT ms", "compile s"]
+    lines = [f"{torch.cuda.get_device_name()}, fp16, batch 1, prompt {PROMPT}, {NEW} new tokens, "
+             f"median per token", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    for row in rows:
+        lines.append("| " + " | ".join(f"{row[k]:.3f}" if isinstance(row.get(k), float) else str(row.get(k, "-"))
+                                       for k in keys) + " |")
+    text = "\n".join(lines)
+    (args.out / "bench_llm.md").write_text(text + "\n")
+    print(text)
+    return 0 if all("error" not in r for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
