@@ -41,7 +41,7 @@ struct LoadOptions {
   std::vector<InputSpec> inputs;  ///< empty: take shapes from the model where it has them
   /// Values for the model's dynamic dims by symbol ("s0" -> 16), where no --input gives them;
   /// a symbol not listed takes the size the model was exported with.
-  std::map<std::string, int64_t, std::less<>> symbols;
+  std::map<std::string, int64_t, std::less<>> symbols{};
   /// When set, the loader records each dynamic dim of the model's inputs here: the range the
   /// model was exported for and the value it was bound to.
   std::map<std::string, DynamicDim, std::less<>>* dynamic_dims = nullptr;
