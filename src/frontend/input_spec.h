@@ -2,6 +2,7 @@
 // or the shapes and dtypes of `--data` files).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ struct InputSpec {
   /// floating-point input of another width (the CLI converts it), and a .pt2 input keeps the
   /// model's dtype. TorchScript records no input dtypes, so there the spec's dtype is used as is.
   bool exact_dtype = true;
+  /// The --data file the spec was taken from, empty for --input: errors name what the user gave.
+  std::string data_file = {};
 };
 
 /// Parses "x:1x512:f32". DIMS is 'x'-separated non-negative integers; "scalar" (or an empty
@@ -30,6 +33,9 @@ Expected<InputSpec> parse_input_spec(std::string_view text);
 /// What a frontend needs besides the model file.
 struct LoadOptions {
   std::vector<InputSpec> inputs;  ///< empty: take shapes from the model where it has them
+  /// Hears what the frontend decided for the user (which TorchScript value an output name was);
+  /// may be empty.
+  std::function<void(std::string_view)> note = {};
 };
 
 /// Matches `specs` against the model's input names (`model_names`, in order): the counts must be
