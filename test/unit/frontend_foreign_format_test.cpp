@@ -30,11 +30,11 @@ TEST_CASE("an ONNX ModelProto is recognized by its first fields", "[frontend]") 
   CHECK_FALSE(onnx({0x93, 0x4e, 0x55, 0x4d}));  // a .npy
 }
 
-TEST_CASE("outputs are named output<i> or by their keys, once, never inputs", "[frontend]") {
+TEST_CASE("outputs are named output<i> or by their keys, once and never inputs", "[frontend]") {
   Expected<ir::Graph> graph = ir::parse_graph(R"(graph(%x: f32[4], %output1: f32[4]) {
-  %829 = relu(%x)
-  %830 = neg(%x)
-  %831 = exp(%x)
+  %829: f32[4] = relu(%x)
+  %830: f32[4] = neg(%x)
+  %831: f32[4] = exp(%x)
   return %829, %x, %830, %829, %831
 }
 )");
@@ -46,7 +46,7 @@ TEST_CASE("outputs are named output<i> or by their keys, once, never inputs", "[
         std::string::npos);
   // A name the graph already uses is made unique.
   Expected<ir::Graph> taken = ir::parse_graph(R"(graph(%output0: f32[4]) {
-  %1 = relu(%output0)
+  %1: f32[4] = relu(%output0)
   return %1
 }
 )");
