@@ -31,14 +31,35 @@ void check_cuda(cudaError_t error, const char* what) {
   fail(status_of(error), cuda_message(error, what));
 }
 
+std::string no_device_message(cudaError_t error) {
+  const std::string detail = " (" + cuda_message(error, "cudaGetDeviceCount") + ")";
+  // cudart reports a machine without the driver library as an insufficient driver, which reads
+  // like a version problem; a driver version of 0 means no driver at all.
+  int driver = 0;
+  if (error == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+      driver > 0) {
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    const auto version = [](int v) {
+      return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    };
+    return "the NVIDIA driver supports CUDA " + version(driver) + ", older than CUDA " +
+           version(runtime) + " that this runtime was built with: update the driver" + detail;
+  }
+  if (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver)
+    return "no NVIDIA GPU or driver found" + detail;
+  return "no usable NVIDIA GPU" + detail;
+}
+
 int device_count() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) {
     cudaGetLastError();
-    fail(INFERNO_STATUS_NO_DEVICE, cuda_message(error, "no CUDA device"));
+    fail(INFERNO_STATUS_NO_DEVICE, no_device_message(error));
   }
-  if (count == 0) fail(INFERNO_STATUS_NO_DEVICE, "no CUDA device: the driver reports 0 devices");
+  if (count == 0)
+    fail(INFERNO_STATUS_NO_DEVICE, "no NVIDIA GPU found: the driver reports 0 devices");
   return count;
 }
 

@@ -23,7 +23,10 @@ std::string cuda_message(cudaError_t error, const std::string& what);
 /// non-sticky error is also cleared from this thread's CUDA last-error slot.
 void check_cuda(cudaError_t error, const char* what);
 
-/// Number of CUDA devices; throws NO_DEVICE (with CUDA's reason) when there is none or no driver.
+/// Why cudaGetDeviceCount failed, for a user: "no NVIDIA GPU or driver found (<CUDA's error>)",
+/// or a driver too old for this runtime (naming both CUDA versions).
+std::string no_device_message(cudaError_t error);
+/// Number of CUDA devices; throws NO_DEVICE (no_device_message) when there is none or no driver.
 int device_count();
 /// Compute capability as major*10+minor (90 for sm_90).
 int compute_capability(int device);

@@ -13,7 +13,8 @@ namespace inferno::runtime {
 SharedLibrary::SharedLibrary(const std::string& path) : path_(path) {
   // dlopen's own message cannot tell a missing file from a broken one; access() can.
   if (access(path.c_str(), R_OK) != 0) {
-    fail(INFERNO_STATUS_IO, "cannot read '" + path + "': " + std::strerror(errno));
+    fail(INFERNO_STATUS_IO, "cannot read '" + path +
+                                "': " + (errno == ENOENT ? "no such file" : std::strerror(errno)));
   }
   // A bare file name would make dlopen search the library path instead of opening this file.
   const std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;

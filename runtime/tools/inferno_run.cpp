@@ -155,6 +155,9 @@ int run(const Options& opt) {
     return inferno::run::generate_command(opt.model, opt.device, !opt.no_graph, opt.generate);
   }
 
+  // The user's files first: a mistyped path fails at once, with or without a GPU.
+  std::vector<inferno::npy::Array> arrays;
+  for (const std::string& path : opt.data) arrays.push_back(inferno::npy::read(path));
   Handles h;
   check(inferno_model_load(opt.model.c_str(), opt.device, &h.model));
   const auto in_descs = describe(h.model, true);
@@ -174,8 +177,7 @@ int run(const Options& opt) {
       buffers.push_back(std::make_unique<DeviceBuffer>(bytes));
       check_cuda(cudaMemset(buffers.back()->data, 0, bytes), "cudaMemset of an input");
     } else {
-      const auto bytes =
-          inferno::run::input_bytes(inferno::npy::read(opt.data[i]), in_descs[i], opt.data[i]);
+      const auto bytes = inferno::run::input_bytes(arrays[i], in_descs[i], opt.data[i]);
       buffers.push_back(std::make_unique<DeviceBuffer>(bytes.size()));
       check_cuda(
           cudaMemcpy(buffers.back()->data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
@@ -240,7 +242,13 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   Options opt;
-  CLI::App app{"Run a model.so built by infernoc on .npy inputs"};
+  CLI::App app{"Run a model.so built by infernoc on .npy inputs", "inferno-run"};
+  app.footer(
+      "Prints each output's name, dtype and shape; --check prints the model's description "
+      "instead.\n"
+      "Exit codes: 0 ok, 1 internal or CUDA error, 3 invalid model, input or command line, 4 no "
+      "usable\n"
+      "GPU (no NVIDIA GPU or driver, or none of the archs the model was built for), 5 I/O error.");
   app.add_option("model", opt.model, "the model.so")->required();
   app.add_option("--data", opt.data,
                  "an input .npy file, one per model input, in order (none: every input is zeros); "
@@ -250,21 +258,34 @@ int main(int argc, char** argv) {
   app.add_option("--save-outputs", opt.save_dir,
                  "write out0.npy, out1.npy, ... to this directory (an f16 output as float16, a "
                  "bf16 output widened exactly to float32)");
-  const CLI::Range non_negative(0, 1 << 30);
-  app.add_option("--iters", opt.iters, "time this many runs after warm-up")->check(non_negative);
-  app.add_option("--device", opt.device, "CUDA device index")->check(non_negative);
+  // No description: the option's text says the range, without CLI11's "INT in [0 - 1073741824]".
+  const CLI::Validator non_negative = CLI::Range(0, 1 << 30).description("");
+  app.add_option("--iters", opt.iters,
+                 "after one run, time N more (after a warm-up of max(3, N/10) runs) and print "
+                 "the median, p90 and minimum latency in microseconds, as the host sees it (run "
+                 "and stream sync; a CUDA graph replay unless --no-graph)")
+      ->type_name("N")
+      ->check(non_negative);
+  app.add_option("--device", opt.device, "the CUDA device to run on, by index (default 0)")
+      ->type_name("INDEX")
+      ->check(non_negative);
   app.add_flag("--no-graph", opt.no_graph, "run without capturing a CUDA graph");
   app.add_flag(
       "--count-kernels", opt.count_kernels,
       "capture one run into a CUDA graph and print how many kernels (and copies) it launches");
   app.add_option("--check", opt.check_sm,
-                 "only validate the file for this SM (e.g. 90; 0: any), no GPU")
+                 "only validate the file and print its inputs and outputs, without a GPU: SM is "
+                 "the compute capability it must run on (90 for sm_90; 0: any)")
+      ->type_name("SM")
       ->check(non_negative);
   inferno::run::add_generate_options(app, opt.generate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 3;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "inferno-run: error: %s\nrun 'inferno-run --help' for the options\n",
+                 e.what());
+    return 3;
   }
   try {
     return run(opt);

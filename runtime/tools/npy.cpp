@@ -210,7 +210,11 @@ Array read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (!in || ec) throw Error("cannot read '" + path + "'", true);
+  if (!in || ec) {
+    // Worded as infernoc words it.
+    const bool missing = !std::filesystem::exists(path, ec);
+    throw Error("cannot read '" + path + "'" + (missing ? ": no such file" : ""), true);
+  }
   std::vector<std::byte> bytes(size);
   if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
     throw Error("cannot read '" + path + "'", true);

@@ -46,6 +46,7 @@ std::string describe(const ir::Graph& graph) {
 Expected<frontend::LoadOptions> load_options(const CliOptions& options,
                                              std::vector<ir::Tensor>& data) {
   frontend::LoadOptions load;
+  load.note = [](std::string_view message) { spdlog::info("{}", message); };
   for (const std::string& text : options.input_specs) {
     INFERNO_ASSIGN_OR_RETURN(frontend::InputSpec spec, frontend::parse_input_spec(text));
     load.inputs.push_back(std::move(spec));
@@ -55,7 +56,8 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
     data.push_back(std::move(tensor));
   }
   if (load.inputs.empty()) {
-    for (const ir::Tensor& t : data) load.inputs.push_back({"", t.type, /*exact_dtype=*/false});
+    for (size_t i = 0; i < data.size(); ++i)
+      load.inputs.push_back({"", data[i].type, /*exact_dtype=*/false, options.data_files[i]});
   }
   return load;
 }

@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "support/version.h"
 
@@ -12,8 +13,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       "infernoc"};
   app.set_version_flag("--version", std::string("infernoc ") + kInfernoVersion);
   app.footer(
-      "Exit codes: 0 ok, 1 internal error, 2 unsupported op or feature, 3 invalid model, input or\n"
-      "command line, 4 toolchain or environment, 5 I/O error.\n"
+      "Exit codes: 0 ok, 1 internal error, 2 unsupported op, feature or model format (ONNX), 3\n"
+      "invalid model, input or command line, 4 toolchain or environment, 5 I/O error.\n"
       "Environment: INFERNO_DEBUG=1 prints the IR after every pass to stderr; CUDACXX, CUDA_HOME "
       "and\n"
       "PATH locate nvcc (see --nvcc); INFERNO_KERNELS_DIR overrides where the CUDA kernels are; "
@@ -119,8 +120,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return {std::nullopt, code == 0 ? 0 : static_cast<int>(ErrorCode::kInvalidInput)};
+    if (e.get_exit_code() == 0) return {std::nullopt, app.exit(e)};  // --help, --version
+    // CLI11's own messages in infernoc's form, so every command-line mistake reads the same.
+    std::fprintf(stderr, "infernoc: error: %s\nrun 'infernoc --help' for the options\n", e.what());
+    return {std::nullopt, static_cast<int>(ErrorCode::kInvalidInput)};
   }
 
   o.emit = emit == "ir"     ? Emit::kIr

@@ -1,14 +1,20 @@
-// Format detection by content (the zip's entry names) and dispatch to the two frontends.
+// Format detection by content (the zip's entry names) and dispatch to the two frontends; files of
+// a format infernoc does not read (ONNX, torch.save checkpoints) are named as such.
 #include "frontend/frontend.h"
 
 #include <algorithm>
 
+#include "frontend/foreign_format.h"
 #include "frontend/pt2_archive.h"
 
 namespace inferno::frontend {
 
 Expected<ModelFormat> detect_format(const std::string& path) {
-  INFERNO_ASSIGN_OR_RETURN(Pt2Archive archive, Pt2Archive::open(path));
+  Expected<Pt2Archive> opened = Pt2Archive::open(path);
+  if (!opened && opened.status().code() == ErrorCode::kInvalidInput) {
+    if (std::optional<Status> foreign = diagnose_non_zip(path)) return *foreign;
+  }
+  INFERNO_ASSIGN_OR_RETURN(Pt2Archive archive, std::move(opened));
   const std::vector<std::string>& names = archive.records();
   auto has_name = [&](std::string_view n) {
     return std::find(names.begin(), names.end(), n) != names.end();
@@ -24,6 +30,7 @@ Expected<ModelFormat> detect_format(const std::string& path) {
   const bool has_code = std::any_of(names.begin(), names.end(),
                                     [](const std::string& n) { return n.starts_with("code/"); });
   if (archive.has("data.pkl") && has_code) return ModelFormat::kTorchScript;
+  if (std::optional<Status> foreign = diagnose_zip(path, names)) return *foreign;
   return invalid_input("'" + path +
                        "' is neither a torch.export archive (.pt2) nor a TorchScript file");
 }

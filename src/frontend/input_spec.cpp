@@ -86,10 +86,12 @@ Expected<InputSpec> parse_input_spec(std::string_view text) {
 Status check_input_specs(const std::vector<InputSpec>& specs,
                          const std::vector<std::string>& model_names) {
   if (specs.size() != model_names.size()) {
+    const bool data = !specs.empty() && !specs.front().data_file.empty();
+    const std::string given = data ? (specs.size() == 1 ? " --data file was" : " --data files were")
+                                   : (specs.size() == 1 ? " --input was" : " --inputs were");
     return invalid_input("model has " + std::to_string(model_names.size()) + " input" +
                          (model_names.size() == 1 ? "" : "s") + " (" + join(model_names) +
-                         ") but " + std::to_string(specs.size()) + " --input" +
-                         (specs.size() == 1 ? " was" : "s were") + " given");
+                         ") but " + std::to_string(specs.size()) + given + " given");
   }
   for (size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].name.empty()) continue;

@@ -2,6 +2,7 @@
 // or the shapes and dtypes of `--data` files).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,13 +23,14 @@ struct InputSpec {
   /// floating-point input of another width (the CLI converts it), and a .pt2 input keeps the
   /// model's dtype. TorchScript records no input dtypes, so there the spec's dtype is used as is.
   bool exact_dtype = true;
+  /// The --data file the spec was taken from, empty for --input: errors name what the user gave.
+  std::string data_file = {};
 };
 
 /// Parses "x:1x512:f32". DIMS is 'x'-separated non-negative integers; "scalar" (or an empty
 /// DIMS field) means rank 0. DTYPE is an IR dtype name. Errors are invalid-input Statuses.
 Expected<InputSpec> parse_input_spec(std::string_view text);
 
-/// What a frontend needs besides the model file.
 /// A dynamic dim of a model's inputs: its export range (max: -1 when unbounded) and the value it
 /// was bound to by this load.
 struct DynamicDim {
@@ -37,6 +39,7 @@ struct DynamicDim {
   int64_t value = 0;
 };
 
+/// What a frontend needs besides the model file.
 struct LoadOptions {
   std::vector<InputSpec> inputs;  ///< empty: take shapes from the model where it has them
   /// Values for the model's dynamic dims by symbol ("s0" -> 16), where no --input gives them;
@@ -45,6 +48,9 @@ struct LoadOptions {
   /// When set, the loader records each dynamic dim of the model's inputs here: the range the
   /// model was exported for and the value it was bound to.
   std::map<std::string, DynamicDim, std::less<>>* dynamic_dims = nullptr;
+  /// Hears what the frontend decided for the user (which TorchScript value an output name was);
+  /// may be empty.
+  std::function<void(std::string_view)> note = {};
 };
 
 /// Matches `specs` against the model's input names (`model_names`, in order): the counts must be

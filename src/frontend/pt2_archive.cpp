@@ -7,12 +7,14 @@
 #include "frontend/pt2_archive.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "support/crc32.h"
+#include "support/file_io.h"
 
 namespace inferno::frontend {
 namespace {
@@ -159,11 +161,10 @@ Pt2Archive::~Pt2Archive() = default;
 Expected<Pt2Archive> Pt2Archive::open(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return io_error("cannot read '" + path + "': no such file");
-  if (std::filesystem::is_directory(status))
-    return io_error("cannot read '" + path + "': it is a directory");
+  if (!std::filesystem::exists(status)) return read_error(path, ENOENT);
+  if (std::filesystem::is_directory(status)) return read_error(path, EISDIR);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot read '" + path + "': " + std::strerror(errno));
+  if (!in) return read_error(path, errno);
   in.seekg(0, std::ios::end);
   const auto file_size = static_cast<uint64_t>(in.tellg());
   Expected<std::vector<Entry>> entries = read_directory(in, file_size);

@@ -205,8 +205,14 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
           expected += (k ? "," : "") + (meta->sizes[k].value ? std::to_string(*meta->sizes[k].value)
                                                              : meta->sizes[k].expr);
         }
-        return invalid_input("--input " + std::to_string(i) + " (" + name + ") is " +
-                             spec.to_string() + " but the model expects " + expected + "]");
+        const std::string index = std::to_string(i);
+        if (!options_.inputs[i].data_file.empty()) {
+          return invalid_input("--data '" + options_.inputs[i].data_file + "' is " +
+                               spec.to_string() + " but the model's input " + index + " (" + name +
+                               ") is " + expected + "]");
+        }
+        return invalid_input("--input " + index + " (" + name + ") is " + spec.to_string() +
+                             " but the model expects " + expected + "]");
       }
       type.shape = spec.shape;
     }

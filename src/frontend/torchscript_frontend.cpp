@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -43,15 +44,18 @@
 
 #include "frontend/aten_table.h"
 #include "frontend/frontend.h"
+#include "frontend/output_names.h"
 
 namespace inferno::frontend {
 namespace {
 
 namespace jit = torch::jit;
 
-/// A TorchScript tuple: the values it was built from (all of them already decoded).
+/// A TorchScript tuple: the values it was built from (all of them already decoded); a dict of
+/// string keys is kept as the tuple of its values, with its keys (which name the outputs).
 struct TupleValue {
   std::vector<const jit::Value*> elements;
+  std::vector<std::string> keys;  ///< one per element for a dict, else empty
 };
 /// An output lower_aten_call did not compute (ir::kNoValue: pooling indices, batch_norm's saved
 /// statistics): refused where the model uses it.
@@ -289,11 +293,17 @@ class Walker {
     return Status::ok();
   }
 
-  Status set_outputs() {
+  /// The IR outputs, named output0, output1, ... or by a returned dict's keys (TorchScript's
+  /// own names are numbers); `note` hears which value each name was.
+  Status set_outputs(const std::function<void(std::string_view)>& note) {
     std::vector<ir::ValueId> outputs;
+    std::vector<std::string> keys;
     for (const jit::Value* value : graph_.outputs())
-      INFERNO_RETURN_IF_ERROR(flatten_output(value, outputs));
+      INFERNO_RETURN_IF_ERROR(flatten_output(value, "", outputs, keys));
     out_.set_outputs(std::move(outputs));
+    std::string names;
+    for (const std::string& n : name_outputs(out_, keys)) names += (names.empty() ? "" : ", ") + n;
+    if (note && !names.empty()) note("TorchScript outputs named " + names);
     return Status::ok();
   }
 
@@ -448,6 +458,7 @@ class Walker {
                            location_of(node));
       }
       values.elements.push_back(inputs[i + 1]);
+      values.keys.push_back(std::get<std::string>(key));
     }
     return bind(node->output(), std::move(values));
   }
@@ -632,20 +643,24 @@ class Walker {
                        node_name(user), location_of(user));
   }
 
-  Status flatten_output(const jit::Value* value, std::vector<ir::ValueId>& outputs) {
+  Status flatten_output(const jit::Value* value, const std::string& key,
+                        std::vector<ir::ValueId>& outputs, std::vector<std::string>& keys) {
     auto found = values_.find(value);
     if (found == values_.end()) {
       return invalid_input("model output '" + value->debugName() + "' is not defined by the graph");
     }
     if (const auto* tuple = std::get_if<TupleValue>(&found->second)) {
-      for (const jit::Value* element : tuple->elements)
-        INFERNO_RETURN_IF_ERROR(flatten_output(element, outputs));
+      for (size_t i = 0; i < tuple->elements.size(); ++i) {
+        const std::string& element_key = tuple->keys.empty() ? key : tuple->keys[i];
+        INFERNO_RETURN_IF_ERROR(flatten_output(tuple->elements[i], element_key, outputs, keys));
+      }
       return Status::ok();
     }
     if (const auto* missing = std::get_if<NotComputed>(&found->second))
       return not_computed(*value, *missing, "", {});
     if (const auto* id = std::get_if<ir::ValueId>(&std::get<AtenArg>(found->second))) {
       outputs.push_back(*id);
+      keys.push_back(key);
       return Status::ok();
     }
     return unsupported("model output '" + value->debugName() + "' of type " + value->type()->str() +
@@ -677,7 +692,7 @@ Expected<ir::Graph> load_frozen(const std::string& path, const LoadOptions& opti
   }
   INFERNO_RETURN_IF_ERROR(walker.add_inputs(options.inputs));
   INFERNO_RETURN_IF_ERROR(walker.walk());
-  INFERNO_RETURN_IF_ERROR(walker.set_outputs());
+  INFERNO_RETURN_IF_ERROR(walker.set_outputs(options.note));
   return out;
 }
 

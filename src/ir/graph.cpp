@@ -96,6 +96,12 @@ void Graph::take_name(ValueId id, ValueId other, std::string_view name_hint) {
   mutable_value(id).name = std::move(name);
 }
 
+void Graph::rename(ValueId id, std::string_view name_hint) {
+  std::string& name = mutable_value(id).name;
+  used_names_.erase(name);
+  name = unique_name(name_hint);
+}
+
 ValueId Graph::find_value(std::string_view name) const {
   for (size_t i = 0; i < values_.size(); ++i) {
     if (values_[i].name == name) return static_cast<ValueId>(i);

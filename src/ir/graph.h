@@ -121,6 +121,9 @@ class Graph {
   /// Gives value `id` the name of value `other` and `other` a fresh name after `name_hint` (made
   /// unique); a pass that moves a name to a new value (convert-precision's outputs) uses it.
   void take_name(ValueId id, ValueId other, std::string_view name_hint);
+  /// Gives value `id` a fresh name after `name_hint` (made unique); its old name is freed. A
+  /// frontend naming the graph's outputs (TorchScript's numbered values) uses it.
+  void rename(ValueId id, std::string_view name_hint);
 
  private:
   ValueId add_value(std::string_view name_hint, TensorType type, ValueKind kind);

@@ -9,16 +9,23 @@
 
 namespace inferno {
 
+Status read_error(const std::string& path, int err) {
+  const std::string why = err == ENOENT   ? "no such file"
+                          : err == EISDIR ? "it is a directory"
+                                          : std::strerror(err);
+  return io_error("cannot read '" + path + "': " + why);
+}
+
 Expected<std::vector<std::byte>> read_file_bytes(const std::string& path, uint64_t max_bytes) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return io_error("cannot read '" + path + "': " + ec.message());
+  if (ec) return read_error(path, ec.value());
   if (size > max_bytes) {
     return invalid_input("'" + path + "' is " + std::to_string(size) +
                          " bytes, more than the limit of " + std::to_string(max_bytes));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "': " + std::strerror(errno));
+  if (!in) return read_error(path, errno);
   std::vector<std::byte> bytes(static_cast<size_t>(size));
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
   if (in.gcount() != static_cast<std::streamsize>(size))

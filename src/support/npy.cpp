@@ -16,6 +16,8 @@
 #include <limits>
 #include <utility>
 
+#include "support/file_io.h"
+
 namespace inferno {
 namespace {
 
@@ -276,7 +278,7 @@ Expected<std::vector<std::byte>> serialize_npy(const NpyArray& array) {
 
 Expected<NpyArray> read_npy(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return io_error("cannot open '" + path + "': " + std::strerror(errno));
+  if (f == nullptr) return read_error(path, errno);
   std::vector<std::byte> bytes;
   std::array<std::byte, 1 << 16> chunk;
   size_t n = 0;
@@ -285,7 +287,7 @@ Expected<NpyArray> read_npy(const std::string& path) {
   const bool failed = std::ferror(f) != 0;
   const int err = errno;
   std::fclose(f);
-  if (failed) return io_error("cannot read '" + path + "': " + std::strerror(err));
+  if (failed) return read_error(path, err);
   return parse_npy(bytes, path);
 }
 
