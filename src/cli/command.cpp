@@ -35,8 +35,10 @@ constexpr int64_t kPrintedConstantElements = 16;
 std::string describe(const ir::Graph& graph) {
   int64_t constant_bytes = 0;
   for (ir::ValueId c : graph.constants()) constant_bytes += graph.type(c).size_bytes();
-  return std::to_string(graph.inputs().size()) + " inputs, " +
-         std::to_string(graph.outputs().size()) + " outputs, " +
+  const std::string states =
+      graph.num_states() ? std::to_string(graph.num_states()) + " states, " : "";
+  return std::to_string(graph.num_user_inputs()) + " inputs, " +
+         std::to_string(graph.num_user_outputs()) + " outputs, " + states +
          std::to_string(graph.nodes().size()) + " nodes, " +
          std::to_string(graph.constants().size()) + " constants (" +
          std::to_string(constant_bytes) + " bytes)";
