@@ -90,6 +90,8 @@ Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tens
 Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const TensorType& out);
 /// softmax or log_softmax along `dim`.
 Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out);
+/// Running sums along `dim` (double for floating results, wrapping int64 for integer ones).
+Tensor cumsum(const Tensor& x, int64_t dim, const TensorType& out);
 
 // pool.cpp
 /// max_pool2d or avg_pool2d (`op`) with the node's attributes, over the last two dims.
@@ -152,6 +154,7 @@ void register_layout_kernels(KernelTable& table);
 void register_elementwise_kernels(KernelTable& table);
 void register_fused_kernels(KernelTable& table);
 void register_reduction_kernels(KernelTable& table);
+void register_extrema_kernels(KernelTable& table);
 void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 void register_join_kernels(KernelTable& table);

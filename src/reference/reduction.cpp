@@ -5,7 +5,8 @@
 // (a StridedIndex whose strides are the output's on kept dims and 0 on reduced dims). Floating
 // sums accumulate in double; integer and bool sums (whose result is i64) accumulate exactly in
 // int64 with wrap-around, as PyTorch does. softmax is the numerically stable form: subtract the
-// row max, exponentiate, normalise; log_softmax = x - max - log(sum(exp(x - max))).
+// row max, exponentiate, normalise; log_softmax = x - max - log(sum(exp(x - max))). cumsum runs
+// along its dim in double (PyTorch's CPU accumulator for f32) or wrapping int64.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -80,6 +81,34 @@ Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out) {
   return y;
 }
 
+Tensor cumsum(const Tensor& x, int64_t dim, const TensorType& out) {
+  const Shape& shape = x.type.shape;
+  int64_t outer = 1, n = 1, inner = 1;  // x viewed as [outer, n, inner]; a scalar is [1, 1, 1]
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const auto sd = static_cast<int64_t>(d);
+    (sd < dim ? outer : sd == dim ? n : inner) *= shape[d];
+  }
+  Tensor y = Tensor::zeros(out);
+  const bool exact = !ir::is_floating(out.dtype);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      double sum = 0;
+      uint64_t isum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t i = (o * n + j) * inner + in;
+        if (exact) {
+          isum += static_cast<uint64_t>(load_int(x, i));
+          store_int(y, i, static_cast<int64_t>(isum));
+        } else {
+          sum += x.get(i);
+          store(y, i, sum);
+        }
+      }
+    }
+  }
+  return y;
+}
+
 void register_reduction_kernels(KernelTable& table) {
   table.add(ir::OpKind::kSum,
             [](const ir::Node& node, const std::vector<const Tensor*>& in,
@@ -101,6 +130,9 @@ void register_reduction_kernels(KernelTable& table) {
                const TensorType& out) -> Expected<Tensor> {
               return softmax(*in[0], node.attrs.get_int("dim"), /*log=*/true, out);
             });
+  table.add(ir::OpKind::kCumsum,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out)
+                -> Expected<Tensor> { return cumsum(*in[0], node.attrs.get_int("dim"), out); });
 }
 
 }  // namespace inferno::reference::detail
