@@ -33,7 +33,8 @@ Expected<Types> elementwise(OpKind op, const Types& in, const Attributes& attrs)
       return one({promote_operands(in), shape});
     case DTypeClass::kInteger:
       for (const TensorType& t : in) {
-        if (!is_integral(t.dtype)) return refuse(op, in, "expects i32 or i64 operands");
+        if (!is_integral(t.dtype))
+          return refuse(op, in, "expects integer operands (not floating-point or bool)");
       }
       return one({promote_operands(in), shape});
     case DTypeClass::kTrueDiv: {
