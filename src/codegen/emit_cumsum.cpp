@@ -19,24 +19,18 @@ Status emit_cumsum(EmitContext& ctx, int32_t index) {
     ctx.out.run.line("// (no elements: nothing to compute)");
     return Status::ok();
   }
-  const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
-  int64_t n = 1, inner = 1;  // a scalar is one line of one element
-  for (size_t d = 0; d < in.shape.size(); ++d) {
-    if (d == dim) n = in.shape[d];
-    if (d > dim) inner *= in.shape[d];
-  }
+  const auto [outer, n, inner] = lines_along(in.shape, node.attrs.get_int("dim"));
   const ComputeType acc = !ir::is_floating(out.dtype) ? ComputeType::kInt
                           : (out.dtype == ir::DType::kF32 || out.dtype == ir::DType::kF64)
                               ? ComputeType::kDouble
                               : ComputeType::kFloat;
   const std::string in_type(storage_type(in.dtype)), out_type(storage_type(out.dtype));
-  GridKernel kernel{"k" + std::to_string(index) + "_cumsum_" + std::string(dtype_tag(out.dtype)) +
-                        "_" + shape_tag(out.shape),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "const " + in_type + "* in, " + out_type + "* out",
                     {{"in", ctx.pointer(node.inputs[0])}, {"out", ctx.pointer(node.outputs[0])}},
                     {},
-                    out.numel() / n,
+                    outer * inner,
                     ctx.label(node)};
   const std::string step = std::to_string(inner);
   kernel.body.line("const int64_t first = (static_cast<int64_t>(i) / " + step + ") * " +

@@ -9,12 +9,6 @@
 namespace inferno::codegen {
 namespace {
 
-std::string kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index) {
-  const ir::TensorType& in = graph.type(node.inputs[0]);
-  return "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_" +
-         std::string(dtype_tag(in.dtype)) + "_" + shape_tag(in.shape);
-}
-
 /// The loop body's test: does `v` replace `best`? A NaN (never equal to itself; integers have
 /// none) wins and sticks.
 std::string wins(bool max) {
@@ -45,7 +39,7 @@ Status emit_reduce_extremum(EmitContext& ctx, int32_t index) {
   }
   const std::string type(storage_type(in.dtype));
   const std::string value(compute_type_name(value_type(in.dtype)));
-  GridKernel kernel{kernel_name(ctx.graph, node, index),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "const " + type + "* in, " + type + "* out",
                     {{"in", ctx.pointer(node.inputs[0])}, {"out", ctx.pointer(node.outputs[0])}},
@@ -84,15 +78,10 @@ Status emit_arg_extremum(EmitContext& ctx, int32_t index) {
     ctx.out.run.line("// (no elements: nothing to compute)");
     return Status::ok();
   }
-  const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
-  int64_t n = 1, inner = 1;  // x viewed as [outer, n, inner]; a scalar is [1, 1, 1]
-  for (size_t d = 0; d < in.shape.size(); ++d) {
-    if (d == dim) n = in.shape[d];
-    if (d > dim) inner *= in.shape[d];
-  }
+  const auto [outer, n, inner] = lines_along(in.shape, node.attrs.get_int("dim"));
   const std::string type(storage_type(in.dtype));
   const std::string value(compute_type_name(value_type(in.dtype)));
-  GridKernel kernel{kernel_name(ctx.graph, node, index),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "const " + type + "* in, int64_t* out",
                     {{"in", ctx.pointer(node.inputs[0])}, {"out", ctx.pointer(node.outputs[0])}},

@@ -67,11 +67,7 @@ Tensor reduce_extremum(const Tensor& x, const ir::IntList& dims, bool max, const
 template <typename V>
 Tensor arg_extremum(const Tensor& x, int64_t dim, bool max, const TensorType& out) {
   const Shape& shape = x.type.shape;
-  int64_t outer = 1, n = 1, inner = 1;  // x viewed as [outer, n, inner]; a scalar is [1, 1, 1]
-  for (size_t d = 0; d < shape.size(); ++d) {
-    const auto sd = static_cast<int64_t>(d);
-    (sd < dim ? outer : sd == dim ? n : inner) *= shape[d];
-  }
+  const auto [outer, n, inner] = lines_along(shape, dim);
   INFERNO_CHECK(outer * inner == out.numel(), "arg reduction output size does not match");
   Tensor y = Tensor::zeros(out);
   for (int64_t o = 0; o < outer; ++o) {

@@ -51,14 +51,19 @@ Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const Te
   return y;
 }
 
+Lines lines_along(const Shape& shape, int64_t dim) {
+  Lines l;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const auto sd = static_cast<int64_t>(d);
+    (sd < dim ? l.outer : sd == dim ? l.n : l.inner) *= shape[d];
+  }
+  return l;
+}
+
 Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out) {
   INFERNO_CHECK(x.type == out, "softmax changes the type");
   const Shape& shape = x.type.shape;
-  int64_t outer = 1, n = 1, inner = 1;  // x viewed as [outer, n, inner]; a scalar is [1, 1, 1]
-  for (size_t d = 0; d < shape.size(); ++d) {
-    const auto sd = static_cast<int64_t>(d);
-    (sd < dim ? outer : sd == dim ? n : inner) *= shape[d];
-  }
+  const auto [outer, n, inner] = lines_along(shape, dim);
   Tensor y = Tensor::zeros(out);
   std::vector<double> row(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
@@ -83,11 +88,7 @@ Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out) {
 
 Tensor cumsum(const Tensor& x, int64_t dim, const TensorType& out) {
   const Shape& shape = x.type.shape;
-  int64_t outer = 1, n = 1, inner = 1;  // x viewed as [outer, n, inner]; a scalar is [1, 1, 1]
-  for (size_t d = 0; d < shape.size(); ++d) {
-    const auto sd = static_cast<int64_t>(d);
-    (sd < dim ? outer : sd == dim ? n : inner) *= shape[d];
-  }
+  const auto [outer, n, inner] = lines_along(shape, dim);
   Tensor y = Tensor::zeros(out);
   const bool exact = !ir::is_floating(out.dtype);
   for (int64_t o = 0; o < outer; ++o) {
