@@ -47,19 +47,25 @@ Status emit_reduce_extremum(EmitContext& ctx, int32_t index) {
                     out.numel(),
                     ctx.label(node)};
   SourceWriter& body = kernel.body;
-  body.line("int64_t rest = i, base = 0;");
+  // Only the dims of more than one element take part (so there may be no loop at all).
+  body.line(kept.empty() ? "const int64_t base = 0;" : "int64_t rest = i, base = 0;");
   for (size_t k = kept.size(); k-- > 0;) {
     const std::string size = std::to_string(in.shape[kept[k]]);
     body.line("base += (rest % " + size + ") * " + std::to_string(strides[kept[k]]) +
-              "; rest /= " + size + ";");
+              (k > 0 ? "; rest /= " + size + ";" : ";"));
   }
   body.line(value + " best = " + load_value(in.dtype, "in[base]") + ";");
+  if (reduced.empty()) {
+    body.line("out[i] = " + store_value(in.dtype, "best") + ";");
+    emit_grid_kernel(ctx, kernel);
+    return Status::ok();
+  }
   body.line("for (int64_t r = 1; r < " + std::to_string(count) + "; ++r) {");
   body.line("  int64_t q = r, at = base;");
   for (size_t k = reduced.size(); k-- > 0;) {
     const std::string size = std::to_string(in.shape[reduced[k]]);
     body.line("  at += (q % " + size + ") * " + std::to_string(strides[reduced[k]]) +
-              "; q /= " + size + ";");
+              (k > 0 ? "; q /= " + size + ";" : ";"));
   }
   body.line("  const " + value + " v = " + load_value(in.dtype, "in[at]") + ";");
   body.line("  if (" + wins(node.op == ir::OpKind::kReduceMax) + ") best = v;");
