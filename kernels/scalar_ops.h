@@ -18,7 +18,8 @@ namespace inferno::ew {
 
 /// The compute type of integer and bool results: int64 whose +, - and * wrap around (two's
 /// complement, as PyTorch's integer kernels), spelled through uint64 because signed overflow is
-/// undefined in C++. There is no division: integer division is true division (a float result).
+/// undefined in C++. Bit operations act on the two's-complement bits. `/` does not exist: integer
+/// division is true division (a float result); the rounding divisions are named (div_floor, ...).
 struct Int {
   int64_t v = 0;
   constexpr Int() = default;
@@ -37,6 +38,10 @@ INFERNO_HD constexpr Int operator*(Int a, Int b) {
   return wrap(static_cast<uint64_t>(a.v) * static_cast<uint64_t>(b.v));
 }
 INFERNO_HD constexpr Int operator-(Int a) { return wrap(0ull - static_cast<uint64_t>(a.v)); }
+INFERNO_HD constexpr Int operator&(Int a, Int b) { return Int(a.v & b.v); }
+INFERNO_HD constexpr Int operator|(Int a, Int b) { return Int(a.v | b.v); }
+INFERNO_HD constexpr Int operator^(Int a, Int b) { return Int(a.v ^ b.v); }
+INFERNO_HD constexpr Int operator~(Int a) { return Int(~a.v); }
 INFERNO_HD constexpr bool operator==(Int a, Int b) { return a.v == b.v; }
 INFERNO_HD constexpr bool operator!=(Int a, Int b) { return a.v != b.v; }
 INFERNO_HD constexpr bool operator<(Int a, Int b) { return a.v < b.v; }
@@ -83,8 +88,55 @@ INFERNO_EW_MATH1(erf, erff, ::erf)
 INFERNO_EW_MATH1(tanh, tanhf, ::tanh)
 INFERNO_EW_MATH1(sin, sinf, ::sin)
 INFERNO_EW_MATH1(cos, cosf, ::cos)
+INFERNO_EW_MATH1(floor, floorf, ::floor)
+INFERNO_EW_MATH1(trunc, truncf, ::trunc)
 INFERNO_EW_MATH2(pow, powf, ::pow)
+INFERNO_EW_MATH2(fmod, fmodf, ::fmod)
+INFERNO_EW_MATH2(copysign, copysignf, ::copysign)
 #undef INFERNO_EW_MATH1
 #undef INFERNO_EW_MATH2
+
+// Rounding divisions and the remainder, as PyTorch's kernels compute them (c10's
+// div_floor_floating and div_floor_integer, BinaryOpsKernel's remainder): the floating forms go
+// through fmod so that floor_divide(a, b) * b + remainder(a, b) stays a. Integers divide exactly;
+// PyTorch raises on a zero divisor, which a kernel cannot: it gives 0 here. x / -1 is negation
+// (INT64_MIN wraps, where the hardware would trap).
+template <typename F>
+INFERNO_HD F div_trunc(F a, F b) {
+  return trunc(a / b);
+}
+template <typename F>
+INFERNO_HD F div_floor(F a, F b) {
+  if (b == F(0)) return a / b;
+  const F mod = fmod(a, b);
+  F div = (a - mod) / b;
+  if (mod != F(0) && (b < F(0)) != (mod < F(0))) div -= F(1);
+  if (div == F(0)) return copysign(F(0), a / b);
+  F rounded = floor(div);
+  if (div - rounded > F(0.5)) rounded += F(1);
+  return rounded;
+}
+template <typename F>
+INFERNO_HD F remainder(F a, F b) {
+  F mod = fmod(a, b);
+  if (mod != F(0) && (b < F(0)) != (mod < F(0))) mod += b;
+  return mod;
+}
+INFERNO_HD Int div_trunc(Int a, Int b) {
+  if (b.v == 0) return Int(0);
+  if (b.v == -1) return -a;
+  return Int(a.v / b.v);
+}
+INFERNO_HD Int div_floor(Int a, Int b) {
+  if (b.v == 0) return Int(0);
+  if (b.v == -1) return -a;
+  const int64_t q = a.v / b.v, r = a.v % b.v;
+  return Int(r != 0 && (r < 0) != (b.v < 0) ? q - 1 : q);
+}
+INFERNO_HD Int remainder(Int a, Int b) {
+  if (b.v == 0 || b.v == -1) return Int(0);
+  const int64_t r = a.v % b.v;
+  return Int(r != 0 && (r < 0) != (b.v < 0) ? r + b.v : r);
+}
 
 }  // namespace inferno::ew

@@ -175,7 +175,8 @@ class BmmMatmul(nn.Module):
 
 
 class UnsupportedOps(nn.Module):
-    """Supported ops (linear, relu, add) mixed with ops an MLP compiler does not support."""
+    """Supported ops (linear, relu, add, and cumsum since issue 19) mixed with ops infernoc does not
+    support (sort, topk)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -341,7 +342,8 @@ MODELS = (
               inputs=encoder_inputs),
 )
 UNSUPPORTED = ModelSpec("unsupported_ops", UnsupportedOps, ((4, 8),), seed=6)
-# Ops of UnsupportedOps that the compiler must name (substrings of the ATen targets).
+# Ops of UnsupportedOps that the export must keep (substrings of the ATen targets); the compiler
+# names sort and topk (cumsum is supported).
 UNSUPPORTED_OP_NAMES = ("cumsum", "sort", "topk")
 
 

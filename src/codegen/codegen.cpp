@@ -6,6 +6,8 @@
 #include "codegen/emit_attention.h"
 #include "codegen/emit_context.h"
 #include "codegen/emit_conv.h"
+#include "codegen/emit_cumsum.h"
+#include "codegen/emit_extrema.h"
 #include "codegen/emit_fused.h"
 #include "codegen/emit_gemm.h"
 #include "codegen/emit_join.h"
@@ -69,6 +71,8 @@ const LoweringTable& lowering_table() {
     register_resize_lowerings(t);
     register_norm_lowerings(t);
     register_attention_lowerings(t);
+    register_cumsum_lowerings(t);
+    register_extrema_lowerings(t);
     return t;
   }();
   return table;

@@ -94,6 +94,9 @@ std::optional<std::string> elementwise_expression(OpKind op,
   if (compute == ComputeType::kInt && !ir::has_integer_form(ir::op_dtype_class(op))) {
     return std::nullopt;
   }
+  if (compute != ComputeType::kInt && !ir::has_floating_form(ir::op_dtype_class(op))) {
+    return std::nullopt;
+  }
   // One scan: identifiers x<i> become operands, T the compute type, ew:: the full namespace.
   const std::string_view expr = ir::op_expression(op);
   std::string out;

@@ -23,6 +23,21 @@ std::string launch_config(int64_t numel) {
   return "<<<" + std::to_string(blocks) + ", " + std::to_string(kBlockThreads) + ", 0, stream>>>";
 }
 
+std::string node_kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index) {
+  const ir::TensorType& out = graph.type(node.outputs[0]);
+  return "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_" +
+         std::string(dtype_tag(out.dtype)) + "_" + shape_tag(out.shape);
+}
+
+Lines lines_along(const ir::Shape& shape, int64_t dim) {
+  Lines l;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const auto sd = static_cast<int64_t>(d);
+    (sd < dim ? l.outer : sd == dim ? l.n : l.inner) *= shape[d];
+  }
+  return l;
+}
+
 std::string shape_tag(const ir::Shape& shape) {
   if (shape.empty()) return "scalar";
   std::string tag;

@@ -25,6 +25,16 @@ std::string launch_config(int64_t numel);
 /// "4x8", "scalar" for rank 0, or "n<numel>" when the dims would make a long name.
 std::string shape_tag(const ir::Shape& shape);
 
+/// "k<index>_<op>_<dtype>_<shape>" of node `index`'s output: a kernel name unique in model.cu.
+std::string node_kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index);
+
+/// A tensor of `shape` viewed as [outer, n, inner] around `dim` (a scalar is [1, 1, 1]): the
+/// lines of n elements, inner apart, that softmax, cumsum and argmax walk.
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Lines lines_along(const ir::Shape& shape, int64_t dim);
+
 /// One generated kernel and its launch.
 struct GridKernel {
   std::string name;     ///< a C identifier, unique in model.cu

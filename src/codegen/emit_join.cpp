@@ -7,16 +7,6 @@
 #include "codegen/emit_grid_kernel.h"
 
 namespace inferno::codegen {
-namespace {
-
-std::string kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index) {
-  const ir::TensorType& out = graph.type(node.outputs[0]);
-  return "k" + std::to_string(index) + "_" + std::string(ir::op_name(node.op)) + "_" +
-         std::string(dtype_tag(out.dtype)) + "_" + shape_tag(out.shape);
-}
-
-}  // namespace
-
 Status emit_cat(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
@@ -26,7 +16,7 @@ Status emit_cat(EmitContext& ctx, int32_t index) {
   for (size_t d = dim + 1; d < out.shape.size(); ++d) inner *= out.shape[d];
   const int64_t total = out.shape[dim];
   const std::string type(storage_type(out.dtype));
-  GridKernel kernel{kernel_name(ctx.graph, node, index),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "",
                     {},
@@ -65,7 +55,7 @@ Status emit_constant_pad(EmitContext& ctx, int32_t index) {
   const ir::IntList& before = node.attrs.get_ints("before");
   const std::vector<int64_t> strides = ir::contiguous_strides(in.shape);
   const std::string type(storage_type(out.dtype));
-  GridKernel kernel{kernel_name(ctx.graph, node, index),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "const " + type + "* in, const " + type + "* fill, " + type + "* out",
                     {{"in", ctx.pointer(node.inputs[0])},
@@ -103,7 +93,7 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
   int64_t inner = 1;
   for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
   const std::string type(storage_type(out.dtype)), id_type(storage_type(ids.dtype));
-  GridKernel kernel{kernel_name(ctx.graph, node, index),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "const " + type + "* in, const " + id_type + "* index, " + type + "* out",
                     {{"in", ctx.pointer(node.inputs[0])},

@@ -214,10 +214,7 @@ Status emit_softmax(EmitContext& ctx, int32_t index) {
   const ir::TensorType& type = ctx.graph.type(in);
   if (!ir::is_floating(type.dtype))
     return ctx.unsupported_node(node, "expects a floating-point input");
-  const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
-  int64_t outer = 1, n = 1, inner = 1;  // a scalar is [1, 1, 1]
-  for (size_t d = 0; d < type.shape.size(); ++d)
-    (d < dim ? outer : d == dim ? n : inner) *= type.shape[d];
+  const auto [outer, n, inner] = lines_along(type.shape, node.attrs.get_int("dim"));
   SourceWriter& run = ctx.out.run;
   run.line("// " + ctx.describe(node));
   if (type.numel() == 0) {

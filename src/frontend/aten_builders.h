@@ -99,6 +99,10 @@ void add_repeat_entries(std::vector<OpEntry>& table);
 /// Appends scaled_dot_product_attention and its export forms, _native_multi_head_attention and
 /// _transformer_encoder_layer_fwd (aten_attention.cpp).
 void add_attention_entries(std::vector<OpEntry>& table);
+/// Appends amax/amin, max/min over all or one dim, argmax/argmin (aten_extrema.cpp).
+void add_extrema_entries(std::vector<OpEntry>& table);
+/// Appends cumsum and diff (aten_scan.cpp).
+void add_scan_entries(std::vector<OpEntry>& table);
 /// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).
 void add_slice_entries(std::vector<OpEntry>& table);
 

@@ -1,5 +1,5 @@
 // The elementwise families of the ATen table: activations, math, arithmetic, comparisons and
-// logic, selection (where, masked_fill) and fills (full, zeros_like, scalar_tensor, ...).
+// logic, bit operations, selection (where, masked_fill) and fills (full, zeros_like, empty, ...).
 //
 // Most ops are one row of a list below: the ATen name and the IR op (ir/ops.def), built by the
 // generic `ew` builder, which binds the call's arguments in order to the op's operands. Python
@@ -9,6 +9,7 @@
 // promoted dtype or f32, as PyTorch computes sqrt of an integer tensor in the default dtype.
 #include <optional>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -130,14 +131,17 @@ Outputs outer(Ctx& c) {
   return one(c.build(OpKind::kMul, {column, b}));
 }
 
-// add/sub/mul/div with alpha and rounding_mode. Either operand may be a Python number
-// (decompositions emit `sub.Tensor(1.0, x)`), typed against the tensor operand.
-Builder binary(OpKind op) {
-  return [op](Ctx& c) -> Outputs {
+// add/sub/mul/div with alpha, and div's rounding_mode (div_trunc, div_floor). Either operand may be
+// a Python number (decompositions emit `sub.Tensor(1.0, x)`), typed against the tensor operand.
+Builder binary(OpKind op_arg) {
+  return [op_arg](Ctx& c) -> Outputs {
     const AtenArg &self = c.a.get("self"), &other = c.a.get("other");
+    OpKind op = op_arg;
     if (c.a.has("rounding_mode") && !c.a.is_none("rounding_mode")) {
-      return c.unsupported_arg("rounding_mode '" + c.a.get_string("rounding_mode") +
-                               "' is not supported");
+      const std::string& mode = c.a.get_string("rounding_mode");
+      if (mode != "trunc" && mode != "floor")
+        return c.invalid("rounding_mode must be 'trunc' or 'floor', got '" + mode + "'");
+      op = mode == "trunc" ? OpKind::kDivTrunc : OpKind::kDivFloor;
     }
     const ValueId* tensor = std::get_if<ValueId>(&self);
     if (!tensor) tensor = std::get_if<ValueId>(&other);
@@ -198,25 +202,35 @@ Builder clamp(std::string_view lo, std::string_view hi) {
 
 Outputs relu6(Ctx& c) { return one(c.build(OpKind::kRelu6, {c.a.tensor("self")})); }
 
-// ---- bitwise ops on bool tensors ----------------------------------------------------------
+// ---- bitwise ops ---------------------------------------------------------------------------
 
-/// bitwise_and/or/not (and the __and__/__or__ operators) on bool operands are the logical ops;
-/// on integers they are bit operations, which the IR does not have.
-Builder bitwise(OpKind logical, std::vector<std::string_view> names) {
-  return [logical, names](Ctx& c) -> Outputs {
+/// bitwise_and/or/xor/not (and the __and__/__or__/__xor__ operators): on bool operands the
+/// logical ops (xor: ne), on integers the bit operations, in the promoted integer dtype (a bool
+/// operand next to an integer one is converted). Floating operands are refused, as PyTorch does.
+Builder bitwise(OpKind logical, OpKind bits, std::vector<std::string_view> names) {
+  return [logical, bits, names](Ctx& c) -> Outputs {
+    std::vector<ir::TensorType> types;
     for (std::string_view n : names) {
       const AtenArg& v = c.a.get(n);
       if (const auto* t = std::get_if<ValueId>(&v)) {
-        if (c.type(*t).dtype != DType::kBool) {
-          return c.unsupported_arg("bitwise ops are supported on bool tensors only, got " +
-                                   c.type(*t).to_string());
-        }
-      } else if (!std::holds_alternative<bool>(v)) {
-        return c.unsupported_arg("bitwise ops are supported on bool operands only, got a Python " +
-                                 std::string(arg_type_name(v)));
+        types.push_back(c.type(*t));
+      } else if (std::holds_alternative<double>(v)) {
+        return c.invalid("bitwise ops are not defined for a float operand");
+      } else {
+        types.push_back({scalar_dtype(v), {}});
       }
+      if (ir::is_floating(types.back().dtype))
+        return c.invalid("bitwise ops are not defined for " + types.back().to_string());
     }
-    return ew(logical, names)(c);
+    const DType to = ir::promote_operands(types);
+    if (to == DType::kBool) return ew(logical, names)(c);
+    std::vector<ValueId> in;
+    for (std::string_view n : names) {
+      INFERNO_ASSIGN_OR_RETURN(ValueId v,
+                               cast(c, operand(c, c.a.get(n), to, n), to, std::string(n) + "_int"));
+      in.push_back(v);
+    }
+    return one(c.build(bits, std::move(in)));
   };
 }
 
@@ -322,6 +336,8 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
            {"aten::hardswish", OpKind::kHardswish},
            {"aten::hardsigmoid", OpKind::kHardsigmoid},
            {"aten::logical_not", OpKind::kLogicalNot},
+           {"aten::isnan", OpKind::kIsNan},
+           {"aten::isinf", OpKind::kIsInf},
        }) {
     table.push_back({name, "", self_only, ew(op, {"self"})});
   }
@@ -345,18 +361,23 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
        }) {
     table.push_back({name, "", self_other, ew(op, {"self", "other"})});
   }
-  // Bitwise ops: logical on bool operands, refused on integers.
-  for (const auto& [name, op] : std::initializer_list<std::pair<std::string_view, OpKind>>{
-           {"aten::bitwise_and", OpKind::kLogicalAnd},
-           {"aten::__and__", OpKind::kLogicalAnd},
-           {"aten::__iand__", OpKind::kLogicalAnd},
-           {"aten::bitwise_or", OpKind::kLogicalOr},
-           {"aten::__or__", OpKind::kLogicalOr},
-           {"aten::__ior__", OpKind::kLogicalOr},
+  // Bitwise ops: logical on bool operands, bit operations on integers.
+  for (const auto& [name, logical, bits] :
+       std::initializer_list<std::tuple<std::string_view, OpKind, OpKind>>{
+           {"aten::bitwise_and", OpKind::kLogicalAnd, OpKind::kBitwiseAnd},
+           {"aten::__and__", OpKind::kLogicalAnd, OpKind::kBitwiseAnd},
+           {"aten::__iand__", OpKind::kLogicalAnd, OpKind::kBitwiseAnd},
+           {"aten::bitwise_or", OpKind::kLogicalOr, OpKind::kBitwiseOr},
+           {"aten::__or__", OpKind::kLogicalOr, OpKind::kBitwiseOr},
+           {"aten::__ior__", OpKind::kLogicalOr, OpKind::kBitwiseOr},
+           {"aten::bitwise_xor", OpKind::kNe, OpKind::kBitwiseXor},
+           {"aten::__xor__", OpKind::kNe, OpKind::kBitwiseXor},
+           {"aten::__ixor__", OpKind::kNe, OpKind::kBitwiseXor},
        }) {
-    table.push_back({name, "", self_other, bitwise(op, {"self", "other"})});
+    table.push_back({name, "", self_other, bitwise(logical, bits, {"self", "other"})});
   }
-  table.push_back({"aten::bitwise_not", "", self_only, bitwise(OpKind::kLogicalNot, {"self"})});
+  table.push_back({"aten::bitwise_not", "", self_only,
+                   bitwise(OpKind::kLogicalNot, OpKind::kBitwiseNot, {"self"})});
 
   const std::vector<OpEntry> rows = {
       // activations with scalar parameters (rank-0 constant operands)
@@ -401,6 +422,17 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
        {arg("self", TorNum), arg("other", TorNum), opt("rounding_mode", Str)},
        binary(OpKind::kDiv)},
       {"aten::pow", "", {arg("self", TorNum), arg("exponent", TorNum)}, pow},
+      {"aten::floor_divide", "", self_other, binary(OpKind::kDivFloor)},
+      {"aten::remainder", "", self_other, binary(OpKind::kRemainder)},
+      // min/max of two tensors (their reductions are in aten_extrema.cpp)
+      {"aten::min",
+       "other",
+       {arg("self", T), arg("other", T)},
+       ew(OpKind::kMinimum, {"self", "other"})},
+      {"aten::max",
+       "other",
+       {arg("self", T), arg("other", T)},
+       ew(OpKind::kMaximum, {"self", "other"})},
       // selection
       {"aten::where", "default", {arg("condition", T)}, refuse_where_nonzero},
       {"aten::where",
@@ -426,6 +458,13 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
        fill(std::nullopt)},
       {"aten::new_zeros", "", with({arg("self", T), arg("size", Ints)}, tensor_options), fill(0)},
       {"aten::new_ones", "", with({arg("self", T), arg("size", Ints)}, tensor_options), fill(1)},
+      // empty tensors: uninitialized in PyTorch, zeros here (a model may only read what it wrote
+      // into them; zeros make every run the same)
+      {"aten::empty", "", with({arg("size", Ints)}, like_options), fill(0)},
+      {"aten::empty_like", "", with({arg("self", T)}, like_options), fill(0)},
+      {"aten::new_empty", "", with({arg("self", T), arg("size", Ints)}, tensor_options), fill(0)},
+      {"aten::empty_strided", "", with({arg("size", Ints), arg("stride", Ints)}, tensor_options),
+       fill(0)},
   };
   table.insert(table.end(), rows.begin(), rows.end());
 }

@@ -1,6 +1,7 @@
 // Integer indexing entries of the ATen table onto the IR's index_select: embedding (rows of the
-// table by token id), index_select (slices along a dim by a 1-D index), index.Tensor with one
-// index tensor (x[:, idx], any index shape), and gather (elements along a dim: an index_select
+// table by token id), index_select (slices along a dim by a 1-D index), index.Tensor (x[:, idx],
+// any index shape; several index tensors broadcast together gather over the indexed dims
+// flattened), and gather (elements along a dim: an index_select
 // over x flattened, by flat ids idx * stride + the offset of each position's other coordinates,
 // a constant). An index held in a constant is checked here, so an out-of-range id in the model is
 // invalid input naming the node; an index computed at run time is clamped by the kernel (ops.def;
@@ -59,27 +60,117 @@ Outputs select_rows(Ctx& c, ValueId x, ValueId index, int64_t dim_arg) {
   return one(c.build(OpKind::kIndexSelect, {x, index}, attrs({{"dim", dim}})));
 }
 
-// index.Tensor(self, indices: Tensor?[]): x[None, ..., idx] with exactly one index tensor, at the
-// position of its dim: index_select there (the index's shape replaces the dim, as PyTorch places
-// a single advanced index's dims).
+/// One index of several, in i64, wrapped once when negative and clamped into [0, size), as the
+/// index_select kernel treats its index, so that the flat id of all of them stays inside x.
+Expected<ValueId> normalized_index(const Ctx& c, ValueId index, int64_t dim, int64_t size) {
+  INFERNO_RETURN_IF_ERROR(check_constant_ids(c, index, dim, size, true));
+  const std::string d = std::to_string(dim);
+  INFERNO_ASSIGN_OR_RETURN(ValueId i, cast(c, index, ir::DType::kI64, "index" + d + "_i64"));
+  auto scalar = [&](int64_t v, const std::string& what) {
+    return ir::add_scalar_constant(c.g, static_cast<double>(v), ir::DType::kI64, c.name(what + d));
+  };
+  INFERNO_ASSIGN_OR_RETURN(ValueId negative,
+                           c.build(OpKind::kLt, {i, scalar(0, "zero")}, {}, "negative" + d));
+  INFERNO_ASSIGN_OR_RETURN(ValueId wrapped,
+                           c.build(OpKind::kAdd, {i, scalar(size, "size")}, {}, "wrapped" + d));
+  INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kWhere, {negative, wrapped, i}, {}, "from_end" + d));
+  return c.build(OpKind::kClamp,
+                 {i, scalar(0, "low"), scalar(std::max<int64_t>(size - 1, 0), "high")}, {},
+                 "clamped" + d);
+}
+
+// x[i0, i1, ...] with several index tensors (None entries keep their dim whole): the indices
+// broadcast together to a shape B, which replaces the indexed dims: in their place when they are
+// adjacent, else in front (PyTorch's rule). Built as an index_select over x with the indexed dims
+// moved first and flattened into one, by the flat id sum(i_k * stride_k); a mask's
+// x[batch_ids, kv_ids] is one such gather, and constant ids fold away.
+Outputs multi_index(Ctx& c, ValueId x, const std::vector<ValueId>& indices,
+                    const std::vector<int64_t>& dims) {
+  const ir::TensorType xt = c.type(x);
+  const auto rank = static_cast<size_t>(xt.rank());
+  ir::Shape broadcast;
+  for (int64_t d : dims) {
+    Expected<ir::Shape> b =
+        ir::broadcast_shapes(broadcast, c.type(indices[static_cast<size_t>(d)]).shape);
+    if (!b)
+      return c.invalid("the index tensors do not broadcast together: " + b.status().message());
+    broadcast = std::move(*b);
+  }
+  // x permuted to [indexed dims..., other dims...] and the indexed dims flattened.
+  std::vector<int64_t> order(dims.begin(), dims.end());
+  ir::Shape flat_shape = {1}, rest;
+  for (int64_t d : dims) flat_shape[0] *= xt.shape[static_cast<size_t>(d)];
+  for (size_t d = 0; d < rank; ++d) {
+    if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end()) continue;
+    order.push_back(static_cast<int64_t>(d));
+    rest.push_back(xt.shape[d]);
+  }
+  flat_shape.insert(flat_shape.end(), rest.begin(), rest.end());
+  ValueId moved = x;
+  if (!std::is_sorted(order.begin(), order.end())) {
+    INFERNO_ASSIGN_OR_RETURN(
+        moved, c.build(OpKind::kPermute, {x}, attrs({{"dims", order}}), "indexed_first"));
+  }
+  INFERNO_ASSIGN_OR_RETURN(
+      ValueId flat, c.build(OpKind::kReshape, {moved}, attrs({{"shape", flat_shape}}), "flat"));
+  // The flat id, row-major over the indexed dims.
+  std::optional<ValueId> id;
+  int64_t stride = 1;
+  for (size_t k = dims.size(); k-- > 0;) {
+    const int64_t size = xt.shape[static_cast<size_t>(dims[k])];
+    INFERNO_ASSIGN_OR_RETURN(
+        ValueId i, normalized_index(c, indices[static_cast<size_t>(dims[k])], dims[k], size));
+    const std::string d = std::to_string(dims[k]);
+    if (stride != 1) {
+      const ValueId s = ir::add_scalar_constant(c.g, static_cast<double>(stride), ir::DType::kI64,
+                                                c.name("stride" + d));
+      INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kMul, {i, s}, {}, "scaled" + d));
+    }
+    if (id) {
+      INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kAdd, {*id, i}, {}, "id" + d));
+    }
+    id = i;
+    stride *= size;
+  }
+  if (c.type(*id).shape != broadcast) {
+    INFERNO_ASSIGN_OR_RETURN(id,
+                             c.build(OpKind::kExpand, {*id}, attrs({{"shape", broadcast}}), "ids"));
+  }
+  bool adjacent = true;
+  for (size_t k = 1; k < dims.size(); ++k) adjacent = adjacent && dims[k] == dims[k - 1] + 1;
+  if (!adjacent || dims[0] == 0) {
+    return one(c.build(OpKind::kIndexSelect, {flat, *id}, attrs({{"dim", int64_t{0}}})));
+  }
+  // Adjacent, after dims[0] leading dims: move B's dims back behind those.
+  INFERNO_ASSIGN_OR_RETURN(ValueId picked, c.build(OpKind::kIndexSelect, {flat, *id},
+                                                   attrs({{"dim", int64_t{0}}}), "picked"));
+  const auto b = static_cast<int64_t>(broadcast.size());
+  std::vector<int64_t> back;
+  for (int64_t j = 0; j < dims[0]; ++j) back.push_back(b + j);
+  for (int64_t j = 0; j < b; ++j) back.push_back(j);
+  for (int64_t j = b + dims[0]; j < static_cast<int64_t>(rest.size()) + b; ++j) back.push_back(j);
+  return one(c.build(OpKind::kPermute, {picked}, attrs({{"dims", back}})));
+}
+
+// index.Tensor(self, indices: Tensor?[]): x[None, ..., idx] with one index tensor, at the position
+// of its dim: index_select there (the index's shape replaces the dim, as PyTorch places a single
+// advanced index's dims); several index tensors: multi_index.
 Outputs index_tensor(Ctx& c) {
   const ValueId x = c.a.tensor("self");
   const std::vector<ValueId> indices = c.a.tensors("indices");
-  std::optional<int64_t> dim;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (indices[i] == ir::kNoValue) continue;
-    if (c.type(indices[i]).dtype == ir::DType::kBool) {
-      INFERNO_RETURN_IF_ERROR(check_index_dtype(c, indices[i]));
-    }
-    if (dim) return c.unsupported_arg("indexing with more than one index tensor is not supported");
-    dim = static_cast<int64_t>(i);
-  }
-  if (!dim) return std::vector<ValueId>{x};  // x[None, ...]-free: all slices
   if (static_cast<int64_t>(indices.size()) > c.type(x).rank()) {
     return c.invalid("too many indices (" + std::to_string(indices.size()) + ") for " +
                      c.type(x).to_string());
   }
-  return select_rows(c, x, indices[static_cast<size_t>(*dim)], *dim);
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] == ir::kNoValue) continue;
+    INFERNO_RETURN_IF_ERROR(check_index_dtype(c, indices[i]));
+    dims.push_back(static_cast<int64_t>(i));
+  }
+  if (dims.empty()) return std::vector<ValueId>{x};  // x[None, ...]-free: all slices
+  if (dims.size() == 1) return select_rows(c, x, indices[static_cast<size_t>(dims[0])], dims[0]);
+  return multi_index(c, x, indices, dims);
 }
 
 // gather(self, dim, index): out[p] = x[p with its dim coordinate replaced by index[p]], the index

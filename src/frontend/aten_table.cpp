@@ -462,6 +462,8 @@ std::vector<OpEntry> make_table() {
   add_repeat_entries(table);
   add_index_entries(table);
   add_scatter_entries(table);
+  add_scan_entries(table);
+  add_extrema_entries(table);
   add_attention_entries(table);
   return table;
 }

@@ -44,6 +44,7 @@ enum class DTypeClass : uint8_t {
   kLogical,  ///< any dtype, each operand tested against zero; result: bool
   kSelect,   ///< operand 0 tested against zero, the others promoted; result: theirs
   kCast,     ///< any dtype; result: the `dtype` attribute
+  kInteger,  ///< i32 and i64 (bool's bit ops are the logical ones); result: promoted
 };
 
 /// Whether ops of the class have an exact integer form (the reference's and the kernels' wrapping
@@ -51,6 +52,9 @@ enum class DTypeClass : uint8_t {
 constexpr bool has_integer_form(DTypeClass c) {
   return c != DTypeClass::kFloat && c != DTypeClass::kTrueDiv;
 }
+/// Whether ops of the class have a floating-point form (the reference's double): every class but
+/// the integer-only bit operations.
+constexpr bool has_floating_form(DTypeClass c) { return c != DTypeClass::kInteger; }
 
 enum class OpKind : uint16_t {
 #define INFERNO_OP(name, text, min_in, max_in, traits, dtypes, schema, backend) k##name,

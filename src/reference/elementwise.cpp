@@ -108,13 +108,14 @@ constexpr int kMaxOperands = 4;  // the widest elementwise row (elu)
 #undef INFERNO_OP
 
 struct ScalarFns {
-  double (*in_double)(const double*) = nullptr;
-  Int (*in_int)(const Int*) = nullptr;  ///< null where the op has no integer form
+  double (*in_double)(const double*) = nullptr;  ///< null where the op has no floating form
+  Int (*in_int)(const Int*) = nullptr;           ///< null where the op has no integer form
 };
 
 template <typename S>
 constexpr ScalarFns scalar_fns() {
-  ScalarFns fns{&S::template apply<double>, nullptr};
+  ScalarFns fns{};
+  if constexpr (ir::has_floating_form(S::kClass)) fns.in_double = &S::template apply<double>;
   if constexpr (ir::has_integer_form(S::kClass)) fns.in_int = &S::template apply<Int>;
   return fns;
 }
@@ -162,6 +163,7 @@ Tensor elementwise(OpKind op, const std::vector<const Tensor*>& in, const Tensor
     }
     return y;
   }
+  INFERNO_CHECK(fns.in_double != nullptr, std::string(ir::op_name(op)) + " has no floating form");
   double x[kMaxOperands] = {};
   for (int64_t i = 0; i < y.numel(); ++i) {
     for (size_t k = 0; k < in.size(); ++k) x[k] = in[k]->get(index[k](i));

@@ -36,6 +36,7 @@ const detail::KernelTable& kernel_table() {
     detail::register_elementwise_kernels(t);
     detail::register_fused_kernels(t);
     detail::register_reduction_kernels(t);
+    detail::register_extrema_kernels(t);
     detail::register_conv_kernels(t);
     detail::register_pool_kernels(t);
     detail::register_join_kernels(t);

@@ -88,8 +88,16 @@ Tensor fused_elementwise(const ir::FusedExpr& expr, const std::vector<const Tens
 /// sum (mean = false) or mean over sorted, unique `dims` (empty = all); keepdim is implied by
 /// `out`'s shape.
 Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const TensorType& out);
+/// A tensor of `shape` viewed as [outer, n, inner] around `dim` (a scalar is [1, 1, 1]): the
+/// lines of n elements, inner apart, that softmax, cumsum and argmax walk.
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Lines lines_along(const Shape& shape, int64_t dim);
 /// softmax or log_softmax along `dim`.
 Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out);
+/// Running sums along `dim` (double for floating results, wrapping int64 for integer ones).
+Tensor cumsum(const Tensor& x, int64_t dim, const TensorType& out);
 
 // pool.cpp
 /// max_pool2d or avg_pool2d (`op`) with the node's attributes, over the last two dims.
@@ -154,6 +162,7 @@ void register_layout_kernels(KernelTable& table);
 void register_elementwise_kernels(KernelTable& table);
 void register_fused_kernels(KernelTable& table);
 void register_reduction_kernels(KernelTable& table);
+void register_extrema_kernels(KernelTable& table);
 void register_conv_kernels(KernelTable& table);
 void register_pool_kernels(KernelTable& table);
 void register_join_kernels(KernelTable& table);

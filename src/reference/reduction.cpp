@@ -5,7 +5,8 @@
 // (a StridedIndex whose strides are the output's on kept dims and 0 on reduced dims). Floating
 // sums accumulate in double; integer and bool sums (whose result is i64) accumulate exactly in
 // int64 with wrap-around, as PyTorch does. softmax is the numerically stable form: subtract the
-// row max, exponentiate, normalise; log_softmax = x - max - log(sum(exp(x - max))).
+// row max, exponentiate, normalise; log_softmax = x - max - log(sum(exp(x - max))). cumsum runs
+// along its dim in double (PyTorch's CPU accumulator for f32) or wrapping int64.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,14 +51,19 @@ Tensor sum_or_mean(const Tensor& x, const ir::IntList& dims, bool mean, const Te
   return y;
 }
 
+Lines lines_along(const Shape& shape, int64_t dim) {
+  Lines l;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const auto sd = static_cast<int64_t>(d);
+    (sd < dim ? l.outer : sd == dim ? l.n : l.inner) *= shape[d];
+  }
+  return l;
+}
+
 Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out) {
   INFERNO_CHECK(x.type == out, "softmax changes the type");
   const Shape& shape = x.type.shape;
-  int64_t outer = 1, n = 1, inner = 1;  // x viewed as [outer, n, inner]; a scalar is [1, 1, 1]
-  for (size_t d = 0; d < shape.size(); ++d) {
-    const auto sd = static_cast<int64_t>(d);
-    (sd < dim ? outer : sd == dim ? n : inner) *= shape[d];
-  }
+  const auto [outer, n, inner] = lines_along(shape, dim);
   Tensor y = Tensor::zeros(out);
   std::vector<double> row(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
@@ -74,6 +80,30 @@ Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out) {
       for (int64_t j = 0; j < n; ++j) {
         const double shifted = row[static_cast<size_t>(j)] - max;
         store(y, base + j * inner, log ? shifted - std::log(sum) : std::exp(shifted) / sum);
+      }
+    }
+  }
+  return y;
+}
+
+Tensor cumsum(const Tensor& x, int64_t dim, const TensorType& out) {
+  const Shape& shape = x.type.shape;
+  const auto [outer, n, inner] = lines_along(shape, dim);
+  Tensor y = Tensor::zeros(out);
+  const bool exact = !ir::is_floating(out.dtype);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      double sum = 0;
+      uint64_t isum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t i = (o * n + j) * inner + in;
+        if (exact) {
+          isum += static_cast<uint64_t>(load_int(x, i));
+          store_int(y, i, static_cast<int64_t>(isum));
+        } else {
+          sum += x.get(i);
+          store(y, i, sum);
+        }
       }
     }
   }
@@ -101,6 +131,9 @@ void register_reduction_kernels(KernelTable& table) {
                const TensorType& out) -> Expected<Tensor> {
               return softmax(*in[0], node.attrs.get_int("dim"), /*log=*/true, out);
             });
+  table.add(ir::OpKind::kCumsum,
+            [](const ir::Node& node, const std::vector<const Tensor*>& in, const TensorType& out)
+                -> Expected<Tensor> { return cumsum(*in[0], node.attrs.get_int("dim"), out); });
 }
 
 }  // namespace inferno::reference::detail

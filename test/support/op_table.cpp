@@ -26,6 +26,39 @@ double nan_or_max(double a, double b) {
   return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b);
 }
 double truth(bool b) { return b ? 1.0 : 0.0; }
+// Python's float floor division and modulo (CPython's float_divmod): through fmod, so that
+// (a // b) * b + a % b stays a; a zero divisor gives a / b and NaN.
+double py_mod(double a, double b) {
+  double mod = std::fmod(a, b);
+  if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+  return mod;
+}
+double py_floor_div(double a, double b) {
+  if (b == 0) return a / b;
+  const double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double floored = std::floor(div);
+  if (div - floored > 0.5) floored += 1;
+  return floored;
+}
+// Integer division of exact integers held in doubles: PyTorch raises on a zero divisor, infernoc
+// gives 0 (kernels/scalar_ops.h).
+int64_t as_int(double v) { return static_cast<int64_t>(v); }
+double int_trunc_div(const double* x) {
+  return x[1] == 0 ? 0.0 : static_cast<double>(as_int(x[0]) / as_int(x[1]));
+}
+double int_floor_div(const double* x) {
+  if (x[1] == 0) return 0.0;
+  const int64_t q = as_int(x[0]) / as_int(x[1]), r = as_int(x[0]) % as_int(x[1]);
+  return static_cast<double>(r != 0 && (r < 0) != (x[1] < 0) ? q - 1 : q);
+}
+double int_remainder(const double* x) {
+  if (x[1] == 0) return 0.0;
+  const int64_t r = as_int(x[0]) % as_int(x[1]);
+  return static_cast<double>(r != 0 && (r < 0) != (x[1] < 0) ? r + as_int(x[1]) : r);
+}
 
 // The definitions, from the PyTorch documentation of each op (torch.nn.functional for the
 // activations). Where the documented formula is a limit that PyTorch's kernels do not take at
@@ -127,6 +160,24 @@ const std::vector<OpRow>& rows() {
       {OpKind::kMul, {R::kValue, R::kValue}, [](const double* x) { return x[0] * x[1]; }, {}},
       // div: true division (integers give a floating result).
       {OpKind::kDiv, {R::kValue, R::kValue}, [](const double* x) { return x[0] / x[1]; }, {}},
+      // div(rounding_mode="trunc"): the quotient rounded toward zero; floor_divide /
+      // div(rounding_mode="floor") and remainder: Python's // and % (the remainder has the
+      // divisor's sign).
+      {OpKind::kDivTrunc,
+       {R::kValue, R::kValue},
+       [](const double* x) { return std::trunc(x[0] / x[1]); },
+       {},
+       int_trunc_div},
+      {OpKind::kDivFloor,
+       {R::kValue, R::kValue},
+       [](const double* x) { return py_floor_div(x[0], x[1]); },
+       {},
+       int_floor_div},
+      {OpKind::kRemainder,
+       {R::kValue, R::kValue},
+       [](const double* x) { return py_mod(x[0], x[1]); },
+       {},
+       int_remainder},
       // pow: C's pow (pow(x, 0) = 1 for NaN x, pow(1, y) = 1 for NaN y, ...).
       {OpKind::kPow,
        {R::kValue, R::kValue},
@@ -159,6 +210,26 @@ const std::vector<OpRow>& rows() {
       {OpKind::kGe,
        {R::kValue, R::kValue},
        [](const double* x) { return truth(x[0] >= x[1]); },
+       {}},
+      // isnan, isinf (never true for integers and bool)
+      {OpKind::kIsNan, {R::kValue}, [](const double* x) { return truth(std::isnan(x[0])); }, {}},
+      {OpKind::kIsInf, {R::kValue}, [](const double* x) { return truth(std::isinf(x[0])); }, {}},
+      // bit operations on two's-complement integers
+      {OpKind::kBitwiseAnd,
+       {R::kValue, R::kValue},
+       [](const double* x) { return static_cast<double>(as_int(x[0]) & as_int(x[1])); },
+       {}},
+      {OpKind::kBitwiseOr,
+       {R::kValue, R::kValue},
+       [](const double* x) { return static_cast<double>(as_int(x[0]) | as_int(x[1])); },
+       {}},
+      {OpKind::kBitwiseXor,
+       {R::kValue, R::kValue},
+       [](const double* x) { return static_cast<double>(as_int(x[0]) ^ as_int(x[1])); },
+       {}},
+      {OpKind::kBitwiseNot,
+       {R::kValue},
+       [](const double* x) { return static_cast<double>(~as_int(x[0])); },
        {}},
       // logical ops: an operand is true when non-zero (NaN is true, -0 false).
       {OpKind::kLogicalNot, {R::kValue}, [](const double* x) { return truth(!(x[0] != 0)); }, {}},

@@ -35,6 +35,9 @@ struct OpRow {
   double (*definition)(const double* x);
   /// Rows with parameters: the sets to try, one value per kParameter operand, in order.
   std::vector<std::vector<double>> parameter_sets;
+  /// Where the op's integer form differs from `definition` on integer operands (a rounding
+  /// division by zero gives 0, not inf): the definition used when every operand is an integer.
+  double (*integer_definition)(const double* x) = nullptr;
 };
 
 /// Every row, in ops.def order.

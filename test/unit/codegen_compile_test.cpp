@@ -180,6 +180,34 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
   }
 }
 
+// Real Hugging Face exports (tools/export_hf_fixtures.py): a causal LM with a padding mask (the
+// mask construction's gathers, cumsum and comparisons, rotary embeddings, GQA-free attention) and
+// an encoder (T5's relative position buckets: min, log, integer casts, an embedding gather).
+TEST_CASE("nvcc compiles Hugging Face exports into model.so files the runtime accepts",
+          "[codegen][nvcc]") {
+  if (!fs::exists(kNvcc)) {
+    WARN("SKIPPED: " << kNvcc << " not found");
+    return;
+  }
+  for (const std::string model : {"hf/llama/masked.pt2", "hf/t5_encoder/masked.pt2"}) {
+    INFO(model);
+    frontend::LoadOptions options;
+    for (const char* input : {"input_ids", "attention_mask"})
+      options.inputs.push_back({input, {ir::DType::kI64, {2, 7}}});
+    auto graph = frontend::load_model(test::fixture_path(model), options);
+    INFO((graph ? "" : graph.status().to_string()));
+    REQUIRE(graph.has_value());
+    REQUIRE(passes::run_default_pipeline(*graph, {}).is_ok());
+    const TempDir dir;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string library = build(generate(*graph), dir.path());
+    WARN("nvcc " << model << ": "
+                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+                 << " s");
+    check_with_runtime(library);
+  }
+}
+
 // For checking generated code on a GPU elsewhere (hidden: run it by its tag): builds every fixture
 // and the kitchen sink into $INFERNO_CODEGEN_BUNDLE/<name>/model.so, with the kitchen sink's input
 // and reference outputs (from the CPU interpreter) as input0.npy, output<i>.npy and labels.txt.

@@ -199,6 +199,18 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
       return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
     case OpKind::kLogSoftmax:
       return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}}), tag);
+    case OpKind::kCumsum:
+      return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{1}}}), tag);
+    case OpKind::kReduceMax:  // dims that are not adjacent
+      return ir::build_value(graph, op, {x},
+                             attrs({{"dims", ir::IntList{0, 2}}, {"keepdim", true}}), tag);
+    case OpKind::kReduceMin:
+      return ir::build_value(graph, op, {x}, attrs({{"dims", ir::IntList{}}, {"keepdim", false}}),
+                             tag);
+    case OpKind::kArgMax:
+      return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{2}}, {"keepdim", false}}), tag);
+    case OpKind::kArgMin:
+      return ir::build_value(graph, op, {x}, attrs({{"dim", int64_t{0}}, {"keepdim", true}}), tag);
     case OpKind::kMaxPool2d:  // x as [C, H, W]: padding, a stride per dim, dilation, ceil_mode
       return ir::build_value(graph, op, {x},
                              attrs({{"kernel", ir::IntList{2, 2}},

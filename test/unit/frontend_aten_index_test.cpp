@@ -1,10 +1,11 @@
 // The indexing entries of the ATen table and the small ops transformer exports record, on the
 // reference against values written here from PyTorch's documentation: index.Tensor with one index
-// tensor (Nones before it, a multi-dim index), gather (a runtime and a constant index, ids past
+// tensor (Nones before it, a multi-dim index) and with several (broadcast together, adjacent or
+// not, negative ids), gather (a runtime and a constant index, ids past
 // the index's own extent), squeeze with a list of dims, alias, to.dtype / to.dtype_layout /
 // _to_copy, scalar_tensor, where with broadcast masks and scalar branches, masked_fill with -inf.
 // x holds its flat indices, so each output element names the input element it came from.
-// Refusals: bool-mask indices, several index tensors, repeat_interleave of a tensor of counts
+// Refusals: bool-mask indices, repeat_interleave of a tensor of counts
 // (data-dependent: exit 2); constant ids out of range and bad index shapes (exit 3, naming the
 // node).
 #include <cmath>
@@ -97,13 +98,46 @@ TEST_CASE("aten index.Tensor with one index tensor", "[frontend][aten][index]") 
   const Status bool_index = t.error("aten::index", {t.x, std::vector<ValueId>{mask}}, "Tensor");
   CHECK(bool_index.code() == ErrorCode::kUnsupported);
   CHECK(bool_index.message().find("bool mask") != std::string::npos);
-  const ValueId idx = t.g.add_constant("idx", make(DType::kI64, {2}, {0, 1}));
-  CHECK(t.error("aten::index", {t.x, std::vector<ValueId>{idx, idx}}, "Tensor").code() ==
-        ErrorCode::kUnsupported);
   const ValueId far = t.g.add_constant("far", make(DType::kI64, {2}, {0, 3}));
   const Status range = t.error("aten::index", {t.x, std::vector<ValueId>{far}}, "Tensor");
   CHECK(range.code() == ErrorCode::kInvalidInput);
   CHECK(range.message().find("index 3 is out of range for dim 0 of size 3") != std::string::npos);
+}
+
+TEST_CASE("aten index.Tensor with several index tensors", "[frontend][aten][index]") {
+  {
+    G t({3, 4});  // x[rows, cols], rows [2, 1] and cols [3] broadcast to [2, 3]; -1 is col 3
+    const ValueId rows = t.g.add_constant("rows", make(DType::kI64, {2, 1}, {0, 2}));
+    const ValueId cols = t.input("cols", make(DType::kI32, {3}, {1, -1, 3}));
+    check(t.run("aten::index", {t.x, std::vector<ValueId>{rows, cols}}, "Tensor"), "f32[2,3]",
+          {1, 3, 3, 9, 11, 11});
+  }
+  {
+    G t({2, 3, 4});  // x[i, :, k]: not adjacent, so the index dim goes first: out [2, 3]
+    const ValueId i = t.input("i", make(DType::kI64, {2}, {1, 0}));
+    const ValueId k = t.input("k", make(DType::kI64, {2}, {2, 3}));
+    check(t.run("aten::index", {t.x, std::vector<ValueId>{i, ir::kNoValue, k}}, "Tensor"),
+          "f32[2,3]", {14, 18, 22, 3, 7, 11});
+  }
+  {
+    G t({2, 3, 4, 2});  // x[:, i, k]: adjacent after dim 0, the index dim stays there: [2, 2, 2]
+    const ValueId i = t.input("i", make(DType::kI64, {2}, {2, 0}));
+    const ValueId k = t.input("k", make(DType::kI64, {2}, {1, 3}));
+    check(t.run("aten::index", {t.x, std::vector<ValueId>{ir::kNoValue, i, k}}, "Tensor"),
+          "f32[2,2,2]", {18, 19, 6, 7, 42, 43, 30, 31});
+  }
+  G t({3, 2});
+  const ValueId idx = t.g.add_constant("idx", make(DType::kI64, {2}, {0, 1}));
+  const ValueId far = t.g.add_constant("far", make(DType::kI64, {2}, {0, 2}));
+  const Status range = t.error("aten::index", {t.x, std::vector<ValueId>{idx, far}}, "Tensor");
+  CHECK(range.code() == ErrorCode::kInvalidInput);
+  CHECK(range.message().find("index 2 is out of range for dim 1 of size 2") != std::string::npos);
+  const ValueId three = t.g.add_constant("three", make(DType::kI64, {3}, {0, 1, 0}));
+  CHECK(t.error("aten::index", {t.x, std::vector<ValueId>{idx, three}}, "Tensor").code() ==
+        ErrorCode::kInvalidInput);  // [2] and [3] do not broadcast
+  const ValueId mask = t.input("mask", make(DType::kBool, {2}, {1, 0}));
+  CHECK(t.error("aten::index", {t.x, std::vector<ValueId>{idx, mask}}, "Tensor").code() ==
+        ErrorCode::kUnsupported);
 }
 
 TEST_CASE("aten gather", "[frontend][aten][index]") {

@@ -298,11 +298,16 @@ TEST_CASE("aten binary ops and scalar promotion", "[frontend][aten]") {
   CHECK(t.node_of(r).inputs[1] == h);
   CHECK(t.lower("aten::mul", {2.0, 3.0}).status().code() == ErrorCode::kInvalidInput);
   CHECK(t.type(t.one("aten::div", {x, y}, {{"rounding_mode", NoneArg{}}})) == "f32[4,8]");
-  auto floor =
-      t.lower("aten::div", {x, y}, {{"rounding_mode", std::string("floor")}}, "Tensor_mode");
-  REQUIRE(!floor);
-  CHECK(floor.status().code() == ErrorCode::kUnsupported);
-  CHECK(floor.status().message().find("floor") != std::string::npos);
+  r = t.one("aten::div", {x, y}, {{"rounding_mode", std::string("floor")}}, "Tensor_mode");
+  CHECK(t.op_of(r) == OpKind::kDivFloor);
+  r = t.one("aten::div", {n, i64(2)}, {{"rounding_mode", std::string("trunc")}}, "Scalar_mode");
+  CHECK(t.op_of(r) == OpKind::kDivTrunc);
+  CHECK(t.type(r) == "i64[4]");  // a rounding division of integers stays integer
+  CHECK(t.lower("aten::div", {x, y}, {{"rounding_mode", std::string("ceil")}}, "Tensor_mode")
+            .status()
+            .code() == ErrorCode::kInvalidInput);
+  CHECK(t.op_of(t.one("aten::floor_divide", {n, i64(3)})) == OpKind::kDivFloor);
+  CHECK(t.op_of(t.one("aten::remainder", {x, 1.5}, {}, "Scalar")) == OpKind::kRemainder);
   CHECK(t.lower("aten::add", {x, t.in({3})}).status().code() == ErrorCode::kInvalidInput);
   CHECK(t.type(t.one("aten::mul_", {x, 2.0})) == "f32[4,8]");
   t.verify();
@@ -563,13 +568,24 @@ TEST_CASE("aten comparisons, minimum/maximum and logic", "[frontend][aten]") {
   CHECK(operand_type(t, r, 1) == "bool[]");
   r = t.one("aten::bitwise_not", {m});
   CHECK(t.op_of(r) == OpKind::kLogicalNot);
-  check_unsupported(t.lower("aten::bitwise_and", {x, m}, {}, "Tensor"), "aten::bitwise_and",
-                    "f32[4,8]");
-  check_unsupported(t.lower("aten::bitwise_or", {n, n}, {}, "Tensor"), "aten::bitwise_or",
-                    "bool tensors only");
-  check_unsupported(t.lower("aten::bitwise_not", {n}), "aten::bitwise_not", "i64[4]");
-  check_unsupported(t.lower("aten::bitwise_and", {m, i64(1)}, {}, "Scalar"), "aten::bitwise_and",
-                    "int");
+  r = t.one("aten::bitwise_xor", {m, k}, {}, "Tensor");
+  CHECK(t.op_of(r) == OpKind::kNe);  // xor of bools
+  // On integers they are bit operations, a bool operand converted to the promoted integer dtype.
+  r = t.one("aten::bitwise_or", {n, n}, {}, "Tensor");
+  CHECK(t.op_of(r) == OpKind::kBitwiseOr);
+  CHECK(t.type(r) == "i64[4]");
+  CHECK(t.op_of(t.one("aten::bitwise_not", {n})) == OpKind::kBitwiseNot);
+  CHECK(t.op_of(t.one("aten::__xor__", {n, i64(5)}, {}, "Scalar")) == OpKind::kBitwiseXor);
+  r = t.one("aten::bitwise_and", {m, i64(1)}, {}, "Scalar");
+  CHECK(t.op_of(r) == OpKind::kBitwiseAnd);
+  CHECK(operand_type(t, r, 0) == "i64[4,8]");
+  // Floating operands are refused, as PyTorch refuses them.
+  auto floating = t.lower("aten::bitwise_and", {x, m}, {}, "Tensor");
+  REQUIRE(!floating);
+  CHECK(floating.status().code() == ErrorCode::kInvalidInput);
+  CHECK(floating.status().message().find("f32[4,8]") != std::string::npos);
+  CHECK(t.lower("aten::bitwise_or", {n, 1.5}, {}, "Scalar").status().code() ==
+        ErrorCode::kInvalidInput);
   t.verify();
 }
 
@@ -687,7 +703,8 @@ TEST_CASE("aten unsupported ops", "[frontend][aten]") {
   CHECK(is_supported_aten_op("aten::clamp_"));
   CHECK(is_supported_aten_op("aten::__and__"));
   CHECK(is_supported_aten_op("aten::masked_fill_"));
-  CHECK_FALSE(is_supported_aten_op("aten::cumsum"));
+  CHECK(is_supported_aten_op("aten::cumsum"));
+  CHECK_FALSE(is_supported_aten_op("aten::sort"));
   CHECK_FALSE(is_supported_aten_op("aten::linea"));
   CHECK_FALSE(is_supported_aten_op("linear"));
 
@@ -701,11 +718,11 @@ TEST_CASE("aten unsupported ops", "[frontend][aten]") {
   CHECK(s.to_string() == s.message());
 
   G t;
-  auto out = t.lower("aten::cumsum", {t.in({4}), i64(0)});
+  auto out = t.lower("aten::sort", {t.in({4}), i64(0)});
   REQUIRE(!out);
   CHECK(out.status().code() == ErrorCode::kUnsupported);
   CHECK(out.status().message() ==
-        "model uses 1 unsupported op:\n  aten::cumsum (node 'node' at model.py:7)");
+        "model uses 1 unsupported op:\n  aten::sort (node 'node' at model.py:7)");
 }
 
 }  // namespace inferno::frontend

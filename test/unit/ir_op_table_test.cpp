@@ -48,6 +48,8 @@ std::string_view dtype_class_text(DTypeClass c) {
       return "operand 0 tested against zero; result: the others promoted";
     case DTypeClass::kCast:
       return "any; result `dtype`";
+    case DTypeClass::kInteger:
+      return "i32, i64; result promoted";
   }
   return "?";
 }
@@ -96,10 +98,13 @@ TEST_CASE("every op has a shape rule, a reference kernel and a lowering or a bac
     if (op_has_trait(op, kElementwise)) {
       CHECK(op_min_inputs(op) == op_max_inputs(op));
       CHECK(op_dtype_class(op) != DTypeClass::kFamily);
-      // The expression reads each operand, and pastes into CUDA for float compute.
+      // The expression reads each operand, and pastes into CUDA for float compute (for integer
+      // compute where the op has no floating form).
       const std::vector<std::string> operands = {"a0", "a1", "a2", "a3"};
-      const auto pasted =
-          codegen::elementwise_expression(op, operands, codegen::ComputeType::kFloat);
+      const auto pasted = codegen::elementwise_expression(op, operands,
+                                                          has_floating_form(op_dtype_class(op))
+                                                              ? codegen::ComputeType::kFloat
+                                                              : codegen::ComputeType::kInt);
       REQUIRE(pasted.has_value());
       for (int k = 0; k < op_min_inputs(op); ++k) {
         CHECK(pasted->find(operands[static_cast<size_t>(k)]) != std::string::npos);

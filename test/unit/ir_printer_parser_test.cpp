@@ -118,7 +118,9 @@ Graph kitchen_sink() {
   // Every elementwise op of the table, on as many operands as it takes.
   for (const OpKind op : all_op_kinds()) {
     if (!op_has_trait(op, kElementwise) || op == OpKind::kCast) continue;
-    add(g, op, std::vector<ValueId>(static_cast<size_t>(op_min_inputs(op)), mm), {}, op_name(op));
+    const ValueId operand = op_dtype_class(op) == DTypeClass::kInteger ? i : mm;
+    add(g, op, std::vector<ValueId>(static_cast<size_t>(op_min_inputs(op)), operand), {},
+        op_name(op));
   }
   const ValueId gelu = add(g, OpKind::kGeluTanh, {lin}, {}, "g");
   const ValueId half = add(g, OpKind::kCast, {gelu}, attrs({{"dtype", DType::kF16}}), "c");
@@ -132,6 +134,11 @@ Graph kitchen_sink() {
   add(g, OpKind::kMean, {lin}, attrs({{"dims", IntList{}}, {"keepdim", false}}), "m");
   add(g, OpKind::kSoftmax, {lin}, attrs({{"dim", int64_t{1}}}), "sm");
   add(g, OpKind::kLogSoftmax, {lin}, attrs({{"dim", int64_t{0}}}), "lsm");
+  add(g, OpKind::kCumsum, {i}, attrs({{"dim", int64_t{0}}}), "running");
+  add(g, OpKind::kReduceMax, {lin}, attrs({{"dims", IntList{0}}, {"keepdim", false}}), "top");
+  add(g, OpKind::kReduceMin, {i}, attrs({{"dims", IntList{}}, {"keepdim", true}}), "bottom");
+  add(g, OpKind::kArgMax, {lin}, attrs({{"dim", int64_t{1}}, {"keepdim", true}}), "top_at");
+  add(g, OpKind::kArgMin, {lin}, attrs({{"dim", int64_t{0}}, {"keepdim", false}}), "bottom_at");
   // Pooling over x as [C, H, W].
   const ValueId chw = add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{1, 2, 4}}}), "chw");
   add(g, OpKind::kMaxPool2d, {chw},

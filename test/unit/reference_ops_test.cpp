@@ -389,6 +389,72 @@ TEST_CASE("reference reductions") {
   });
 }
 
+TEST_CASE("reference cumsum and extrema") {
+  const Tensor m23 = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto dims = [](ir::IntList d, bool keepdim) {
+    return attrs({{"dims", std::move(d)}, {"keepdim", keepdim}});
+  };
+  const auto along = [](int64_t d, bool keepdim) {
+    return attrs({{"dim", d}, {"keepdim", keepdim}});
+  };
+  const Tensor ties = f32({2, 3}, {3, 1, 3, kNaN, 2, kNaN});
+  run_cases({
+      {"cumsum dim 1",
+       OpKind::kCumsum,
+       {m23},
+       attrs({{"dim", int64_t{1}}}),
+       f32({2, 3}, {1, 3, 6, 4, 9, 15})},
+      {"cumsum dim 0",
+       OpKind::kCumsum,
+       {m23},
+       attrs({{"dim", int64_t{0}}}),
+       f32({2, 3}, {1, 2, 3, 5, 7, 9})},
+      {"cumsum of bool counts in i64",
+       OpKind::kCumsum,
+       {make(DType::kBool, {4}, {1, 0, 1, 1})},
+       attrs({{"dim", int64_t{0}}}),
+       make(DType::kI64, {4}, {1, 1, 2, 3})},
+      {"cumsum of i32 sums in i64",
+       OpKind::kCumsum,
+       {make(DType::kI32, {2}, {2147483647, 2})},
+       attrs({{"dim", int64_t{0}}}),
+       make(DType::kI64, {2}, {2147483647, 2147483649.0})},
+      {"cumsum propagates NaN onwards",
+       OpKind::kCumsum,
+       {f32({3}, {1, kNaN, 2})},
+       attrs({{"dim", int64_t{0}}}),
+       f32({3}, {1, kNaN, kNaN})},
+      {"reduce_max dim 1", OpKind::kReduceMax, {m23}, dims({1}, false), f32({2}, {3, 6})},
+      {"reduce_min all keepdim", OpKind::kReduceMin, {m23}, dims({}, true), f32({1, 1}, {1})},
+      {"reduce_max: NaN wins", OpKind::kReduceMax, {ties}, dims({1}, false), f32({2}, {3, kNaN})},
+      {"reduce_min i64",
+       OpKind::kReduceMin,
+       {make(DType::kI64, {3}, {4, -7, 2})},
+       dims({0}, false),
+       make(DType::kI64, {}, {-7})},
+      {"argmax: the first of equal maxima, the first NaN",
+       OpKind::kArgMax,
+       {ties},
+       along(1, false),
+       make(DType::kI64, {2}, {0, 0})},
+      {"argmin keepdim",
+       OpKind::kArgMin,
+       {ties},
+       along(1, true),
+       make(DType::kI64, {2, 1}, {1, 0})},
+      {"argmax along dim 0",
+       OpKind::kArgMax,
+       {m23},
+       along(0, false),
+       make(DType::kI64, {3}, {1, 1, 1})},
+      {"argmin of bool",
+       OpKind::kArgMin,
+       {make(DType::kBool, {3}, {1, 0, 0})},
+       along(0, false),
+       make(DType::kI64, {}, {1})},
+  });
+}
+
 TEST_CASE("reference integer math is exact beyond 2^53") {
   Tensor a = Tensor::zeros({DType::kI64, {1}});
   const int64_t big = (int64_t{1} << 53) + 1;  // not representable in double
@@ -410,8 +476,11 @@ TEST_CASE("reference integer math is exact beyond 2^53") {
 std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtype) {
   const TensorType m23{dtype, {2, 3}}, v3{dtype, {3}};
   if (ir::op_has_trait(op, ir::kElementwise)) {
-    std::vector<TensorType> operands = {m23};
-    operands.resize(static_cast<size_t>(ir::op_min_inputs(op)), v3);
+    // The bit operations have no floating form: they run on i64 in place of a floating dtype.
+    const bool integer = ir::op_dtype_class(op) == ir::DTypeClass::kInteger;
+    const DType d = integer && ir::is_floating(dtype) ? DType::kI64 : dtype;
+    std::vector<TensorType> operands = {{d, {2, 3}}};
+    operands.resize(static_cast<size_t>(ir::op_min_inputs(op)), {d, {3}});
     Attributes a;
     for (const ir::AttrSpec& spec : ir::op_attr_schema(op)) {
       if (spec.type == ir::AttrType::kDType) a.set(spec.name, DType::kF16);
@@ -450,6 +519,14 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
     case OpKind::kSoftmax:
     case OpKind::kLogSoftmax:
       return {{m23}, attrs({{"dim", int64_t{1}}})};
+    case OpKind::kCumsum:
+      return {{m23}, attrs({{"dim", int64_t{1}}})};
+    case OpKind::kReduceMax:
+    case OpKind::kReduceMin:
+      return {{m23}, attrs({{"dims", ir::IntList{0}}, {"keepdim", true}})};
+    case OpKind::kArgMax:
+    case OpKind::kArgMin:
+      return {{m23}, attrs({{"dim", int64_t{1}}, {"keepdim", false}})};
     case OpKind::kFusedElementwise:
       return {{m23, v3}, attrs({{"expr", std::string("sub($0, $1); abs(#0)")}})};
     case OpKind::kMaxPool2d:  // [C, H, W] with padding and ceil_mode

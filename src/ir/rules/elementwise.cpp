@@ -31,6 +31,12 @@ Expected<Types> elementwise(OpKind op, const Types& in, const Attributes& attrs)
       return one({promote_operands(in), shape});
     case DTypeClass::kNumeric:
       return one({promote_operands(in), shape});
+    case DTypeClass::kInteger:
+      for (const TensorType& t : in) {
+        if (!is_integral(t.dtype))
+          return refuse(op, in, "expects integer operands (not floating-point or bool)");
+      }
+      return one({promote_operands(in), shape});
     case DTypeClass::kTrueDiv: {
       const DType d = promote_operands(in);
       return one({is_floating(d) ? d : DType::kF32, shape});
