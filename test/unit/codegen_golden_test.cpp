@@ -3,11 +3,13 @@
 // Also: generation is deterministic, and the weights blob is laid out and checksummed as the ABI
 // says.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/tensor_io.h"
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "inferno/model_abi.h"
@@ -20,6 +22,24 @@ namespace {
 
 const std::vector<std::string> kModels = {"mm_relu", "mlp2", "mlp_gelu_silu_softmax",
                                           "elementwise_chain", "bmm_matmul"};
+
+// One golden per lowering family, beyond the GEMM and elementwise models above: test/golden/
+// codegen/<name>.cu from fixture <fixture> (model.pt2, or TorchScript model.pt with its inputs'
+// types) after the default pipeline at <precision>.
+struct FamilyGolden {
+  std::string name, fixture;
+  target::Precision precision = target::Precision::kFp32;
+};
+const std::vector<FamilyGolden> kFamilyGoldens = {
+    {"cnn_block", "cnn_block"},                       // conv2d with bias, residual and activation
+    {"transformer_gpt2", "transformer_gpt2"},         // attention reading q, k, v through views
+    {"norms", "norms"},                               // layer, group and rms norms
+    {"cnn_ops", "cnn_ops"},                           // pooling
+    {"resize", "resize"},                             // nearest and bilinear upsampling
+    {"joins", "joins"},                               // cat, constant_pad, index_select
+    {"slicing", "slicing"},                           // slices and gathers
+    {"mlp2_fp16", "mlp2", target::Precision::kFp16},  // GEMMs after convert-precision
+};
 
 codegen::CodegenOptions golden_options() {
   codegen::CodegenOptions options;
@@ -34,6 +54,29 @@ ir::Graph optimized_fixture(const std::string& model) {
   INFO(model << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
   const Status status = passes::run_default_pipeline(*graph, {});
+  INFO(status.to_string());
+  REQUIRE(status.is_ok());
+  return std::move(*graph);
+}
+
+ir::Graph optimized_family_fixture(const FamilyGolden& golden) {
+  const std::string dir = test::fixture_path(golden.fixture);
+  frontend::LoadOptions load;
+  std::string model = dir + "/model.pt2";
+  if (!std::filesystem::exists(model)) {
+    model = dir + "/model.pt";  // TorchScript: the input types come from the fixture's inputs
+    for (int i = 0; std::filesystem::exists(dir + "/input" + std::to_string(i) + ".npy"); ++i) {
+      auto input = cli::read_tensor(dir + "/input" + std::to_string(i) + ".npy");
+      REQUIRE(input.has_value());
+      load.inputs.push_back({"", input->type});
+    }
+  }
+  auto graph = frontend::load_model(model, load);
+  INFO(golden.name << ": " << (graph ? "" : graph.status().to_string()));
+  REQUIRE(graph.has_value());
+  passes::PipelineOptions pipeline;
+  pipeline.pass_options.target.precision = golden.precision;
+  const Status status = passes::run_default_pipeline(*graph, pipeline);
   INFO(status.to_string());
   REQUIRE(status.is_ok());
   return std::move(*graph);
@@ -94,6 +137,19 @@ TEST_CASE("generation is deterministic", "[codegen]") {
     CHECK(first->cuda_source == second->cuda_source);
     CHECK(first->weights == second->weights);
     CHECK(first->exports_map == second->exports_map);
+  }
+}
+
+TEST_CASE("generated model.cu matches the golden copy for every lowering family", "[codegen]") {
+  const bool update = std::getenv("INFERNO_UPDATE_GOLDEN") != nullptr;
+  for (const FamilyGolden& golden : kFamilyGoldens) {
+    auto generated = codegen::generate(optimized_family_fixture(golden), golden_options());
+    INFO(golden.name << ": " << (generated ? "" : generated.status().to_string()));
+    REQUIRE(generated.has_value());
+    const std::string path = test::golden_path("codegen/" + golden.name + ".cu");
+    if (update) std::ofstream(path, std::ios::binary) << generated->cuda_source;
+    INFO("INFERNO_UPDATE_GOLDEN=1 ./test/test_codegen rewrites " << path);
+    CHECK(first_difference(test::read_text_file(path), generated->cuda_source).empty());
   }
 }
 
