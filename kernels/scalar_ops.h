@@ -8,11 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define INFERNO_HD __host__ __device__ __forceinline__
-#else
-#define INFERNO_HD inline
-#endif
+#include "kernels/host_device.h"
 
 namespace inferno::ew {
 

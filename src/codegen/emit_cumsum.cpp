@@ -14,11 +14,7 @@ Status emit_cumsum(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& in = ctx.graph.type(node.inputs[0]);
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
-  ctx.out.run.line("// " + ctx.describe(node));
-  if (out.numel() == 0) {
-    ctx.out.run.line("// (no elements: nothing to compute)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "compute")) return Status::ok();
   const auto [outer, n, inner] = lines_along(in.shape, node.attrs.get_int("dim"));
   const ComputeType acc = !ir::is_floating(out.dtype) ? ComputeType::kInt
                           : (out.dtype == ir::DType::kF32 || out.dtype == ir::DType::kF64)

@@ -21,11 +21,7 @@ Status emit_reduce_extremum(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& in = ctx.graph.type(node.inputs[0]);
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
-  ctx.out.run.line("// " + ctx.describe(node));
-  if (out.numel() == 0) {
-    ctx.out.run.line("// (no elements: nothing to compute)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "compute")) return Status::ok();
   const ir::IntList& dims = node.attrs.get_ints("dims");
   const std::vector<int64_t> strides = ir::contiguous_strides(in.shape);
   std::vector<size_t> kept, reduced;
@@ -79,11 +75,7 @@ Status emit_arg_extremum(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& in = ctx.graph.type(node.inputs[0]);
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
-  ctx.out.run.line("// " + ctx.describe(node));
-  if (out.numel() == 0) {
-    ctx.out.run.line("// (no elements: nothing to compute)");
-    return Status::ok();
-  }
+  if (!ctx.open_node(node, "compute")) return Status::ok();
   const auto [outer, n, inner] = lines_along(in.shape, node.attrs.get_int("dim"));
   const std::string type(storage_type(in.dtype));
   const std::string value(compute_type_name(value_type(in.dtype)));
