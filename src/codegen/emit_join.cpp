@@ -143,7 +143,7 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
   const std::string type(storage_type(x.dtype)), id_type(storage_type(ids.dtype));
   const std::string n = std::to_string(inner), count = std::to_string(ids.numel()),
                     size = std::to_string(x.shape[dim]);
-  GridKernel kernel{kernel_name(ctx.graph, node, index),
+  GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node) + (in_place ? " (in place)" : ""),
                     "const " + type + "* in, const " + id_type + "* index, const " + type +
                         "* source, " + type + "* out",
