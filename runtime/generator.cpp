@@ -137,11 +137,7 @@ void Generator::generate(cudaStream_t stream, const int64_t* prompt, int32_t pro
                          const inferno_generate_options& o, int64_t* tokens_out,
                          int32_t* num_tokens_out, inferno_generate_stats* stats) {
   const auto start = std::chrono::steady_clock::now();
-  Session::Work work = session_.work_for(stream);
-  if (work.in_caller_graph) {
-    fail(INFERNO_STATUS_INVALID_ARGUMENT,
-         "generate waits for each token: it cannot run on a stream that is being captured");
-  }
+  Session::Work work = session_.work_for(stream);  // never a captured stream (Session::generate)
   const std::vector<PrefillChunk> chunks = plan_prefill(layout_, prompt_len);
   uint64_t staging_count = 0;
   for (const PrefillChunk& c : chunks) staging_count += 2 * layout_.lengths[c.slot].length;

@@ -187,6 +187,11 @@ void Session::generate(void* stream, const int64_t* prompt, int32_t prompt_len,
   const BusyLock lock(busy_);
   check_generate_request(model_->generation(), prompt, prompt_len, options);
   const DeviceGuard guard(model_->device());
+  // Refused before anything is allocated: an allocation would also break the caller's capture.
+  if (caller_capturing(static_cast<cudaStream_t>(stream))) {
+    fail(INFERNO_STATUS_INVALID_ARGUMENT,
+         "generate waits for each token: it cannot run on a stream that is being captured");
+  }
   if (generator_ == nullptr) generator_ = std::make_unique<Generator>(*this);
   generator_->generate(static_cast<cudaStream_t>(stream), prompt, prompt_len, options, tokens_out,
                        num_tokens_out, stats);
