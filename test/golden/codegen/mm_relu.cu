@@ -81,6 +81,8 @@ const inferno_model kModel = {
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,
   inferno_weights_begin, nullptr,
   session_create, run, session_destroy,
+  0, nullptr, 0,  // states, max positions
+  0, nullptr,  // variants
 };
 
 }  // namespace
