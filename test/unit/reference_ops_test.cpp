@@ -558,6 +558,8 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
       return {{m23, {dtype, {1, 3}}}, attrs({{"dim", int64_t{0}}})};
     case OpKind::kIndexSelect:  // random i64 ids: clamped into dim 1 where out of range
       return {{m23, {ir::DType::kI64, {2, 2}}}, attrs({{"dim", int64_t{1}}})};
+    case OpKind::kIndexCopy:  // random i64 ids: an out-of-range one writes nothing
+      return {{m23, {ir::DType::kI64, {2}}, {dtype, {2, 2}}}, attrs({{"dim", int64_t{1}}})};
     case OpKind::kConstantPad:
       return {{m23, {dtype, {}}},
               attrs({{"before", ir::IntList{1, -1}}, {"after", ir::IntList{0, 2}}})};
