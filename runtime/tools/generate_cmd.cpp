@@ -94,19 +94,26 @@ void print_result(const inferno::GenerateResult& r, uint64_t weights, double ban
 void add_generate_options(CLI::App& app, GenerateArgs& args) {
   app.add_flag("--generate", args.enabled,
                "generate tokens with an LLM model.so (token ids in and out, no tokenizer)");
-  app.add_option("--prompt", args.prompt,
-                 "--generate: the prompt's token ids, '<i8' or '<i4' .npy");
-  app.add_option("--max-new-tokens", args.max_new_tokens, "--generate: tokens to make (16)")
-      ->check(CLI::Range(1, 1 << 20));
+  // Ranges without CLI11's "INT in [...]" text: the option's own text says what fits.
+  app.add_option("--prompt", args.prompt, "--generate: the prompt's token ids, '<i8' or '<i4' .npy")
+      ->type_name("FILE");
+  app.add_option("--max-new-tokens", args.max_new_tokens,
+                 "--generate: tokens to make, 1 to 2^20 (16)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 20).description(""));
   app.add_option("--temperature", args.temperature, "--generate: 0 (default) is greedy")
-      ->check(CLI::Range(0.0f, 1e30f));
+      ->type_name("T")
+      ->check(CLI::Range(0.0f, 1e30f).description(""));
   app.add_option("--top-k", args.top_k, "--generate: sample among the k highest logits (0: all)")
-      ->check(CLI::Range(0, 1 << 30));
-  app.add_option("--top-p", args.top_p, "--generate: nucleus sampling's probability (1: all)");
-  app.add_option("--seed", args.seed, "--generate: the sampling seed");
-  app.add_option("--stop-token", args.stop_tokens,
-                 "--generate: stop after this token (repeatable)");
-  app.add_option("--save-tokens", args.save_tokens, "--generate: write the new tokens as .npy");
+      ->type_name("K")
+      ->check(CLI::Range(0, 1 << 30).description(""));
+  app.add_option("--top-p", args.top_p, "--generate: nucleus sampling's probability (1: all)")
+      ->type_name("P");
+  app.add_option("--seed", args.seed, "--generate: the sampling seed")->type_name("SEED");
+  app.add_option("--stop-token", args.stop_tokens, "--generate: stop after this token (repeatable)")
+      ->type_name("ID");
+  app.add_option("--save-tokens", args.save_tokens, "--generate: write the new tokens as .npy")
+      ->type_name("FILE");
 }
 
 int generate_command(const std::string& path, int device, bool use_graph,

@@ -1,0 +1,56 @@
+// Variants on the command line: a model with state and one dynamic dim (transformers' decoder
+// recipe) compiles one variant per default length within its range into one model.cu;
+// --specialize chooses the lengths, and its mistakes are exit 3 naming the flag.
+#include <string>
+#include <vector>
+
+#include "support/catch.h"
+#include "support/subprocess.h"
+#include "support/test_support.h"
+
+namespace inferno {
+namespace {
+
+test::ProcessResult infernoc(std::vector<std::string> args) {
+  args.insert(args.begin(), INFERNOC_EXE);
+  return test::run_process(args);
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+const std::string kDecoder = test::fixture_path("hf/llama/decoder.pt2");
+
+TEST_CASE("a decoder with a KV cache compiles its default lengths as variants of one model.cu") {
+  const test::ProcessResult r = infernoc({kDecoder, "--emit", "cu", "--arch", "sm_90"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.err, "compiling 3 variants: s11=1, s11=16, s11=64"));
+  // The one-token step is the model's own interface; 16 and 64 its variants (the export's range
+  // is 0..95, so 128 is left out), all around one kStates with the cache's 96 positions.
+  CHECK(contains(r.out, "const inferno_model* const kVariants[] = {&v1::kModel, &v2::kModel};"));
+  CHECK(contains(r.out, "6, kStates, 96,  // states, max positions"));
+  CHECK(contains(r.out, "return &v0::kModel;"));
+}
+
+TEST_CASE("--specialize chooses the lengths; its mistakes are exit 3") {
+  const test::ProcessResult two =
+      infernoc({kDecoder, "--emit", "cu", "--arch", "sm_90", "--specialize", "s11=1,32"});
+  INFO(two.err);
+  REQUIRE(two.exit_code == 0);
+  CHECK(contains(two.err, "compiling 2 variants: s11=1, s11=32"));
+  for (const char* bad : {"s11=1,x", "s11", "s11=4,4", "=1"}) {
+    const test::ProcessResult r = infernoc({kDecoder, "--emit", "ir", "--specialize", bad});
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 3);
+    CHECK(contains(r.err, "infernoc: error: --specialize"));
+  }
+  // A length outside the range the model was exported for is the frontend's range error.
+  const test::ProcessResult out = infernoc({kDecoder, "--emit", "ir", "--specialize", "s11=200"});
+  CHECK(out.exit_code == 3);
+  CHECK(contains(out.err, "outside the range the model was exported for"));
+}
+
+}  // namespace
+}  // namespace inferno
