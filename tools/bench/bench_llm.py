@@ -19,6 +19,7 @@ import argparse
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -102,7 +103,7 @@ def main():
     parser.add_argument("--models", nargs="+", default=["gpt2-small", "tinyllama"])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    work = Path("/tmp/bench-llm")
+    work = Path(tempfile.gettempdir()) / "bench-llm"  # the exports and libraries: GBs, not --out
     work.mkdir(exist_ok=True)
     rows = []
     for name in args.models:
