@@ -271,7 +271,11 @@ Status run_command(const CliOptions& options) {
                describe(graph));
   if (variants.empty()) {
     variants = default_specializations(graph, dynamic_dims);
-    if (!variants.empty()) {
+    // Loaded again only when the first variant's value is not the one the export bound.
+    const bool same =
+        !variants.empty() && variants.front().size() == 1 &&
+        dynamic_dims[variants.front().begin()->first].value == variants.front().begin()->second;
+    if (!variants.empty() && !same) {
       load.symbols = variants.front();
       INFERNO_ASSIGN_OR_RETURN(graph, frontend::load_model(options.model, load));
     }

@@ -68,6 +68,20 @@ bool is_in_place(const Target& t) {
   return base.ends_with("_");
 }
 
+// The value an in-place node writes: the name of its first argument when that is a tensor, else
+// "" (also for a node that writes nothing).
+Expected<std::string> written_name(const JsonRef& node, const Target& target) {
+  if (!is_in_place(target)) return std::string();
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  if (inputs.empty()) return std::string();
+  INFERNO_ASSIGN_OR_RETURN(JsonRef arg, inputs.front().at("arg"));
+  std::optional<JsonRef> tensor = arg.find("as_tensor");
+  if (!tensor) return std::string();
+  INFERNO_ASSIGN_OR_RETURN(JsonRef n, tensor->at("name"));
+  return n.string();
+}
+
 class Loader {
  public:
   Loader(const Pt2Archive& archive, const LoadOptions& options)
@@ -113,7 +127,9 @@ class Loader {
   /// Names that stand for a written buffer (its argument name, and the results of in-place ops
   /// on it) -> the buffer's argument name.
   std::map<std::string, std::string, std::less<>> buffer_alias_;
-  std::set<std::string, std::less<>> user_input_names_;
+  /// Names an in-place op may not write: the model's inputs (the caller's tensors), and inside a
+  /// region its body's inputs.
+  std::set<std::string, std::less<>> unwritable_names_;
   Symbols symbols_;
   RecordCache cache_;
 };
@@ -354,7 +370,7 @@ Status Loader::add_inputs(const JsonRef& signature, const std::string& model, co
     }
     values_[name] = graph_.add_constant(fqn, std::move(tensor));
   }
-  for (const auto& [name, meta] : user_inputs) user_input_names_.insert(name);
+  for (const auto& [name, meta] : user_inputs) unwritable_names_.insert(name);
   return bind_user_inputs(user_inputs, root);
 }
 
@@ -540,23 +556,13 @@ Status Loader::lower(const JsonRef& node) {
     if (s.is_ok() || !s.node().empty()) return s;
     return Status(s.code(), s.message(), call.node_name, call.loc);
   }
-  // An in-place op's target: the name of its first (tensor) argument.
-  std::string written;
-  if (is_in_place(parsed)) {
-    INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
-    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
-    if (!inputs.empty()) {
-      INFERNO_ASSIGN_OR_RETURN(JsonRef arg, inputs.front().at("arg"));
-      if (std::optional<JsonRef> tensor = arg.find("as_tensor")) {
-        INFERNO_ASSIGN_OR_RETURN(JsonRef n, tensor->at("name"));
-        INFERNO_ASSIGN_OR_RETURN(written, n.string());
-      }
-    }
-    if (user_input_names_.count(written)) {
-      return unsupported(call.op + " writes the model's input '" + written +
-                             "' in place, which infernoc does not support (clone it first)",
-                         call.node_name, call.loc);
-    }
+  // An in-place op's target. A model input, or a region's (whose write would not reach the
+  // buffer outside it), cannot be written.
+  INFERNO_ASSIGN_OR_RETURN(const std::string written, written_name(node, parsed));
+  if (unwritable_names_.count(written)) {
+    return unsupported(call.op + " writes its input '" + written +
+                           "' in place, which infernoc does not support (clone it first)",
+                       call.node_name, call.loc);
   }
   // Errors from here on are about this node: name it where the error does not already.
   auto lower_call = [&]() -> Status {
@@ -657,15 +663,7 @@ Status Loader::find_mutated_buffers(const JsonRef& signature, const std::vector<
   for (const JsonRef& node : nodes) {
     INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
     INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
-    if (!is_in_place(parse_target(target))) continue;
-    INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
-    INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
-    if (inputs.empty()) continue;
-    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, inputs.front().at("arg"));
-    std::optional<JsonRef> tensor = arg.find("as_tensor");
-    if (!tensor) continue;
-    INFERNO_ASSIGN_OR_RETURN(JsonRef n, tensor->at("name"));
-    INFERNO_ASSIGN_OR_RETURN(std::string written, n.string());
+    INFERNO_ASSIGN_OR_RETURN(const std::string written, written_name(node, parse_target(target)));
     auto it = alias.find(written);
     if (it == alias.end()) continue;
     mutated_buffers_[it->second] = buffers[it->second];
@@ -720,8 +718,10 @@ Status Loader::lower_region(const JsonRef& node, const std::vector<std::string>&
   // The body's scope replaces the graph's while it is lowered.
   auto outer_values = std::move(values_);
   auto outer_metas = std::move(metas_);
+  auto outer_unwritable = std::move(unwritable_names_);
   values_.clear();
   metas_.clear();
+  unwritable_names_.clear();
   auto lower_body = [&]() -> Expected<std::vector<ValueId>> {
     INFERNO_ASSIGN_OR_RETURN(JsonRef tv, body.at("tensor_values"));
     INFERNO_ASSIGN_OR_RETURN(auto tensors, tv.members());
@@ -734,6 +734,7 @@ Status Loader::lower_region(const JsonRef& node, const std::vector<std::string>&
       INFERNO_ASSIGN_OR_RETURN(JsonRef n, member.second.at("name"));
       INFERNO_ASSIGN_OR_RETURN(std::string name, n.string());
       values_[name] = args[i];
+      unwritable_names_.insert(name);
     }
     INFERNO_ASSIGN_OR_RETURN(JsonRef nodes_json, body.at("nodes"));
     INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> nodes, nodes_json.items());
@@ -752,6 +753,7 @@ Status Loader::lower_region(const JsonRef& node, const std::vector<std::string>&
   Expected<std::vector<ValueId>> results = lower_body();
   values_ = std::move(outer_values);
   metas_ = std::move(outer_metas);
+  unwritable_names_ = std::move(outer_unwritable);
   if (!results) return results.status();
   if (results->size() != outs.size()) {
     return node.error("the region's body returns " + std::to_string(results->size()) +
