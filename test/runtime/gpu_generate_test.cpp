@@ -71,7 +71,7 @@ TEST_CASE("gpu: greedy generation equals the reference for every prompt plan", "
   }
 }
 
-TEST_CASE("gpu: generation resets the state; runs and generations interleave", "[runtime][gpu]") {
+TEST_CASE("gpu: generation resets the state, runs and generations interleave", "[runtime][gpu]") {
   INFERNO_REQUIRE_GPU();
   inferno::Model model(model_path("llm"), 0);
   inferno::Session session(model);

@@ -48,7 +48,7 @@ TEST_CASE("sampling: Philox4x32-10 gives Random123's known answers", "[runtime]"
   CHECK(s::mul_high(0, 1000) == 0);
 }
 
-TEST_CASE("sampling: keys keep the order of logits; weights are exp in 2^-40 units", "[runtime]") {
+TEST_CASE("sampling: keys keep the order of logits, weights are exp in 2^-40 units", "[runtime]") {
   const float ordered[] = {-INFINITY, -1e30f, -2.5f, -1e-30f, 0.0f, 1e-30f, 1.0f, 3e38f, INFINITY};
   for (size_t i = 1; i < sizeof ordered / sizeof ordered[0]; ++i) {
     CHECK(s::order_key(ordered[i - 1]) < s::order_key(ordered[i]));
@@ -93,7 +93,7 @@ TEST_CASE("sampling: the kept set is the textbook top-k then top-p", "[runtime]"
   CHECK(textbook_kept(ties, {1.0f, 2, 1.0f, 0}) == std::vector<int32_t>{1, 3, 4});
 }
 
-TEST_CASE("sampling: greedy is the first largest logit; NaN is never chosen", "[runtime]") {
+TEST_CASE("sampling: greedy is the first largest logit, NaN is never chosen", "[runtime]") {
   const SamplingOptions greedy{};
   CHECK(mirror_token({1, 7, 3, 7}, greedy, 0) == 1);
   CHECK(mirror_token({NAN, 2, NAN}, greedy, 0) == 1);
@@ -107,7 +107,7 @@ TEST_CASE("sampling: greedy is the first largest logit; NaN is never chosen", "[
   }
 }
 
-TEST_CASE("sampling: frequencies follow the kept tokens' probabilities; seeds reproduce",
+TEST_CASE("sampling: frequencies follow the kept tokens' probabilities, seeds reproduce",
           "[runtime]") {
   const std::vector<float> x = random_logits(2048, 42, 1.5f);
   const SamplingOptions o{0.8f, 20, 0.9f, 1234};

@@ -123,7 +123,7 @@ TEST_CASE("a missing model and a missing .npy are both 'no such file': exit 5") 
 }
 
 TEST_CASE(
-    "TorchScript outputs are named output0, ... or by a dict's keys; the log keeps the value") {
+    "TorchScript outputs are named output0, ... or by a dict's keys, the log keeps the value") {
   const auto mlp =
       infernoc({fixture_path("mlp2/model.pt"), "--input", "x:4x16:f32", "--emit", "ir"});
   INFO(mlp.err);

@@ -34,7 +34,7 @@ TEST_CASE("a decoder with a KV cache compiles its default lengths as variants of
   CHECK(contains(r.out, "return &v0::kModel;"));
 }
 
-TEST_CASE("--specialize chooses the lengths; its mistakes are exit 3") {
+TEST_CASE("the --specialize flag chooses the lengths, and its mistakes are exit 3") {
   const test::ProcessResult two =
       infernoc({kDecoder, "--emit", "cu", "--arch", "sm_90", "--specialize", "s11=1,32"});
   INFO(two.err);

@@ -130,7 +130,7 @@ TEST_CASE("a buffer attention reads through views is not overwritten before it r
   CHECK(has(plan, "nodes 10..15, %w\n"));
 }
 
-TEST_CASE("a layout node another consumer reads stays a copy; the views stop there", "[codegen]") {
+TEST_CASE("a layout node another consumer reads stays a copy, the views stop there", "[codegen]") {
   SECTION("q is also read by neg: its permute is copied, its slice and reshape too") {
     const ir::Graph graph = parse(gpt2_layer("", "  %nq: f32[1,2,8,8] = neg(%q)\n", ", %nq"));
     const std::string cu = generate_cu(graph);

@@ -502,7 +502,7 @@ TEST_CASE("pt2 robustness: mistyped JSON fields never crash", "[frontend][pt2]")
   CHECK(loaded > 0);  // e.g. edits of ignored fields
 }
 
-TEST_CASE("pt2 synthetic: batch_norm's 3 outputs; the saved statistics refused where used",
+TEST_CASE("pt2 synthetic: batch_norm's 3 outputs, the saved statistics refused where used",
           "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");
   nlohmann::json m = a.json("models/model.json");
@@ -629,7 +629,7 @@ TEST_CASE("pt2 synthetic: split_with_sizes and unbind return as_tensors lists", 
   CHECK(s.node() == "part");
 }
 
-TEST_CASE("pt2 synthetic: native_layer_norm and native_group_norm; their statistics refused",
+TEST_CASE("pt2 synthetic: native_layer_norm and native_group_norm, their statistics refused",
           "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");
   nlohmann::json m = a.json("models/model.json");

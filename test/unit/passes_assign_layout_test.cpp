@@ -88,7 +88,7 @@ void check_layout(passes::ConvLayout mode, const std::string& input, const std::
   }
 }
 
-TEST_CASE("assign-layout: a lone conv stays NCHW under auto; --layout nhwc converts each way") {
+TEST_CASE("assign-layout: a lone conv stays NCHW under auto, --layout nhwc converts each way") {
   // NCHW on both sides: channels-last would cost two copies for one kernel.
   check_unchanged({"assign-layout"}, kSingleConv);
   check_layout(passes::ConvLayout::kNhwc, kSingleConv,
@@ -105,7 +105,7 @@ graph(%x: f32[1,2,5,5]) {
 })");
 }
 
-TEST_CASE("assign-layout: --layout nchw changes nothing; running it twice is running it once") {
+TEST_CASE("assign-layout: --layout nchw changes nothing, running it twice is running it once") {
   const ir::Graph off = with_layout(kSingleConv, passes::ConvLayout::kNchw);
   CHECK(ir::print_graph(off) == ir::print_graph(test::parse(kSingleConv)));
   ir::Graph twice = with_layout(kSingleConv, passes::ConvLayout::kNhwc);
@@ -223,7 +223,7 @@ graph(%x: f32[2,4,5,5], %dw: f32[4,1,3,3], %w1: f32[2,4,1,1], %w2: f32[4,2,1,1],
 })");
 }
 
-TEST_CASE("assign-layout: a pool reads NCHW; a mean over H and W and a flatten read NHWC") {
+TEST_CASE("assign-layout: a pool reads NCHW, a mean over H and W and a flatten read NHWC") {
   // A sum over H alone would leave [N, W, C] in NHWC, not [N, C, W]: it reads NCHW.
   check_layout(passes::ConvLayout::kNhwc,
                R"(

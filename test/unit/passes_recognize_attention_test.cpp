@@ -80,7 +80,7 @@ graph(%q: f32[1,2,8,16], %k: f32[1,2,8,16], %v: f32[1,2,8,16]) {
              test::kFp32);
 }
 
-TEST_CASE("recognize-attention: nanoGPT's masked_fill(bias == 0, -inf) is causal; polarity") {
+TEST_CASE("recognize-attention: nanoGPT's masked_fill(bias == 0, -inf) is causal, polarity") {
   // masked_fill(c, -inf) masks where c is true: c strictly upper keeps j <= i, causal.
   check_pass({"recognize-attention", "dce"},
              R"(

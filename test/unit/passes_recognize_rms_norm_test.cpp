@@ -61,7 +61,7 @@ graph(%x: f32[3,5,8]) {
              test::kFp32);
 }
 
-TEST_CASE("recognize-rms-norm: x / sqrt, no weight; T5's f16 input times the f32 rsqrt") {
+TEST_CASE("recognize-rms-norm: x / sqrt, no weight, T5's f16 input times the f32 rsqrt") {
   check_pass({"recognize-rms-norm", "dce"}, R"(
 graph(%x: f32[4,8], %h: f16[4,8]) {
   %two: f32[] = constant [2.0]

@@ -27,7 +27,7 @@ int count(const ir::Graph& graph, ir::OpKind op) {
   return n;
 }
 
-TEST_CASE("transformer fixtures: the patterns fire in every form; idempotent; outputs kept") {
+TEST_CASE("transformer fixtures: the patterns fire in every form, idempotent, outputs kept") {
   // gpt2: its written-out causal attention (tril buffer, where) and gelu_new; llama: GQA
   // attention via repeat_kv, two RMSNorms, q/k/v and gate/up fused (7 gemms -> 4); encoder:
   // nn.MultiheadAttention (SDPA in the .pt2 forms, the fast path in TorchScript); sdpa: five

@@ -1,0 +1,22 @@
+# Catch2 (2.x or 3.x) for the test directories: the main library to link and
+# inferno_catch_tests(), which registers each test case with CTest.
+find_package(Catch2 REQUIRED)
+include(Catch)
+
+if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
+  set(INFERNO_CATCH_MAIN Catch2::Catch2WithMain)
+elseif(NOT TARGET inferno_catch_main)
+  add_library(inferno_catch_main STATIC "${PROJECT_SOURCE_DIR}/test/support/catch_main.cpp")
+  target_link_libraries(inferno_catch_main PUBLIC Catch2::Catch2)
+  set(INFERNO_CATCH_MAIN inferno_catch_main)
+else()
+  set(INFERNO_CATCH_MAIN inferno_catch_main)
+endif()
+
+# inferno_catch_tests(target prefix [PROPERTIES ...]): one CTest test per test case of `target`.
+# `-w NoTests` makes a run that matched no test case fail: CTest passes each case's name as a
+# Catch2 filter, and a name with ';' or ',' (split into several filters) or a leading '-' (read as
+# an option) would otherwise "pass" without running anything.
+function(inferno_catch_tests target prefix)
+  catch_discover_tests(${target} TEST_PREFIX "${prefix}" EXTRA_ARGS -w NoTests ${ARGN})
+endfunction()
