@@ -41,14 +41,20 @@ struct TensorType {
   int64_t shape[kMaxRank];
 };
 
+struct InputSpec {
+  TensorType type{};
+  std::string name;
+};
+
 struct OutputSpec {
   TensorType type{};
+  std::string name;
   PyObject* empty_args = nullptr;    // (shape,)
   PyObject* empty_kwargs = nullptr;  // {"dtype": ..., "device": ...}
 };
 
 struct Variant {
-  std::vector<TensorType> inputs;
+  std::vector<InputSpec> inputs;
   std::vector<OutputSpec> outputs;
 };
 
@@ -56,6 +62,7 @@ struct Variant {
 struct TensorView {
   TensorType type;
   void* data;
+  long device;  // torch's get_device(): -1 for the CPU
 };
 
 struct Runner {
@@ -132,7 +139,8 @@ bool read_shape(PyObject* shape, const std::string& what, TensorType* type) {
   return true;
 }
 
-// Reads tensor `t` (input or output `index`). A non-contiguous input is replaced by a contiguous
+// Reads tensor `t` (input or output `index`); its device is checked once the variant (and so
+// the tensor's name) is known. A non-contiguous input is replaced by a contiguous
 // copy, whose reference goes to `*keep`; a non-contiguous output is an error (it is written in
 // place). False with an exception set.
 bool read_tensor(const Runner* self, PyObject* t, const char* role, Py_ssize_t index,
@@ -156,16 +164,9 @@ bool read_tensor(const Runner* self, PyObject* t, const char* role, Py_ssize_t i
   Py_DECREF(dtype);
   PyObject* device = PyObject_CallMethodNoArgs(t, g_names.get_device);
   if (device == nullptr) return false;
-  const long on = PyLong_AsLong(device);
+  view->device = PyLong_AsLong(device);
   Py_DECREF(device);
-  if (on == -1 && PyErr_Occurred()) return false;
-  if (on != self->device) {
-    raise_inferno("invalid_argument",
-                  tensor_name(role, index) + " is on " +
-                      (on < 0 ? std::string("the CPU") : "cuda:" + std::to_string(on)) +
-                      ", the model on cuda:" + std::to_string(self->device));
-    return false;
-  }
+  if (view->device == -1 && PyErr_Occurred()) return false;
   PyObject* dense = PyObject_CallMethodNoArgs(t, g_names.is_contiguous);
   if (dense == nullptr) return false;
   const int is_dense = PyObject_IsTrue(dense);
@@ -197,28 +198,63 @@ const Variant* pick_variant(const Runner* self, const TensorView* inputs, Py_ssi
   for (const Variant& v : *self->variants) {
     if (static_cast<Py_ssize_t>(v.inputs.size()) != count) continue;
     bool match = true;
-    for (Py_ssize_t i = 0; i < count && match; ++i) match = same_type(v.inputs[i], inputs[i].type);
+    for (Py_ssize_t i = 0; i < count && match; ++i)
+      match = same_type(v.inputs[i].type, inputs[i].type);
     if (match) return &v;
   }
   return nullptr;
 }
 
+// The runtime's messages (runtime/tensor_check.cpp, session.cpp) for the same mistakes.
+std::string tensor_error(const char* role, const std::string& name, const std::string& what) {
+  return std::string(role) + " '" + name + "': " + what;
+}
+
+std::string count_error(const char* role, size_t expected, Py_ssize_t given) {
+  return "expected " + std::to_string(expected) + " " + role + (expected == 1 ? "" : "s") +
+         ", got " + std::to_string(given);
+}
+
 PyObject* raise_no_variant(const Runner* self, const TensorView* inputs, Py_ssize_t count) {
-  auto list = [](auto begin, auto end, auto type_of) {
-    std::string text = "(";
-    for (auto it = begin; it != end; ++it)
-      text += (it == begin ? "" : ", ") + type_text(type_of(*it));
-    return text + ")";
-  };
-  std::string accepted;
-  for (const Variant& v : *self->variants) {
-    accepted += (accepted.empty() ? "" : " or ") +
-                list(v.inputs.begin(), v.inputs.end(), [](const TensorType& t) { return t; });
+  const std::vector<Variant>& variants = *self->variants;
+  if (variants.size() == 1) {  // the runtime then checks the model's own inputs one by one
+    const std::vector<InputSpec>& specs = variants[0].inputs;
+    if (static_cast<Py_ssize_t>(specs.size()) != count)
+      return raise_inferno("invalid_argument", count_error("input", specs.size(), count));
+    for (Py_ssize_t i = 0; i < count; ++i) {
+      if (!same_type(specs[i].type, inputs[i].type)) {
+        return raise_inferno("invalid_argument",
+                             tensor_error("input", specs[i].name,
+                                          "expected " + type_text(specs[i].type) + ", got " +
+                                              type_text(inputs[i].type)));
+      }
+    }
   }
-  return raise_inferno(
+  std::string given;
+  for (Py_ssize_t i = 0; i < count; ++i) given += (i ? ", " : "") + type_text(inputs[i].type);
+  std::string accepted;
+  for (const Variant& v : variants) {
+    accepted += accepted.empty() ? "(" : " or (";
+    for (size_t i = 0; i < v.inputs.size(); ++i)
+      accepted += (i ? ", " : "") + v.inputs[i].name + " " + type_text(v.inputs[i].type);
+    accepted += ")";
+  }
+  return raise_inferno("invalid_argument", "inputs (" + (count ? given : "no inputs") +
+                                               ") match no variant of the model, which takes " +
+                                               accepted);
+}
+
+// The device check of the runtime, made before it: a tensor on another device, or on the CPU.
+bool check_device(const Runner* self, const char* role, const std::string& name,
+                  const TensorView& view) {
+  if (view.device == self->device) return true;
+  raise_inferno(
       "invalid_argument",
-      "inputs " + list(inputs, inputs + count, [](const TensorView& t) { return t.type; }) +
-          " match no variant of the model, which takes " + accepted);
+      tensor_error(role, name,
+                   view.device < 0 ? "data is host memory, not device memory (a CPU tensor)"
+                                   : "data is on device " + std::to_string(view.device) +
+                                         ", the model on device " + std::to_string(self->device)));
+  return false;
 }
 
 // Holds the references one call owns, released on every return.
@@ -262,19 +298,20 @@ bool prepare_outputs(const Runner* self, const Variant& variant, PyObject* out, 
     items = PySequence_Fast_ITEMS(refs->out_sequence);
   }
   if (count != expected) {
-    return raise_inferno("invalid_argument", "expected " + std::to_string(expected) + " output" +
-                                                 (expected == 1 ? "" : "s") + ", got " +
-                                                 std::to_string(count)) != nullptr;
+    raise_inferno("invalid_argument", count_error("output", variant.outputs.size(), count));
+    return false;
   }
   for (Py_ssize_t i = 0; i < count; ++i) {
     PyObject* unused = nullptr;
     if (!read_tensor(self, items[i], "output", i, &views[i], &unused)) return false;
-    if (!same_type(views[i].type, variant.outputs[i].type)) {
-      raise_inferno("invalid_argument", "output " + std::to_string(i) + ": expected " +
-                                            type_text(variant.outputs[i].type) + ", got " +
-                                            type_text(views[i].type));
+    const OutputSpec& spec = variant.outputs[i];
+    if (!same_type(views[i].type, spec.type)) {
+      raise_inferno("invalid_argument", tensor_error("output", spec.name,
+                                                     "expected " + type_text(spec.type) + ", got " +
+                                                         type_text(views[i].type)));
       return false;
     }
+    if (!check_device(self, "output", spec.name, views[i])) return false;
     Py_INCREF(items[i]);
     refs->outputs[i] = items[i];
     refs->num_outputs = i + 1;
@@ -305,6 +342,9 @@ PyObject* runner_call(PyObject* object, PyObject* args, PyObject* kwargs) {
   }
   const Variant* variant = pick_variant(self, inputs, count);
   if (variant == nullptr) return raise_no_variant(self, inputs, count);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    if (!check_device(self, "input", variant->inputs[i].name, inputs[i])) return nullptr;
+  }
   TensorView outputs[kMaxTensors];
   if (!prepare_outputs(self, *variant, out, &refs, outputs)) return nullptr;
   if (self->session == nullptr) return raise_inferno("invalid_argument", "the model is closed");
@@ -341,18 +381,23 @@ PyObject* runner_call(PyObject* object, PyObject* args, PyObject* kwargs) {
   return tuple;
 }
 
-// Converts one (dtype, shape) pair of the loader's variant table.
-bool read_spec(const Runner* self, PyObject* spec, const char* what, TensorType* type) {
-  if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 2) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a (dtype, shape, ...) tuple", what);
+// Converts one (name, dtype, shape, ...) entry of the loader's variant table.
+bool read_spec(const Runner* self, PyObject* spec, const char* what, TensorType* type,
+               std::string* name) {
+  if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 3 ||
+      !PyUnicode_Check(PyTuple_GET_ITEM(spec, 0))) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a (name, dtype, shape, ...) tuple", what);
     return false;
   }
-  type->dtype = dtype_code(self, PyTuple_GET_ITEM(spec, 0));
+  const char* text = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 0));
+  if (text == nullptr) return false;
+  *name = text;
+  type->dtype = dtype_code(self, PyTuple_GET_ITEM(spec, 1));
   if (type->dtype < 0) {
     PyErr_Format(PyExc_TypeError, "%s: unknown dtype", what);
     return false;
   }
-  return read_shape(PyTuple_GET_ITEM(spec, 1), what, type);
+  return read_shape(PyTuple_GET_ITEM(spec, 2), what, type);
 }
 
 bool read_variants(Runner* self, PyObject* table) {
@@ -377,21 +422,23 @@ bool read_variants(Runner* self, PyObject* table) {
     Variant& variant = self->variants->back();
     variant.inputs.resize(PyTuple_GET_SIZE(ins));
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(ins); ++i) {
-      if (!read_spec(self, PyTuple_GET_ITEM(ins, i), "variant input", &variant.inputs[i]))
+      InputSpec& input = variant.inputs[i];
+      if (!read_spec(self, PyTuple_GET_ITEM(ins, i), "variant input", &input.type, &input.name))
         return false;
     }
     variant.outputs.resize(PyTuple_GET_SIZE(outs));
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(outs); ++i) {
       PyObject* spec = PyTuple_GET_ITEM(outs, i);
       OutputSpec& output = variant.outputs[i];
-      if (!read_spec(self, spec, "variant output", &output.type)) return false;
-      if (PyTuple_GET_SIZE(spec) != 3 || !PyDict_Check(PyTuple_GET_ITEM(spec, 2))) {
-        PyErr_SetString(PyExc_TypeError, "variant output: expected (dtype, shape, empty_kwargs)");
+      if (!read_spec(self, spec, "variant output", &output.type, &output.name)) return false;
+      if (PyTuple_GET_SIZE(spec) != 4 || !PyDict_Check(PyTuple_GET_ITEM(spec, 3))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "variant output: expected (name, dtype, shape, empty_kwargs)");
         return false;
       }
-      output.empty_args = PyTuple_Pack(1, PyTuple_GET_ITEM(spec, 1));
+      output.empty_args = PyTuple_Pack(1, PyTuple_GET_ITEM(spec, 2));
       if (output.empty_args == nullptr) return false;
-      output.empty_kwargs = PyTuple_GET_ITEM(spec, 2);
+      output.empty_kwargs = PyTuple_GET_ITEM(spec, 3);
       Py_INCREF(output.empty_kwargs);
     }
   }

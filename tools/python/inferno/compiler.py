@@ -35,7 +35,7 @@ def find_infernoc():
         if not (os.path.isfile(named) and os.access(named, os.X_OK)):
             raise CompileError(f"INFERNOC={named} is not an executable file", stage="infernoc")
         return named
-    for prefix in list(Path(__file__).resolve().parents)[1:4]:  # <prefix>/lib[/arch]/python/inferno
+    for prefix in list(Path(__file__).resolve().parents)[1:5]:  # <prefix>/lib[/arch]/python/inferno
         candidate = prefix / "bin" / "infernoc"
         if os.access(candidate, os.X_OK) and candidate.is_file():
             return str(candidate)
@@ -140,7 +140,7 @@ def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, ca
     Returns a loaded inferno.Model, callable like the module on CUDA tensors (one tensor, or a tuple
     for several outputs), or with load=False the compiled library's path. `precision` is infernoc's
     --precision; other keyword arguments are infernoc flags (arch="sm_90", io_precision="compute",
-    weights="external", ...). `dynamic_shapes` and `strict` go to torch.export (torch 2.x); with
+    weights="external", ...). `dynamic_shapes` and `strict` go to torch.export (torch >= 2.8); with
     older torch the module is traced with torch.jit.trace and shapes are static. Results are cached
     in `cache_dir` (default: $INFERNO_PYTHON_CACHE, else $XDG_CACHE_HOME/inferno-python), keyed by
     the exported model, the flags, the infernoc and nvcc versions and the target GPUs. Raises

@@ -1,5 +1,6 @@
-"""Exports a torch module for infernoc: torch.export (.pt2) where torch has it, else TorchScript
-tracing (.pt) with `--input` specs taken from the example inputs (torch 1.x has no torch.export)."""
+"""Exports a torch module for infernoc: torch.export (.pt2) with torch >= 2.8 (the archive format
+infernoc reads), else TorchScript tracing (.pt) with `--input` specs taken from the example inputs
+(torch 1.x has no torch.export; 2.0 to 2.7 write older archives)."""
 import hashlib
 import inspect
 import re
@@ -18,7 +19,14 @@ _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _MANGLE = re.compile(rb"[./]___torch_mangle_[0-9]+")
 
 
+_PT2_MIN_TORCH = (2, 8)
+
+
 def has_torch_export(torch):
+    """Whether this torch writes .pt2 archives infernoc reads."""
+    version = re.match(r"([0-9]+)\.([0-9]+)", torch.__version__)
+    if version is None or (int(version[1]), int(version[2])) < _PT2_MIN_TORCH:
+        return False
     return hasattr(torch, "export") and hasattr(torch.export, "export") and hasattr(torch.export, "save")
 
 
@@ -27,7 +35,7 @@ def export(torch, module, inputs, directory, dynamic_shapes, strict):
     if has_torch_export(torch):
         return _export_pt2(torch, module, inputs, directory, dynamic_shapes, strict), []
     if dynamic_shapes is not None:
-        raise CompileError(f"dynamic_shapes needs torch.export (torch 2.x); torch {torch.__version__} "
+        raise CompileError(f"dynamic_shapes needs torch.export (torch >= 2.8); torch {torch.__version__} "
                            "has only TorchScript tracing, which records static shapes", stage="export")
     return _trace_pt(torch, module, inputs, directory)
 

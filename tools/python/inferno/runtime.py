@@ -381,11 +381,11 @@ class Model:
 
 
 def _native_runner(torch, session, device, variants):
-    """An inferno._native.Runner for `session` on `device` (a torch.device): per variant the input
-    (dtype, shape) pairs it matches and the torch.empty arguments of the outputs it allocates."""
+    """An inferno._native.Runner for `session` on `device` (a torch.device): per variant the
+    (name, dtype, shape) of the inputs it matches and of the outputs, with their torch.empty
+    keyword arguments."""
     dtypes = tuple(getattr(torch, name) for name in _DTYPES)
-    table = tuple((tuple((dtype, shape) for _, dtype, shape in ins),
-                   tuple((dtype, shape, {"dtype": dtype, "device": device}) for _, dtype, shape in outs))
+    table = tuple((tuple(ins), tuple(spec + ({"dtype": spec[1], "device": device},) for spec in outs))
                   for ins, outs in variants)
     index = -1 if device.type == "cpu" else device.index  # cpu: the tests' way past the device check
     return _native.Runner(session, index, table, dtypes, torch.Tensor, torch.empty, _stream_function(torch))
