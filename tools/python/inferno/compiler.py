@@ -93,7 +93,7 @@ def flag_arguments(flags):
         value = flags[name]
         if not _FLAG.fullmatch(name):
             raise TypeError(f"compile() got an unexpected keyword argument {name!r}")
-        if name.lower() in _MANAGED:
+        if name in _MANAGED:
             raise TypeError(f"compile() sets infernoc's {name} itself")
         option = ("-" if len(name) == 1 else "--") + name.replace("_", "-")
         if value is None or value is False:
@@ -133,18 +133,18 @@ def _run_infernoc(infernoc, model, arguments, output):
                            returncode=done.returncode, stderr=done.stderr)
 
 
-def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, cache_dir=None, strict=True,
+def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, cache_dir=None, strict=None,
             load=True, device=None, use_cuda_graph=True, **flags):
     """Compiles `module` for the shapes and dtypes of `example_inputs` (a tensor or a tuple of them).
 
     Returns a loaded inferno.Model, callable like the module on CUDA tensors (one tensor, or a tuple
     for several outputs), or with load=False the compiled library's path. `precision` is infernoc's
     --precision; other keyword arguments are infernoc flags (arch="sm_90", io_precision="compute",
-    weights="external", ...). `dynamic_shapes` and `strict` go to torch.export (torch >= 2.8); with
-    older torch the module is traced with torch.jit.trace and shapes are static. Results are cached
-    in `cache_dir` (default: $INFERNO_PYTHON_CACHE, else $XDG_CACHE_HOME/inferno-python), keyed by
-    the exported model, the flags, the infernoc and nvcc versions and the target GPUs. Raises
-    CompileError when export or infernoc fails."""
+    weights="external", ...). `dynamic_shapes` and `strict` (None: torch's default) go to
+    torch.export (torch >= 2.8); with older torch the module is traced with torch.jit.trace and
+    shapes are static. Results are cached in `cache_dir` (default: $INFERNO_PYTHON_CACHE, else
+    $XDG_CACHE_HOME/inferno-python), keyed by the exported model, the flags, the infernoc and nvcc
+    versions and the target GPUs. Raises CompileError when export or infernoc fails."""
     import torch
 
     inputs = (example_inputs,) if isinstance(example_inputs, torch.Tensor) else tuple(example_inputs)

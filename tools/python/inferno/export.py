@@ -41,13 +41,16 @@ def export(torch, module, inputs, directory, dynamic_shapes, strict):
 
 
 def _export_pt2(torch, module, inputs, directory, dynamic_shapes, strict):
-    kwargs = {"dynamic_shapes": dynamic_shapes}
-    if "strict" in inspect.signature(torch.export.export).parameters:
-        kwargs["strict"] = strict
+    kwargs, strict_mode = {"dynamic_shapes": dynamic_shapes}, False
+    parameters = inspect.signature(torch.export.export).parameters
+    if "strict" in parameters:  # None: this torch's default
+        if strict is not None:
+            kwargs["strict"] = strict
+        strict_mode = strict if strict is not None else parameters["strict"].default is True
     try:
         program = torch.export.export(module, inputs, **kwargs)
     except Exception as e:  # torch.export's own message names the construct it cannot trace
-        hint = " (strict=False traces with fewer restrictions)" if strict and "strict" in kwargs else ""
+        hint = " (strict=False exports with fewer restrictions)" if strict_mode else ""
         raise CompileError(f"torch.export failed: {type(e).__name__}: {e}{hint}", stage="export") from e
     path = directory / "model.pt2"
     torch.export.save(program, str(path))

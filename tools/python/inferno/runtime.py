@@ -286,7 +286,7 @@ class Model:
             raise InfernoError("invalid_argument", "the model is closed")
         if _native is not None:
             runner = getattr(self._local, "runner", None) or self._new_runner()
-            return runner(*inputs, out=out)
+            return runner(*inputs) if out is None else runner(*inputs, out=out)
         torch, keep = self._torch, []
         if out is None:
             outputs = [torch.empty(shape, dtype=dtype, device=self.device)
