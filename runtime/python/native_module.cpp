@@ -451,6 +451,10 @@ int runner_init(PyObject* object, PyObject* args, PyObject* kwargs) {
     PyErr_SetString(PyExc_TypeError, "Runner takes positional arguments only");
     return -1;
   }
+  if (self->tensor_type != nullptr) {  // its references and tables are made once
+    PyErr_SetString(PyExc_TypeError, "a Runner is initialized once");
+    return -1;
+  }
   PyObject* session = nullptr;
   PyObject *table = nullptr, *dtypes = nullptr;
   if (!PyArg_ParseTuple(args, "OiO!O!O!OO:Runner", &session, &self->device, &PyTuple_Type, &table,

@@ -88,5 +88,6 @@ expect(lambda: cpu2(torch.zeros(1, 8), out=[torch.zeros(1, 2), torch.zeros(1)]),
 # A variant table the loader could get wrong is refused when the runner is made.
 expect(lambda: runtime._native.Runner(None, 0, (), (), torch.Tensor, torch.empty, id), TypeError, "dtypes")
 expect(lambda: runtime._native_runner(torch, None, torch.device("cpu"), []), TypeError, "non-empty tuple")
+expect(lambda: cpu.__init__(None, 0, (), (), torch.Tensor, torch.empty, id), TypeError, "initialized once")
 model.close()
 print("python native: ok")
