@@ -17,6 +17,7 @@ packages=(
   clang libclang-rt-14-dev  # the sanitizer and libFuzzer build (tools/sanitize.sh)
   # The zoo tests (test/zoo, label zoo) export torchvision models with /usr/bin/python3:
   python3-torch python3-torchvision python3-numpy
+  python3-dev           # the Python loader's native extension (inferno._native)
 )
 
 missing=()

@@ -24,6 +24,12 @@ w = model(torch.ones(4, 8, device="cuda")) - b
 x = torch.randn(4, 8, device="cuda")
 torch.testing.assert_close(model(x), x * w + b)
 torch.testing.assert_close(model(x.t().contiguous().t()), x * w + b)  # non-contiguous input
+y = torch.empty(4, 8, device="cuda")  # out=: the caller's tensors are written and returned
+assert model(x, out=y) is y
+torch.testing.assert_close(y, x * w + b)
+y.zero_()
+assert model(x, out=[y]) is y
+torch.testing.assert_close(y, x * w + b)
 
 for bad, text in [(torch.zeros(4, 7, device="cuda"), "input 'x': expected f32[4,8], got f32[4,7]"),
                   (torch.zeros(4, 8, device="cuda", dtype=torch.float16), "got f16[4,8]"),

@@ -1,4 +1,4 @@
-"""Runs an infernoc ``model.so`` on torch CUDA tensors through libinferno_runtime (via ctypes).
+"""Runs an infernoc ``model.so`` on torch CUDA tensors through libinferno_runtime.
 
     import inferno
     model = inferno.load("model.so")          # the current torch CUDA device
@@ -6,8 +6,10 @@
     new_ids = llm.generate([15496, 11, 995], max_new_tokens=32)   # an LLM: token ids in and out
 
 The runtime library is found through $INFERNO_RUNTIME_LIB, else beside this package (an installed
-prefix's lib/), else by the dynamic linker and in standard install directories. Errors raise
-InfernoError carrying the runtime's status name and message. torch is imported only by load().
+prefix's lib/), else by the dynamic linker and in standard install directories. Calls go through
+the native extension inferno._native when it is built (the library it links is then the one used),
+else through ctypes; INFERNO_PYTHON_NATIVE=0 forces ctypes. Errors raise InfernoError carrying the
+runtime's status name and message. torch is imported only by load().
 """
 import ctypes
 import os
@@ -17,7 +19,18 @@ from pathlib import Path
 __all__ = ["InfernoError", "Model", "check", "load"]
 
 _LIB_NAME = "libinferno_runtime.so"
-_DEVICE_NONE = -2
+_DEVICE_CURRENT = -1
+_DEVICE_NONE = -2  # inspect a model only: no sessions
+
+
+def _native_module():
+    if os.environ.get("INFERNO_PYTHON_NATIVE") == "0":
+        return None
+    try:
+        from . import _native
+    except ImportError:
+        return None
+    return _native
 
 
 class InfernoError(RuntimeError):
@@ -26,6 +39,11 @@ class InfernoError(RuntimeError):
     def __init__(self, status, message):
         super().__init__(f"{status}: {message}")
         self.status = status
+
+
+_native = _native_module()
+if _native is not None:
+    _native.set_error_class(InfernoError)
 
 
 class _TensorDesc(ctypes.Structure):
@@ -67,6 +85,9 @@ class _GenerateStats(ctypes.Structure):
 
 
 def _candidates():
+    if _native is not None:  # the extension's library, so that both see the same handles
+        yield _native.library_path()
+        return
     if os.environ.get("INFERNO_RUNTIME_LIB"):
         yield os.environ["INFERNO_RUNTIME_LIB"]
         return
@@ -119,6 +140,7 @@ def _bind(lib):
         "inferno_status_name": ([c], ctypes.c_char_p),
         "inferno_last_error": ([], ctypes.c_char_p),
         "inferno_model_load": ([ctypes.c_char_p, c, ctypes.POINTER(p)], c),
+        "inferno_model_device": ([p, ctypes.POINTER(c)], c),
         "inferno_model_unload": ([p], c),
         "inferno_model_check": ([ctypes.c_char_p, c], c),
         "inferno_model_num_inputs": ([p, ctypes.POINTER(i32)], c),
@@ -161,11 +183,17 @@ class Model:
         self._torch = torch
         self._lib = _library()
         self.path = str(path)
-        self.device = torch.device("cuda", device)
         self._use_cuda_graph = use_cuda_graph
-        self._sessions, self._local, self._lock = [], threading.local(), threading.Lock()
+        self._sessions, self._runners, self._local, self._lock = [], [], threading.local(), threading.Lock()
         self._handle = ctypes.c_void_p()
-        _check(self._lib.inferno_model_load(os.fsencode(path), device, ctypes.byref(self._handle)))
+        if _native is not None:
+            self._handle.value = _native.load(os.fsencode(path), device)
+        else:
+            _check(self._lib.inferno_model_load(os.fsencode(path), device, ctypes.byref(self._handle)))
+        index = ctypes.c_int()
+        _check(self._lib.inferno_model_device(self._handle, ctypes.byref(index)))
+        # None for an inspection-only load (device INFERNO_DEVICE_NONE, -2): no sessions, no calls.
+        self.device = torch.device("cuda", index.value) if index.value >= 0 else None
         lib, h = self._lib, self._handle
         count = ctypes.c_int32()
         _check(lib.inferno_model_num_variants(h, ctypes.byref(count)))
@@ -218,6 +246,14 @@ class Model:
                 return outs
         return self.outputs
 
+    def _new_runner(self):
+        """The calling thread's native runner, on its session."""
+        runner = _native_runner(self._torch, self._session().value, self.device, self.variants)
+        with self._lock:
+            self._runners.append(runner)
+        self._local.runner = runner
+        return runner
+
     def _session(self):
         session = getattr(self._local, "session", None)
         if session is None:
@@ -248,6 +284,9 @@ class Model:
         freshly allocated tensors; the runtime checks their dtypes and shapes."""
         if self._handle is None:
             raise InfernoError("invalid_argument", "the model is closed")
+        if _native is not None:
+            runner = getattr(self._local, "runner", None) or self._new_runner()
+            return runner(*inputs) if out is None else runner(*inputs, out=out)
         torch, keep = self._torch, []
         if out is None:
             outputs = [torch.empty(shape, dtype=dtype, device=self.device)
@@ -322,6 +361,9 @@ class Model:
     def close(self):
         """Frees the sessions and the model (also done when the object is collected)."""
         with self._lock:
+            for runner in self._runners:
+                runner.close()  # its session is destroyed next
+            self._runners.clear()
             for session in self._sessions:
                 self._lib.inferno_session_destroy(session)
             self._sessions.clear()
@@ -338,12 +380,32 @@ class Model:
         return f"inferno.Model({self.path!r}, device={self.device}, inputs={self.inputs}, outputs={self.outputs})"
 
 
+def _native_runner(torch, session, device, variants):
+    """An inferno._native.Runner for `session` on `device` (a torch.device): per variant the
+    (name, dtype, shape) of the inputs it matches and of the outputs, with their torch.empty
+    keyword arguments."""
+    dtypes = tuple(getattr(torch, name) for name in _DTYPES)
+    table = tuple((tuple(ins), tuple(spec + ({"dtype": spec[1], "device": device},) for spec in outs))
+                  for ins, outs in variants)
+    index = -1 if device.type == "cpu" else device.index  # cpu: the tests' way past the device check
+    return _native.Runner(session, index, table, dtypes, torch.Tensor, torch.empty, _stream_function(torch))
+
+
+def _stream_function(torch):
+    """device index -> the current torch stream's cudaStream_t, as cheaply as this torch allows."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda index: torch.cuda.current_stream(index).cuda_stream
+
+
 def load(path, device=None, use_cuda_graph=True):
-    """Loads `path` on `device` (an index, "cuda:N", a torch.device; default: torch's current one)."""
+    """Loads `path` on `device` (an index, "cuda:N", a torch.device; default: torch's current one,
+    and without a CUDA torch the runtime's current device, whose absence it reports)."""
     import torch
 
     if device is None:
-        index = torch.cuda.current_device()
+        index = torch.cuda.current_device() if torch.cuda.is_available() else _DEVICE_CURRENT
     elif isinstance(device, int):
         index = device
     else:
