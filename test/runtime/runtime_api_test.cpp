@@ -2,6 +2,7 @@
 // arguments, inspection-only loads and external weights. On a machine with a GPU the device-bound
 // load succeeds instead of reporting NO_DEVICE; both are accepted there.
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "inferno/runtime.h"
@@ -43,8 +44,12 @@ TEST_CASE("load reports files that are missing or not models", "[runtime]") {
   CHECK(model == nullptr);
   CHECK(contains(last_error(), "/nonexistent/model.so"));
 
-  // A text file is not a shared library.
-  CHECK(inferno_model_check(__FILE__, 0) == INFERNO_STATUS_LOAD_FAILED);
+  // A text file is not a shared library (written here: __FILE__ may be relative, e.g. with ccache).
+  const std::string text_file =
+      (std::filesystem::temp_directory_path() / "inferno_runtime_test_not_a_model.so").string();
+  std::ofstream(text_file) << "not a shared library\n";
+  CHECK(inferno_model_check(text_file.c_str(), 0) == INFERNO_STATUS_LOAD_FAILED);
+  std::filesystem::remove(text_file);
   CHECK(contains(last_error(), "cannot load"));
   // A shared library without the entry point is not a model.
   CHECK(inferno_model_check(INFERNO_RUNTIME_SO, 0) == INFERNO_STATUS_LOAD_FAILED);
