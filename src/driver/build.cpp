@@ -303,6 +303,7 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options,
     const auto lookup_start = std::chrono::steady_clock::now();
     cache.emplace(options.cache_dir);
     INFERNO_ASSIGN_OR_RETURN(report.cache_key, build_cache_key(model, options, kInfernoVersion));
+    const double key_ms = elapsed_ms(lookup_start);
     report.cache = CacheOutcome::kBypassed;
     if (options.keep_build_dir.empty()) {
       INFERNO_ASSIGN_OR_RETURN(
@@ -313,8 +314,9 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options,
                                                     : CacheOutcome::kCorrupt;
     }
     report.cache_lookup_ms = elapsed_ms(lookup_start);
-    spdlog::debug("build cache: {}, key {} in {}", to_string(report.cache), report.cache_key,
-                  options.cache_dir);
+    spdlog::debug("build cache: {}, key {} in {} (key {:.1f} ms, lookup {:.1f} ms)",
+                  to_string(report.cache), report.cache_key, options.cache_dir, key_ms,
+                  report.cache_lookup_ms - key_ms);
     if (InterruptGuard::pending() != 0) return interrupted;
     if (report.cache == CacheOutcome::kHit) {
       std::error_code size_ec;
