@@ -294,6 +294,19 @@ TEST_CASE("a failed build stores nothing in the cache and a cache hit never hide
   CHECK(report.cache == CacheOutcome::kMiss);
 }
 
+TEST_CASE("a cache directory that cannot be used costs a build, never the build's result") {
+  CacheFixture f("cache_unusable");
+  const codegen::GeneratedModel model = small_model();
+  BuildOptions o = f.options;
+  o.cache_dir = f.dir / "a file";  // not a directory: no lookup, no store
+  test::write_text(o.cache_dir, "not a cache\n");
+  CHECK(f.build(model, o).cache == CacheOutcome::kMiss);
+  CHECK(f.build(model, o).cache == CacheOutcome::kMiss);
+  CHECK(f.builds() == 2);
+  CHECK(read_bytes(o.output).substr(0, model.cuda_source.size()) == model.cuda_source);
+  CHECK(test::read_text_file(o.cache_dir) == "not a cache\n");
+}
+
 TEST_CASE("the default cache directory comes from the environment") {
   using test::ScopedEnvVar;
   {
