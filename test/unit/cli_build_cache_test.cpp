@@ -39,10 +39,10 @@ std::vector<fs::path> entries(const fs::path& cache) {
 }
 
 struct CliCacheFixture {
-  explicit CliCacheFixture(const std::string& name, const std::string& delay = "0")
+  explicit CliCacheFixture(const std::string& name, int rendezvous = 1)
       : dir("cli_" + name),
         nvcc(test::write_recording_nvcc(dir.path() / "bin" / "nvcc", dir.path() / "calls.log",
-                                        "13.0", delay)) {}
+                                        "13.0", rendezvous)) {}
   int builds() const { return count_lines(dir.path() / "calls.log"); }
   /// Compiles mlp2 to out.so with `extra` flags (the fake nvcc and sm_90 unless they say).
   test::ProcessResult compile(std::vector<std::string> extra) const {
@@ -192,8 +192,8 @@ TEST_CASE("cache options are only for emit so and other emits never touch the ca
 }
 
 TEST_CASE("two concurrent compiles into one cache both succeed and leave a valid entry") {
-  // nvcc takes a second, so the two builds overlap.
-  CliCacheFixture f("cache_concurrent", "1");
+  // Each nvcc waits for the other: both compiles miss and build at once.
+  CliCacheFixture f("cache_concurrent", 2);
   const std::string cache = f.dir / "cache";
   test::ProcessResult results[2];
   std::thread other([&] {

@@ -98,14 +98,17 @@ class ScopedEnvVar {
 };
 
 /// A fake nvcc for the build cache's tests: each build call appends a line to `call_log`, waits
-/// `delay` (a sleep(1) argument, "0" for none), then writes a model.so made of model.cu and
-/// weights.bin (when embedded), so each build's library differs with its inputs.
+/// (up to 60 s) until the log has `rendezvous` lines, so that that many builds run at once, then
+/// writes a model.so made of model.cu and weights.bin (when embedded): each build's library
+/// differs with its inputs.
 inline std::string write_recording_nvcc(const std::filesystem::path& path,
                                         const std::filesystem::path& call_log,
-                                        const std::string& release = "13.0",
-                                        const std::string& delay = "0") {
+                                        const std::string& release = "13.0", int rendezvous = 1) {
+  const std::string log = "'" + call_log.string() + "'";
   return write_fake_nvcc(path, release,
-                         "echo build >> '" + call_log.string() + "'\n" + "sleep " + delay + "\n" +
+                         "echo build >> " + log + "\n" + "i=0\n" + "while [ $(wc -l < " + log +
+                             ") -lt " + std::to_string(rendezvous) +
+                             " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done\n" +
                              "cat model.cu > model.so || exit 1\n"
                              "if [ -f weights.bin ]; then cat weights.bin >> model.so; fi\n"
                              "chmod 755 model.so\n");
