@@ -261,7 +261,11 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   return Status::ok();
 }
 
-Status compile(const CliOptions& options, StageTimes& times) {
+}  // namespace
+
+Status run_command(const CliOptions& options) {
+  StageTimes times;
+  const LogStageTimesAtExit log_times(times);
   // The toolchain is checked before the model is loaded: a missing nvcc fails at once.
   std::optional<BackendPlan> backend;
   if (!options.reference && (options.emit == Emit::kSharedObject || options.emit == Emit::kCuda)) {
@@ -337,15 +341,6 @@ Status compile(const CliOptions& options, StageTimes& times) {
   ir::PrintOptions print;
   print.max_constant_elements = options.full_constants ? -1 : kPrintedConstantElements;
   return emit_text(options, ir::print_graph(graph, print));
-}
-
-}  // namespace
-
-Status run_command(const CliOptions& options) {
-  StageTimes times;
-  const Status status = compile(options, times);
-  times.log();
-  return status;
 }
 
 }  // namespace inferno::cli

@@ -50,4 +50,16 @@ class StageTimes {
   std::array<bool, kStageCount> ran_{};
 };
 
+/// Logs the times when it goes out of scope, however the command ends.
+class LogStageTimesAtExit {
+ public:
+  explicit LogStageTimesAtExit(const StageTimes& times) : times_(times) {}
+  ~LogStageTimesAtExit() { times_.log(); }
+  LogStageTimesAtExit(const LogStageTimesAtExit&) = delete;
+  LogStageTimesAtExit& operator=(const LogStageTimesAtExit&) = delete;
+
+ private:
+  const StageTimes& times_;
+};
+
 }  // namespace inferno::cli

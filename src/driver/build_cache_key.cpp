@@ -16,7 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Bumped when what the key covers or the entry format changes.
+/// Bumped when what the key covers or the entry format changes, and when the driver starts to
+/// make model.so differently from the same inputs and command (stripping it, say).
 constexpr std::string_view kKeyFormat = "infernoc build cache key 1";
 
 /// The environment variables nvcc and its host compiler read: the host compiler and the tools
