@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "cli/graph_dump.h"
+#include "cli/stage_times.h"
 #include "cli/tensor_io.h"
 #include "cli/variants.h"
 #include "codegen/codegen.h"
@@ -220,25 +221,33 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
     build.external_weights = weights.string();
   }
   build.keep_build_dir = options.keep_build_dir;
+  if (build_so) build.cache_dir = resolve_cache_dir(options.cache);
   build.verbose = options.verbosity == Verbosity::kVerbose;
   return plan;
 }
 
 Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions& options,
-                   const BackendPlan& plan) {
+                   const BackendPlan& plan, StageTimes& times) {
   codegen::CodegenOptions codegen_options;
   codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
-  INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash, driver::hash_file_hex(options.model));
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
   INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
-                           codegen::generate_variants(graphs, codegen_options));
+                           times.time(Stage::kCodegen, [&]() -> Expected<codegen::GeneratedModel> {
+                             INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash,
+                                                      driver::hash_file_hex(options.model));
+                             return codegen::generate_variants(graphs, codegen_options);
+                           }));
   spdlog::debug("generated model.cu: {} lines, weights {}",
                 std::count(generated.cuda_source.begin(), generated.cuda_source.end(), '\n'),
                 driver::format_size(generated.weights.size()));
 
-  if (options.emit == Emit::kSharedObject)
-    return driver::build_shared_object(generated, plan.build);
+  if (options.emit == Emit::kSharedObject) {
+    driver::BuildReport report;
+    const Status built = driver::build_shared_object(generated, plan.build, &report);
+    times.add_build(report);
+    return built;
+  }
 
   INFERNO_RETURN_IF_ERROR(emit_text(options, generated.cuda_source));
   if (options.keep_build_dir.empty()) return Status::ok();
@@ -255,10 +264,13 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
 }  // namespace
 
 Status run_command(const CliOptions& options) {
+  StageTimes times;
+  const LogStageTimesAtExit log_times(times);
   // The toolchain is checked before the model is loaded: a missing nvcc fails at once.
   std::optional<BackendPlan> backend;
   if (!options.reference && (options.emit == Emit::kSharedObject || options.emit == Emit::kCuda)) {
-    INFERNO_ASSIGN_OR_RETURN(backend, plan_backend(options));
+    INFERNO_ASSIGN_OR_RETURN(backend,
+                             times.time(Stage::kToolchain, [&] { return plan_backend(options); }));
   }
   std::vector<ir::Tensor> data;
   INFERNO_ASSIGN_OR_RETURN(frontend::LoadOptions load, load_options(options, data));
@@ -266,7 +278,16 @@ Status run_command(const CliOptions& options) {
   std::map<std::string, frontend::DynamicDim, std::less<>> dynamic_dims;
   load.dynamic_dims = &dynamic_dims;
   if (!variants.empty()) load.symbols = variants.front();
-  INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, frontend::load_model(options.model, load));
+  const auto load_model = [&] {
+    return times.time(Stage::kFrontend, [&] { return frontend::load_model(options.model, load); });
+  };
+  const auto optimize_graph = [&](ir::Graph& g, const target::Target& t) {
+    return times.time(Stage::kPasses, [&] { return optimize(g, options, t); });
+  };
+  const auto legalize = [&](ir::Graph& g) {
+    return times.time(Stage::kPasses, [&] { return passes::legalize(g, {}); });
+  };
+  INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, load_model());
   spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(),
                describe(graph));
   if (variants.empty()) {
@@ -277,7 +298,7 @@ Status run_command(const CliOptions& options) {
         dynamic_dims[variants.front().begin()->first].value == variants.front().begin()->second;
     if (!variants.empty() && !same) {
       load.symbols = variants.front();
-      INFERNO_ASSIGN_OR_RETURN(graph, frontend::load_model(options.model, load));
+      INFERNO_ASSIGN_OR_RETURN(graph, load_model());
     }
   }
   if (!options.dump_graph_dir.empty())
@@ -286,7 +307,7 @@ Status run_command(const CliOptions& options) {
   target::Target target;
   target.precision = options.precision;
   if (backend) target = backend->target;
-  INFERNO_RETURN_IF_ERROR(optimize(graph, options, target));
+  INFERNO_RETURN_IF_ERROR(optimize_graph(graph, target));
   spdlog::debug("optimized: {}", describe(graph));
   if (!options.dump_graph_dir.empty())
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));
@@ -294,22 +315,22 @@ Status run_command(const CliOptions& options) {
   if (options.reference) return run_reference(graph, options, data);
   if (backend || options.emit == Emit::kPlan) {
     // Whatever --passes or -O0 ran, the backend sees only the ops it lowers.
-    INFERNO_RETURN_IF_ERROR(passes::legalize(graph, {}));
+    INFERNO_RETURN_IF_ERROR(legalize(graph));
   }
   if (backend) {
     // The other variants: the same model with other values of its dynamic dims.
     std::vector<ir::Graph> others;
     for (size_t k = 1; k < variants.size(); ++k) {
       load.symbols = variants[k];
-      INFERNO_ASSIGN_OR_RETURN(others.emplace_back(), frontend::load_model(options.model, load));
-      INFERNO_RETURN_IF_ERROR(optimize(others.back(), options, target));
-      INFERNO_RETURN_IF_ERROR(passes::legalize(others.back(), {}));
+      INFERNO_ASSIGN_OR_RETURN(others.emplace_back(), load_model());
+      INFERNO_RETURN_IF_ERROR(optimize_graph(others.back(), target));
+      INFERNO_RETURN_IF_ERROR(legalize(others.back()));
     }
     std::vector<const ir::Graph*> graphs = {&graph};
     for (const ir::Graph& other : others) graphs.push_back(&other);
     if (graphs.size() > 1)
       spdlog::info("compiling {} variants: {}", graphs.size(), describe_variants(variants));
-    return run_backend(graphs, options, *backend);
+    return run_backend(graphs, options, *backend, times);
   }
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   if (options.emit == Emit::kPlan) {

@@ -114,7 +114,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                  "write the graph before and after optimization to DIR/before.dot and "
                  "DIR/after.dot, and render "
                  "them to PNG when Graphviz's dot is on PATH");
-  app.add_flag("-v,--verbose", verbose, "log more detail to stderr");
+  add_cache_options(app, o.cache);
+  app.add_flag("-v,--verbose", verbose,
+               "log more detail to stderr, with the time each compile stage took");
   app.add_flag("-q,--quiet", quiet, "log only errors");
 
   try {
@@ -184,6 +186,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     if (!compiles && app.count(flag) > 0)
       return usage_error(std::string(flag) + " is only used with --emit so or cu");
   }
+  const std::string cache_error =
+      check_cache_options(app, !o.reference && o.emit == Emit::kSharedObject);
+  if (!cache_error.empty()) return usage_error(cache_error);
   return {std::move(o), 0};
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cache_options.h"
 #include "passes/pass.h"
 #include "support/status.h"
 
@@ -38,6 +39,7 @@ struct CliOptions {
   passes::ConvLayout layout = passes::ConvLayout::kAuto;  ///< --layout auto|nchw|nhwc
   std::string dump_graph_dir;  ///< --dump-graph: before.dot/after.dot (+ .png) here
   Verbosity verbosity = Verbosity::kNormal;
+  CacheFlags cache;  ///< --cache-dir, --no-cache (cache_options.h)
 };
 
 /// The result of parsing argv: options to run, or an exit code to return at once (after --help

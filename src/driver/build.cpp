@@ -15,9 +15,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <utility>
 
+#include "driver/build_cache.h"
 #include "driver/process.h"
+#include "driver/temp_file.h"
+#include "support/version.h"
 
 namespace inferno::driver {
 namespace {
@@ -90,70 +94,6 @@ Status write_file(const fs::path& path, const void* data, size_t size) {
   if (!out) return io_error("cannot write '" + path.string() + "': " + errno_text());
   return Status::ok();
 }
-
-/// Writes all of [data, data + size) to fd.
-bool write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-/// A temp file `.<name>.tmpXXXXXX` beside a target; removed unless committed (renamed over the
-/// target).
-class TempFile {
- public:
-  TempFile() = default;
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() { discard(); }
-
-  /// Creates the temp file for `target`, open as fd().
-  Status create(const fs::path& target) {
-    target_ = target;
-    std::string pattern =
-        (target.parent_path() / ("." + target.filename().string() + ".tmpXXXXXX")).string();
-    fd_ = ::mkstemp(pattern.data());
-    if (fd_ < 0) return io_error("cannot write '" + target.string() + "': " + errno_text());
-    path_ = pattern;
-    // mkstemp makes the file 0600; give it the mode a plain new file would have.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd_, 0666 & ~mask);
-    return Status::ok();
-  }
-  int fd() const { return fd_; }
-  const fs::path& path() const { return path_; }
-  const fs::path& target() const { return target_; }
-
-  /// Closes it (reporting late write errors) and renames it over the target.
-  Status commit() {
-    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) {
-      return io_error("cannot write '" + target_.string() + "': " + errno_text());
-    }
-    if (::rename(path_.c_str(), target_.c_str()) != 0) {
-      return io_error("cannot write '" + target_.string() + "': " + errno_text());
-    }
-    path_.clear();
-    return Status::ok();
-  }
-
-  void discard() {
-    if (fd_ >= 0) ::close(std::exchange(fd_, -1));
-    if (!path_.empty()) ::unlink(path_.c_str());
-    path_.clear();
-  }
-
- private:
-  fs::path target_;
-  fs::path path_;
-  int fd_ = -1;
-};
 
 /// Moves `source` to a temp file beside `target`: a rename on the same file system, else a copy
 /// (the mode kept). `source` is gone or left as it was; `temp` holds the bytes either way.
@@ -236,6 +176,11 @@ std::string first_lines(const fs::path& log, int count, int* total) {
     if (++*total <= count) text += "  " + line + "\n";
   }
   return text;
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
 }
 
 std::string read_text(const fs::path& path) {
@@ -337,7 +282,8 @@ namespace {
 
 /// The build; on interruption it returns early (the caller delivers the signal once this
 /// function's temp files and build directory are gone).
-Status build(const codegen::GeneratedModel& model, const BuildOptions& options) {
+Status build(const codegen::GeneratedModel& model, const BuildOptions& options,
+             BuildReport& report) {
   const auto start = std::chrono::steady_clock::now();
   const Status interrupted = internal_error("interrupted");
 
@@ -352,9 +298,39 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options) 
   if (fs::is_directory(output, ec))
     return io_error("cannot write '" + options.output + "': it is a directory");
 
+  std::optional<BuildCache> cache;
+  if (!options.cache_dir.empty()) {
+    const auto lookup_start = std::chrono::steady_clock::now();
+    cache.emplace(options.cache_dir);
+    INFERNO_ASSIGN_OR_RETURN(report.cache_key, build_cache_key(model, options, kInfernoVersion));
+    const double key_ms = elapsed_ms(lookup_start);
+    report.cache = CacheOutcome::kBypassed;
+    if (options.keep_build_dir.empty()) {
+      INFERNO_ASSIGN_OR_RETURN(
+          const CacheLookup lookup,
+          cache->restore(report.cache_key, {output.string(), options.external_weights}));
+      report.cache = lookup == CacheLookup::kHit    ? CacheOutcome::kHit
+                     : lookup == CacheLookup::kMiss ? CacheOutcome::kMiss
+                                                    : CacheOutcome::kCorrupt;
+    }
+    report.cache_lookup_ms = elapsed_ms(lookup_start);
+    spdlog::debug("build cache: {}, key {} in {} (key {:.1f} ms, lookup {:.1f} ms)",
+                  to_string(report.cache), report.cache_key, options.cache_dir, key_ms,
+                  report.cache_lookup_ms - key_ms);
+    if (InterruptGuard::pending() != 0) return interrupted;
+    if (report.cache == CacheOutcome::kHit) {
+      std::error_code size_ec;
+      const uint64_t size = fs::file_size(output, size_ec);
+      spdlog::info("wrote {} ({}) from the build cache", options.output, format_size(size));
+      return Status::ok();
+    }
+  }
+
+  auto step_start = std::chrono::steady_clock::now();
   BuildDir dir;
   INFERNO_RETURN_IF_ERROR(dir.create(options.keep_build_dir));
   INFERNO_RETURN_IF_ERROR(write_build_dir(dir.path().string(), model, options));
+  report.build_dir_ms = elapsed_ms(step_start);
   if (InterruptGuard::pending() != 0) return interrupted;
 
   const std::vector<std::string> argv = nvcc_command(options);
@@ -369,7 +345,9 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options) 
   run.cwd = dir.path().string();
   run.output_file = (dir.path() / kLogFile).string();
   run.cancel = [] { return InterruptGuard::pending() != 0; };
+  step_start = std::chrono::steady_clock::now();
   Expected<ProcessResult> result = run_program(argv, run);
+  report.nvcc_ms = elapsed_ms(step_start);
   if (!result) {
     dir.keep();
     return result.status();
@@ -393,6 +371,7 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options) 
 
   // Both outputs complete in temp files first, then renamed: the .so last, so that a model.so
   // never appears without its weights.
+  step_start = std::chrono::steady_clock::now();
   TempFile library;
   INFERNO_RETURN_IF_ERROR(move_to_temp(dir.path() / kLibraryFile, output, library));
   TempFile weights;
@@ -405,6 +384,17 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options) 
   if (InterruptGuard::pending() != 0) return interrupted;
   if (!options.external_weights.empty()) INFERNO_RETURN_IF_ERROR(weights.commit());
   INFERNO_RETURN_IF_ERROR(library.commit());
+  report.output_ms = elapsed_ms(step_start);
+
+  // Only now, with the outputs in place, is the build stored; a cache that cannot take it costs
+  // the next compile a build, never this one its result.
+  if (cache) {
+    step_start = std::chrono::steady_clock::now();
+    const Status stored = cache->store(report.cache_key, output.string(),
+                                       options.external_weights.empty() ? nullptr : &model.weights);
+    if (!stored.is_ok()) spdlog::warn("not stored in the build cache: {}", stored.message());
+    report.cache_store_ms = elapsed_ms(step_start);
+  }
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -424,9 +414,27 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options) 
 
 }  // namespace
 
-Status build_shared_object(const codegen::GeneratedModel& model, const BuildOptions& options) {
+const char* to_string(CacheOutcome outcome) {
+  switch (outcome) {
+    case CacheOutcome::kOff:
+      return "off";
+    case CacheOutcome::kHit:
+      return "hit";
+    case CacheOutcome::kMiss:
+      return "miss";
+    case CacheOutcome::kCorrupt:
+      return "corrupt entry discarded";
+    case CacheOutcome::kBypassed:
+      return "not looked up (--keep-build)";
+  }
+  return "?";
+}
+
+Status build_shared_object(const codegen::GeneratedModel& model, const BuildOptions& options,
+                           BuildReport* report) {
   InterruptGuard interrupts;
-  Status status = build(model, options);
+  BuildReport local;
+  Status status = build(model, options, report != nullptr ? *report : local);
   if (InterruptGuard::pending() != 0) return interrupts.redeliver();
   return status;
 }

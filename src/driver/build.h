@@ -29,6 +29,30 @@ struct BuildOptions {
       external_weights;        ///< non-empty: write the weights blob to this path, not into the .so
   std::string keep_build_dir;  ///< non-empty: build in this directory and keep it
   bool verbose = false;        ///< log the nvcc command and its output
+  /// non-empty: the build cache's directory (build_cache.h); a hit copies model.so (and the
+  /// weights) out of it instead of building, a miss stores the result. --keep-build always builds.
+  std::string cache_dir;
+};
+
+/// What the build cache did.
+enum class CacheOutcome {
+  kOff,       ///< no cache directory
+  kHit,       ///< the outputs were copied out of the cache
+  kMiss,      ///< built, then stored
+  kCorrupt,   ///< the entry failed its checks: removed, built, stored again
+  kBypassed,  ///< --keep-build: built (the build directory was asked for), then stored
+};
+const char* to_string(CacheOutcome outcome);
+
+/// Where a build's time went, and what the cache did (infernoc -v prints it).
+struct BuildReport {
+  CacheOutcome cache = CacheOutcome::kOff;
+  std::string cache_key;
+  double cache_lookup_ms = 0;  ///< the key (hashing the inputs) and the lookup or copy out
+  double build_dir_ms = 0;     ///< writing the build directory
+  double nvcc_ms = 0;
+  double output_ms = 0;  ///< moving the library (and writing the weights) into place
+  double cache_store_ms = 0;
 };
 
 /// The files written into a build directory.
@@ -52,7 +76,10 @@ Status write_build_dir(const std::string& dir, const codegen::GeneratedModel& mo
 /// (exit 1) quoting nvcc's first lines and keeping the build directory; files that cannot be
 /// written are I/O errors (exit 5). A SIGINT, SIGTERM or SIGHUP during the build stops nvcc,
 /// removes the temp files, then ends the process with that signal.
-Status build_shared_object(const codegen::GeneratedModel& model, const BuildOptions& options);
+/// With a cache directory, an entry for the same inputs is copied out instead (see
+/// build_cache.h); only a successful build is stored. `report`, when given, gets the timings.
+Status build_shared_object(const codegen::GeneratedModel& model, const BuildOptions& options,
+                           BuildReport* report = nullptr);
 
 /// Writes `bytes` to `path` atomically (temp file beside it, then rename).
 Status write_bytes_atomic(const std::string& path, const std::vector<std::byte>& bytes);

@@ -142,6 +142,7 @@ Expected<Toolchain> check_toolchain(const NvccSearch& search) {
     return toolchain_error("cannot tell the CUDA version of '" + toolchain.nvcc +
                            "': " + parsed.status().message());
   toolchain.version = *parsed;
+  toolchain.version_output = version.output;
   if (toolchain.version < kMinimumCudaVersion) {
     return toolchain_error("'" + toolchain.nvcc + "' is CUDA " + toolchain.version.to_string() +
                            "; infernoc needs CUDA " + kMinimumCudaVersion.to_string() +

@@ -48,6 +48,7 @@ std::vector<int> parse_gpu_code_list(std::string_view output);
 struct Toolchain {
   std::string nvcc;  ///< absolute path
   CudaVersion version;
+  std::string version_output;      ///< all `nvcc --version` printed (part of the cache key)
   std::vector<int> supported_ccs;  ///< what nvcc can build for; empty when it would not say
 };
 

@@ -23,6 +23,11 @@ std::string slurp_and_remove(const std::string& path) {
   return ss.str();
 }
 
+/// A test's infernoc runs never read or fill the user's build cache, also when the test
+/// binary runs outside ctest (cmake/InfernoTestEnvironment.cmake); the cache tests name a
+/// scratch --cache-dir, which overrides it. An INFERNO_NO_CACHE already set is kept.
+[[maybe_unused]] const bool kNoUserCache = ::setenv("INFERNO_NO_CACHE", "1", /*overwrite=*/0) == 0;
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {

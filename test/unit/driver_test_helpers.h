@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -66,6 +68,58 @@ inline std::string write_fake_nvcc(
                           "110\\nsm_120\\nsm_121\\n'; exit 0;;\n"
                           "esac\n" +
                           build);
+}
+
+/// Sets (or, with nullopt, unsets) an environment variable for the scope of the object; child
+/// processes inherit it.
+class ScopedEnvVar {
+ public:
+  ScopedEnvVar(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnvVar() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnvVar(const ScopedEnvVar&) = delete;
+  ScopedEnvVar& operator=(const ScopedEnvVar&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+/// A fake nvcc for the build cache's tests: each build call appends a line to `call_log`, waits
+/// (up to 60 s) until the log has `rendezvous` lines, so that that many builds run at once, then
+/// writes a model.so made of model.cu and weights.bin (when embedded): each build's library
+/// differs with its inputs.
+inline std::string write_recording_nvcc(const std::filesystem::path& path,
+                                        const std::filesystem::path& call_log,
+                                        const std::string& release = "13.0", int rendezvous = 1) {
+  const std::string log = "'" + call_log.string() + "'";
+  return write_fake_nvcc(path, release,
+                         "echo build >> " + log + "\n" + "i=0\n" + "while [ $(wc -l < " + log +
+                             ") -lt " + std::to_string(rendezvous) +
+                             " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done\n" +
+                             "cat model.cu > model.so || exit 1\n"
+                             "if [ -f weights.bin ]; then cat weights.bin >> model.so; fi\n"
+                             "chmod 755 model.so\n");
+}
+
+/// The number of lines of a file; 0 when it does not exist.
+inline int count_lines(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
 }
 
 /// The names in `dir` (not recursive).
