@@ -174,6 +174,12 @@ Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
   return result;
 }
 
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
 std::string shell_quote(const std::vector<std::string>& argv) {
   std::string line;
   for (const std::string& arg : argv) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ struct ProcessResult {
 /// whatever its exit status, is a ProcessResult.
 Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
                                     const RunOptions& options);
+
+/// The directory holding the running executable (from /proc/self/exe); empty when unknown. Where
+/// infernoc finds what is installed beside it (its kernels, its TorchScript loader).
+std::filesystem::path executable_dir();
 
 /// `argv` as one line a POSIX shell would run unchanged (for logs and command.txt).
 std::string shell_quote(const std::vector<std::string>& argv);

@@ -15,6 +15,7 @@
 #include "inferno/model_abi.h"
 #include "passes/pipeline.h"
 #include "support/catch.h"
+#include "support/model_loading.h"
 #include "support/test_support.h"
 
 namespace inferno {
@@ -50,7 +51,7 @@ codegen::CodegenOptions golden_options() {
 }
 
 ir::Graph optimized_fixture(const std::string& model) {
-  auto graph = frontend::load_model(test::fixture_path(model + "/model.pt2"), {});
+  auto graph = test::load_model(test::fixture_path(model + "/model.pt2"), {});
   INFO(model << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
   const Status status = passes::run_default_pipeline(*graph, {});
@@ -71,7 +72,7 @@ ir::Graph optimized_family_fixture(const FamilyGolden& golden) {
       load.inputs.push_back({"", input->type});
     }
   }
-  auto graph = frontend::load_model(model, load);
+  auto graph = test::load_model(model, load);
   INFO(golden.name << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
   passes::PipelineOptions pipeline;

@@ -17,6 +17,7 @@
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/model_loading.h"
 #include "support/test_support.h"
 
 namespace inferno {
@@ -43,7 +44,7 @@ frontend::LoadOptions specs_from(const std::vector<ir::Tensor>& inputs) {
 
 ir::Graph load(const std::string& model, const std::string& form,
                const std::vector<ir::Tensor>& inputs) {
-  auto graph = frontend::load_model(test::fixture_path(model + "/" + form), specs_from(inputs));
+  auto graph = test::load_model(test::fixture_path(model + "/" + form), specs_from(inputs));
   INFO(model << "/" << form << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
   REQUIRE(ir::verify(*graph).is_ok());

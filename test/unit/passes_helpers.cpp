@@ -7,6 +7,7 @@
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/model_loading.h"
 #include "support/test_support.h"
 
 namespace inferno::test {
@@ -82,7 +83,7 @@ ir::Graph load_fixture(const std::string& model, const std::string& form) {
     }
   }
   REQUIRE(!options.inputs.empty());
-  auto graph = frontend::load_model(fixture_path(model + "/" + form), options);
+  auto graph = test::load_model(fixture_path(model + "/" + form), options);
   INFO(model << "/" << form << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
   return std::move(*graph);
