@@ -12,6 +12,7 @@
 #include "frontend/frontend.h"
 #include "frontend/torchscript_frontend.h"
 #include "frontend/torchscript_protocol.h"
+#include "ir/parser.h"
 #include "ir/printer.h"
 #include "support/catch.h"
 #include "support/test_support.h"
@@ -175,6 +176,23 @@ TEST_CASE("TorchScript loader: input specs and results round-trip, malformed one
   CHECK(result->status.to_string() == error.to_string());
   CHECK(result->status.code() == error.code());
   CHECK(result->notes == std::vector<std::string>{"a note"});
+  // A graph: its text, then its constants' bytes, which must be as long as their types say.
+  Expected<ir::Graph> graph = ir::parse_graph(
+      "graph(%x: f32[2]) {\n  %c: f32[2] = constant [1.5, -0]\n  %y: f32[2] = add(%x, %c)\n"
+      "  return %y\n}\n");
+  REQUIRE(graph.has_value());
+  const std::string encoded = protocol::encode_result(Status::ok(), {}, &*graph);
+  Expected<protocol::Result> decoded_graph = protocol::decode_result(encoded);
+  REQUIRE(decoded_graph.has_value());
+  CHECK(ir::print_graph(decoded_graph->graph) == ir::print_graph(*graph));
+  const std::string eight_bytes = "8:" + std::string(8, 'x') + ",";
+  REQUIRE(encoded.ends_with(","));
+  const std::string short_constant =
+      encoded.substr(0, encoded.size() - eight_bytes.size()) + "4:abcd,";
+  CHECK(protocol::decode_result(short_constant).status().message() ==
+        "the data of its constant 'c' is not 8 bytes");
+  CHECK(protocol::decode_result(encoded + "1:x,").status().code() == ErrorCode::kInternal);
+
   const std::string ok = protocol::encode_result(Status::ok(), {}, nullptr);
   for (const std::string& bad : {std::string(), std::string("garbage"), ok.substr(0, 20),
                                  ok + "graph(%x: f32[2]) {\n  return %y\n}\n"}) {
