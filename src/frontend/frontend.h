@@ -22,8 +22,8 @@ Expected<ir::Graph> load_pt2(const std::string& path, const LoadOptions& options
 /// without TorchScript support (INFERNO_TORCHSCRIPT=OFF) every TorchScript file is unsupported.
 Expected<ir::Graph> load_torchscript(const std::string& path, const LoadOptions& options);
 
-/// How load_model reads a TorchScript file: load_torchscript, or (in the loader itself and in
-/// tests) frontend::load_torchscript_in_process.
+/// How load_model reads a TorchScript file: load_torchscript, or (in tests, which link LibTorch)
+/// frontend::load_torchscript_in_process.
 using TorchScriptLoader = Expected<ir::Graph> (*)(const std::string&, const LoadOptions&);
 
 /// detect_format, then the matching loader.

@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace protocol = torchscript_protocol;
 
-constexpr const char* kLoaderName = "infernoc-torchscript";
+constexpr const char* kLoaderName = INFERNO_TORCHSCRIPT_LOADER_NAME;
 constexpr const char* kLoaderVariable = "INFERNO_TORCHSCRIPT_LOADER";
 /// LibTorch loads a ResNet-50 in seconds; a loader still busy after this long is stuck.
 constexpr std::chrono::minutes kLoaderTimeout{10};
@@ -38,7 +38,7 @@ bool is_executable(const fs::path& path) {
 }
 
 /// $INFERNO_TORCHSCRIPT_LOADER, else infernoc-torchscript beside infernoc (the build tree), else
-/// in <prefix>/libexec/inferno (an installed infernoc in <prefix>/bin).
+/// in <prefix>/libexec/inferno (an installed infernoc in <prefix>/bin; src/CMakeLists.txt).
 Expected<std::string> find_loader() {
   const char* override_path = std::getenv(kLoaderVariable);
   if (override_path != nullptr && *override_path != '\0') {
@@ -50,7 +50,8 @@ Expected<std::string> find_loader() {
   }
   const fs::path dir = driver::executable_dir();
   const fs::path beside = dir / kLoaderName;
-  const fs::path installed = dir.parent_path() / "libexec" / "inferno" / kLoaderName;
+  const fs::path installed =
+      dir.parent_path() / INFERNO_TORCHSCRIPT_LOADER_INSTALL_DIR / kLoaderName;
   for (const fs::path& candidate : {beside, installed}) {
     if (!dir.empty() && is_executable(candidate)) return candidate.string();
   }

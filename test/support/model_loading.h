@@ -11,6 +11,9 @@ namespace inferno::test {
 
 /// True when this build reads TorchScript (INFERNO_TORCHSCRIPT=ON).
 bool have_torchscript();
+/// False for a TorchScript fixture (a .pt file) in a build without TorchScript support: the tests
+/// that run several forms of a model skip that one there.
+bool can_load(const std::string& path);
 
 /// frontend::load_model with TorchScript loaded in this process; in a build without TorchScript
 /// support, a TorchScript file is the frontend's unsupported error.

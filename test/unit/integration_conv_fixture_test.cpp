@@ -19,7 +19,7 @@
 namespace inferno {
 namespace {
 
-TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter", "[torchscript]") {
   const std::vector<ir::Tensor> inputs = test::read_fixture_tensors("conv_net", "input");
   const std::vector<ir::Tensor> expected = test::read_fixture_tensors("conv_net", "output");
   REQUIRE(inputs.size() == 2);

@@ -65,7 +65,10 @@ const std::vector<std::string>& fixture_models() {
 }
 
 const std::vector<std::string>& fixture_forms() {
-  static const std::vector<std::string> forms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
+  static const std::vector<std::string> forms =
+      test::have_torchscript()
+          ? std::vector<std::string>{"model.pt2", "model_decomposed.pt2", "model.pt"}
+          : std::vector<std::string>{"model.pt2", "model_decomposed.pt2"};
   return forms;
 }
 
