@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/process.h"
 #include "driver_test_helpers.h"
 #include "frontend/frontend.h"
 #include "frontend/torchscript_frontend.h"
@@ -144,6 +145,25 @@ TEST_CASE("TorchScript loader: a missing or non-executable loader is named",
   CHECK(graph.status().code() == ErrorCode::kToolchain);
   CHECK(graph.status().message() ==
         "INFERNO_TORCHSCRIPT_LOADER is '" + missing + "', which is not an executable file");
+
+  const std::string plain_file = dir / "loader.txt";
+  test::write_text(plain_file, "not a program\n");
+  LoaderOverride not_executable(plain_file);
+  graph = frontend::load_torchscript(test::fixture_path("mlp2/model.pt"), specs_for("mlp2"));
+  REQUIRE_FALSE(graph.has_value());
+  CHECK(graph.status().message() ==
+        "INFERNO_TORCHSCRIPT_LOADER is '" + plain_file + "', which is not an executable file");
+
+  // Unset (empty): looked for beside this test binary and in ../libexec/inferno, where it is not.
+  LoaderOverride unset("");
+  graph = frontend::load_torchscript(test::fixture_path("mlp2/model.pt"), specs_for("mlp2"));
+  REQUIRE_FALSE(graph.has_value());
+  CHECK(graph.status().code() == ErrorCode::kToolchain);
+  const std::string test_dir = driver::executable_dir().string();
+  CHECK(graph.status().message() ==
+        "cannot find the TorchScript loader infernoc-torchscript: it is neither '" + test_dir +
+            "/infernoc-torchscript' nor '" + driver::executable_dir().parent_path().string() +
+            "/libexec/inferno/infernoc-torchscript'; set INFERNO_TORCHSCRIPT_LOADER to its path");
 }
 
 TEST_CASE("TorchScript loader: input specs and results round-trip, malformed ones are refused",
