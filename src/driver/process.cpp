@@ -5,13 +5,16 @@
 #include "driver/process.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 extern char** environ;
@@ -178,6 +181,15 @@ std::filesystem::path executable_dir() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+void remove_tree(const std::string& path) {
+  // Depth first, so directories are empty when their turn comes; errors skip the entry.
+  auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) {
+    ::remove(entry);
+    return 0;
+  };
+  ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 std::string shell_quote(const std::vector<std::string>& argv) {

@@ -66,9 +66,10 @@ class ScratchDir {
   ScratchDir() = default;
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
+  // driver::remove_tree, not std::filesystem::remove_all: the tests that run the loader link
+  // LibTorch, where remove_all can be torch's broken copy (docs/gpu-build.md).
   ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
+    if (!path_.empty()) driver::remove_tree(path_.string());
   }
 
   Status create() {
