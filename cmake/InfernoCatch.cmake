@@ -17,6 +17,12 @@ endif()
 # `-w NoTests` makes a run that matched no test case fail: CTest passes each case's name as a
 # Catch2 filter, and a name with ';' or ',' (split into several filters) or a leading '-' (read as
 # an option) would otherwise "pass" without running anything.
+# Without TorchScript support (INFERNO_TORCHSCRIPT=OFF), test cases tagged [torchscript], which read
+# .pt files, are left out.
 function(inferno_catch_tests target prefix)
-  catch_discover_tests(${target} TEST_PREFIX "${prefix}" EXTRA_ARGS -w NoTests ${ARGN})
+  set(spec)
+  if(NOT INFERNO_TORCHSCRIPT)
+    set(spec TEST_SPEC "~[torchscript]")
+  endif()
+  catch_discover_tests(${target} TEST_PREFIX "${prefix}" ${spec} EXTRA_ARGS -w NoTests ${ARGN})
 endfunction()

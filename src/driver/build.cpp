@@ -1,7 +1,6 @@
 #include "driver/build.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -203,15 +202,6 @@ std::string format_size(uint64_t bytes) {
     std::snprintf(text, sizeof text, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
   }
   return text;
-}
-
-void remove_tree(const std::string& path) {
-  // Depth first, so directories are empty when their turn comes; errors skip the entry.
-  auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) {
-    ::remove(entry);
-    return 0;
-  };
-  ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 std::vector<std::string> nvcc_command(const BuildOptions& options) {

@@ -15,6 +15,7 @@
 
 #include "codegen/codegen.h"
 #include "driver/arch.h"
+#include "driver/process.h"
 #include "driver/toolchain.h"
 #include "support/status.h"
 
@@ -86,10 +87,5 @@ Status write_bytes_atomic(const std::string& path, const std::vector<std::byte>&
 
 /// "1.2 MiB".
 std::string format_size(uint64_t bytes);
-
-/// Removes `path` and everything under it (symbolic links are removed, not followed), as far as
-/// it can; a missing path is no error. Used instead of std::filesystem::remove_all, which jumps
-/// to a null pointer in binaries that link the torch wheel's libtorch.so (docs/gpu-build.md).
-void remove_tree(const std::string& path);
 
 }  // namespace inferno::driver

@@ -5,13 +5,16 @@
 #include "driver/process.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 extern char** environ;
@@ -172,6 +175,21 @@ Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
     ::close(pipe_fds[0]);
   }
   return result;
+}
+
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+void remove_tree(const std::string& path) {
+  // Depth first, so directories are empty when their turn comes; errors skip the entry.
+  auto remove_entry = [](const char* entry, const struct stat*, int, struct FTW*) {
+    ::remove(entry);
+    return 0;
+  };
+  ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 std::string shell_quote(const std::vector<std::string>& argv) {

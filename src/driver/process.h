@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,6 +40,15 @@ struct ProcessResult {
 /// whatever its exit status, is a ProcessResult.
 Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
                                     const RunOptions& options);
+
+/// The directory holding the running executable (from /proc/self/exe); empty when unknown. Where
+/// infernoc finds what is installed beside it (its kernels, its TorchScript loader).
+std::filesystem::path executable_dir();
+
+/// Removes `path` and everything under it (symbolic links are removed, not followed), as far as
+/// it can; a missing path is no error. Used instead of std::filesystem::remove_all, which jumps
+/// to a null pointer in binaries that link the torch wheel's libtorch.so (docs/gpu-build.md).
+void remove_tree(const std::string& path);
 
 /// `argv` as one line a POSIX shell would run unchanged (for logs and command.txt).
 std::string shell_quote(const std::vector<std::string>& argv);

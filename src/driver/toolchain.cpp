@@ -41,12 +41,6 @@ std::string first_line(std::string_view text) {
   return std::string(text.substr(0, text.find('\n')));
 }
 
-fs::path executable_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
-
 bool has_kernels(const fs::path& root) {
   std::error_code ec;
   return !root.empty() && fs::is_directory(root / "kernels", ec);

@@ -35,9 +35,10 @@ Expected<ModelFormat> detect_format(const std::string& path) {
                        "' is neither a torch.export archive (.pt2) nor a TorchScript file");
 }
 
-Expected<ir::Graph> load_model(const std::string& path, const LoadOptions& options) {
+Expected<ir::Graph> load_model(const std::string& path, const LoadOptions& options,
+                               TorchScriptLoader torchscript) {
   INFERNO_ASSIGN_OR_RETURN(ModelFormat format, detect_format(path));
-  return format == ModelFormat::kPt2 ? load_pt2(path, options) : load_torchscript(path, options);
+  return format == ModelFormat::kPt2 ? load_pt2(path, options) : torchscript(path, options);
 }
 
 }  // namespace inferno::frontend

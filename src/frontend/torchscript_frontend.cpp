@@ -25,6 +25,8 @@
 // It builds against Debian's LibTorch 1.13 (c10::optional) and torch 2.x (std::optional): only
 // `auto`, implicit conversions and APIs common to both are used.
 
+#include "frontend/torchscript_frontend.h"
+
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -43,7 +45,6 @@
 #include <vector>
 
 #include "frontend/aten_table.h"
-#include "frontend/frontend.h"
 #include "frontend/output_names.h"
 
 namespace inferno::frontend {
@@ -698,7 +699,8 @@ Expected<ir::Graph> load_frozen(const std::string& path, const LoadOptions& opti
 
 }  // namespace
 
-Expected<ir::Graph> load_torchscript(const std::string& path, const LoadOptions& options) {
+Expected<ir::Graph> load_torchscript_in_process(const std::string& path,
+                                                const LoadOptions& options) {
   try {
     return load_frozen(path, options);
   } catch (const c10::Error& e) {

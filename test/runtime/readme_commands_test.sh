@@ -64,6 +64,13 @@ cmake --install "$build" --prefix "$scratch/prefix" >install.log 2>&1 || fail "$
 "$scratch/prefix/bin/infernoc" model.pt2 --emit cu -o model.cu --keep-build kept >/dev/null 2>&1 ||
   fail "installed infernoc cannot write a build directory"
 [[ -f kept/kernels/scalar_ops.h ]] || fail "installed infernoc's build directory has no kernels"
+# ... and its TorchScript loader in libexec/inferno, where the build has one.
+if [[ -x "$(dirname "$infernoc")/infernoc-torchscript" ]]; then
+  [[ -x "$scratch/prefix/libexec/inferno/infernoc-torchscript" ]] || fail "no TorchScript loader installed"
+  env -u INFERNO_TORCHSCRIPT_LOADER "$scratch/prefix/bin/infernoc" \
+    "$source/test/fixtures/mlp2/model.pt" --input x:4x16:f32 --emit ir >/dev/null 2>ts.log ||
+    fail "installed infernoc cannot load a TorchScript file: $(cat ts.log)"
+fi
 [[ -f "$scratch/prefix/lib/python/inferno/__init__.py" ]] || fail "no Python loader installed"
 
 # The export snippets: the first indented block after the paragraph that names the format.

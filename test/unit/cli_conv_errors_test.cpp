@@ -21,7 +21,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-TEST_CASE("inconsistent convolutions are invalid input naming the node") {
+TEST_CASE("inconsistent convolutions are invalid input naming the node", "[torchscript]") {
   struct Case {
     std::string model, input;
     int exit_code;
@@ -52,7 +52,7 @@ TEST_CASE("inconsistent convolutions are invalid input naming the node") {
   }
 }
 
-TEST_CASE("the 5x5 conv that a 3x3 input makes invalid compiles at 8x8") {
+TEST_CASE("the 5x5 conv that a 3x3 input makes invalid compiles at 8x8", "[torchscript]") {
   const test::ProcessResult result = infernoc("conv5x5.pt", "x:1x2x8x8:f32");
   INFO(result.err);
   CHECK(result.exit_code == 0);

@@ -17,7 +17,8 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-TEST_CASE("data-dependent indexing is unsupported, a constant index out of range invalid") {
+TEST_CASE("data-dependent indexing is unsupported, a constant index out of range invalid",
+          "[torchscript]") {
   struct Case {
     std::string model, input;
     int exit_code;
@@ -47,7 +48,7 @@ TEST_CASE("data-dependent indexing is unsupported, a constant index out of range
   }
 }
 
-TEST_CASE("the constant index fits the shape it was traced for") {
+TEST_CASE("the constant index fits the shape it was traced for", "[torchscript]") {
   const test::ProcessResult result =
       test::run_process({INFERNOC_EXE, test::fixture_path("index_errors/constant_index.pt"),
                          "--input", "x:4x5:f32", "--emit", "ir"});

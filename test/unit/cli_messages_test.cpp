@@ -76,6 +76,18 @@ TEST_CASE("a torch.save checkpoint is not taken for a TorchScript file: exit 2")
             kExportHint);
 }
 
+#if !INFERNO_HAVE_TORCHSCRIPT
+TEST_CASE("without TorchScript support a TorchScript file is unsupported: exit 2") {
+  const auto result = infernoc({fixture_path("mlp2/model.pt"), "--input", "x:4x16:f32"});
+  CHECK(result.exit_code == 2);
+  CHECK(first_line(result.err) ==
+        "infernoc: error: '" + fixture_path("mlp2/model.pt") +
+            "' is a TorchScript file, and this infernoc was built without TorchScript support "
+            "(INFERNO_TORCHSCRIPT=OFF): export the model with torch.export (.pt2), or use an "
+            "infernoc built with LibTorch");
+}
+#endif
+
 TEST_CASE("CLI11's errors read as infernoc's, with a --help hint: exit 3") {
   struct Case {
     std::vector<std::string> args;
@@ -122,8 +134,8 @@ TEST_CASE("a missing model and a missing .npy are both 'no such file': exit 5") 
   CHECK(first_line(data.err) == "infernoc: error: cannot read '/nonexistent/x.npy': no such file");
 }
 
-TEST_CASE(
-    "TorchScript outputs are named output0, ... or by a dict's keys, the log keeps the value") {
+TEST_CASE("TorchScript outputs are named output0, ... or by a dict's keys, the log keeps the value",
+          "[torchscript]") {
   const auto mlp =
       infernoc({fixture_path("mlp2/model.pt"), "--input", "x:4x16:f32", "--emit", "ir"});
   INFO(mlp.err);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/frontend.h"
+#include "frontend/torchscript_frontend.h"
 #include "ir/verifier.h"
 #include "support/catch.h"
 #include "support/test_support.h"
@@ -51,7 +51,7 @@ LoadOptions specs_for(const nlohmann::json& model) {
 }
 
 Expected<ir::Graph> load(const std::string& relative, const LoadOptions& options) {
-  return frontend::load_torchscript(test::fixture_path(relative), options);
+  return frontend::load_torchscript_in_process(test::fixture_path(relative), options);
 }
 
 std::string describe(const Status& status) { return status.is_ok() ? "ok" : status.to_string(); }
@@ -159,7 +159,8 @@ TEST_CASE("TorchScript: unreadable and malformed files are Statuses, not crashes
           "[frontend][torchscript]") {
   const LoadOptions options = specs_for(model_entry("mlp2"));
   SECTION("missing file") {
-    auto graph = frontend::load_torchscript(test::fixture_path("no_such_model.pt"), options);
+    auto graph =
+        frontend::load_torchscript_in_process(test::fixture_path("no_such_model.pt"), options);
     REQUIRE_FALSE(graph.has_value());
     CHECK(graph.status().code() == ErrorCode::kIo);
   }
@@ -169,14 +170,15 @@ TEST_CASE("TorchScript: unreadable and malformed files are Statuses, not crashes
       std::ofstream out(path, std::ios::binary);
       out << "this is not a TorchScript archive\n" << std::string(300, '\x07');
     }
-    auto graph = frontend::load_torchscript(path.string(), options);
+    auto graph = frontend::load_torchscript_in_process(path.string(), options);
     std::filesystem::remove(path);
     REQUIRE_FALSE(graph.has_value());
     CHECK(graph.status().code() == ErrorCode::kInvalidInput);
     CHECK_FALSE(contains(graph.status().message(), "\n"));  // the first line only, no backtrace
   }
   SECTION("a torch.export archive") {
-    auto graph = frontend::load_torchscript(test::fixture_path("mlp2/model.pt2"), options);
+    auto graph =
+        frontend::load_torchscript_in_process(test::fixture_path("mlp2/model.pt2"), options);
     REQUIRE_FALSE(graph.has_value());
     CHECK(graph.status().code() == ErrorCode::kInvalidInput);
   }
@@ -187,7 +189,7 @@ TEST_CASE("TorchScript: unreadable and malformed files are Statuses, not crashes
       std::ofstream out(path, std::ios::binary);
       out << whole.substr(0, whole.size() * 3 / 5);
     }
-    auto graph = frontend::load_torchscript(path.string(), options);
+    auto graph = frontend::load_torchscript_in_process(path.string(), options);
     std::filesystem::remove(path);
     REQUIRE_FALSE(graph.has_value());
     CHECK(graph.status().code() == ErrorCode::kInvalidInput);

@@ -26,34 +26,40 @@ void check_fixture(const std::string& model, size_t num_outputs) {
                                   });
 }
 
-TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript CNN-ops fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("cnn_ops", 9);
 }
 
-TEST_CASE("the TorchScript joins fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript joins fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("joins", 6);
 }
 
-TEST_CASE("the TorchScript resize fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript resize fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("resize", 8);
 }
 
 // layer_norm (ConvNeXt's channels-last form, several dims, no or partial affine parameters, the
 // native 3-output form) and group_norm (several groupings, [N, C, L], the native form with N, C
 // and HxW), against PyTorch.
-TEST_CASE("the TorchScript norms fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript norms fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("norms", 10);
 }
 
 // select, slice, narrow, unbind, chunk and split (list results through prim::ListUnpack) and
 // ShuffleNet's channel shuffle: copies, so the outputs are PyTorch's exactly.
-TEST_CASE("the TorchScript slicing fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript slicing fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("slicing", 7);
 }
 
 // A segmentation model's shape: sizes read from x.shape, a floor division on a size feeding a
 // reshape, and a dict output {"out", "aux"} whose values are the outputs in insertion order.
-TEST_CASE("the TorchScript dict-output fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript dict-output fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("dict_out", 2);
 }
 

@@ -13,12 +13,13 @@
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/model_loading.h"
 #include "support/test_support.h"
 
 namespace inferno {
 namespace {
 
-TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter", "[torchscript]") {
   const std::vector<ir::Tensor> inputs = test::read_fixture_tensors("conv_net", "input");
   const std::vector<ir::Tensor> expected = test::read_fixture_tensors("conv_net", "output");
   REQUIRE(inputs.size() == 2);
@@ -28,7 +29,7 @@ TEST_CASE("conv_net fixture matches PyTorch on the reference interpreter") {
   for (const std::string form : {"model.pt", "model_scripted.pt"}) {
     for (bool optimized : {false, true}) {
       INFO(form << (optimized ? " after the default pipeline" : " as loaded"));
-      auto graph = frontend::load_model(test::fixture_path("conv_net/" + form), options);
+      auto graph = test::load_model(test::fixture_path("conv_net/" + form), options);
       INFO((graph ? std::string() : graph.status().to_string()));
       REQUIRE(graph.has_value());
       REQUIRE(ir::verify(*graph).is_ok());

@@ -4,6 +4,7 @@
 #include "ir/verifier.h"
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
+#include "support/model_loading.h"
 
 namespace inferno::test {
 
@@ -17,7 +18,7 @@ void check_torchscript_fixture(const std::string& model, size_t num_outputs, dou
   for (const ir::Tensor& t : inputs) options.inputs.push_back({"", t.type});
   for (const bool optimized : {false, true}) {
     INFO(model << (optimized ? " after the default pipeline" : " as loaded"));
-    auto graph = frontend::load_model(fixture_path(model + "/model.pt"), options);
+    auto graph = test::load_model(fixture_path(model + "/model.pt"), options);
     INFO((graph ? "" : graph.status().to_string()));
     REQUIRE(graph.has_value());
     REQUIRE(ir::verify(*graph).is_ok());

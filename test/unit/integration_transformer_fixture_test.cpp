@@ -23,11 +23,13 @@ void check_fixture(const std::string& model, size_t num_outputs) {
   });
 }
 
-TEST_CASE("the TorchScript mha_fastpath fixture matches PyTorch on the reference interpreter") {
+TEST_CASE("the TorchScript mha_fastpath fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
   check_fixture("mha_fastpath", 4);
 }
 
-TEST_CASE("the TorchScript encoder_fastpath fixture matches PyTorch on the reference") {
+TEST_CASE("the TorchScript encoder_fastpath fixture matches PyTorch on the reference",
+          "[torchscript]") {
   check_fixture("encoder_fastpath", 3);
 }
 

@@ -7,6 +7,7 @@
 #include "passes/pipeline.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
+#include "support/model_loading.h"
 #include "support/test_support.h"
 
 namespace inferno::test {
@@ -64,7 +65,10 @@ const std::vector<std::string>& fixture_models() {
 }
 
 const std::vector<std::string>& fixture_forms() {
-  static const std::vector<std::string> forms = {"model.pt2", "model_decomposed.pt2", "model.pt"};
+  static const std::vector<std::string> forms =
+      test::have_torchscript()
+          ? std::vector<std::string>{"model.pt2", "model_decomposed.pt2", "model.pt"}
+          : std::vector<std::string>{"model.pt2", "model_decomposed.pt2"};
   return forms;
 }
 
@@ -82,7 +86,7 @@ ir::Graph load_fixture(const std::string& model, const std::string& form) {
     }
   }
   REQUIRE(!options.inputs.empty());
-  auto graph = frontend::load_model(fixture_path(model + "/" + form), options);
+  auto graph = test::load_model(fixture_path(model + "/" + form), options);
   INFO(model << "/" << form << ": " << (graph ? "" : graph.status().to_string()));
   REQUIRE(graph.has_value());
   return std::move(*graph);
