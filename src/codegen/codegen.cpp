@@ -17,6 +17,7 @@
 #include "codegen/emit_resize.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
+#include "codegen/profile_plan.h"
 #include "codegen/views.h"
 #include "codegen/weights.h"
 #include "ir/attr_schema.h"
@@ -123,7 +124,8 @@ MemoryPlanOptions plan_options(const ir::Graph& graph, const ViewPlan& views) {
 
 struct Generated {
   GeneratedModel model;
-  MemoryPlan plan;  // as model.cu uses it, workspace included
+  MemoryPlan plan;                  // as model.cu uses it, workspace included
+  std::vector<KernelCost> profile;  // the model's steps (profile_plan.h)
 };
 
 // Before anything reads a node: each has one output, attributes that fit its op's schema, and
@@ -170,7 +172,16 @@ struct VariantCode {
   std::string text;
   MemoryPlan plan;
   ModelSections sections;
+  std::vector<KernelCost> profile;  // its steps, in launch order (profile_plan.h)
 };
+
+// The step of the statements run() gained since `begin` (profile_plan.h), if they launch anything.
+void add_step(VariantCode& code, const ir::Graph& graph, int32_t node, size_t begin,
+              const CodegenOptions& options) {
+  const std::string_view block = std::string_view(code.sections.run.text()).substr(begin);
+  if (std::optional<KernelCost> step = make_step(graph, node, block, options.target))
+    code.profile.push_back(std::move(*step));
+}
 
 Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayout& weights,
                                        const CodegenOptions& options, int32_t num_variants) {
@@ -183,10 +194,20 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   ctx.num_variants = num_variants;
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
+    const size_t begin = sections.run.text().size();
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
+    add_step(code, graph, i, begin, options);
   }
   if (!plan.output_copies.empty()) sections.run.line("");
+  const size_t copies_begin = sections.run.text().size();
   emit_output_copies(ctx);
+  add_step(code, graph, -1, copies_begin, options);
+  if (!code.profile.empty() && code.profile.back().node == -1) {
+    for (const OutputCopy& copy : plan.output_copies) {  // each reads and writes its value
+      code.profile.back().work.bytes_read += graph.type(copy.value).size_bytes();
+      code.profile.back().work.bytes_written += graph.type(copy.value).size_bytes();
+    }
+  }
   if (sections.num_gemms > 0) {  // the workspace goes after the planned buffers
     plan.workspace_bytes = kGemmWorkspaceBytes;
     plan.arena_bytes = plan.workspace_offset + kGemmWorkspaceBytes;
@@ -257,6 +278,7 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   out.model.weights_checksum = weights.front().checksum;
   out.model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
   out.plan = std::move(variants.front().plan);
+  out.profile = std::move(variants.front().profile);
   return out;
 }
 
@@ -282,6 +304,12 @@ Expected<std::string> describe_memory_plan(const ir::Graph& graph, const Codegen
             std::string(ir::op_name(node.op)) + "\n";
   }
   return text + memory_plan_to_string(graph, generated.plan);
+}
+
+Expected<std::vector<KernelCost>> profile_plan(const ir::Graph& graph,
+                                               const CodegenOptions& options) {
+  INFERNO_ASSIGN_OR_RETURN(Generated generated, generate_with_plan({&graph}, options));
+  return std::move(generated.profile);
 }
 
 }  // namespace inferno::codegen
