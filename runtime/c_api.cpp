@@ -230,6 +230,18 @@ inferno_status inferno_model_manifest(const inferno_loaded_model* model,
   });
 }
 
+inferno_status inferno_model_profile_steps(const inferno_loaded_model* model, int32_t variant,
+                                           const inferno_kernel_cost** steps, int32_t* count) {
+  return guarded([&] {
+    variant_of(model, variant);  // checks the index
+    require(steps, "steps");
+    require(count, "count");
+    const inferno_model_profile* table = model->model->profile(static_cast<size_t>(variant));
+    *steps = table != nullptr ? table->steps : nullptr;
+    *count = table != nullptr ? table->num_steps : 0;
+  });
+}
+
 inferno_status inferno_model_device(const inferno_loaded_model* model, int* device) {
   return guarded([&] {
     require(model, "model");

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_profile.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define INFERNO_RUNTIME_API __attribute__((visibility("default")))
@@ -178,6 +179,13 @@ INFERNO_RUNTIME_API inferno_status inferno_model_variant_output(const inferno_lo
 /* Where the model came from (compiler, CUDA version, archs, checksum); lives with the model. */
 INFERNO_RUNTIME_API inferno_status inferno_model_manifest(const inferno_loaded_model* model,
                                                           const inferno_manifest** manifest);
+/* Entry point `variant`'s profile steps (inferno/model_profile.h): each step of its run in launch
+ * order, with the source op, kernel and cost; they live with the model. A library without the
+ * table (compiled before it existed) gives *steps NULL and *count 0. */
+INFERNO_RUNTIME_API inferno_status inferno_model_profile_steps(const inferno_loaded_model* model,
+                                                               int32_t variant,
+                                                               const inferno_kernel_cost** steps,
+                                                               int32_t* count);
 /* The device the model was loaded on (INFERNO_DEVICE_NONE for an inspection-only load). */
 INFERNO_RUNTIME_API inferno_status inferno_model_device(const inferno_loaded_model* model,
                                                         int* device);

@@ -14,6 +14,7 @@
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/emit_norm.h"
 #include "codegen/emit_pool.h"
+#include "codegen/emit_profile.h"
 #include "codegen/emit_resize.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
@@ -175,12 +176,19 @@ struct VariantCode {
   std::vector<KernelCost> profile;  // its steps, in launch order (profile_plan.h)
 };
 
-// The step of the statements run() gained since `begin` (profile_plan.h), if they launch anything.
+// The step of the statements run() gained since `begin` (profile_plan.h), if they launch
+// anything: recorded, and its statements put between the profiler's hooks (MODEL_PROFILE_STEP,
+// kernels/model_support.cuh).
 void add_step(VariantCode& code, const ir::Graph& graph, int32_t node, size_t begin,
               const CodegenOptions& options) {
-  const std::string_view block = std::string_view(code.sections.run.text()).substr(begin);
-  if (std::optional<KernelCost> step = make_step(graph, node, block, options.target))
-    code.profile.push_back(std::move(*step));
+  SourceWriter& run = code.sections.run;
+  const std::string_view block = std::string_view(run.text()).substr(begin);
+  std::optional<KernelCost> step = make_step(graph, node, block, options.target);
+  if (!step) return;
+  const std::string index = std::to_string(code.profile.size());
+  run.insert_line(begin, "MODEL_PROFILE_STEP(" + index + ", 0);");
+  run.line("MODEL_PROFILE_STEP(" + index + ", 1);");
+  code.profile.push_back(std::move(*step));
 }
 
 Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayout& weights,
@@ -217,7 +225,8 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     code.text += section("Kernels, in node order") + "\n" + sections.kernels.text();
   code.text += section("The session") + "\n" + emit_state(ctx) + "\n" +
                emit_session_functions(ctx) + "\n" + emit_run(ctx, sections.run.text()) + "\n" +
-               section("The model") + "\n" + emit_descriptors(ctx);
+               section("The model") + "\n" + emit_descriptors(ctx) + "\n" +
+               emit_profile(code.profile, num_variants);
   return code;
 }
 
@@ -257,26 +266,33 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   if (num_variants == 0) {
     cu += variants.front().text;
   } else {
-    std::string list;
+    std::string list, profiles;
     for (int32_t k = 1; k <= num_variants; ++k) {
       const std::string ns = "v" + std::to_string(k);
       cu += section("Variant " + std::to_string(k)) + "\nnamespace " + ns + " {\n\n" +
             variants[static_cast<size_t>(k)].text + "\n}  // namespace " + ns + "\n\n";
       list += (k > 1 ? ", &" : "&") + ns + "::kModel";
+      profiles += (k > 1 ? ", &" : "&") + ns + "::kProfile";
     }
     cu +=
         "// The model's other entry points (model_abi.h).\nconst inferno_model* const kVariants[] "
         "= {" +
-        list + "};\n\n" + section("Variant 0: the model") + "\nnamespace v0 {\n\n" +
-        variants.front().text + "\n}  // namespace v0\n";
+        list + "};\n// Their profile tables (model_profile.h).\n" +
+        "const inferno_model_profile* const kProfileVariants[] = {" + profiles + "};\n\n" +
+        section("Variant 0: the model") + "\nnamespace v0 {\n\n" + variants.front().text +
+        "\n}  // namespace v0\n";
   }
-  cu += "\n}  // namespace\n\n" + emit_entry_point(num_variants == 0 ? "kModel" : "v0::kModel");
+  cu += "\n}  // namespace\n\n" +
+        (num_variants == 0 ? emit_entry_point() : emit_entry_point("v0::kModel", "v0::kProfile"));
 
   Generated out;
   out.model.cuda_source = std::move(cu);
   out.model.weights = std::move(weights.front().blob);
   out.model.weights_checksum = weights.front().checksum;
-  out.model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
+  out.model.exports_map =
+      "{\n  global:\n    inferno_model_describe;\n    inferno_model_describe_profile;\n  local:\n  "
+      "  "
+      "*;\n};\n";
   out.plan = std::move(variants.front().plan);
   out.profile = std::move(variants.front().profile);
   return out;

@@ -37,6 +37,7 @@ struct GeneratedModel {
                                    // which the driver sets to the build dir), unless external
   uint64_t weights_checksum = 0;   // inferno_fnv1a64 of weights
   std::string exports_map;         // linker version script exporting only inferno_model_describe
+                                   // and inferno_model_describe_profile
 };
 
 Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options);
