@@ -186,6 +186,11 @@ INFERNO_RUNTIME_API inferno_status inferno_model_profile_steps(const inferno_loa
                                                                int32_t variant,
                                                                const inferno_kernel_cost** steps,
                                                                int32_t* count);
+/* Device memory the model uses, in bytes: its weights (once per model), and per session the arena
+ * (of which `workspace` is cuBLASLt's workspace) and the state. Any pointer may be NULL. */
+INFERNO_RUNTIME_API inferno_status inferno_model_memory_use(const inferno_loaded_model* model,
+                                                            uint64_t* weights, uint64_t* arena,
+                                                            uint64_t* workspace, uint64_t* state);
 /* The device the model was loaded on (INFERNO_DEVICE_NONE for an inspection-only load). */
 INFERNO_RUNTIME_API inferno_status inferno_model_device(const inferno_loaded_model* model,
                                                         int* device);
@@ -217,6 +222,16 @@ INFERNO_RUNTIME_API inferno_status inferno_session_run(inferno_session* session,
 
 /* Enqueues the state's initialization on `stream` (zeros, or the values from the weights), as at
  * session creation; ordered after the session's earlier runs. Does not synchronize. */
+/* As inferno_session_run, for a profiler: plain launches (never a CUDA graph) through the model's
+ * run_profiled (inferno/model_profile.h), which calls `hook(user_data, step, phase, stream)` on
+ * this thread just before (phase 0) and after (phase 1) each step enqueues its launches, so the
+ * hook can record a CUDA event on `stream` there. *variant (if not NULL) receives the entry point
+ * that ran, whose steps inferno_model_profile_steps gives. INFERNO_STATUS_INVALID_ARGUMENT for a
+ * model without a profile table or a stream being captured. */
+INFERNO_RUNTIME_API inferno_status
+inferno_session_run_profiled(inferno_session* session, void* stream, const inferno_tensor* inputs,
+                             int32_t num_inputs, const inferno_tensor* outputs, int32_t num_outputs,
+                             inferno_profile_hook hook, void* user_data, int32_t* variant);
 INFERNO_RUNTIME_API inferno_status inferno_session_reset_state(inferno_session* session,
                                                                void* stream);
 
