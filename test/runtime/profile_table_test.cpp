@@ -62,6 +62,9 @@ struct Tables {
 
 }  // namespace
 
+// The Python loader's ctypes mirror (tools/python/inferno/runtime.py, _KernelCost) has this size.
+static_assert(sizeof(inferno_kernel_cost) == 72, "inferno_kernel_cost's layout is part of the ABI");
+
 TEST_CASE("profile: a table per entry point is read, none is no table", "[runtime]") {
   Tables t;
   CHECK(t.problem().empty());
