@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_profile.h"
 #include "kernels/model_session.cuh"
 
 // The embedded weights blob, when the model has one (INFERNO_MODEL_EMBED_WEIGHTS); a model with

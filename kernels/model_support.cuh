@@ -43,6 +43,13 @@ inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, s
   } while (0)
 #define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
 
+// Around each step of run_steps() (a node that launches kernels): the profiler's hook, when one
+// is set (inferno/model_profile.h), with the step's index and phase (0 before, 1 after).
+#define MODEL_PROFILE_STEP(step, phase)                         \
+  do {                                                          \
+    if (hook != nullptr) hook(user, step, phase, args->stream); \
+  } while (0)
+
 // cuBLASLt chose its algorithms for caller buffers aligned to 16 bytes.
 inline bool misaligned(const void* pointer, uintptr_t alignment) {
   return reinterpret_cast<uintptr_t>(pointer) % alignment != 0;

@@ -1,5 +1,6 @@
 // The C boundary: argument checks, handle plumbing, and guarded() turning every exception into a
 // status plus this thread's last-error text. Nothing below throws past this file.
+#include <algorithm>
 #include <string>
 
 #include "inferno/runtime.h"
@@ -230,6 +231,36 @@ inferno_status inferno_model_manifest(const inferno_loaded_model* model,
   });
 }
 
+inferno_status inferno_model_profile_steps(const inferno_loaded_model* model, int32_t variant,
+                                           const inferno_kernel_cost** steps, int32_t* count) {
+  return guarded([&] {
+    variant_of(model, variant);  // checks the index
+    require(steps, "steps");
+    require(count, "count");
+    const inferno_model_profile* table = model->model->profile(static_cast<size_t>(variant));
+    *steps = table != nullptr ? table->steps : nullptr;
+    *count = table != nullptr ? table->num_steps : 0;
+  });
+}
+
+inferno_status inferno_model_memory_use(const inferno_loaded_model* model, uint64_t* weights,
+                                        uint64_t* arena, uint64_t* workspace, uint64_t* state) {
+  return guarded([&] {
+    require(model, "model");
+    const inferno::runtime::Model& m = *model->model;
+    uint64_t most_workspace = 0, state_bytes = 0;
+    for (const inferno_model* entry : m.entries())
+      most_workspace = std::max(most_workspace, entry->workspace_bytes);
+    for (int32_t i = 0; i < m.abi().num_states; ++i)
+      state_bytes +=
+          static_cast<uint64_t>(inferno::runtime::tensor_bytes(m.abi().states[i].tensor));
+    if (weights != nullptr) *weights = m.abi().weights_bytes;
+    if (arena != nullptr) *arena = m.arena_bytes();
+    if (workspace != nullptr) *workspace = most_workspace;
+    if (state != nullptr) *state = state_bytes;
+  });
+}
+
 inferno_status inferno_model_device(const inferno_loaded_model* model, int* device) {
   return guarded([&] {
     require(model, "model");
@@ -284,6 +315,20 @@ inferno_status inferno_session_run(inferno_session* session, void* stream,
   return guarded([&] {
     require(session, "session");
     session->session.run(stream, inputs, num_inputs, outputs, num_outputs);
+  });
+}
+
+inferno_status inferno_session_run_profiled(inferno_session* session, void* stream,
+                                            const inferno_tensor* inputs, int32_t num_inputs,
+                                            const inferno_tensor* outputs, int32_t num_outputs,
+                                            inferno_profile_hook hook, void* user_data,
+                                            int32_t* variant) {
+  return guarded([&] {
+    require(session, "session");
+    if (hook == nullptr) fail(INFERNO_STATUS_INVALID_ARGUMENT, "hook is null");
+    const int32_t entry = session->session.run_profiled(stream, inputs, num_inputs, outputs,
+                                                        num_outputs, hook, user_data);
+    if (variant != nullptr) *variant = entry;
   });
 }
 

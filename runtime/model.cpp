@@ -7,6 +7,7 @@
 #include "runtime/cuda_util.h"
 #include "runtime/descriptor.h"
 #include "runtime/error.h"
+#include "runtime/profile_table.h"
 #include "runtime/weights.h"
 
 namespace inferno::runtime {
@@ -40,6 +41,10 @@ std::shared_ptr<const Model> Model::load(const std::string& path, int device) {
   }
   validate_descriptor(*model->abi_, path);
   model->entries_ = entry_points(*model->abi_);
+  const auto describe_profile = reinterpret_cast<inferno_model_profile_fn>(
+      model->library_.find_symbol(INFERNO_MODEL_PROFILE_ENTRY_NAME));
+  model->profiles_ = read_profile_tables(describe_profile != nullptr ? describe_profile() : nullptr,
+                                         model->entries_, path);
   model->generation_ = analyze_generation(model->entries_, model->abi_->max_positions);
   const HostWeights weights = HostWeights::read(*model->abi_, path);
   if (device == INFERNO_DEVICE_NONE) return model;

@@ -4,8 +4,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_profile.h"
 #include "runtime/entry_points.h"
 #include "runtime/generation_layout.h"
 #include "runtime/shared_library.h"
@@ -33,6 +35,11 @@ class Model {
   int device() const { return device_; }
   const void* device_weights() const { return device_weights_; }
 
+  /// The profile table of entry point `entry` (inferno/model_profile.h), checked; null when the
+  /// library has none (written before the table existed).
+  const inferno_model_profile* profile(size_t entry) const {
+    return entry < profiles_.size() ? profiles_[entry] : nullptr;
+  }
   /// Whether the model has machine code for compute capability `sm` (e.g. 90).
   bool has_arch(int sm) const;
   /// The model's archs as text: "sm_90, sm_80".
@@ -46,6 +53,7 @@ class Model {
   SharedLibrary library_;  // declared first: closed last, after the weights are freed
   const inferno_model* abi_ = nullptr;
   EntryPoints entries_;
+  std::vector<const inferno_model_profile*> profiles_;  // per entry point; empty: none
   GenerationLayout generation_;
   int device_;
   void* device_weights_ = nullptr;

@@ -137,9 +137,8 @@ void Session::release() noexcept {
   last_run_ = nullptr;
 }
 
-void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num_inputs,
-                  const inferno_tensor* outputs, int32_t num_outputs) {
-  const BusyLock lock(busy_);
+int32_t Session::checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
+                               const inferno_tensor* outputs, int32_t num_outputs) {
   const EntryPoints& entries = model_->entries();
   int32_t entry = 0;
   if (entries.size() > 1) {
@@ -157,7 +156,14 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
   key_.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(entry)));
   for (int32_t i = 0; i < num_inputs; ++i) key_.push_back(inputs[i].data);
   for (int32_t i = 0; i < num_outputs; ++i) key_.push_back(outputs[i].data);
+  return entry;
+}
 
+void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num_inputs,
+                  const inferno_tensor* outputs, int32_t num_outputs) {
+  const BusyLock lock(busy_);
+  const int32_t entry = checked_entry(inputs, num_inputs, outputs, num_outputs);
+  const inferno_model& abi = *model_->entries()[entry];
   const DeviceGuard guard(model_->device());
   Work work = work_for(static_cast<cudaStream_t>(stream_handle));
   const bool graph = use_graph_ && !work.in_caller_graph;
@@ -170,6 +176,37 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
   begin_work(work, graph);
   launch_keyed(entry, work.stream, graph, exec);
   end_work(work);
+}
+
+int32_t Session::run_profiled(void* stream_handle, const inferno_tensor* inputs, int32_t num_inputs,
+                              const inferno_tensor* outputs, int32_t num_outputs,
+                              inferno_profile_hook hook, void* user) {
+  const BusyLock lock(busy_);
+  const int32_t entry = checked_entry(inputs, num_inputs, outputs, num_outputs);
+  const inferno_model& abi = *model_->entries()[entry];
+  const inferno_model_profile* table = model_->profile(static_cast<size_t>(entry));
+  if (table == nullptr) {
+    fail(INFERNO_STATUS_INVALID_ARGUMENT, "model '" + model_->path() +
+                                              "' has no profile table: compile it again with "
+                                              "this infernoc to profile it per kernel");
+  }
+  const DeviceGuard guard(model_->device());
+  Work work = work_for(static_cast<cudaStream_t>(stream_handle));
+  if (work.in_caller_graph) {
+    fail(INFERNO_STATUS_INVALID_ARGUMENT,
+         "a profiled run calls its hook at enqueue time: it cannot run on a stream that is being "
+         "captured");
+  }
+  check_device_memory("input", abi.inputs, inputs, num_inputs, model_->device());
+  check_device_memory("output", abi.outputs, outputs, num_outputs, model_->device());
+  begin_work(work, false);
+  const inferno_model_run_args args{work.stream, arena_, key_.data() + 1,
+                                    key_.data() + 1 + abi.num_inputs, states_->pointers()};
+  char error[kErrorSize] = {};
+  check_model(table->run_profiled(model_sessions_[entry], &args, hook, user, error, kErrorSize),
+              error, *model_, "run");
+  end_work(work);
+  return entry;
 }
 
 void Session::reset_state(void* stream_handle) {

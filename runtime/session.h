@@ -33,6 +33,11 @@ class Session {
   /// inferno_session_run).
   void run(void* stream, const inferno_tensor* inputs, int32_t num_inputs,
            const inferno_tensor* outputs, int32_t num_outputs);
+  /// As run(), with plain launches (no CUDA graph) through the entry's run_profiled, which calls
+  /// `hook` around each step (see inferno_session_run_profiled). Returns the entry point it ran.
+  int32_t run_profiled(void* stream, const inferno_tensor* inputs, int32_t num_inputs,
+                       const inferno_tensor* outputs, int32_t num_outputs,
+                       inferno_profile_hook hook, void* user);
   /// Enqueues the state's initialization on `stream` (see inferno_session_reset_state).
   void reset_state(void* stream);
   /// Generates tokens (see inferno_session_generate); `options` already defaulted.
@@ -81,6 +86,9 @@ class Session {
 
  private:
   void release() noexcept;
+  /// The entry point the tensors fit, checked against its descriptors; fills key_.
+  int32_t checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
+                        const inferno_tensor* outputs, int32_t num_outputs);
   /// Fills key_: the entry then the pointers (a graph holds the pointers and the entry's kernels).
   void set_key(int32_t entry, void* const* inputs, void* const* outputs);
   void launch_keyed(int32_t entry, cudaStream_t stream, bool graph, cudaGraphExec_t exec);

@@ -36,6 +36,8 @@ SharedLibrary::~SharedLibrary() {
   if (handle_ != nullptr) dlclose(handle_);
 }
 
+void* SharedLibrary::find_symbol(const char* name) const { return dlsym(handle_, name); }
+
 void* SharedLibrary::symbol(const char* name) const {
   dlerror();
   void* address = dlsym(handle_, name);

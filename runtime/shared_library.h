@@ -17,6 +17,8 @@ class SharedLibrary {
 
   /// The address of `name`; throws LOAD_FAILED when it is not exported.
   void* symbol(const char* name) const;
+  /// The address of `name`, or null when the library does not export it (an optional symbol).
+  void* find_symbol(const char* name) const;
 
  private:
   std::string path_;

@@ -1,7 +1,8 @@
 /* model_abi.h: the contract between a model.so written by infernoc and the runtime that loads it.
  *
- * A model.so exports exactly one symbol, INFERNO_MODEL_ENTRY ("inferno_model_describe"), a function
- * returning a pointer to a static, immutable inferno_model. Everything the runtime needs is in that
+ * A model.so exports INFERNO_MODEL_ENTRY ("inferno_model_describe"), a function returning a
+ * pointer to a static, immutable inferno_model (and, optionally, the profile table of
+ * inferno/model_profile.h, which changes nothing here). Everything the runtime needs is in that
  * struct: what the model expects (inputs, outputs), how much memory it needs (arena, weights,
  * workspace), where it came from (manifest), and plain C function pointers to create per-session
  * state and to run. No C++ types cross this boundary.

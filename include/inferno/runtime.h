@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_profile.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define INFERNO_RUNTIME_API __attribute__((visibility("default")))
@@ -178,6 +179,18 @@ INFERNO_RUNTIME_API inferno_status inferno_model_variant_output(const inferno_lo
 /* Where the model came from (compiler, CUDA version, archs, checksum); lives with the model. */
 INFERNO_RUNTIME_API inferno_status inferno_model_manifest(const inferno_loaded_model* model,
                                                           const inferno_manifest** manifest);
+/* Entry point `variant`'s profile steps (inferno/model_profile.h): each step of its run in launch
+ * order, with the source op, kernel and cost; they live with the model. A library without the
+ * table (compiled before it existed) gives *steps NULL and *count 0. */
+INFERNO_RUNTIME_API inferno_status inferno_model_profile_steps(const inferno_loaded_model* model,
+                                                               int32_t variant,
+                                                               const inferno_kernel_cost** steps,
+                                                               int32_t* count);
+/* Device memory the model uses, in bytes: its weights (once per model), and per session the arena
+ * (of which `workspace` is cuBLASLt's workspace) and the state. Any pointer may be NULL. */
+INFERNO_RUNTIME_API inferno_status inferno_model_memory_use(const inferno_loaded_model* model,
+                                                            uint64_t* weights, uint64_t* arena,
+                                                            uint64_t* workspace, uint64_t* state);
 /* The device the model was loaded on (INFERNO_DEVICE_NONE for an inspection-only load). */
 INFERNO_RUNTIME_API inferno_status inferno_model_device(const inferno_loaded_model* model,
                                                         int* device);
@@ -209,6 +222,16 @@ INFERNO_RUNTIME_API inferno_status inferno_session_run(inferno_session* session,
 
 /* Enqueues the state's initialization on `stream` (zeros, or the values from the weights), as at
  * session creation; ordered after the session's earlier runs. Does not synchronize. */
+/* As inferno_session_run, for a profiler: plain launches (never a CUDA graph) through the model's
+ * run_profiled (inferno/model_profile.h), which calls `hook(user_data, step, phase, stream)` on
+ * this thread just before (phase 0) and after (phase 1) each step enqueues its launches, so the
+ * hook can record a CUDA event on `stream` there. *variant (if not NULL) receives the entry point
+ * that ran, whose steps inferno_model_profile_steps gives. INFERNO_STATUS_INVALID_ARGUMENT for a
+ * model without a profile table or a stream being captured. */
+INFERNO_RUNTIME_API inferno_status
+inferno_session_run_profiled(inferno_session* session, void* stream, const inferno_tensor* inputs,
+                             int32_t num_inputs, const inferno_tensor* outputs, int32_t num_outputs,
+                             inferno_profile_hook hook, void* user_data, int32_t* variant);
 INFERNO_RUNTIME_API inferno_status inferno_session_reset_state(inferno_session* session,
                                                                void* stream);
 

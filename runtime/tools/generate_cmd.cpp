@@ -33,8 +33,31 @@ std::vector<int64_t> read_prompt(const std::string& path) {
   return ids;
 }
 
-// Device-to-device copy bandwidth in bytes per second (read plus write), over 256 MiB copies;
-// 0 when the buffers do not fit.
+void print_result(const inferno::GenerateResult& r, uint64_t weights, double bandwidth) {
+  const inferno_generate_stats& stats = r.stats;
+  std::printf("tokens (%zu):", r.tokens.size());
+  for (const int64_t t : r.tokens) std::printf(" %lld", static_cast<long long>(t));
+  std::printf("\n");
+  std::printf("prompt: %d tokens in %d runs, %.3f ms on the GPU\n", stats.prompt_tokens,
+              stats.prefill_runs, stats.prefill_ms);
+  std::printf("time to first token: %.3f ms\n", stats.time_to_first_token_ms);
+  const bool decoded = stats.new_tokens > 1;
+  if (decoded) {
+    std::printf("decode: %d tokens, %.4f ms/token (median %.4f, p90 %.4f)\n", stats.new_tokens - 1,
+                stats.decode_ms_per_token, stats.decode_ms_p50, stats.decode_ms_p90);
+  }
+  if (bandwidth <= 0) return;
+  const double floor_ms = static_cast<double>(weights) / bandwidth * 1e3;
+  std::printf("bandwidth floor: %llu weight bytes / %.0f GB/s (device copy) = %.4f ms/token",
+              static_cast<unsigned long long>(weights), bandwidth / 1e9, floor_ms);
+  if (decoded && stats.decode_ms_p50 > 0) {
+    std::printf("; reached %.1f%% of it (median)", 100.0 * floor_ms / stats.decode_ms_p50);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
 double copy_bandwidth(cudaStream_t stream) {
   constexpr size_t kBytes = size_t{256} << 20;
   void* a = nullptr;
@@ -65,31 +88,6 @@ double copy_bandwidth(cudaStream_t stream) {
   cudaFree(b);
   return ms > 0 ? 2.0 * kBytes * kCopies / (ms * 1e-3) : 0;
 }
-
-void print_result(const inferno::GenerateResult& r, uint64_t weights, double bandwidth) {
-  const inferno_generate_stats& stats = r.stats;
-  std::printf("tokens (%zu):", r.tokens.size());
-  for (const int64_t t : r.tokens) std::printf(" %lld", static_cast<long long>(t));
-  std::printf("\n");
-  std::printf("prompt: %d tokens in %d runs, %.3f ms on the GPU\n", stats.prompt_tokens,
-              stats.prefill_runs, stats.prefill_ms);
-  std::printf("time to first token: %.3f ms\n", stats.time_to_first_token_ms);
-  const bool decoded = stats.new_tokens > 1;
-  if (decoded) {
-    std::printf("decode: %d tokens, %.4f ms/token (median %.4f, p90 %.4f)\n", stats.new_tokens - 1,
-                stats.decode_ms_per_token, stats.decode_ms_p50, stats.decode_ms_p90);
-  }
-  if (bandwidth <= 0) return;
-  const double floor_ms = static_cast<double>(weights) / bandwidth * 1e3;
-  std::printf("bandwidth floor: %llu weight bytes / %.0f GB/s (device copy) = %.4f ms/token",
-              static_cast<unsigned long long>(weights), bandwidth / 1e9, floor_ms);
-  if (decoded && stats.decode_ms_p50 > 0) {
-    std::printf("; reached %.1f%% of it (median)", 100.0 * floor_ms / stats.decode_ms_p50);
-  }
-  std::printf("\n");
-}
-
-}  // namespace
 
 void add_generate_options(CLI::App& app, GenerateArgs& args) {
   app.add_flag("--generate", args.enabled,

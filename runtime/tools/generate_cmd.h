@@ -1,6 +1,8 @@
 // inferno-run --generate: token generation with an LLM model.so, timed against the bandwidth floor.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
@@ -22,6 +24,10 @@ struct GenerateArgs {
 
 /// Adds --generate and its options to `app`.
 void add_generate_options(CLI::App& app, GenerateArgs& args);
+
+/// Device-to-device copy bandwidth in bytes per second (read plus write), over 256 MiB copies on
+/// `stream`; 0 when the buffers do not fit. The bandwidth roof of --generate and --profile.
+double copy_bandwidth(cudaStream_t stream);
 
 /// Loads `model` on `device`, generates once untimed (graph captures, lazy loading), then once
 /// timed; prints the tokens, time to first token, per-token latency, and the per-token bandwidth

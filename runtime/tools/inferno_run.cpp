@@ -16,6 +16,7 @@
 #include "generate_cmd.h"
 #include "inferno/runtime.h"
 #include "npy.h"
+#include "profile_cmd.h"
 #include "run_common.h"
 #include "run_io.h"
 
@@ -147,9 +148,12 @@ struct Options {
   bool no_graph = false;
   bool count_kernels = false;
   int check_sm = -1;
+  inferno::run::ProfileArgs profile;
 };
 
 int run(const Options& opt) {
+  if ((!opt.profile.trace.empty() || !opt.profile.roofline.empty()) && !opt.profile.enabled)
+    throw Exit{3, "--trace and --roofline are written by --profile"};
   if (opt.check_sm >= 0) return check_only(opt.model, opt.check_sm);
   if (opt.generate.enabled) {
     return inferno::run::generate_command(opt.model, opt.device, !opt.no_graph, opt.generate);
@@ -207,6 +211,10 @@ int run(const Options& opt) {
   };
   run_once();
   if (opt.count_kernels) print_launch_counts(enqueue, h.stream);
+  if (opt.profile.enabled) {
+    inferno::run::profile_command(opt.profile, h.model, h.session, h.stream, opt.device, inputs,
+                                  outputs, run_once);
+  }
 
   if (opt.iters > 0) {
     for (int i = 0; i < std::max(3, opt.iters / 10); ++i) run_once();  // warm-up (caches, clocks)
@@ -279,6 +287,7 @@ int main(int argc, char** argv) {
       ->type_name("SM")
       ->check(non_negative);
   inferno::run::add_generate_options(app, opt.generate);
+  inferno::run::add_profile_options(app, opt.profile);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,6 +15,7 @@
 #include "cli/tensor_io.h"
 #include "cli/variants.h"
 #include "codegen/codegen.h"
+#include "codegen/profile_plan.h"
 #include "driver/arch.h"
 #include "driver/build.h"
 #include "driver/source_hash.h"
@@ -313,7 +314,8 @@ Status run_command(const CliOptions& options) {
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "after", graph));
 
   if (options.reference) return run_reference(graph, options, data);
-  if (backend || options.emit == Emit::kPlan) {
+  const bool plans = options.emit == Emit::kPlan || options.emit == Emit::kProfilePlan;
+  if (backend || plans) {
     // Whatever --passes or -O0 ran, the backend sees only the ops it lowers.
     INFERNO_RETURN_IF_ERROR(legalize(graph));
   }
@@ -337,6 +339,13 @@ Status run_command(const CliOptions& options) {
     INFERNO_ASSIGN_OR_RETURN(const std::string plan,
                              codegen::describe_memory_plan(graph, codegen::CodegenOptions{}));
     return emit_text(options, plan);
+  }
+  if (options.emit == Emit::kProfilePlan) {
+    codegen::CodegenOptions codegen_options;
+    codegen_options.target.precision = target.precision;  // TF32 or not; the default arch
+    INFERNO_ASSIGN_OR_RETURN(const std::vector<codegen::KernelCost> plan,
+                             codegen::profile_plan(graph, codegen_options));
+    return emit_text(options, codegen::profile_plan_to_string(plan));
   }
   ir::PrintOptions print;
   print.max_constant_elements = options.full_constants ? -1 : kPrintedConstantElements;

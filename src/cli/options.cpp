@@ -51,8 +51,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                  "source, not "
                  "compiled), ir (IR text), dot (Graphviz) or plan (the arena memory plan: every "
                  "buffer's offset, size "
-                 "and lifetime)")
-      ->check(CLI::IsMember({"so", "cu", "ir", "dot", "plan"}));
+                 "and lifetime) or profile-plan (each kernel launch's source op, FLOPs, bytes and "
+                 "kernel; no GPU needed)")
+      ->check(CLI::IsMember({"so", "cu", "ir", "dot", "plan", "profile-plan"}));
   app.add_option(
       "-o,--output", o.output,
       "the output file (default for so: the model's file name with .so, in the current directory; "
@@ -128,11 +129,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return {std::nullopt, static_cast<int>(ErrorCode::kInvalidInput)};
   }
 
-  o.emit = emit == "ir"     ? Emit::kIr
-           : emit == "dot"  ? Emit::kDot
-           : emit == "cu"   ? Emit::kCuda
-           : emit == "plan" ? Emit::kPlan
-                            : Emit::kSharedObject;
+  o.emit = emit == "ir"             ? Emit::kIr
+           : emit == "dot"          ? Emit::kDot
+           : emit == "cu"           ? Emit::kCuda
+           : emit == "plan"         ? Emit::kPlan
+           : emit == "profile-plan" ? Emit::kProfilePlan
+                                    : Emit::kSharedObject;
   o.weights = weights == "external" ? WeightsMode::kExternal : WeightsMode::kEmbedded;
   o.layout = layout == "nchw"   ? passes::ConvLayout::kNchw
              : layout == "nhwc" ? passes::ConvLayout::kNhwc

@@ -11,7 +11,7 @@
 
 namespace inferno::cli {
 
-enum class Emit { kSharedObject, kCuda, kIr, kDot, kPlan };
+enum class Emit { kSharedObject, kCuda, kIr, kDot, kPlan, kProfilePlan };
 enum class WeightsMode { kEmbedded, kExternal };
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 

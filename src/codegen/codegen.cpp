@@ -14,9 +14,11 @@
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/emit_norm.h"
 #include "codegen/emit_pool.h"
+#include "codegen/emit_profile.h"
 #include "codegen/emit_resize.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
+#include "codegen/profile_plan.h"
 #include "codegen/views.h"
 #include "codegen/weights.h"
 #include "ir/attr_schema.h"
@@ -123,7 +125,8 @@ MemoryPlanOptions plan_options(const ir::Graph& graph, const ViewPlan& views) {
 
 struct Generated {
   GeneratedModel model;
-  MemoryPlan plan;  // as model.cu uses it, workspace included
+  MemoryPlan plan;                  // as model.cu uses it, workspace included
+  std::vector<KernelCost> profile;  // the model's steps (profile_plan.h)
 };
 
 // Before anything reads a node: each has one output, attributes that fit its op's schema, and
@@ -170,7 +173,23 @@ struct VariantCode {
   std::string text;
   MemoryPlan plan;
   ModelSections sections;
+  std::vector<KernelCost> profile;  // its steps, in launch order (profile_plan.h)
 };
+
+// The step of the statements run() gained since `begin` (profile_plan.h), if they launch
+// anything: recorded, and its statements put between the profiler's hooks (MODEL_PROFILE_STEP,
+// kernels/model_support.cuh).
+void add_step(VariantCode& code, const ir::Graph& graph, int32_t node, size_t begin,
+              const CodegenOptions& options) {
+  SourceWriter& run = code.sections.run;
+  const std::string_view block = std::string_view(run.text()).substr(begin);
+  std::optional<KernelCost> step = make_step(graph, node, block, options.target);
+  if (!step) return;
+  const std::string index = std::to_string(code.profile.size());
+  run.insert_line(begin, "MODEL_PROFILE_STEP(" + index + ", 0);");
+  run.line("MODEL_PROFILE_STEP(" + index + ", 1);");
+  code.profile.push_back(std::move(*step));
+}
 
 Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayout& weights,
                                        const CodegenOptions& options, int32_t num_variants) {
@@ -183,10 +202,20 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   ctx.num_variants = num_variants;
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
+    const size_t begin = sections.run.text().size();
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
+    add_step(code, graph, i, begin, options);
   }
   if (!plan.output_copies.empty()) sections.run.line("");
+  const size_t copies_begin = sections.run.text().size();
   emit_output_copies(ctx);
+  add_step(code, graph, -1, copies_begin, options);
+  if (!code.profile.empty() && code.profile.back().node == -1) {
+    for (const OutputCopy& copy : plan.output_copies) {  // each reads and writes its value
+      code.profile.back().work.bytes_read += graph.type(copy.value).size_bytes();
+      code.profile.back().work.bytes_written += graph.type(copy.value).size_bytes();
+    }
+  }
   if (sections.num_gemms > 0) {  // the workspace goes after the planned buffers
     plan.workspace_bytes = kGemmWorkspaceBytes;
     plan.arena_bytes = plan.workspace_offset + kGemmWorkspaceBytes;
@@ -196,7 +225,8 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     code.text += section("Kernels, in node order") + "\n" + sections.kernels.text();
   code.text += section("The session") + "\n" + emit_state(ctx) + "\n" +
                emit_session_functions(ctx) + "\n" + emit_run(ctx, sections.run.text()) + "\n" +
-               section("The model") + "\n" + emit_descriptors(ctx);
+               section("The model") + "\n" + emit_descriptors(ctx) + "\n" +
+               emit_profile(code.profile, num_variants);
   return code;
 }
 
@@ -236,27 +266,35 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   if (num_variants == 0) {
     cu += variants.front().text;
   } else {
-    std::string list;
+    std::string list, profiles;
     for (int32_t k = 1; k <= num_variants; ++k) {
       const std::string ns = "v" + std::to_string(k);
       cu += section("Variant " + std::to_string(k)) + "\nnamespace " + ns + " {\n\n" +
             variants[static_cast<size_t>(k)].text + "\n}  // namespace " + ns + "\n\n";
       list += (k > 1 ? ", &" : "&") + ns + "::kModel";
+      profiles += (k > 1 ? ", &" : "&") + ns + "::kProfile";
     }
     cu +=
         "// The model's other entry points (model_abi.h).\nconst inferno_model* const kVariants[] "
         "= {" +
-        list + "};\n\n" + section("Variant 0: the model") + "\nnamespace v0 {\n\n" +
-        variants.front().text + "\n}  // namespace v0\n";
+        list + "};\n// Their profile tables (model_profile.h).\n" +
+        "const inferno_model_profile* const kProfileVariants[] = {" + profiles + "};\n\n" +
+        section("Variant 0: the model") + "\nnamespace v0 {\n\n" + variants.front().text +
+        "\n}  // namespace v0\n";
   }
-  cu += "\n}  // namespace\n\n" + emit_entry_point(num_variants == 0 ? "kModel" : "v0::kModel");
+  cu += "\n}  // namespace\n\n" +
+        (num_variants == 0 ? emit_entry_point() : emit_entry_point("v0::kModel", "v0::kProfile"));
 
   Generated out;
   out.model.cuda_source = std::move(cu);
   out.model.weights = std::move(weights.front().blob);
   out.model.weights_checksum = weights.front().checksum;
-  out.model.exports_map = "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n";
+  out.model.exports_map =
+      "{\n  global:\n    inferno_model_describe;\n    inferno_model_describe_profile;\n  local:\n  "
+      "  "
+      "*;\n};\n";
   out.plan = std::move(variants.front().plan);
+  out.profile = std::move(variants.front().profile);
   return out;
 }
 
@@ -282,6 +320,12 @@ Expected<std::string> describe_memory_plan(const ir::Graph& graph, const Codegen
             std::string(ir::op_name(node.op)) + "\n";
   }
   return text + memory_plan_to_string(graph, generated.plan);
+}
+
+Expected<std::vector<KernelCost>> profile_plan(const ir::Graph& graph,
+                                               const CodegenOptions& options) {
+  INFERNO_ASSIGN_OR_RETURN(Generated generated, generate_with_plan({&graph}, options));
+  return std::move(generated.profile);
 }
 
 }  // namespace inferno::codegen

@@ -36,7 +36,8 @@ struct GeneratedModel {
                                    // `.incbin "weights.bin"` (path relative to the compiler's cwd,
                                    // which the driver sets to the build dir), unless external
   uint64_t weights_checksum = 0;   // inferno_fnv1a64 of weights
-  std::string exports_map;         // linker version script exporting only inferno_model_describe
+  std::string exports_map;         // linker version script exporting inferno_model_describe
+                                   // and inferno_model_describe_profile
 };
 
 Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options);

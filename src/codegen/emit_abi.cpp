@@ -45,26 +45,6 @@ bool uses_identifier(const std::string& text, const std::string& word) {
   return false;
 }
 
-std::string dtype_enum(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kF32:
-      return "INFERNO_DTYPE_F32";
-    case ir::DType::kF16:
-      return "INFERNO_DTYPE_F16";
-    case ir::DType::kBF16:
-      return "INFERNO_DTYPE_BF16";
-    case ir::DType::kF64:
-      return "INFERNO_DTYPE_F64";
-    case ir::DType::kI64:
-      return "INFERNO_DTYPE_I64";
-    case ir::DType::kI32:
-      return "INFERNO_DTYPE_I32";
-    case ir::DType::kBool:
-      return "INFERNO_DTYPE_BOOL";
-  }
-  return "?";
-}
-
 std::string hex64(uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%016" PRIx64 "ull", value);
@@ -131,6 +111,26 @@ int64_t max_positions(const EmitContext& ctx) {
 }
 
 }  // namespace
+
+std::string dtype_enum(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::kF32:
+      return "INFERNO_DTYPE_F32";
+    case ir::DType::kF16:
+      return "INFERNO_DTYPE_F16";
+    case ir::DType::kBF16:
+      return "INFERNO_DTYPE_BF16";
+    case ir::DType::kF64:
+      return "INFERNO_DTYPE_F64";
+    case ir::DType::kI64:
+      return "INFERNO_DTYPE_I64";
+    case ir::DType::kI32:
+      return "INFERNO_DTYPE_I32";
+    case ir::DType::kBool:
+      return "INFERNO_DTYPE_BOOL";
+  }
+  return "?";
+}
 
 std::string emit_file_header(const EmitContext& ctx) {
   const MemoryPlan& plan = ctx.plan;
@@ -230,10 +230,13 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   const bool uses_state = uses_weights || uses_identifier(used, "state");
 
   SourceWriter w;
-  w.line("// Enqueues one inference on args->stream: never allocates, never synchronizes.");
-  w.open(
-      "int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t "
-      "error_size)");
+  // The steps call the profiler's hook (kernels/model_support.cuh); without steps it is unused.
+  const bool hooks = body_code.find("MODEL_PROFILE_STEP(") != std::string::npos;
+  w.line("// Enqueues one inference on args->stream: never allocates, never synchronizes. With a");
+  w.line("// hook, calls it around each step (inferno/model_profile.h).");
+  w.open(std::string("int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, ") +
+         (hooks ? "inferno_profile_hook hook, void* user" : "inferno_profile_hook, void*") +
+         ", char* error, size_t error_size)");
   std::string reads;  // the arguments begin_run checks for null
   if (uses_identifier(used, "inputs")) reads += " | kRunInputs";
   if (uses_identifier(used, "outputs")) reads += " | kRunOutputs";
@@ -256,6 +259,12 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   if (!body.empty()) w.line("");
   w.lines(body);
   w.line("return INFERNO_MODEL_OK;");
+  w.close();
+  w.line("");
+  w.open(
+      "int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t "
+      "error_size)");
+  w.line("return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);");
   w.close();
   return w.text();
 }
@@ -344,11 +353,17 @@ std::string emit_state_descriptors(const ir::Graph& graph, const WeightsLayout& 
   return w.text();
 }
 
-std::string emit_entry_point(const std::string& model) {
+std::string emit_entry_point(const std::string& model, const std::string& profile) {
   return "extern \"C\" __attribute__((visibility(\"default\"))) const inferno_model* "
          "inferno_model_describe() {\n"
          "  return &" +
          model +
+         ";\n"
+         "}\n\n"
+         "extern \"C\" __attribute__((visibility(\"default\"))) const inferno_model_profile* "
+         "inferno_model_describe_profile() {\n"
+         "  return &" +
+         profile +
          ";\n"
          "}\n";
 }

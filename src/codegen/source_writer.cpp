@@ -15,6 +15,15 @@ void SourceWriter::line(std::string_view text) {
   text_ += '\n';
 }
 
+void SourceWriter::insert_line(size_t offset, std::string_view text) {
+  INFERNO_CHECK(offset <= text_.size() && (offset == 0 || text_[offset - 1] == '\n'),
+                "SourceWriter::insert_line: not at a line start");
+  std::string indented(text.empty() ? 0 : static_cast<size_t>(depth_) * 2, ' ');
+  indented += text;
+  indented += '\n';
+  text_.insert(offset, indented);
+}
+
 void SourceWriter::lines(std::string_view text) {
   while (!text.empty()) {
     const size_t end = text.find('\n');

@@ -22,6 +22,8 @@ class SourceWriter {
   void close(std::string_view closing = "}");
   void indent() { ++depth_; }
   void dedent();
+  /// One line at the current indentation, inserted at byte `offset` of the text (a line start).
+  void insert_line(size_t offset, std::string_view text);
   /// Appends another writer's text, indented by this writer's current level.
   void append(const SourceWriter& other);
 

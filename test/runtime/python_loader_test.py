@@ -37,4 +37,7 @@ assert options.struct_size == ctypes.sizeof(rt._GenerateOptions), options.struct
 assert (options.max_new_tokens, options.temperature, options.top_k, options.top_p) == (16, 0.0, 0, 1.0)
 assert options.num_stop_tokens == 0 and options.seed == 0 and not options.callback
 assert ctypes.sizeof(rt._GenerateStats) == 64  # 4 int32 and 6 doubles
+# inferno_kernel_cost: 2 int32, 4 strings, 2 int32, a double and 2 uint64 (profile_table_test.cpp
+# holds the C struct to the same size).
+assert ctypes.sizeof(rt._KernelCost) == 72, ctypes.sizeof(rt._KernelCost)
 print("python loader: ok")

@@ -98,7 +98,8 @@ TEST_CASE("CLI11's errors read as infernoc's, with a --help hint: exit 3") {
       {{}, "infernoc: error: model is required"},
       {{model, "--bogus"}, "infernoc: error: The following argument was not expected: --bogus"},
       {{model, model}, "infernoc: error: The following argument was not expected: " + model},
-      {{model, "--emit", "exe"}, "infernoc: error: --emit: exe not in {so,cu,ir,dot,plan}"},
+      {{model, "--emit", "exe"},
+       "infernoc: error: --emit: exe not in {so,cu,ir,dot,plan,profile-plan}"},
   };
   for (const Case& c : cases) {
     const auto result = infernoc(c.args);

@@ -165,6 +165,21 @@ TEST_CASE("emit plan prints the arena plan of the optimized graph") {
   CHECK(contains(plan.out, "output 0"));
 }
 
+TEST_CASE("emit profile-plan prints each kernel step with its source line and cost") {
+  auto plan = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "profile-plan"});
+  REQUIRE(plan.exit_code == 0);
+  INFO(plan.out);
+  CHECK(contains(plan.out, "profile plan: 2 steps"));
+  CHECK(contains(plan.out, "linear.py:134"));
+  CHECK(contains(plan.out, "cublasLt (no tensor cores)"));
+  CHECK(contains(plan.out, "total: 2 launches"));
+  // The precision is the compile's: TF32 GEMMs run on tensor cores.
+  auto tf32 =
+      infernoc({fixture_path("mlp2/model.pt2"), "--emit", "profile-plan", "--precision", "tf32"});
+  REQUIRE(tf32.exit_code == 0);
+  CHECK(contains(tf32.out, "cublasLt (tf32 tensor cores)"));
+}
+
 TEST_CASE(
     "dump-graph writes the graph before and after optimization, and PNGs when dot is on PATH") {
   const auto dir = scratch_dir("dump_graph");

@@ -1,8 +1,9 @@
 // Every fixture's generated model.cu compiles with the real nvcc for sm_90a (warnings are errors),
-// links into a model.so that exports only inferno_model_describe, and passes the runtime's
-// GPU-less inspection (inferno_model_check: ABI, descriptors, weights checksum, archs). This proves
-// the generated code, the ABI struct, the embedded weights and the manifest agree, without a GPU.
-// Skips when /usr/local/cuda/bin/nvcc is missing. Label nvcc: a few seconds per model.
+// links into a model.so that exports only inferno_model_describe and its profile table, and passes
+// the runtime's GPU-less inspection (inferno_model_check: ABI, descriptors, weights checksum,
+// archs). This proves the generated code, the ABI struct, the embedded weights and the manifest
+// agree, without a GPU. Skips when /usr/local/cuda/bin/nvcc is missing. Label nvcc: a few seconds
+// per model.
 #include <stdlib.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 
 #include "cli/tensor_io.h"
 #include "codegen/codegen.h"
+#include "codegen/profile_plan.h"
 #include "codegen_samples.h"
 #include "driver/build.h"
 #include "frontend/frontend.h"
@@ -151,7 +153,8 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     WARN("nvcc " << model << ": " << seconds << " s");
-    CHECK(exported_symbols(library) == std::vector<std::string>{"inferno_model_describe"});
+    CHECK(exported_symbols(library) ==
+          std::vector<std::string>{"inferno_model_describe", "inferno_model_describe_profile"});
     check_with_runtime(library);
   }
   {
@@ -280,5 +283,46 @@ TEST_CASE("build a bundle of models for a GPU check", "[.][gpu_bundle]") {
   }
   write_file(dir / "labels.txt", text.data(), text.size());
 }
+
+#if INFERNO_HAVE_RUNTIME
+TEST_CASE("a model.so's profile table reads back through the runtime", "[codegen][nvcc]") {
+  if (!fs::exists(kNvcc)) {
+    WARN("SKIPPED: " << kNvcc << " not found");
+    return;
+  }
+  // GPT-2's layer: GEMMs with cuBLASLt and an epilogue kernel, attention, views without steps.
+  const ir::Graph graph = fixture("transformer_gpt2");
+  codegen::CodegenOptions options;
+  options.target.sm_archs = {90};
+  auto plan = codegen::profile_plan(graph, options);
+  REQUIRE(plan.has_value());
+  const TempDir dir;
+  const std::string library = build(generate(graph), dir.path());
+  inferno_loaded_model* model = nullptr;
+  REQUIRE(inferno_model_load(library.c_str(), INFERNO_DEVICE_NONE, &model) == INFERNO_STATUS_OK);
+  const inferno_kernel_cost* steps = nullptr;
+  int32_t count = -1;
+  CHECK(inferno_model_profile_steps(model, 0, &steps, &count) == INFERNO_STATUS_OK);
+  REQUIRE(count == static_cast<int32_t>(plan->size()));
+  bool has_attention = false;
+  for (int32_t i = 0; i < count; ++i) {
+    const codegen::KernelCost& expected = (*plan)[static_cast<size_t>(i)];
+    INFO("step " << i << ": %" << expected.node_name);
+    CHECK(steps[i].node == expected.node);
+    CHECK(steps[i].launches == static_cast<int32_t>(expected.kernels.size()));
+    CHECK(std::string(steps[i].node_name) == expected.node_name);
+    CHECK(std::string(steps[i].op) == expected.op);
+    CHECK(std::string(steps[i].location) == expected.loc.to_string());
+    CHECK(std::string(steps[i].kernel) == expected.choice);
+    CHECK(steps[i].flops == expected.work.flops);
+    CHECK(steps[i].bytes_read == static_cast<uint64_t>(expected.work.bytes_read));
+    CHECK(steps[i].bytes_written == static_cast<uint64_t>(expected.work.bytes_written));
+    has_attention |= expected.op == "attention";
+  }
+  CHECK(has_attention);
+  CHECK(inferno_model_profile_steps(model, 1, &steps, &count) == INFERNO_STATUS_INVALID_ARGUMENT);
+  CHECK(inferno_model_unload(model) == INFERNO_STATUS_OK);
+}
+#endif
 
 }  // namespace inferno

@@ -197,7 +197,8 @@ TEST_CASE("model.cu embeds weights.bin and names its checksum and sizes", "[code
   CHECK(cu.find("constexpr uint64_t kWeightsBytes = " + std::to_string(generated.weights.size()) +
                 ";") != std::string::npos);
   CHECK(generated.exports_map ==
-        "{\n  global:\n    inferno_model_describe;\n  local:\n    *;\n};\n");
+        "{\n  global:\n    inferno_model_describe;\n    inferno_model_describe_profile;\n  "
+        "local:\n    *;\n};\n");
 
   codegen::CodegenOptions external = golden_options();
   external.external_weights_file = "model.weights";

@@ -32,7 +32,8 @@ using test::ScratchDir;
 const std::string kAwkwardName = "out dir; 'single' \"double\" $HOME `id` \\";
 
 /// A tiny model in the shape codegen writes: includes a kernel header and the ABI header,
-/// embeds weights.bin with .incbin, exports only inferno_model_describe, calls cuBLASLt.
+/// embeds weights.bin with .incbin, exports only inferno_model_describe (no profile table: such
+/// libraries stay valid), calls cuBLASLt.
 const char* const kTinyModelSource = R"cuda(
 #include <cublasLt.h>
 #include <cuda_runtime.h>

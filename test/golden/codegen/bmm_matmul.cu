@@ -56,8 +56,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -77,29 +78,41 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_add = static_cast<float*>(args->outputs[1]);  // output 1
   const float* const v_expand_1 = reinterpret_cast<const float*>(weights + 256);  // weights [256, 416)
 
+  MODEL_PROFILE_STEP(0, 0);
   // %bmm = gemm(%a, %b) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:164
   if (misaligned(v_a, 16)) return bad_alignment("%bmm", "%a", 16, error, error_size);
   if (misaligned(v_b, 16)) return bad_alignment("%bmm", "%b", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_b, v_a, v_bmm, v_bmm, workspace, kWorkspaceBytes, stream), "%bmm");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %permute = permute(%bmm) {dims=[0, 2, 1]} at export_fixtures.py:164
   {
     const int64_t shape[] = {2, 6, 4};
     const int64_t strides[] = {24, 1, 6};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_bmm, /* out */ v_permute, /* rank */ 3, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 48, stream), "%permute");
   }
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_weight, v_a, v_matmul, v_matmul, workspace, kWorkspaceBytes, stream), "%matmul");
+  MODEL_PROFILE_STEP(2, 1);
 
   // %view = reshape(%matmul) {shape=[2, 20]} at export_fixtures.py:166
   // (a view: the same bytes as %matmul)
 
+  MODEL_PROFILE_STEP(3, 0);
   // %add = add(%view, %expand_1) at export_fixtures.py:166
   k4_add_f32_2x20<<<1, 256, 0, stream>>>(/* in0 */ v_view, /* in1 */ v_expand_1, /* out */ v_add);
   MODEL_CHECK_LAUNCH("%add");
+  MODEL_PROFILE_STEP(3, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -131,8 +144,26 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "bmm", "gemm", "export_fixtures.py:164", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 768.0, 640u, 192u},
+  {1, 1, "permute", "permute", "export_fixtures.py:164", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 192u, 192u},
+  {2, 1, "matmul", "gemm", "export_fixtures.py:165", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 640.0, 416u, 160u},
+  {4, 1, "add", "add", "export_fixtures.py:166", "add_f32_2x20", INFERNO_DTYPE_F32, 0, 40.0, 320u, 160u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  4, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -52,8 +52,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -83,57 +84,77 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_flatten_rows = reinterpret_cast<float*>(arena + 2048);  // arena [2048, 2176), the bytes of %adaptive_avg_pool2d_nhwc
   float* const v_linear_1 = static_cast<float*>(args->outputs[0]);  // output 0
 
+  MODEL_PROFILE_STEP(0, 0);
   // %relu = conv2d(%x, %stem.weight_bn, %conv2d_bias_bn) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nchw", padding=[3, 3, 3, 3], residual=false, stride=[2, 2]} at conv.py:553
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 3, /* h */ 32, /* w */ 32, /* o */ 8, /* kh */ 7, /* kw */ 7, /* oh */ 16, /* ow */ 16, /* stride_h */ 2, /* stride_w */ 2, /* pad_top */ 3, /* pad_left */ 3, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ false};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_bias_bn, /* residual */ nullptr, /* gate */ nullptr};
     MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_x, /* w */ v_stem_weight_bn, /* epilogue */ epilogue, /* out */ v_relu, /* shape */ shape, stream, conv_activation_relu_float{}), "%relu");
   }
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %max_pool2d = max_pool2d(%relu) {ceil_mode=false, dilation=[1, 1], kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at cnn_fixture_models.py:48
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_relu, /* out */ v_max_pool2d, /* planes */ 16, /* in_h */ 16, /* in_w */ 16, /* out_h */ 8, /* out_w */ 8, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%max_pool2d");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %max_pool2d_nhwc = permute(%max_pool2d) {dims=[0, 2, 3, 1]} at conv.py:553
   {
     const int64_t shape[] = {2, 64, 8};
     const int64_t strides[] = {512, 1, 64};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_max_pool2d, /* out */ v_max_pool2d_nhwc, /* rank */ 3, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 1024, stream), "%max_pool2d_nhwc");
   }
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %relu_1_nhwc = conv2d(%max_pool2d_nhwc, %conv1.weight_bn_nhwc, %conv2d_1_bias_bn) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nhwc", padding=[1, 1, 1, 1], residual=false, stride=[2, 2]} at conv.py:553
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 8, /* h */ 8, /* w */ 8, /* o */ 16, /* kh */ 3, /* kw */ 3, /* oh */ 4, /* ow */ 4, /* stride_h */ 2, /* stride_w */ 2, /* pad_top */ 1, /* pad_left */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ true};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_1_bias_bn, /* residual */ nullptr, /* gate */ nullptr};
     MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_max_pool2d_nhwc, /* w */ v_conv1_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_relu_1_nhwc, /* shape */ shape, stream, conv_activation_relu_float{}), "%relu_1_nhwc");
   }
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %batch_norm_3_nhwc = conv2d(%max_pool2d_nhwc, %down.weight_bn_nhwc, %conv2d_3_bias_bn) {activation="none", dilation=[1, 1], gate=false, groups=1, layout="nhwc", padding=[0, 0, 0, 0], residual=false, stride=[2, 2]} at conv.py:553
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 8, /* h */ 8, /* w */ 8, /* o */ 16, /* kh */ 1, /* kw */ 1, /* oh */ 4, /* ow */ 4, /* stride_h */ 2, /* stride_w */ 2, /* pad_top */ 0, /* pad_left */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ true};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_3_bias_bn, /* residual */ nullptr, /* gate */ nullptr};
     MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_max_pool2d_nhwc, /* w */ v_down_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_batch_norm_3_nhwc, /* shape */ shape, stream), "%batch_norm_3_nhwc");
   }
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %relu_2_nhwc = conv2d(%relu_1_nhwc, %conv2.weight_bn_nhwc, %conv2d_2_bias_bn, %batch_norm_3_nhwc) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nhwc", padding=[1, 1, 1, 1], residual=true, stride=[1, 1]} at conv.py:553
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 16, /* h */ 4, /* w */ 4, /* o */ 16, /* kh */ 3, /* kw */ 3, /* oh */ 4, /* ow */ 4, /* stride_h */ 1, /* stride_w */ 1, /* pad_top */ 1, /* pad_left */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ true};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_2_bias_bn, /* residual */ v_batch_norm_3_nhwc, /* gate */ nullptr};
     MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_relu_1_nhwc, /* w */ v_conv2_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_relu_2_nhwc, /* shape */ shape, stream, conv_activation_relu_float{}), "%relu_2_nhwc");
   }
+  MODEL_PROFILE_STEP(5, 1);
 
+  MODEL_PROFILE_STEP(6, 0);
   // %adaptive_avg_pool2d_nhwc = mean(%relu_2_nhwc) {dims=[1, 2], keepdim=true} at cnn_fixture_models.py:52
   MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(/* in */ v_relu_2_nhwc, /* out */ v_adaptive_avg_pool2d_nhwc, /* outer */ 2, /* reduce */ 16, /* inner */ 16, /* scale */ 0.0625f, stream), "%adaptive_avg_pool2d_nhwc");
+  MODEL_PROFILE_STEP(6, 1);
 
   // %flatten_rows = reshape(%adaptive_avg_pool2d_nhwc) {shape=[2, 1, 16]} at linear.py:134
   // (a view: the same bytes as %adaptive_avg_pool2d_nhwc)
 
+  MODEL_PROFILE_STEP(7, 0);
   // %linear_1 = gemm(%flatten_rows, %fc.weight, %fc.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_linear_1, 16)) return bad_alignment("%linear_1", "%linear_1", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc_weight, v_flatten_rows, v_linear_1, v_linear_1, workspace, kWorkspaceBytes, stream), "%linear_1");
+  MODEL_PROFILE_STEP(7, 1);
 
   // %linear = reshape(%linear_1) {shape=[2, 10]} at linear.py:134
   // (a view: the same bytes as %linear_1)
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -161,8 +182,30 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "relu", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 1212416.0, 29312u, 16384u},
+  {1, 1, "max_pool2d", "max_pool2d", "cnn_fixture_models.py:48", "pool2d<float>", INFERNO_DTYPE_F32, 0, 9216.0, 16384u, 4096u},
+  {2, 1, "max_pool2d_nhwc", "permute", "conv.py:553", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 4096u, 4096u},
+  {3, 1, "relu_1_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 74752.0, 8768u, 2048u},
+  {4, 1, "batch_norm_3_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 8704.0, 4672u, 2048u},
+  {5, 1, "relu_2_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 148992.0, 13376u, 2048u},
+  {6, 1, "adaptive_avg_pool2d_nhwc", "mean", "cnn_fixture_models.py:52", "reduce_sum<float>", INFERNO_DTYPE_F32, 0, 512.0, 2048u, 128u},
+  {8, 1, "linear_1", "gemm", "linear.py:134", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 660.0, 808u, 80u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  8, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -100,8 +100,9 @@ using State = WeightsState;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -137,63 +138,97 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   const float* const v_96_scale_c_1 = reinterpret_cast<const float*>(weights + 1536);  // weights [1536, 1548)
   const float* const v_96_shift_c_1 = reinterpret_cast<const float*>(weights + 1792);  // weights [1792, 1804)
 
+  MODEL_PROFILE_STEP(0, 0);
   // %input.4 = fused_elementwise(%x, %input.4_scale_c_1, %input.4_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:17
   k0_fused_mul_add_f32_2x3x8x8<<<2, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_input_4_scale_c_1, /* in2 */ v_input_4_shift_c_1, /* out */ v_input_4);
   MODEL_CHECK_LAUNCH("%input.4");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %a.1 = max_pool2d(%input.4) {ceil_mode=false, dilation=[1, 1], kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at __torch__.py:17
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_a_1, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 4, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%a.1");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %b.1 = max_pool2d(%input.4) {ceil_mode=true, dilation=[1, 1], kernel=[3, 3], padding=[0, 0], stride=[2, 2]} at __torch__.py:18
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_b_1, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 4, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%b.1");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %output1 = avg_pool2d(%input.4) {ceil_mode=false, count_include_pad=false, divisor_override=0, kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at __torch__.py:19
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output1, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 4, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAvg, /* count_include_pad */ false, /* divisor */ 0, stream), "%output1");
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %output2 = avg_pool2d(%input.4) {ceil_mode=true, count_include_pad=true, divisor_override=0, kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at __torch__.py:20
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output2, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 5, /* out_w */ 5, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAvg, /* count_include_pad */ true, /* divisor */ 0, stream), "%output2");
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %output3 = avg_pool2d(%input.4) {ceil_mode=true, count_include_pad=true, divisor_override=5, kernel=[3, 2], padding=[0, 0], stride=[2, 3]} at __torch__.py:21
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output3, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 3, /* kernel_h */ 3, /* kernel_w */ 2, /* stride_h */ 2, /* stride_w */ 3, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAvg, /* count_include_pad */ true, /* divisor */ 5, stream), "%output3");
+  MODEL_PROFILE_STEP(5, 1);
 
+  MODEL_PROFILE_STEP(6, 0);
   // %input.1 = fused_elementwise(%input.4, %input.1_scale_c_1, %input.1_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_0.py:13
   k6_fused_mul_add_f32_2x3x8x8<<<2, 256, 0, stream>>>(/* in0 */ v_input_4, /* in1 */ v_input_1_scale_c_1, /* in2 */ v_input_1_shift_c_1, /* out */ v_input_1);
   MODEL_CHECK_LAUNCH("%input.1");
+  MODEL_PROFILE_STEP(6, 1);
 
+  MODEL_PROFILE_STEP(7, 0);
   // %output4 = max_pool2d(%input.1) {ceil_mode=false, dilation=[2, 2], kernel=[2, 2], padding=[1, 1], stride=[1, 1]} at __torch__.py:22
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_1, /* out */ v_output4, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 8, /* out_w */ 8, /* kernel_h */ 2, /* kernel_w */ 2, /* stride_h */ 1, /* stride_w */ 1, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 2, /* dilation_w */ 2, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%output4");
+  MODEL_PROFILE_STEP(7, 1);
 
+  MODEL_PROFILE_STEP(8, 0);
   // %output5 = adaptive_avg_pool2d(%input.4) {output_size=[3, 5]} at __torch__.py:23
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output5, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 3, /* out_w */ 5, /* kernel_h */ 1, /* kernel_w */ 1, /* stride_h */ 1, /* stride_w */ 1, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAdaptiveAvg, /* count_include_pad */ false, /* divisor */ 0, stream), "%output5");
+  MODEL_PROFILE_STEP(8, 1);
 
+  MODEL_PROFILE_STEP(9, 0);
   // %input.2 = relu(%input.4) at __torch__.py:24
   k9_relu_f32_2x3x8x8<<<2, 256, 0, stream>>>(/* in0 */ v_input_4, /* out */ v_input_2);
   MODEL_CHECK_LAUNCH("%input.2");
+  MODEL_PROFILE_STEP(9, 1);
 
+  MODEL_PROFILE_STEP(10, 0);
   // %output6 = adaptive_max_pool2d(%input.2) {output_size=[3, 2]} at __torch__.py:25
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_2, /* out */ v_output6, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 3, /* out_w */ 2, /* kernel_h */ 1, /* kernel_w */ 1, /* stride_h */ 1, /* stride_w */ 1, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAdaptiveMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%output6");
+  MODEL_PROFILE_STEP(10, 1);
 
+  MODEL_PROFILE_STEP(11, 0);
   // %pooled.1 = mean(%input.4) {dims=[2, 3], keepdim=true} at __torch__.py:26
   MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(/* in */ v_input_4, /* out */ v_pooled_1, /* outer */ 6, /* reduce */ 64, /* inner */ 1, /* scale */ 0.015625f, stream), "%pooled.1");
+  MODEL_PROFILE_STEP(11, 1);
 
   // %input0.1 = reshape(%pooled.1) {shape=[2, 3]} at __torch__.py:28
   // (a view: the same bytes as %pooled.1)
 
+  MODEL_PROFILE_STEP(12, 0);
   // %output7 = fused_elementwise(%input0.1, %87_scale_1, %87_shift_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:35
   k13_fused_mul_add_f32_2x3<<<1, 256, 0, stream>>>(/* in0 */ v_input0_1, /* in1 */ v_87_scale_1, /* in2 */ v_87_shift_1, /* out */ v_output7);
   MODEL_CHECK_LAUNCH("%output7");
+  MODEL_PROFILE_STEP(12, 1);
 
   // %input1.1 = reshape(%input.4) {shape=[2, 3, 64]} at __torch__.py:30
   // (a view: the same bytes as %input.4)
 
+  MODEL_PROFILE_STEP(13, 0);
   // %output8 = fused_elementwise(%input1.1, %96_scale_c_1, %96_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_1.py:17
   k15_fused_mul_add_f32_2x3x64<<<2, 256, 0, stream>>>(/* in0 */ v_input1_1, /* in1 */ v_96_scale_c_1, /* in2 */ v_96_shift_c_1, /* out */ v_output8);
   MODEL_CHECK_LAUNCH("%output8");
+  MODEL_PROFILE_STEP(13, 1);
 
+  MODEL_PROFILE_STEP(14, 0);
   // %output0 = add(%a.1, %b.1) at __torch__.py:32
   k16_add_f32_2x3x4x4<<<1, 256, 0, stream>>>(/* in0 */ v_a_1, /* in1 */ v_b_1, /* out */ v_output0);
   MODEL_CHECK_LAUNCH("%output0");
+  MODEL_PROFILE_STEP(14, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -237,8 +272,37 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "input.4", "fused_elementwise", "batchnorm.py:17", "fused_mul_add_f32_2x3x8x8", INFERNO_DTYPE_F32, 0, 768.0, 1560u, 1536u},
+  {1, 1, "a.1", "max_pool2d", "__torch__.py:17", "pool2d<float>", INFERNO_DTYPE_F32, 0, 864.0, 1536u, 384u},
+  {2, 1, "b.1", "max_pool2d", "__torch__.py:18", "pool2d<float>", INFERNO_DTYPE_F32, 0, 864.0, 1536u, 384u},
+  {3, 1, "output1", "avg_pool2d", "__torch__.py:19", "pool2d<float>", INFERNO_DTYPE_F32, 0, 864.0, 1536u, 384u},
+  {4, 1, "output2", "avg_pool2d", "__torch__.py:20", "pool2d<float>", INFERNO_DTYPE_F32, 0, 1350.0, 1536u, 600u},
+  {5, 1, "output3", "avg_pool2d", "__torch__.py:21", "pool2d<float>", INFERNO_DTYPE_F32, 0, 432.0, 1536u, 288u},
+  {6, 1, "input.1", "fused_elementwise", "___torch_mangle_0.py:13", "fused_mul_add_f32_2x3x8x8", INFERNO_DTYPE_F32, 0, 768.0, 1560u, 1536u},
+  {7, 1, "output4", "max_pool2d", "__torch__.py:22", "pool2d<float>", INFERNO_DTYPE_F32, 0, 1536.0, 1536u, 1536u},
+  {8, 1, "output5", "adaptive_avg_pool2d", "__torch__.py:23", "pool2d<float>", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 360u},
+  {9, 1, "input.2", "relu", "__torch__.py:24", "relu_f32_2x3x8x8", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 1536u},
+  {10, 1, "output6", "adaptive_max_pool2d", "__torch__.py:25", "pool2d<float>", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 144u},
+  {11, 1, "pooled.1", "mean", "__torch__.py:26", "reduce_sum<float>", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 24u},
+  {13, 1, "output7", "fused_elementwise", "batchnorm.py:35", "fused_mul_add_f32_2x3", INFERNO_DTYPE_F32, 0, 12.0, 48u, 24u},
+  {15, 1, "output8", "fused_elementwise", "___torch_mangle_1.py:17", "fused_mul_add_f32_2x3x64", INFERNO_DTYPE_F32, 0, 768.0, 1560u, 1536u},
+  {16, 1, "output0", "add", "__torch__.py:32", "add_f32_2x3x4x4", INFERNO_DTYPE_F32, 0, 96.0, 768u, 384u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  15, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -76,8 +76,9 @@ using State = WeightsState;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -97,27 +98,43 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_relu = static_cast<float*>(args->outputs[1]);  // output 1
   const float* const v_add_3_1 = reinterpret_cast<const float*>(weights + 256);  // weights [256, 288)
 
+  MODEL_PROFILE_STEP(0, 0);
   // %sub_1 = fused_elementwise(%x, %scale, %y, %rsub_other, %div_other, %add_3_1, %sub_1_other) {expr="mul($0, $1); add(#0, $2); sigmoid(#1); sub($3, #2); tanh($0); div(#4, $4); sub(#3, #5); abs($0); neg(#7); exp(#8); add(#6, #9); add(#10, $3); div(#11, $5); sub(#12, $6)"} at export_fixtures.py:147
   k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_scale, /* in2 */ v_y, /* in5 */ v_add_3_1, /* out */ v_sub_1);
   MODEL_CHECK_LAUNCH("%sub_1");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %mean = mean(%sub_1) {dims=[1], keepdim=true} at export_fixtures.py:150
   MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(/* in */ v_sub_1, /* out */ v_mean, /* outer */ 4, /* reduce */ 8, /* inner */ 1, /* scale */ 0.125f, stream), "%mean");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %sum_1 = sum(%sub_1) {dims=[0], keepdim=false} at export_fixtures.py:150
   MODEL_CHECK_CUDA(inferno::kernels::reduce_sum<float>(/* in */ v_sub_1, /* out */ v_sum_1, /* outer */ 1, /* reduce */ 4, /* inner */ 8, /* scale */ 1.0f, stream), "%sum_1");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %add_4 = fused_elementwise(%sum_1, %mul_1_other, %mean) {expr="mul($0, $1); add($2, #0)"} at export_fixtures.py:150
   k3_fused_mul_add_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_sum_1, /* in2 */ v_mean, /* out */ v_add_4);
   MODEL_CHECK_LAUNCH("%add_4");
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %log_softmax = log_softmax(%add_4) {dim=1} at export_fixtures.py:151
   MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(/* in */ v_add_4, /* out */ v_log_softmax, /* outer */ 4, /* dim */ 8, /* inner */ 1, /* log */ true, stream), "%log_softmax");
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %relu = relu(%x) at export_fixtures.py:152
   k5_relu_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_relu);
   MODEL_CHECK_LAUNCH("%relu");
+  MODEL_PROFILE_STEP(5, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -149,8 +166,28 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "sub_1", "fused_elementwise", "export_fixtures.py:147", "fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8", INFERNO_DTYPE_F32, 0, 448.0, 236u, 128u},
+  {1, 1, "mean", "mean", "export_fixtures.py:150", "reduce_sum<float>", INFERNO_DTYPE_F32, 0, 32.0, 128u, 16u},
+  {2, 1, "sum_1", "sum", "export_fixtures.py:150", "reduce_sum<float>", INFERNO_DTYPE_F32, 0, 32.0, 128u, 32u},
+  {3, 1, "add_4", "fused_elementwise", "export_fixtures.py:150", "fused_mul_add_f32_4x8", INFERNO_DTYPE_F32, 0, 40.0, 52u, 128u},
+  {4, 1, "log_softmax", "log_softmax", "export_fixtures.py:151", "softmax<float>", INFERNO_DTYPE_F32, 0, 160.0, 128u, 128u},
+  {5, 1, "relu", "relu", "export_fixtures.py:152", "relu_f32_4x8", INFERNO_DTYPE_F32, 0, 32.0, 128u, 128u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  6, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

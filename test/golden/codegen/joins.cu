@@ -156,8 +156,9 @@ using State = WeightsState;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -181,42 +182,64 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   const float* const v_29_fill = reinterpret_cast<const float*>(weights + 512);  // weights [512, 516)
   float* const v_output5 = static_cast<float*>(args->outputs[5]);  // output 5
 
+  MODEL_PROFILE_STEP(0, 0);
   // %output0 = cat(%x, %y, %x) {dim=1} at export_ts_fixtures.py:78
   k0_cat_f32_2x8x4x5<<<2, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_y, /* in2 */ v_x, /* out */ v_output0);
   MODEL_CHECK_LAUNCH("%output0");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %17 = relu(%x) at export_ts_fixtures.py:79
   k1_relu_f32_2x3x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_17);
   MODEL_CHECK_LAUNCH("%17");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %output1 = cat(%x, %17) {dim=3} at export_ts_fixtures.py:79
   k2_cat_f32_2x3x4x10<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_17, /* out */ v_output1);
   MODEL_CHECK_LAUNCH("%output1");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
   k3_cast_f64_f64_2x2x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_y, /* out */ v_20);
   MODEL_CHECK_LAUNCH("%20");
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
   k4_fused_cast_f16_cast_f64_f64_2x2x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_y, /* out */ v_23_cast1);
   MODEL_CHECK_LAUNCH("%23_cast1");
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
   k5_cat_f64_4x2x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_20, /* in1 */ v_23_cast1, /* out */ v_output2);
   MODEL_CHECK_LAUNCH("%output2");
+  MODEL_PROFILE_STEP(5, 1);
 
+  MODEL_PROFILE_STEP(6, 0);
   // %output3 = constant_pad(%x, %25_fill) {after=[0, 0, 1, 2], before=[0, 0, 0, 1]} at export_ts_fixtures.py:81
   k6_constant_pad_f32_2x3x5x8<<<1, 256, 0, stream>>>(/* in */ v_x, /* fill */ v_25_fill, /* out */ v_output3);
   MODEL_CHECK_LAUNCH("%output3");
+  MODEL_PROFILE_STEP(6, 1);
 
+  MODEL_PROFILE_STEP(7, 0);
   // %output4 = constant_pad(%output0, %27_fill) {after=[0, 0, -2, 1], before=[0, 0, 2, -1]} at export_ts_fixtures.py:82
   k7_constant_pad_f32_2x8x4x5<<<2, 256, 0, stream>>>(/* in */ v_output0, /* fill */ v_27_fill, /* out */ v_output4);
   MODEL_CHECK_LAUNCH("%output4");
+  MODEL_PROFILE_STEP(7, 1);
 
+  MODEL_PROFILE_STEP(8, 0);
   // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
   k8_constant_pad_f32_2x4x4x5<<<1, 256, 0, stream>>>(/* in */ v_y, /* fill */ v_29_fill, /* out */ v_output5);
   MODEL_CHECK_LAUNCH("%output5");
+  MODEL_PROFILE_STEP(8, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -256,8 +279,31 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "output0", "cat", "export_ts_fixtures.py:78", "cat_f32_2x8x4x5", INFERNO_DTYPE_F32, 0, 0.0, 800u, 1280u},
+  {1, 1, "17", "relu", "export_ts_fixtures.py:79", "relu_f32_2x3x4x5", INFERNO_DTYPE_F32, 0, 120.0, 480u, 480u},
+  {2, 1, "output1", "cat", "export_ts_fixtures.py:79", "cat_f32_2x3x4x10", INFERNO_DTYPE_F32, 0, 0.0, 960u, 960u},
+  {3, 1, "20", "cast", "export_ts_fixtures.py:80", "cast_f64_f64_2x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 320u, 640u},
+  {4, 1, "23_cast1", "fused_elementwise", "export_ts_fixtures.py:80", "fused_cast_f16_cast_f64_f64_2x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 320u, 640u},
+  {5, 1, "output2", "cat", "export_ts_fixtures.py:80", "cat_f64_4x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 1280u, 1280u},
+  {6, 1, "output3", "constant_pad", "export_ts_fixtures.py:81", "constant_pad_f32_2x3x5x8", INFERNO_DTYPE_F32, 0, 0.0, 484u, 960u},
+  {7, 1, "output4", "constant_pad", "export_ts_fixtures.py:82", "constant_pad_f32_2x8x4x5", INFERNO_DTYPE_F32, 0, 0.0, 1284u, 1280u},
+  {8, 1, "output5", "constant_pad", "export_ts_fixtures.py:83", "constant_pad_f32_2x4x4x5", INFERNO_DTYPE_F32, 0, 0.0, 324u, 640u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  9, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -44,8 +44,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -61,14 +62,22 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_relu = reinterpret_cast<float*>(arena + 0);  // arena [0, 512)
   float* const v_linear_1 = static_cast<float*>(args->outputs[0]);  // output 0
 
+  MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %fc1.weight, %fc1.bias) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc1_weight, v_x, v_relu, v_relu, workspace, kWorkspaceBytes, stream), "%relu");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %linear_1 = gemm(%relu, %fc2.weight, %fc2.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_linear_1, 16)) return bad_alignment("%linear_1", "%linear_1", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_fc2_weight, v_relu, v_linear_1, v_linear_1, workspace, kWorkspaceBytes, stream), "%linear_1");
+  MODEL_PROFILE_STEP(1, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -96,8 +105,24 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "relu", "gemm", "linear.py:134", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 4352.0, 2432u, 512u},
+  {1, 1, "linear_1", "gemm", "linear.py:134", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 2080.0, 1568u, 128u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  2, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -65,8 +65,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -84,20 +85,32 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   const __half* const v_fc2_weight_f16 = reinterpret_cast<const __half*>(weights + 1280);  // weights [1280, 1792)
   __half* const v_linear_1_f16 = reinterpret_cast<__half*>(arena + 0);  // arena [0, 64)
 
+  MODEL_PROFILE_STEP(0, 0);
   // %x_f16 = cast(%x) {dtype=f16}
   k0_cast_f16_f16_4x16<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_x_f16);
   MODEL_CHECK_LAUNCH("%x_f16");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %relu = gemm(%x_f16, %fc1.weight_f16, %fc1.bias_f16) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc1_weight_f16, v_x_f16, v_relu, v_relu, workspace, kWorkspaceBytes, stream), "%relu");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %linear_1_f16 = gemm(%relu, %fc2.weight_f16, %fc2.bias_f16) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_fc2_weight_f16, v_relu, v_linear_1_f16, v_linear_1_f16, workspace, kWorkspaceBytes, stream), "%linear_1_f16");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %linear_1 = cast(%linear_1_f16) {dtype=f32} at linear.py:134
   k3_cast_f32_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_linear_1_f16, /* out */ v_linear_1);
   MODEL_CHECK_LAUNCH("%linear_1");
+  MODEL_PROFILE_STEP(3, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -125,8 +138,26 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "x_f16", "cast", "", "cast_f16_f16_4x16", INFERNO_DTYPE_F16, 0, 0.0, 256u, 128u},
+  {1, 1, "relu", "gemm", "linear.py:134", "cublasLt (tensor cores)", INFERNO_DTYPE_F16, 0, 4352.0, 1216u, 256u},
+  {2, 1, "linear_1_f16", "gemm", "linear.py:134", "cublasLt (tensor cores)", INFERNO_DTYPE_F16, 0, 2080.0, 784u, 64u},
+  {3, 1, "linear_1", "cast", "linear.py:134", "cast_f32_f32_4x8", INFERNO_DTYPE_F32, 0, 0.0, 64u, 128u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  4, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -87,8 +87,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -110,30 +111,46 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_linear_3 = reinterpret_cast<float*>(arena + 512);  // arena [512, 672)
   float* const v_softmax = static_cast<float*>(args->outputs[0]);  // output 0
 
+  MODEL_PROFILE_STEP(0, 0);
   // %gelu = gemm(%x, %fc1.weight, %fc1.bias) {activation="gelu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%gelu", "%x", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_fc1_weight, v_x, v_gelu, v_gelu, workspace, kWorkspaceBytes, stream), "%gelu");
   k0_gemm_epilogue_gelu_f32_4x32<<<1, 256, 0, stream>>>(/* out */ v_gelu);
   MODEL_CHECK_LAUNCH("%gelu");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %gelu_1 = gemm(%gelu, %fc2.weight, %fc2.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_fc2_weight, v_gelu, v_gelu_1, v_gelu_1, workspace, kWorkspaceBytes, stream), "%gelu_1");
   k1_gemm_epilogue_gelu_tanh_f32_4x32<<<1, 256, 0, stream>>>(/* out */ v_gelu_1);
   MODEL_CHECK_LAUNCH("%gelu_1");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %linear_2 = gemm(%gelu_1, %fc3.weight, %fc3.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_fc3_weight, v_gelu_1, v_linear_2, v_linear_2, workspace, kWorkspaceBytes, stream), "%linear_2");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %silu = silu(%linear_2) at activation.py:475
   k3_silu_f32_4x24<<<1, 256, 0, stream>>>(/* in0 */ v_linear_2, /* out */ v_silu);
   MODEL_CHECK_LAUNCH("%silu");
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %linear_3 = gemm(%silu, %fc4.weight, %fc4.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_fc4_weight, v_silu, v_linear_3, v_linear_3, workspace, kWorkspaceBytes, stream), "%linear_3");
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %softmax = softmax(%linear_3) {dim=1} at export_fixtures.py:131
   MODEL_CHECK_CUDA(inferno::kernels::softmax<float>(/* in */ v_linear_3, /* out */ v_softmax, /* outer */ 4, /* dim */ 10, /* inner */ 1, /* log */ false, stream), "%softmax");
+  MODEL_PROFILE_STEP(5, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -161,8 +178,28 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 2, "gelu", "gemm", "linear.py:134", "cublasLt (no tensor cores) + gemm_epilogue_gelu_f32_4x32", INFERNO_DTYPE_F32, 0, 4352.0, 2432u, 512u},
+  {1, 2, "gelu_1", "gemm", "linear.py:134", "cublasLt (no tensor cores) + gemm_epilogue_gelu_tanh_f32_4x32", INFERNO_DTYPE_F32, 0, 8448.0, 4736u, 512u},
+  {2, 1, "linear_2", "gemm", "linear.py:134", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 6240.0, 3680u, 384u},
+  {3, 1, "silu", "silu", "activation.py:475", "silu_f32_4x24", INFERNO_DTYPE_F32, 0, 96.0, 384u, 384u},
+  {4, 1, "linear_3", "gemm", "linear.py:134", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 1960.0, 1384u, 160u},
+  {5, 1, "softmax", "softmax", "export_fixtures.py:131", "softmax<float>", INFERNO_DTYPE_F32, 0, 200.0, 160u, 160u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  6, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

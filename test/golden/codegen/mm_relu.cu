@@ -38,8 +38,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -53,11 +54,17 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   const float* const v_x = static_cast<const float*>(args->inputs[0]);  // input 0
   float* const v_relu = static_cast<float*>(args->outputs[0]);  // output 0
 
+  MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %weight) {activation="relu", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:97
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
   if (misaligned(v_relu, 16)) return bad_alignment("%relu", "%relu", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_weight, v_x, v_relu, v_relu, workspace, kWorkspaceBytes, stream), "%relu");
+  MODEL_PROFILE_STEP(0, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -85,8 +92,23 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "relu", "gemm", "export_fixtures.py:97", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 8448.0, 2560u, 1024u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  1, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

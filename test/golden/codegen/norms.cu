@@ -40,8 +40,9 @@ using State = WeightsState;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -81,64 +82,96 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_output9 = static_cast<float*>(args->outputs[9]);  // output 9
   float* const v_input0_1_nhwc = reinterpret_cast<float*>(arena + 0);  // arena [0, 1920)
 
+  MODEL_PROFILE_STEP(0, 0);
   // %input.1 = permute(%x) {dims=[0, 2, 3, 1]} at __torch__.py:28
   {
     const int64_t shape[] = {2, 30, 8};
     const int64_t strides[] = {240, 1, 30};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_x, /* out */ v_input_1, /* rank */ 3, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 480, stream), "%input.1");
   }
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %62 = layer_norm(%input.1, %self.channels_last_ln.weight, %self.channels_last_ln.bias) {eps=1e-06, normalized_dims=1} at normalization.py:12
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_input_1, /* weight */ v_self_channels_last_ln_weight, /* bias */ v_self_channels_last_ln_bias, /* out */ v_62, /* rows */ 60, /* length */ 8, /* eps */ 9.9999999999999995e-07, stream), "%62");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %input0.1_nhwc = fused_elementwise(%input.1, %31_other, %input0.1_other) {expr="mul($0, $1); add(#0, $2)"} at __torch__.py:30
   k2_fused_mul_add_f32_2x5x6x8<<<2, 256, 0, stream>>>(/* in0 */ v_input_1, /* out */ v_input0_1_nhwc);
   MODEL_CHECK_LAUNCH("%input0.1_nhwc");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %input0.1 = permute(%input0.1_nhwc) {dims=[0, 3, 1, 2]} at __torch__.py:30
   {
     const int64_t shape[] = {2, 8, 30};
     const int64_t strides[] = {240, 1, 8};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_input0_1_nhwc, /* out */ v_input0_1, /* rank */ 3, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 480, stream), "%input0.1");
   }
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %output1 = layer_norm(%input0.1, %self.ln2.weight, %self.ln2.bias) {eps=1e-05, normalized_dims=2} at ___torch_mangle_0.py:12
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_input0_1, /* weight */ v_self_ln2_weight, /* bias */ v_self_ln2_bias, /* out */ v_output1, /* rows */ 16, /* length */ 30, /* eps */ 1.0000000000000001e-05, stream), "%output1");
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %output2 = layer_norm(%x) {eps=1e-05, normalized_dims=1} at ___torch_mangle_1.py:8
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_x, /* weight */ nullptr, /* bias */ nullptr, /* out */ v_output2, /* rows */ 80, /* length */ 6, /* eps */ 1.0000000000000001e-05, stream), "%output2");
+  MODEL_PROFILE_STEP(5, 1);
 
+  MODEL_PROFILE_STEP(6, 0);
   // %output3 = layer_norm(%x, %36_ones, %self.bias) {eps=1e-05, normalized_dims=1} at __torch__.py:33
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_x, /* weight */ v_36_ones, /* bias */ v_self_bias, /* out */ v_output3, /* rows */ 80, /* length */ 6, /* eps */ 1.0000000000000001e-05, stream), "%output3");
+  MODEL_PROFILE_STEP(6, 1);
 
+  MODEL_PROFILE_STEP(7, 0);
   // %output4 = layer_norm(%x) {eps=1e-04, normalized_dims=2} at __torch__.py:34
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_x, /* weight */ nullptr, /* bias */ nullptr, /* out */ v_output4, /* rows */ 16, /* length */ 30, /* eps */ 0.0001, stream), "%output4");
+  MODEL_PROFILE_STEP(7, 1);
 
+  MODEL_PROFILE_STEP(8, 0);
   // %output5 = group_norm(%x, %self.gn.weight, %self.gn.bias) {eps=1e-05, groups=4} at normalization.py:25
   MODEL_CHECK_CUDA(inferno::kernels::group_norm<float>(/* in */ v_x, /* weight */ v_self_gn_weight, /* bias */ v_self_gn_bias, /* out */ v_output5, /* batch */ 2, /* channels */ 8, /* spatial */ 30, /* groups */ 4, /* eps */ 1.0000000000000001e-05, stream), "%output5");
+  MODEL_PROFILE_STEP(8, 1);
 
+  MODEL_PROFILE_STEP(9, 0);
   // %output6 = group_norm(%x, %self.gn_per_channel.weight, %self.gn_per_channel.bias) {eps=0.001, groups=8} at ___torch_mangle_2.py:12
   MODEL_CHECK_CUDA(inferno::kernels::group_norm<float>(/* in */ v_x, /* weight */ v_self_gn_per_channel_weight, /* bias */ v_self_gn_per_channel_bias, /* out */ v_output6, /* batch */ 2, /* channels */ 8, /* spatial */ 30, /* groups */ 8, /* eps */ 0.001, stream), "%output6");
+  MODEL_PROFILE_STEP(9, 1);
 
+  MODEL_PROFILE_STEP(10, 0);
   // %output7 = group_norm(%x, %self.gn_one.weight, %self.gn_one.bias) {eps=1e-05, groups=1} at ___torch_mangle_3.py:12
   MODEL_CHECK_CUDA(inferno::kernels::group_norm<float>(/* in */ v_x, /* weight */ v_self_gn_one_weight, /* bias */ v_self_gn_one_bias, /* out */ v_output7, /* batch */ 2, /* channels */ 8, /* spatial */ 30, /* groups */ 1, /* eps */ 1.0000000000000001e-05, stream), "%output7");
+  MODEL_PROFILE_STEP(10, 1);
 
   // %input1.1 = reshape(%x) {shape=[2, 8, 30]} at __torch__.py:38
   // (a view: the same bytes as %x)
 
+  MODEL_PROFILE_STEP(11, 0);
   // %output8 = group_norm(%input1.1) {eps=1e-05, groups=2} at ___torch_mangle_4.py:8
   MODEL_CHECK_CUDA(inferno::kernels::group_norm<float>(/* in */ v_input1_1, /* weight */ nullptr, /* bias */ nullptr, /* out */ v_output8, /* batch */ 2, /* channels */ 8, /* spatial */ 30, /* groups */ 2, /* eps */ 1.0000000000000001e-05, stream), "%output8");
+  MODEL_PROFILE_STEP(11, 1);
 
+  MODEL_PROFILE_STEP(12, 0);
   // %output9 = group_norm(%x, %self.weight8, %self.bias8) {eps=1e-05, groups=2} at __torch__.py:43
   MODEL_CHECK_CUDA(inferno::kernels::group_norm<float>(/* in */ v_x, /* weight */ v_self_weight8, /* bias */ v_self_bias8, /* out */ v_output9, /* batch */ 2, /* channels */ 8, /* spatial */ 30, /* groups */ 2, /* eps */ 1.0000000000000001e-05, stream), "%output9");
+  MODEL_PROFILE_STEP(12, 1);
 
+  MODEL_PROFILE_STEP(13, 0);
   // %output0 = permute(%62) {dims=[0, 3, 1, 2]} at __torch__.py:29
   {
     const int64_t shape[] = {2, 8, 30};
     const int64_t strides[] = {240, 1, 8};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_62, /* out */ v_output0, /* rank */ 3, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 480, stream), "%output0");
   }
+  MODEL_PROFILE_STEP(13, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -184,8 +217,36 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "input.1", "permute", "__torch__.py:28", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 1920u, 1920u},
+  {1, 1, "62", "layer_norm", "normalization.py:12", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 1984u, 1920u},
+  {2, 1, "input0.1_nhwc", "fused_elementwise", "__torch__.py:30", "fused_mul_add_f32_2x5x6x8", INFERNO_DTYPE_F32, 0, 960.0, 1928u, 1920u},
+  {3, 1, "input0.1", "permute", "__torch__.py:30", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 1920u, 1920u},
+  {4, 1, "output1", "layer_norm", "___torch_mangle_0.py:12", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 2160u, 1920u},
+  {5, 1, "output2", "layer_norm", "___torch_mangle_1.py:8", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 2400.0, 1920u, 1920u},
+  {6, 1, "output3", "layer_norm", "__torch__.py:33", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 1968u, 1920u},
+  {7, 1, "output4", "layer_norm", "__torch__.py:34", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 2400.0, 1920u, 1920u},
+  {8, 1, "output5", "group_norm", "normalization.py:25", "group_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 1984u, 1920u},
+  {9, 1, "output6", "group_norm", "___torch_mangle_2.py:12", "group_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 1984u, 1920u},
+  {10, 1, "output7", "group_norm", "___torch_mangle_3.py:12", "group_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 1984u, 1920u},
+  {12, 1, "output8", "group_norm", "___torch_mangle_4.py:8", "group_norm<float>", INFERNO_DTYPE_F32, 0, 2400.0, 1920u, 1920u},
+  {13, 1, "output9", "group_norm", "__torch__.py:43", "group_norm<float>", INFERNO_DTYPE_F32, 0, 3360.0, 1984u, 1920u},
+  {14, 1, "output0", "permute", "__torch__.py:29", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 1920u, 1920u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  14, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

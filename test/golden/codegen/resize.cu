@@ -22,8 +22,9 @@ using State = WeightsState;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
@@ -39,30 +40,50 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_output6 = static_cast<float*>(args->outputs[6]);  // output 6
   float* const v_output7 = static_cast<float*>(args->outputs[7]);  // output 7
 
+  MODEL_PROFILE_STEP(0, 0);
   // %output0 = upsample_nearest2d(%x) {output_size=[10, 12], scale_h=2.0, scale_w=2.0} at functional.py:3922
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output0, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 10, /* out_w */ 12, /* bilinear */ false, /* align_corners */ false, /* scale_h */ 2.0, /* scale_w */ 2.0, stream), "%output0");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %output1 = upsample_nearest2d(%x) {output_size=[7, 4], scale_h=0.0, scale_w=0.0} at functional.py:3922
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output1, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 7, /* out_w */ 4, /* bilinear */ false, /* align_corners */ false, /* scale_h */ 0.0, /* scale_w */ 0.0, stream), "%output1");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %output2 = upsample_nearest2d(%x) {output_size=[7, 3], scale_h=1.5, scale_w=0.5} at functional.py:3922
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output2, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 7, /* out_w */ 3, /* bilinear */ false, /* align_corners */ false, /* scale_h */ 1.5, /* scale_w */ 0.5, stream), "%output2");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %output3 = upsample_bilinear2d(%x) {align_corners=false, output_size=[9, 13], scale_h=0.0, scale_w=0.0} at functional.py:3950
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output3, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 9, /* out_w */ 13, /* bilinear */ true, /* align_corners */ false, /* scale_h */ 0.0, /* scale_w */ 0.0, stream), "%output3");
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %output4 = upsample_bilinear2d(%x) {align_corners=true, output_size=[9, 13], scale_h=0.0, scale_w=0.0} at functional.py:3950
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output4, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 9, /* out_w */ 13, /* bilinear */ true, /* align_corners */ true, /* scale_h */ 0.0, /* scale_w */ 0.0, stream), "%output4");
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %output5 = upsample_bilinear2d(%x) {align_corners=false, output_size=[8, 10], scale_h=1.7, scale_w=1.7} at functional.py:3950
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output5, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 8, /* out_w */ 10, /* bilinear */ true, /* align_corners */ false, /* scale_h */ 1.7, /* scale_w */ 1.7, stream), "%output5");
+  MODEL_PROFILE_STEP(5, 1);
 
+  MODEL_PROFILE_STEP(6, 0);
   // %output6 = upsample_bilinear2d(%x) {align_corners=true, output_size=[1, 3], scale_h=0.0, scale_w=0.0} at functional.py:3950
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output6, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 1, /* out_w */ 3, /* bilinear */ true, /* align_corners */ true, /* scale_h */ 0.0, /* scale_w */ 0.0, stream), "%output6");
+  MODEL_PROFILE_STEP(6, 1);
 
+  MODEL_PROFILE_STEP(7, 0);
   // %output7 = upsample_bilinear2d(%x) {align_corners=false, output_size=[3, 4], scale_h=0.0, scale_w=0.0} at functional.py:3950
   MODEL_CHECK_CUDA(inferno::kernels::upsample2d<float>(/* in */ v_x, /* out */ v_output7, /* planes */ 6, /* in_h */ 5, /* in_w */ 6, /* out_h */ 3, /* out_w */ 4, /* bilinear */ true, /* align_corners */ false, /* scale_h */ 0.0, /* scale_w */ 0.0, stream), "%output7");
+  MODEL_PROFILE_STEP(7, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -104,8 +125,30 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "output0", "upsample_nearest2d", "functional.py:3922", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 0.0, 720u, 2880u},
+  {1, 1, "output1", "upsample_nearest2d", "functional.py:3922", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 0.0, 720u, 672u},
+  {2, 1, "output2", "upsample_nearest2d", "functional.py:3922", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 0.0, 720u, 504u},
+  {3, 1, "output3", "upsample_bilinear2d", "functional.py:3950", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 4914.0, 720u, 2808u},
+  {4, 1, "output4", "upsample_bilinear2d", "functional.py:3950", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 4914.0, 720u, 2808u},
+  {5, 1, "output5", "upsample_bilinear2d", "functional.py:3950", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 3360.0, 720u, 1920u},
+  {6, 1, "output6", "upsample_bilinear2d", "functional.py:3950", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 126.0, 720u, 72u},
+  {7, 1, "output7", "upsample_bilinear2d", "functional.py:3950", "upsample2d<float>", INFERNO_DTYPE_F32, 0, 504.0, 720u, 288u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  8, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -67,8 +67,9 @@ using State = WeightsState;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
@@ -98,50 +99,62 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_output0 = static_cast<float*>(args->outputs[0]);  // output 0
   float* const v_output3 = static_cast<float*>(args->outputs[3]);  // output 3
 
+  MODEL_PROFILE_STEP(0, 0);
   // %a.1_slice = slice(%x) {ends=[2, 1, 5, 7], starts=[0, 0, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:9
   {
     const int64_t shape[] = {2, 35};
     const int64_t strides[] = {210, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_x, /* out */ v_a_1_slice, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 70, stream), "%a.1_slice");
   }
+  MODEL_PROFILE_STEP(0, 1);
 
   // %a.1 = reshape(%a.1_slice) {shape=[2, 5, 7]} at __torch__.py:9
   // (a view: the same bytes as %a.1_slice)
 
+  MODEL_PROFILE_STEP(1, 0);
   // %output1 = slice(%x) {ends=[2, 6, 5, 7], starts=[0, 0, 0, 1], steps=[1, 1, 1, 2]} at __torch__.py:10
   {
     const int64_t shape[] = {60, 3};
     const int64_t strides[] = {7, 2};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_x + 1), /* out */ v_output1, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 180, stream), "%output1");
   }
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %15 = slice(%x) {ends=[2, 3, 5, 7], starts=[0, 0, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:12
   {
     const int64_t shape[] = {2, 105};
     const int64_t strides[] = {210, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_x, /* out */ v_15, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 210, stream), "%15");
   }
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %16_0 = slice(%15) {ends=[2, 1, 5, 7], starts=[0, 0, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:12
   {
     const int64_t shape[] = {2, 35};
     const int64_t strides[] = {105, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_15, /* out */ v_16_0, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 70, stream), "%16_0");
   }
+  MODEL_PROFILE_STEP(3, 1);
 
+  MODEL_PROFILE_STEP(4, 0);
   // %16_1 = slice(%15) {ends=[2, 2, 5, 7], starts=[0, 1, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:12
   {
     const int64_t shape[] = {2, 35};
     const int64_t strides[] = {105, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_15 + 35), /* out */ v_16_1, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 70, stream), "%16_1");
   }
+  MODEL_PROFILE_STEP(4, 1);
 
+  MODEL_PROFILE_STEP(5, 0);
   // %16_2 = slice(%15) {ends=[2, 3, 5, 7], starts=[0, 2, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:12
   {
     const int64_t shape[] = {2, 35};
     const int64_t strides[] = {105, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_15 + 70), /* out */ v_16_2, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 70, stream), "%16_2");
   }
+  MODEL_PROFILE_STEP(5, 1);
 
   // %16_squeeze0 = reshape(%16_0) {shape=[2, 5, 7]} at __torch__.py:12
   // (a view: the same bytes as %16_0)
@@ -152,70 +165,94 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   // %16_squeeze2 = reshape(%16_2) {shape=[2, 5, 7]} at __torch__.py:12
   // (a view: the same bytes as %16_2)
 
+  MODEL_PROFILE_STEP(6, 0);
   // %output2 = slice(%x) {ends=[2, 6, 4, 7], starts=[0, 0, 1, 0], steps=[1, 1, 1, 1]} at __torch__.py:14
   {
     const int64_t shape[] = {12, 21};
     const int64_t strides[] = {35, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_x + 7), /* out */ v_output2, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 252, stream), "%output2");
   }
+  MODEL_PROFILE_STEP(6, 1);
 
+  MODEL_PROFILE_STEP(7, 0);
   // %output4 = slice(%x) {ends=[2, 6, 5, 7], starts=[0, 1, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:15
   {
     const int64_t shape[] = {2, 175};
     const int64_t strides[] = {210, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_x + 35), /* out */ v_output4, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 350, stream), "%output4");
   }
+  MODEL_PROFILE_STEP(7, 1);
 
+  MODEL_PROFILE_STEP(8, 0);
   // %26 = slice(%x) {ends=[2, 6, 5, 7], starts=[0, 4, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:18
   {
     const int64_t shape[] = {2, 70};
     const int64_t strides[] = {210, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_x + 140), /* out */ v_26, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 140, stream), "%26");
   }
+  MODEL_PROFILE_STEP(8, 1);
 
+  MODEL_PROFILE_STEP(9, 0);
   // %output5 = slice(%26) {ends=[2, 2, 4, 7], starts=[0, 0, 2, 0], steps=[1, 1, 1, 1]} at __torch__.py:19
   {
     const int64_t shape[] = {4, 14};
     const int64_t strides[] = {35, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_26 + 14), /* out */ v_output5, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 56, stream), "%output5");
   }
+  MODEL_PROFILE_STEP(9, 1);
 
+  MODEL_PROFILE_STEP(10, 0);
   // %28_1 = slice(%x) {ends=[2, 6, 5, 7], starts=[0, 3, 0, 0], steps=[1, 1, 1, 1]} at __torch__.py:20
   {
     const int64_t shape[] = {2, 105};
     const int64_t strides[] = {210, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ (v_x + 105), /* out */ v_28_1, /* rank */ 2, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 210, stream), "%28_1");
   }
+  MODEL_PROFILE_STEP(10, 1);
 
+  MODEL_PROFILE_STEP(11, 0);
   // %46 = mul(%28_1, %46_other) at __torch__.py:32
   k15_mul_f32_2x3x5x7<<<1, 256, 0, stream>>>(/* in0 */ v_28_1, /* out */ v_46);
   MODEL_CHECK_LAUNCH("%46");
+  MODEL_PROFILE_STEP(11, 1);
 
+  MODEL_PROFILE_STEP(12, 0);
   // %48 = cat(%15, %46) {dim=1} at __torch__.py:33
   k16_cat_f32_2x6x5x7<<<2, 256, 0, stream>>>(/* in0 */ v_15, /* in1 */ v_46, /* out */ v_48);
   MODEL_CHECK_LAUNCH("%48");
+  MODEL_PROFILE_STEP(12, 1);
 
   // %52 = reshape(%48) {shape=[2, 2, 3, 5, 7]} at __torch__.py:35
   // (a view: the same bytes as %48)
 
+  MODEL_PROFILE_STEP(13, 0);
   // %shuffled.1 = permute(%52) {dims=[0, 2, 1, 3, 4]} at __torch__.py:36
   {
     const int64_t shape[] = {2, 3, 2, 35};
     const int64_t strides[] = {210, 35, 105, 1};
     MODEL_CHECK_CUDA(inferno::kernels::strided_copy<float>(/* in */ v_52, /* out */ v_shuffled_1, /* rank */ 4, /* out_shape */ shape, /* in_strides */ strides, /* numel */ 420, stream), "%shuffled.1");
   }
+  MODEL_PROFILE_STEP(13, 1);
 
+  MODEL_PROFILE_STEP(14, 0);
   // %output0 = fused_elementwise(%16_squeeze0, %16_squeeze1, %a.1, %16_squeeze2) {expr="mul($0, $1); add($2, #0); sub(#1, $3)"} at __torch__.py:37
   k19_fused_mul_add_sub_f32_2x5x7<<<1, 256, 0, stream>>>(/* in0 */ v_16_squeeze0, /* in1 */ v_16_squeeze1, /* in2 */ v_a_1, /* in3 */ v_16_squeeze2, /* out */ v_output0);
   MODEL_CHECK_LAUNCH("%output0");
+  MODEL_PROFILE_STEP(14, 1);
 
+  MODEL_PROFILE_STEP(15, 0);
   // %output3 = mul(%a.1_slice, %46_other) at __torch__.py:38
   k20_mul_f32_2x1x5x7<<<1, 256, 0, stream>>>(/* in0 */ v_a_1_slice, /* out */ v_output3);
   MODEL_CHECK_LAUNCH("%output3");
+  MODEL_PROFILE_STEP(15, 1);
 
   // %output6 = reshape(%shuffled.1) {shape=[2, 6, 5, 7]} at __torch__.py:39
   // (a view: the same bytes as %shuffled.1)
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -255,8 +292,38 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "a.1_slice", "slice", "__torch__.py:9", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 280u, 280u},
+  {2, 1, "output1", "slice", "__torch__.py:10", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 720u, 720u},
+  {3, 1, "15", "slice", "__torch__.py:12", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 840u, 840u},
+  {4, 1, "16_0", "slice", "__torch__.py:12", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 280u, 280u},
+  {5, 1, "16_1", "slice", "__torch__.py:12", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 280u, 280u},
+  {6, 1, "16_2", "slice", "__torch__.py:12", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 280u, 280u},
+  {10, 1, "output2", "slice", "__torch__.py:14", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 1008u, 1008u},
+  {11, 1, "output4", "slice", "__torch__.py:15", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 1400u, 1400u},
+  {12, 1, "26", "slice", "__torch__.py:18", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 560u, 560u},
+  {13, 1, "output5", "slice", "__torch__.py:19", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 224u, 224u},
+  {14, 1, "28_1", "slice", "__torch__.py:20", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 840u, 840u},
+  {15, 1, "46", "mul", "__torch__.py:32", "mul_f32_2x3x5x7", INFERNO_DTYPE_F32, 0, 210.0, 844u, 840u},
+  {16, 1, "48", "cat", "__torch__.py:33", "cat_f32_2x6x5x7", INFERNO_DTYPE_F32, 0, 0.0, 1680u, 1680u},
+  {18, 1, "shuffled.1", "permute", "__torch__.py:36", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 1680u, 1680u},
+  {19, 1, "output0", "fused_elementwise", "__torch__.py:37", "fused_mul_add_sub_f32_2x5x7", INFERNO_DTYPE_F32, 0, 210.0, 1120u, 280u},
+  {20, 1, "output3", "mul", "__torch__.py:38", "mul_f32_2x1x5x7", INFERNO_DTYPE_F32, 0, 70.0, 284u, 280u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  16, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -96,8 +96,9 @@ using State = GemmState<kNumGemms>;
 // session_create and session_destroy (kernels/model_session.cuh).
 INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes, kGemms, kWorkspaceBytes)
 
-// Enqueues one inference on args->stream: never allocates, never synchronizes.
-int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+// Enqueues one inference on args->stream: never allocates, never synchronizes. With a
+// hook, calls it around each step (inferno/model_profile.h).
+int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
@@ -129,19 +130,27 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   float* const v_addmm_4 = reinterpret_cast<float*>(arena + 5120);  // arena [5120, 12800)
   const float* const v_embedding_1_1 = reinterpret_cast<const float*>(weights + 67584);  // weights [67584, 70144)
 
+  MODEL_PROFILE_STEP(0, 0);
   // %embedding = index_select(%wte.weight, %ids) {dim=0} at sparse.py:189
   k0_index_select_f32_1x20x32<<<3, 256, 0, stream>>>(/* in */ v_wte_weight, /* index */ v_ids, /* out */ v_embedding);
   MODEL_CHECK_LAUNCH("%embedding");
+  MODEL_PROFILE_STEP(0, 1);
 
+  MODEL_PROFILE_STEP(1, 0);
   // %add = add(%embedding, %embedding_1_1) at transformer_models.py:98
   k1_add_f32_1x20x32<<<3, 256, 0, stream>>>(/* in0 */ v_embedding, /* in1 */ v_embedding_1_1, /* out */ v_add);
   MODEL_CHECK_LAUNCH("%add");
+  MODEL_PROFILE_STEP(1, 1);
 
+  MODEL_PROFILE_STEP(2, 0);
   // %layer_norm = layer_norm(%add, %h.0.ln_1.weight, %h.0.ln_1.bias) {eps=1e-05, normalized_dims=1} at normalization.py:229
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_add, /* weight */ v_h_0_ln_1_weight, /* bias */ v_h_0_ln_1_bias, /* out */ v_layer_norm, /* rows */ 20, /* length */ 32, /* eps */ 1.0000000000000001e-05, stream), "%layer_norm");
+  MODEL_PROFILE_STEP(2, 1);
 
+  MODEL_PROFILE_STEP(3, 0);
   // %addmm_4 = gemm(%layer_norm, %h.0.attn.c_attn.weight, %h.0.attn.c_attn.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_h_0_attn_c_attn_weight, v_layer_norm, v_addmm_4, v_addmm_4, workspace, kWorkspaceBytes, stream), "%addmm_4");
+  MODEL_PROFILE_STEP(3, 1);
 
   // %getitem_0 = slice(%addmm_4) {ends=[1, 20, 32], starts=[0, 0, 0], steps=[1, 1, 1]} at transformer_models.py:62
   // (a view of %addmm_4 that its readers read in place: nothing to copy)
@@ -170,9 +179,11 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   // %view_3_k = permute(%view_3) {dims=[0, 2, 1, 3]} at transformer_models.py:69
   // (a view of %view_3 that its readers read in place: nothing to copy)
 
+  MODEL_PROFILE_STEP(4, 0);
   // %matmul_1 = attention(%permute, %view_3_k, %permute_2) {causal=true, kv_groups=1, mask="none", scale=0.3535533966440824} at transformer_models.py:69
   // (out is written in the layout of %permute_3)
   MODEL_CHECK_CUDA((inferno::kernels::attention<float, 32>(/* q */ v_addmm_4, /* k */ (v_addmm_4 + 32), /* v */ (v_addmm_4 + 64), /* out */ v_permute_3, /* dims */ inferno::kernels::AttentionDims{1, 4, 4, 20, 20, 8, 8}, /* q_layout */ inferno::kernels::AttentionLayout{1920, 8, 96}, /* k_layout */ inferno::kernels::AttentionLayout{1920, 8, 96}, /* v_layout */ inferno::kernels::AttentionLayout{1920, 8, 96}, /* out_layout */ inferno::kernels::AttentionLayout{640, 8, 32}, /* mask */ inferno::kernels::AttentionMask{nullptr, 0, {0, 0, 0, 0}}, /* scale */ 0.35355339664408242, /* causal */ true, stream)), "%matmul_1");
+  MODEL_PROFILE_STEP(4, 1);
 
   // %permute_3 = permute(%matmul_1) {dims=[0, 2, 1, 3]} at transformer_models.py:69
   // (written in this layout by the producer of %matmul_1: nothing to copy)
@@ -180,27 +191,43 @@ int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, si
   // %view_5 = reshape(%permute_3) {shape=[1, 20, 32]} at transformer_models.py:70
   // (a view: the same bytes as %permute_3)
 
+  MODEL_PROFILE_STEP(5, 0);
   // %add_1 = gemm(%view_5, %h.0.attn.c_proj.weight, %h.0.attn.c_proj.bias, %add) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_h_0_attn_c_proj_weight, v_view_5, v_add, v_add_1, workspace, kWorkspaceBytes, stream), "%add_1");
+  MODEL_PROFILE_STEP(5, 1);
 
+  MODEL_PROFILE_STEP(6, 0);
   // %layer_norm_1 = layer_norm(%add_1, %h.0.ln_1.weight, %h.0.ln_1.bias) {eps=1e-05, normalized_dims=1} at normalization.py:229
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_add_1, /* weight */ v_h_0_ln_1_weight, /* bias */ v_h_0_ln_1_bias, /* out */ v_layer_norm_1, /* rows */ 20, /* length */ 32, /* eps */ 1.0000000000000001e-05, stream), "%layer_norm_1");
+  MODEL_PROFILE_STEP(6, 1);
 
+  MODEL_PROFILE_STEP(7, 0);
   // %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_h_0_c_fc_weight, v_layer_norm_1, v_mul_3, v_mul_3, workspace, kWorkspaceBytes, stream), "%mul_3");
   k18_gemm_epilogue_gelu_tanh_f32_1x20x128<<<10, 256, 0, stream>>>(/* out */ v_mul_3);
   MODEL_CHECK_LAUNCH("%mul_3");
+  MODEL_PROFILE_STEP(7, 1);
 
+  MODEL_PROFILE_STEP(8, 0);
   // %add_4 = gemm(%mul_3, %h.0.c_proj.weight, %h.0.c_proj.bias, %add_1) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_h_0_c_proj_weight, v_mul_3, v_add_1, v_add_4, workspace, kWorkspaceBytes, stream), "%add_4");
+  MODEL_PROFILE_STEP(8, 1);
 
+  MODEL_PROFILE_STEP(9, 0);
   // %layer_norm_2 = layer_norm(%add_4, %h.0.ln_1.weight, %h.0.ln_1.bias) {eps=1e-05, normalized_dims=1} at normalization.py:229
   MODEL_CHECK_CUDA(inferno::kernels::layer_norm<float>(/* in */ v_add_4, /* weight */ v_h_0_ln_1_weight, /* bias */ v_h_0_ln_1_bias, /* out */ v_layer_norm_2, /* rows */ 20, /* length */ 32, /* eps */ 1.0000000000000001e-05, stream), "%layer_norm_2");
+  MODEL_PROFILE_STEP(9, 1);
 
+  MODEL_PROFILE_STEP(10, 0);
   // %linear = gemm(%layer_norm_2, %wte.weight) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:101
   if (misaligned(v_linear, 16)) return bad_alignment("%linear", "%linear", 16, error, error_size);
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[4], state->gemms[4], v_wte_weight, v_layer_norm_2, v_linear, v_linear, workspace, kWorkspaceBytes, stream), "%linear");
+  MODEL_PROFILE_STEP(10, 1);
   return INFERNO_MODEL_OK;
+}
+
+int32_t run(void* state_ptr, const inferno_model_run_args* args, char* error, size_t error_size) {
+  return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);
 }
 
 // ---- The model ----------------------------------------------------------------------------------
@@ -228,8 +255,33 @@ const inferno_model kModel = {
   0, nullptr,  // variants
 };
 
+// What each step of run_steps() computes, where the model's source made it, and its
+// cost (infernoc's formulas: codegen/kernel_cost.h).
+const inferno_kernel_cost kSteps[] = {
+  {0, 1, "embedding", "index_select", "sparse.py:189", "index_select_f32_1x20x32", INFERNO_DTYPE_F32, 0, 0.0, 2720u, 2560u},
+  {1, 1, "add", "add", "transformer_models.py:98", "add_f32_1x20x32", INFERNO_DTYPE_F32, 0, 640.0, 5120u, 2560u},
+  {2, 1, "layer_norm", "layer_norm", "normalization.py:229", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 4480.0, 2816u, 2560u},
+  {3, 1, "addmm_4", "gemm", "transformer_models.py:45", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 124800.0, 15232u, 7680u},
+  {13, 1, "matmul_1", "attention", "transformer_models.py:69", "attention<float, 32> (flash, FMA)", INFERNO_DTYPE_F32, 0, 26880.0, 7680u, 2560u},
+  {16, 1, "add_1", "gemm", "transformer_models.py:45", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 42240.0, 9344u, 2560u},
+  {17, 1, "layer_norm_1", "layer_norm", "normalization.py:229", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 4480.0, 2816u, 2560u},
+  {18, 2, "mul_3", "gemm", "transformer_models.py:45", "cublasLt (no tensor cores) + gemm_epilogue_gelu_tanh_f32_1x20x128", INFERNO_DTYPE_F32, 0, 168960.0, 19456u, 10240u},
+  {19, 1, "add_4", "gemm", "transformer_models.py:45", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 165120.0, 29312u, 2560u},
+  {20, 1, "layer_norm_2", "layer_norm", "normalization.py:229", "layer_norm<float>", INFERNO_DTYPE_F32, 0, 4480.0, 2816u, 2560u},
+  {21, 1, "linear", "gemm", "transformer_models.py:101", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 163840.0, 18944u, 10240u},
+};
+const inferno_model_profile kProfile = {
+  INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
+  11, kSteps, run_steps,
+  0, nullptr,  // variants
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const inferno_model* inferno_model_describe() {
   return &kModel;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_profile* inferno_model_describe_profile() {
+  return &kProfile;
 }

@@ -84,6 +84,18 @@ class _GenerateStats(ctypes.Structure):
                 ("decode_ms_p50", ctypes.c_double), ("decode_ms_p90", ctypes.c_double)]
 
 
+class _KernelCost(ctypes.Structure):
+    """inferno_kernel_cost (inferno/model_profile.h): one step of a model's run with its cost."""
+    _fields_ = [("node", ctypes.c_int32), ("launches", ctypes.c_int32), ("node_name", ctypes.c_char_p),
+                ("op", ctypes.c_char_p), ("location", ctypes.c_char_p), ("kernel", ctypes.c_char_p),
+                ("dtype", ctypes.c_int32), ("reserved", ctypes.c_int32), ("flops", ctypes.c_double),
+                ("bytes_read", ctypes.c_uint64), ("bytes_written", ctypes.c_uint64)]
+
+
+# inferno_profile_hook(user, step, phase, stream)
+_ProfileHook = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
+
+
 def _candidates():
     if _native is not None:  # the extension's library, so that both see the same handles
         yield _native.library_path()
@@ -151,6 +163,8 @@ def _bind(lib):
         "inferno_session_create": ([p, ctypes.POINTER(_SessionOptions), ctypes.POINTER(p)], c),
         "inferno_session_destroy": ([p], c),
         "inferno_session_run": ([p, p, ctypes.POINTER(_Tensor), i32, ctypes.POINTER(_Tensor), i32], c),
+        "inferno_model_profile_steps": ([p, i32, P(P(_KernelCost)), P(i32)], c),
+        "inferno_session_run_profiled": ([p, p, P(_Tensor), i32, P(_Tensor), i32, _ProfileHook, p, P(i32)], c),
     }
     for name, (argtypes, restype) in signatures.items():
         fn = getattr(lib, name)
@@ -301,6 +315,45 @@ class Model:
         _check(self._lib.inferno_session_run(self._session(), ctypes.c_void_p(stream), ins, len(inputs),
                                              outs, len(outputs)))
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def profile(self, *inputs):
+        """Runs the model once with a CUDA event before and after each kernel step (plain launches,
+        no CUDA graph; docs/profiling.md) after one untimed profiled run, and returns the steps slowest
+        first, each a dict: node, op, location, kernel, dtype, launches, flops, bytes (read + written)
+        and ms. The model must carry a profile table (compiled by an infernoc that writes one)."""
+        torch, keep = self._torch, []
+        outputs = [torch.empty(shape, dtype=dtype, device=self.device) for _, dtype, shape in self._outputs_for(inputs)]
+        ins = (_Tensor * max(len(inputs), 1))(*[self._tensor(t, keep) for t in inputs])
+        outs = (_Tensor * max(len(outputs), 1))(*[self._tensor(t, keep) for t in outputs])
+        stream = torch.cuda.current_stream(self.device)
+        most = 0
+        for variant in range(len(self.variants)):
+            steps, count = ctypes.POINTER(_KernelCost)(), ctypes.c_int32()
+            _check(self._lib.inferno_model_profile_steps(self._handle, variant, ctypes.byref(steps), ctypes.byref(count)))
+            most = max(most, count.value)
+        events = [torch.cuda.Event(enable_timing=True) for _ in range(2 * most)]
+
+        def record(_, step, phase, __):  # on this thread, as each step is enqueued on `stream`
+            if 0 <= step < most and phase in (0, 1):
+                events[2 * step + phase].record(stream)
+
+        hook, variant = _ProfileHook(record), ctypes.c_int32()
+        for _ in range(2):  # the first run warms up the plain launches' path
+            _check(self._lib.inferno_session_run_profiled(self._session(), ctypes.c_void_p(stream.cuda_stream), ins,
+                                                          len(inputs), outs, len(outputs), hook, None,
+                                                          ctypes.byref(variant)))
+            stream.synchronize()
+        steps, count = ctypes.POINTER(_KernelCost)(), ctypes.c_int32()
+        _check(self._lib.inferno_model_profile_steps(self._handle, variant.value, ctypes.byref(steps), ctypes.byref(count)))
+        rows = []
+        for k in range(count.value):
+            s = steps[k]
+            name = s.node_name.decode()
+            rows.append({"node": f"%{name}" if s.node >= 0 else f"({name})", "op": s.op.decode(),
+                         "location": s.location.decode(), "kernel": s.kernel.decode(), "dtype": _DTYPES[s.dtype],
+                         "launches": s.launches, "flops": s.flops, "bytes": s.bytes_read + s.bytes_written,
+                         "ms": events[2 * k].elapsed_time(events[2 * k + 1])})
+        return sorted(rows, key=lambda row: -row["ms"])
 
     def reset_state(self):
         """Re-initializes the calling thread's session state (an LLM's KV cache) on the current torch
