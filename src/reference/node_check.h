@@ -19,6 +19,7 @@ namespace inferno::reference {
 struct Tolerance {
   double rtol = 0;
   double atol = 0;
+  bool exact() const { return rtol == 0 && atol == 0; }
 };
 
 /// torch.testing's defaults for `dtype`: f32 1.3e-6 / 1e-5, f16 1e-3 / 1e-5, bf16 1.6e-2 / 1e-5,

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/parser.h"
 #include "support/catch.h"
 
 namespace inferno::test {
@@ -62,19 +63,11 @@ std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, 
   return out.str();
 }
 
-Tolerance default_tolerance(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kF32:
-      return {1.3e-6, 1e-5};
-    case ir::DType::kF16:
-      return {1e-3, 1e-5};
-    case ir::DType::kBF16:
-      return {1.6e-2, 1e-5};
-    case ir::DType::kF64:
-      return {1e-7, 1e-7};
-    default:
-      return {0, 0};
-  }
+ir::Graph parse(const std::string& text) {
+  auto graph = ir::parse_graph(text);
+  INFO((graph ? "" : graph.status().to_string()));
+  REQUIRE(graph.has_value());
+  return std::move(*graph);
 }
 
 }  // namespace inferno::test

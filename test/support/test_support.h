@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/tensor_type.h"
+#include "reference/node_check.h"
 
 namespace inferno::test {
 
@@ -18,12 +20,12 @@ std::string read_text_file(const std::string& path);
 /// A tensor of `type` with deterministic pseudo-random values in [-2, 2) (never all zeros).
 ir::Tensor random_tensor(const ir::TensorType& type, uint64_t seed);
 
-/// torch.testing.assert_close's default tolerances for `dtype`; 0 (exact) for integers and bool.
-struct Tolerance {
-  double rtol = 0, atol = 0;
-  bool exact() const { return rtol == 0 && atol == 0; }
-};
-Tolerance default_tolerance(ir::DType dtype);
+/// torch.testing.assert_close's default tolerances, as the node checker uses them.
+using reference::default_tolerance;
+using reference::Tolerance;
+
+/// Parses IR text; fails the current test if it does not parse.
+ir::Graph parse(const std::string& text);
 
 /// Max |a-b| <= atol + rtol*|b| elementwise (torch.testing.assert_close's rule); on failure the
 /// returned string says where and by how much, else it is empty.

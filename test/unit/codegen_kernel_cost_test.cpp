@@ -9,16 +9,12 @@
 #include "codegen_samples.h"
 #include "ir/parser.h"
 #include "support/catch.h"
+#include "support/test_support.h"
 
 namespace inferno {
 namespace {
 
-ir::Graph parse(const std::string& text) {
-  auto graph = ir::parse_graph(text);
-  INFO((graph ? "" : graph.status().to_string()));
-  REQUIRE(graph.has_value());
-  return std::move(*graph);
-}
+using test::parse;
 
 // The work of the graph's last node.
 codegen::NodeWork last_node_work(const std::string& text) {

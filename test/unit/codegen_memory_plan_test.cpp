@@ -7,18 +7,14 @@
 #include "codegen/memory_plan.h"
 #include "ir/parser.h"
 #include "support/catch.h"
+#include "support/test_support.h"
 
 namespace inferno {
 namespace {
 
-using codegen::StorageKind;
+using test::parse;
 
-ir::Graph parse(const std::string& text) {
-  auto graph = ir::parse_graph(text);
-  INFO((graph ? "" : graph.status().to_string()));
-  REQUIRE(graph.has_value());
-  return std::move(*graph);
-}
+using codegen::StorageKind;
 
 const codegen::Storage& storage(const ir::Graph& graph, const codegen::MemoryPlan& plan,
                                 const std::string& name) {

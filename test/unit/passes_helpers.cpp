@@ -12,13 +12,6 @@
 
 namespace inferno::test {
 
-ir::Graph parse(const std::string& text) {
-  auto graph = ir::parse_graph(text);
-  INFO((graph ? "" : graph.status().to_string()));
-  REQUIRE(graph.has_value());
-  return std::move(*graph);
-}
-
 void check_same_outputs(const ir::Graph& before, const ir::Graph& after,
                         const std::vector<ir::Tensor>& inputs, Tolerance tolerance) {
   auto want = reference::evaluate(before, inputs);

@@ -11,9 +11,6 @@
 
 namespace inferno::test {
 
-/// Parses IR text; fails the test if it does not parse.
-ir::Graph parse(const std::string& text);
-
 /// How closely a pass must reproduce the graph's outputs (Tolerance: support/test_support.h).
 /// Bit for bit (signed zeros and NaN payloads included).
 inline constexpr Tolerance kBitExact{};

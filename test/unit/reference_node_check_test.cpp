@@ -10,16 +10,12 @@
 #include "reference/interpreter.h"
 #include "reference/node_check.h"
 #include "support/catch.h"
+#include "support/test_support.h"
 
 namespace inferno {
 namespace {
 
-ir::Graph parse(const std::string& text) {
-  auto graph = ir::parse_graph(text);
-  INFO((graph ? "" : graph.status().to_string()));
-  REQUIRE(graph.has_value());
-  return std::move(*graph);
-}
+using test::parse;
 
 const char* const kGraph = R"(graph(%x: f32[2,3], %w: f32[3,4]) {
   %m: f32[2,4] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false} loc("model.py":10)
