@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "codegen/source_walk.h"
 #include "fuzz_target.h"
 #include "ir/builder.h"
 #include "passes/pipeline.h"
@@ -123,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!source) return 0;
   const std::string problem = inferno::test::source_hygiene_problem(*source);
   if (!problem.empty()) fail("model.cu breaks a hygiene rule", problem);
-  if (inferno::test::code_skeleton(*source) != inferno::test::code_skeleton(*reference)) {
+  if (inferno::codegen::code_skeleton(*source) != inferno::codegen::code_skeleton(*reference)) {
     fail("model strings changed the code of model.cu", *source);
   }
   return 0;

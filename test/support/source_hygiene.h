@@ -12,9 +12,4 @@ namespace inferno::test {
 /// string or character literal runs to the end of its line.
 std::string source_hygiene_problem(std::string_view source);
 
-/// `source` with its comments removed and the contents of its string and character literals
-/// blanked: what the compiler parses, less the text that may carry model strings. Two sources
-/// generated from graphs that differ only in names and source locations must give the same.
-std::string code_skeleton(std::string_view source);
-
 }  // namespace inferno::test

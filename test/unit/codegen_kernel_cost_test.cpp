@@ -183,6 +183,18 @@ TEST_CASE("launched_kernels names every launch of a node's statements", "[codege
         std::vector<std::string>{"attention<__half, 64>"});
 }
 
+TEST_CASE("launched_kernels reads no launch out of a name in a literal or comment", "[codegen]") {
+  // A model's value name reaches an alignment error's message, a comment and (sanitized) an
+  // identifier; the codegen fuzz target found a name holding "MODEL_CHECK_" taken for a launch.
+  using codegen::launched_kernels;
+  CHECK(launched_kernels("  if (misaligned(v_MODEL_CHECK_CUDA_, 16)) return "
+                         "bad_alignment(\"MODEL_CHECK_CUDA(\");\n"
+                         "  // %a<<<b>>> = MODEL_CHECK_LAUNCH(\n"
+                         "  k3_relu_f32_16<<<1, 16, 0, stream>>>(v_x); /* <<< */\n"
+                         "  MODEL_CHECK_LAUNCH(\"x<<<\\\"MODEL_CHECK_CUBLAS(run_gemm(\");\n") ==
+        std::vector<std::string>{"relu_f32_16"});
+}
+
 TEST_CASE("the profile plan has one step per launching node, named by its kernels", "[codegen]") {
   // A GEMM with a gelu epilogue kernel, views attention reads in place, attention, an
   // elementwise op, and an output that is a graph input's copy.
