@@ -214,6 +214,7 @@ std::vector<std::string> nvcc_command(const BuildOptions& options) {
                                    "-cudart",
                                    "static",
                                    "--threads=0",
+                                   "--split-compile=0",
                                    "-I.",
                                    "-Iinclude"};
   for (std::string& flag : gencode_flags(options.archs)) argv.push_back(std::move(flag));

@@ -64,7 +64,9 @@ inline constexpr const char* kLogFile = "nvcc.log";
 inline constexpr const char* kCommandFile = "command.txt";
 inline constexpr const char* kLibraryFile = "model.so";
 
-/// The nvcc argv, run in the build directory.
+/// The nvcc argv, run in the build directory. --threads=0 builds the archs in parallel and
+/// --split-compile=0 runs each arch's optimizations on parts of the code concurrently, both on
+/// every CPU: nvcc on model.cu is nearly all of a compile, otherwise on one thread.
 std::vector<std::string> nvcc_command(const BuildOptions& options);
 
 /// Writes the build directory `dir` (created if needed): model.cu, weights.bin (unless

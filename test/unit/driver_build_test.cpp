@@ -203,6 +203,7 @@ TEST_CASE("the nvcc command uses relative names and the gencode flags") {
                                              "-cudart",
                                              "static",
                                              "--threads=0",
+                                             "--split-compile=0",
                                              "-I.",
                                              "-Iinclude",
                                              "-gencode=arch=compute_80,code=sm_80",
