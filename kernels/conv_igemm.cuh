@@ -24,6 +24,7 @@
 // Chunks are 16-byte vector loads where they can be: an A chunk is 16 bytes of consecutive
 // channels of one pixel (NHWC with C a multiple of the vector), a W chunk 16 bytes of one row (K a
 // multiple of it); otherwise each element is gathered alone (NCHW, and the RGB stem's C = 3).
+// Which of these variants a call runs is its plan (conv_igemm_plan.h), which codegen names.
 // Out-of-range rows, columns and k, and padding, load zeros, so any shape is correct. The gate
 // multiplies each loaded input value in registers before it is stored to shared memory.
 //
@@ -35,6 +36,7 @@
 
 #include "common.cuh"
 #include "conv.cuh"
+#include "conv_igemm_plan.h"
 #include "conv_igemm_tiles.cuh"
 
 namespace inferno::kernels {
@@ -306,17 +308,41 @@ inline cudaError_t launch_igemm(const T* x, const T* w, T* out, const Conv2dEpil
   return cudaLaunchKernelEx(&config, kernel, x, w, out, e, g, activation);
 }
 
-/// The chunk-load variant for this shape and these pointers, in layout kNhwc.
-template <typename T, typename Act, bool kNhwc>
-inline cudaError_t launch_igemm_layout(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
-                                       const IgemmGeom& g, cudaStream_t stream, Act activation) {
-  constexpr int V = kPack16<T>;
-  const bool vec_w = g.k % V == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0;
-  const bool vec_a = kNhwc && g.c % V == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  if (vec_a && vec_w)
-    return launch_igemm<T, Act, kNhwc, kNhwc, true>(x, w, out, e, g, stream, activation);
-  if (vec_w) return launch_igemm<T, Act, kNhwc, false, true>(x, w, out, e, g, stream, activation);
+/// Plan kPlan's kernel, or the scalar-load kernel of its layout when the pointers cannot take
+/// its vectors (never for the arena's and the weights' 256-byte aligned buffers; a caller's
+/// buffer or a view may be): two kernels per plan at most, one for a scalar plan.
+template <typename T, typename Act, IgemmPlan kPlan>
+inline cudaError_t launch_igemm_planned(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                        const IgemmGeom& g, cudaStream_t stream, Act activation) {
+  constexpr bool kNhwc = igemm_plan_nhwc(kPlan);
+  constexpr bool kVecA = igemm_plan_vec_a(kPlan), kVecW = igemm_plan_vec_w(kPlan);
+  const bool aligned = (!kVecA || reinterpret_cast<uintptr_t>(x) % 16 == 0) &&
+                       (!kVecW || reinterpret_cast<uintptr_t>(w) % 16 == 0);
+  if (aligned)
+    return launch_igemm<T, Act, kNhwc, kVecA, kVecW>(x, w, out, e, g, stream, activation);
   return launch_igemm<T, Act, kNhwc, false, false>(x, w, out, e, g, stream, activation);
+}
+
+/// The plan the shape selects, chosen at run time: every variant is instantiated.
+template <typename T, typename Act>
+inline cudaError_t launch_igemm_any(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                    const IgemmGeom& g, bool nhwc, cudaStream_t stream,
+                                    Act activation) {
+  switch (igemm_plan(nhwc, g.c, g.k, sizeof(T))) {
+    case IgemmPlan::kNchwVecW:
+      return launch_igemm_planned<T, Act, IgemmPlan::kNchwVecW>(x, w, out, e, g, stream,
+                                                                activation);
+    case IgemmPlan::kNhwc:
+      return launch_igemm_planned<T, Act, IgemmPlan::kNhwc>(x, w, out, e, g, stream, activation);
+    case IgemmPlan::kNhwcVecW:
+      return launch_igemm_planned<T, Act, IgemmPlan::kNhwcVecW>(x, w, out, e, g, stream,
+                                                                activation);
+    case IgemmPlan::kNhwcVecAW:
+      return launch_igemm_planned<T, Act, IgemmPlan::kNhwcVecAW>(x, w, out, e, g, stream,
+                                                                 activation);
+    default:
+      return launch_igemm_planned<T, Act, IgemmPlan::kNchw>(x, w, out, e, g, stream, activation);
+  }
 }
 
 }  // namespace detail
@@ -337,8 +363,10 @@ inline bool conv_igemm_fits(const Conv2dShape& s) {
 }
 
 /// conv2d (groups 1) as conv.cuh's conv2d computes it (same arguments, either layout): f16 and
-/// bf16 on tensor cores, f32 and f64 on FMAs. cudaErrorInvalidValue where conv_igemm_fits is false.
-template <typename T, typename Act = ConvNoActivation>
+/// bf16 on tensor cores, f32 and f64 on FMAs. cudaErrorInvalidValue where conv_igemm_fits is false,
+/// or where kPlan is not the plan of the shape (conv_igemm_plan.h: codegen names it, so that
+/// model.cu instantiates only that kernel; kAny decides at run time).
+template <typename T, IgemmPlan kPlan = IgemmPlan::kAny, typename Act = ConvNoActivation>
 inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue, T* out,
                                 const Conv2dShape& s, cudaStream_t stream, Act activation = {}) {
   static_assert(is_float_type_v<T>, "conv2d_igemm: a floating-point element type");
@@ -360,10 +388,14 @@ inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>
                                static_cast<int>(s.dilation_w),
                                static_cast<int>(s.c * s.kh * s.kw),
                                s.n * s.oh * s.ow};
-  const cudaError_t launched =
-      s.nhwc
-          ? detail::launch_igemm_layout<T, Act, true>(in, w, out, epilogue, g, stream, activation)
-          : detail::launch_igemm_layout<T, Act, false>(in, w, out, epilogue, g, stream, activation);
+  cudaError_t launched;
+  if constexpr (kPlan == IgemmPlan::kAny) {
+    launched = detail::launch_igemm_any(in, w, out, epilogue, g, s.nhwc, stream, activation);
+  } else {
+    if (igemm_plan(s.nhwc, g.c, g.k, sizeof(T)) != kPlan) return cudaErrorInvalidValue;
+    launched =
+        detail::launch_igemm_planned<T, Act, kPlan>(in, w, out, epilogue, g, stream, activation);
+  }
   return launched != cudaSuccess ? launched : cudaGetLastError();
 }
 

@@ -2,9 +2,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "codegen/conv_kernel_choice.h"
 #include "codegen/elementwise_table.h"
+#include "kernels/conv_igemm_plan.h"
 #include "support/check.h"
 
 namespace inferno::codegen {
@@ -107,15 +109,26 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
        w.shape[w_dim], out.shape[h_dim], out.shape[w_dim], stride[0], stride[1], padding[0],
        padding[1], dilation[0], dilation[1], node.attrs.get_int("groups")});
   ctx.out.headers.insert(kernel.header);
-  run.line("MODEL_CHECK_CUDA(inferno::kernels::" + std::string(kernel.launcher) + "<" + type +
-           ">(" +
-           named_args({{"in", ctx.pointer(node.inputs[0])},
-                       {"w", ctx.pointer(node.inputs[1])},
-                       {"epilogue", "epilogue"},
-                       {"out", ctx.pointer(node.outputs[0])},
-                       {"shape", "shape"}}) +
-           ", stream" + (activation.empty() ? "" : ", " + activation + "{}") + "), " +
-           ctx.label(node) + ");");
+  // The implicit GEMM's plan (kernels/conv_igemm_plan.h), so that model.cu instantiates only the
+  // kernel variant this shape runs rather than all five.
+  std::string plan;
+  if (std::string_view(kernel.launcher) == "conv2d_igemm") {
+    plan = ", inferno::kernels::IgemmPlan::" +
+           std::string(kernels::igemm_plan_name(kernels::igemm_plan(
+               nhwc, x.shape[c_dim], x.shape[c_dim] * w.shape[h_dim] * w.shape[w_dim],
+               ir::dtype_size(x.dtype))));
+  }
+  // A call whose template arguments hold a comma is parenthesized: the macro would split it.
+  const std::string call = "inferno::kernels::" + std::string(kernel.launcher) + "<" + type + plan +
+                           ">(" +
+                           named_args({{"in", ctx.pointer(node.inputs[0])},
+                                       {"w", ctx.pointer(node.inputs[1])},
+                                       {"epilogue", "epilogue"},
+                                       {"out", ctx.pointer(node.outputs[0])},
+                                       {"shape", "shape"}}) +
+                           ", stream" + (activation.empty() ? "" : ", " + activation + "{}") + ")";
+  run.line("MODEL_CHECK_CUDA(" + (plan.empty() ? call : "(" + call + ")") + ", " + ctx.label(node) +
+           ");");
   run.close();
   return Status::ok();
 }

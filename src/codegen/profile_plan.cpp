@@ -47,6 +47,21 @@ std::string generated_kernel(std::string_view line) {
   return std::string(name);
 }
 
+// "conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>" -> "conv2d_igemm<float,
+// kNhwcVecAW>": every qualified name reduced to its last component.
+std::string unqualified(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "::") == 0) {
+      while (!out.empty() && is_identifier_char(out.back())) out.pop_back();
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 // "inferno::kernels::attention<float, 32>(..." -> "attention<float, 32>": a hand-written
 // kernel's launcher with its template arguments (which say the dtype and the tile).
 std::string library_kernel(std::string_view line) {
@@ -64,7 +79,7 @@ std::string library_kernel(std::string_view line) {
       }
     }
   }
-  return std::string(line.substr(begin, i - begin));
+  return unqualified(line.substr(begin, i - begin));
 }
 
 std::string_view trim(std::string_view line) {

@@ -202,6 +202,12 @@ void check_refusals() {
   expect(inferno::kernels::conv2d_igemm<float>(nullptr, nullptr, e, nullptr, grouped, g_stream) ==
              cudaErrorInvalidValue,
          "igemm refuses groups > 1");
+  // A plan that is not the shape's (a codegen bug) is refused, never run with the wrong loads.
+  Conv2dShape nchw = shape_of(kGemmCases[0]);
+  nchw.nhwc = false;
+  expect(inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>(
+             nullptr, nullptr, e, nullptr, nchw, g_stream) == cudaErrorInvalidValue,
+         "igemm refuses a plan of the other layout");
   expect(inferno::kernels::conv2d_depthwise<float>(nullptr, nullptr, e, nullptr, grouped,
                                                    g_stream) == cudaErrorInvalidValue,
          "depthwise refuses groups != C");

@@ -1,7 +1,9 @@
-// choose_conv_kernel: which kernel each conv2d shape gets (codegen/conv_kernel_choice.h).
+// choose_conv_kernel: which kernel each conv2d shape gets (codegen/conv_kernel_choice.h), and
+// igemm_plan: which variant of the implicit GEMM (kernels/conv_igemm_plan.h).
 #include <string>
 
 #include "codegen/conv_kernel_choice.h"
+#include "kernels/conv_igemm_plan.h"
 #include "support/catch.h"
 
 namespace inferno::codegen {
@@ -37,6 +39,32 @@ TEST_CASE("conv2d kernel choice: shapes beyond 32-bit indexing stay on the direc
   ConvSizes dw_wide = conv3x3(1, 8, 8, 8, 8);
   dw_wide.h = dw_wide.oh = int64_t{1} << 31;
   CHECK(launcher(dw_wide) == "conv2d");
+}
+
+TEST_CASE("igemm_plan: vector loads where C and K are multiples of 16 bytes' elements") {
+  using kernels::igemm_plan;
+  using kernels::IgemmPlan;
+  // f32 (4 per vector): the RGB stem's C = 3, K = 147 loads element by element in either layout.
+  CHECK(igemm_plan(false, 3, 3 * 7 * 7, 4) == IgemmPlan::kNchw);
+  CHECK(igemm_plan(true, 3, 3 * 7 * 7, 4) == IgemmPlan::kNhwc);
+  // NCHW gathers A across pixels: only W's rows are vectors.
+  CHECK(igemm_plan(false, 64, 64 * 9, 4) == IgemmPlan::kNchwVecW);
+  CHECK(igemm_plan(true, 64, 64 * 9, 4) == IgemmPlan::kNhwcVecAW);
+  // C = 6: K = 24 is a multiple of 4, C is not.
+  CHECK(igemm_plan(true, 6, 6 * 2 * 2, 4) == IgemmPlan::kNhwcVecW);
+  // f16 (8 per vector) and f64 (2).
+  CHECK(igemm_plan(true, 8, 8 * 9, 2) == IgemmPlan::kNhwcVecAW);
+  CHECK(igemm_plan(true, 4, 4 * 9, 2) == IgemmPlan::kNhwc);
+  CHECK(igemm_plan(true, 2, 2 * 9, 8) == IgemmPlan::kNhwcVecAW);
+  CHECK(igemm_plan(false, 3, 3 * 9, 8) == IgemmPlan::kNchw);
+  // The plan's layout and loads, as the launcher instantiates them.
+  CHECK(kernels::igemm_plan_nhwc(IgemmPlan::kNhwcVecW));
+  CHECK_FALSE(kernels::igemm_plan_nhwc(IgemmPlan::kNchwVecW));
+  CHECK(kernels::igemm_plan_vec_a(IgemmPlan::kNhwcVecAW));
+  CHECK_FALSE(kernels::igemm_plan_vec_a(IgemmPlan::kNhwcVecW));
+  CHECK(kernels::igemm_plan_vec_w(IgemmPlan::kNchwVecW));
+  CHECK_FALSE(kernels::igemm_plan_vec_w(IgemmPlan::kNhwc));
+  CHECK(std::string(kernels::igemm_plan_name(IgemmPlan::kNhwcVecAW)) == "kNhwcVecAW");
 }
 
 }  // namespace

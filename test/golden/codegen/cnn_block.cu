@@ -89,7 +89,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 3, /* h */ 32, /* w */ 32, /* o */ 8, /* kh */ 7, /* kw */ 7, /* oh */ 16, /* ow */ 16, /* stride_h */ 2, /* stride_w */ 2, /* pad_top */ 3, /* pad_left */ 3, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ false};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_bias_bn, /* residual */ nullptr, /* gate */ nullptr};
-    MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_x, /* w */ v_stem_weight_bn, /* epilogue */ epilogue, /* out */ v_relu, /* shape */ shape, stream, conv_activation_relu_float{}), "%relu");
+    MODEL_CHECK_CUDA((inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNchw>(/* in */ v_x, /* w */ v_stem_weight_bn, /* epilogue */ epilogue, /* out */ v_relu, /* shape */ shape, stream, conv_activation_relu_float{})), "%relu");
   }
   MODEL_PROFILE_STEP(0, 1);
 
@@ -112,7 +112,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 8, /* h */ 8, /* w */ 8, /* o */ 16, /* kh */ 3, /* kw */ 3, /* oh */ 4, /* ow */ 4, /* stride_h */ 2, /* stride_w */ 2, /* pad_top */ 1, /* pad_left */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ true};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_1_bias_bn, /* residual */ nullptr, /* gate */ nullptr};
-    MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_max_pool2d_nhwc, /* w */ v_conv1_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_relu_1_nhwc, /* shape */ shape, stream, conv_activation_relu_float{}), "%relu_1_nhwc");
+    MODEL_CHECK_CUDA((inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>(/* in */ v_max_pool2d_nhwc, /* w */ v_conv1_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_relu_1_nhwc, /* shape */ shape, stream, conv_activation_relu_float{})), "%relu_1_nhwc");
   }
   MODEL_PROFILE_STEP(3, 1);
 
@@ -121,7 +121,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 8, /* h */ 8, /* w */ 8, /* o */ 16, /* kh */ 1, /* kw */ 1, /* oh */ 4, /* ow */ 4, /* stride_h */ 2, /* stride_w */ 2, /* pad_top */ 0, /* pad_left */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ true};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_3_bias_bn, /* residual */ nullptr, /* gate */ nullptr};
-    MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_max_pool2d_nhwc, /* w */ v_down_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_batch_norm_3_nhwc, /* shape */ shape, stream), "%batch_norm_3_nhwc");
+    MODEL_CHECK_CUDA((inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>(/* in */ v_max_pool2d_nhwc, /* w */ v_down_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_batch_norm_3_nhwc, /* shape */ shape, stream)), "%batch_norm_3_nhwc");
   }
   MODEL_PROFILE_STEP(4, 1);
 
@@ -130,7 +130,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   {
     const inferno::kernels::Conv2dShape shape = {/* n */ 2, /* c */ 16, /* h */ 4, /* w */ 4, /* o */ 16, /* kh */ 3, /* kw */ 3, /* oh */ 4, /* ow */ 4, /* stride_h */ 1, /* stride_w */ 1, /* pad_top */ 1, /* pad_left */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* groups */ 1, /* nhwc */ true};
     const inferno::kernels::Conv2dEpilogue<float> epilogue = {/* bias */ v_conv2d_2_bias_bn, /* residual */ v_batch_norm_3_nhwc, /* gate */ nullptr};
-    MODEL_CHECK_CUDA(inferno::kernels::conv2d_igemm<float>(/* in */ v_relu_1_nhwc, /* w */ v_conv2_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_relu_2_nhwc, /* shape */ shape, stream, conv_activation_relu_float{}), "%relu_2_nhwc");
+    MODEL_CHECK_CUDA((inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>(/* in */ v_relu_1_nhwc, /* w */ v_conv2_weight_bn_nhwc, /* epilogue */ epilogue, /* out */ v_relu_2_nhwc, /* shape */ shape, stream, conv_activation_relu_float{})), "%relu_2_nhwc");
   }
   MODEL_PROFILE_STEP(5, 1);
 
@@ -185,12 +185,12 @@ const inferno_model kModel = {
 // What each step of run_steps() computes, where the model's source made it, and its
 // cost (infernoc's formulas: codegen/kernel_cost.h).
 const inferno_kernel_cost kSteps[] = {
-  {0, 1, "relu", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 1212416.0, 29312u, 16384u},
+  {0, 1, "relu", "conv2d", "conv.py:553", "conv2d_igemm<float, kNchw> (FMA tiles)", INFERNO_DTYPE_F32, 0, 1212416.0, 29312u, 16384u},
   {1, 1, "max_pool2d", "max_pool2d", "cnn_fixture_models.py:48", "pool2d<float>", INFERNO_DTYPE_F32, 0, 9216.0, 16384u, 4096u},
   {2, 1, "max_pool2d_nhwc", "permute", "conv.py:553", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 4096u, 4096u},
-  {3, 1, "relu_1_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 74752.0, 8768u, 2048u},
-  {4, 1, "batch_norm_3_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 8704.0, 4672u, 2048u},
-  {5, 1, "relu_2_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float> (FMA tiles)", INFERNO_DTYPE_F32, 0, 148992.0, 13376u, 2048u},
+  {3, 1, "relu_1_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float, kNhwcVecAW> (FMA tiles)", INFERNO_DTYPE_F32, 0, 74752.0, 8768u, 2048u},
+  {4, 1, "batch_norm_3_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float, kNhwcVecAW> (FMA tiles)", INFERNO_DTYPE_F32, 0, 8704.0, 4672u, 2048u},
+  {5, 1, "relu_2_nhwc", "conv2d", "conv.py:553", "conv2d_igemm<float, kNhwcVecAW> (FMA tiles)", INFERNO_DTYPE_F32, 0, 148992.0, 13376u, 2048u},
   {6, 1, "adaptive_avg_pool2d_nhwc", "mean", "cnn_fixture_models.py:52", "reduce_sum<float>", INFERNO_DTYPE_F32, 0, 512.0, 2048u, 128u},
   {8, 1, "linear_1", "gemm", "linear.py:134", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 660.0, 808u, 80u},
 };

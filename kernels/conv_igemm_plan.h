@@ -1,0 +1,69 @@
+// kernels/conv_igemm_plan.h: which of conv2d_igemm's kernel variants a convolution's layout and
+// shape select, for host and device. The kernel is instantiated per layout (NCHW or NHWC) and per
+// chunk load (16-byte vectors or one element at a time, for the input A and the weights W), so a
+// launcher that decides at run time carries five kernels per dtype and activation, most of which
+// a model never runs, and each costs about a second of nvcc. Codegen knows the layout and the
+// shape, so it names the plan and model.cu instantiates only that variant and the scalar one
+// (kept for pointers that turn out misaligned). Plain C++17 with no CUDA headers: codegen
+// (src/codegen/emit_conv.cpp) and the launcher (conv_igemm.cuh) read the same rule.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/host_device.h"
+
+namespace inferno::kernels {
+
+/// kAny: the launcher decides everything at run time (tests, benchmarks, any caller without a
+/// plan). The others: a layout and the widest chunk loads the shape allows: the weights' rows by
+/// vectors when K (C * KH * KW) is a multiple of the vector, the input's too when it is NHWC and C
+/// is a multiple of it (in NCHW a chunk of A gathers across pixels).
+enum class IgemmPlan : int {
+  kAny = 0,
+  kNchw,
+  kNchwVecW,
+  kNhwc,
+  kNhwcVecW,
+  kNhwcVecAW,
+};
+
+/// The plan for a groups-1 conv2d of `c` input channels and `k` = C * KH * KW in layout `nhwc`,
+/// with elements of `element_bytes` (a vector is 16 bytes).
+INFERNO_HD constexpr IgemmPlan igemm_plan(bool nhwc, int64_t c, int64_t k, int64_t element_bytes) {
+  const int64_t vector = 16 / element_bytes;
+  const bool vec_w = k % vector == 0;
+  const bool vec_a = nhwc && c % vector == 0;
+  if (!nhwc) return vec_w ? IgemmPlan::kNchwVecW : IgemmPlan::kNchw;
+  if (vec_a && vec_w) return IgemmPlan::kNhwcVecAW;
+  return vec_w ? IgemmPlan::kNhwcVecW : IgemmPlan::kNhwc;
+}
+
+INFERNO_HD constexpr bool igemm_plan_nhwc(IgemmPlan plan) {
+  return plan == IgemmPlan::kNhwc || plan == IgemmPlan::kNhwcVecW || plan == IgemmPlan::kNhwcVecAW;
+}
+INFERNO_HD constexpr bool igemm_plan_vec_a(IgemmPlan plan) { return plan == IgemmPlan::kNhwcVecAW; }
+INFERNO_HD constexpr bool igemm_plan_vec_w(IgemmPlan plan) {
+  return plan == IgemmPlan::kNchwVecW || plan == IgemmPlan::kNhwcVecW ||
+         plan == IgemmPlan::kNhwcVecAW;
+}
+
+/// The plan's name as codegen writes it into model.cu ("kNhwcVecAW").
+constexpr const char* igemm_plan_name(IgemmPlan plan) {
+  switch (plan) {
+    case IgemmPlan::kAny:
+      return "kAny";
+    case IgemmPlan::kNchw:
+      return "kNchw";
+    case IgemmPlan::kNchwVecW:
+      return "kNchwVecW";
+    case IgemmPlan::kNhwc:
+      return "kNhwc";
+    case IgemmPlan::kNhwcVecW:
+      return "kNhwcVecW";
+    case IgemmPlan::kNhwcVecAW:
+      return "kNhwcVecAW";
+  }
+  return "kAny";
+}
+
+}  // namespace inferno::kernels
