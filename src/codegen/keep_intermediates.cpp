@@ -24,7 +24,8 @@ std::vector<int32_t> keep_intermediates(ir::Graph& graph) {
   for (int32_t n = 0; n < static_cast<int32_t>(graph.nodes().size()); ++n) {
     if (views.aliases_input(n)) continue;
     for (const ir::ValueId v : graph.nodes()[static_cast<size_t>(n)].outputs) {
-      if (listed[static_cast<size_t>(v)]) continue;
+      // A value without elements: nothing to compare, and no buffer to hand the runtime.
+      if (listed[static_cast<size_t>(v)] || graph.type(v).numel() == 0) continue;
       listed[static_cast<size_t>(v)] = true;
       outputs.push_back(v);
       node_of_output.push_back(n);

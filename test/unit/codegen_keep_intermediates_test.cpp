@@ -101,6 +101,15 @@ TEST_CASE("keep_intermediates leaves views out and changes nothing without nodes
     const std::string cu = generate_cu(graph);
     CHECK_FALSE(has(cu, "written in this layout by the producer of %a"));
   }
+  SECTION("a value without elements is not kept") {
+    ir::Graph graph = parse(R"(graph(%x: f32[0,4]) {
+  %e: f32[0,4] = relu(%x)
+  %n: f32[0,4] = neg(%e)
+  return %n
+})");
+    CHECK(codegen::keep_intermediates(graph) == std::vector<int32_t>{1});
+    CHECK(output_names(graph) == std::vector<std::string>{"n"});
+  }
   SECTION("a graph without nodes: its output is its input, no kernel writes it") {
     ir::Graph graph = parse("graph(%x: f32[4]) {\n  return %x, %x\n}");
     CHECK(codegen::keep_intermediates(graph) == std::vector<int32_t>{-1, -1});
