@@ -189,6 +189,16 @@ TEST_CASE("infernoc verify checks its command line and needs nvcc and a GPU", "[
     CHECK(run.exit_code == 0);
     CHECK(contains(run.out, "verify: all "));
   }
+
+  // With mlp2's first GEMM (%relu, its fused bias and ReLU) deliberately corrupted: the library
+  // still builds (exit 4 comes after nvcc), and on a GPU verify names that node.
+  auto corrupted = verify({model, "--data", data, "--corrupt-node", "relu"});
+  INFO(corrupted.err);
+  if (corrupted.exit_code != 4) {
+    CHECK(corrupted.exit_code == 6);
+    CHECK(contains(corrupted.err, "infernoc: error: verify: %relu (gemm)"));
+  }
+  CHECK_FALSE(contains(corrupted.err, "--corrupt-node"));  // the name was found
 }
 
 }  // namespace inferno
