@@ -10,10 +10,12 @@
 #include <map>
 #include <optional>
 
+#include "cli/compile_steps.h"
 #include "cli/graph_dump.h"
 #include "cli/stage_times.h"
 #include "cli/tensor_io.h"
 #include "cli/variants.h"
+#include "cli/verify.h"
 #include "codegen/codegen.h"
 #include "codegen/profile_plan.h"
 #include "driver/arch.h"
@@ -46,7 +48,44 @@ std::string describe(const ir::Graph& graph) {
          std::to_string(constant_bytes) + " bytes)";
 }
 
-/// Input specs from --input, or else from the shapes and dtypes of the --data files.
+Status emit_text(const CliOptions& options, const std::string& text) {
+  if (options.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return std::fflush(stdout) == 0 ? Status::ok() : io_error("cannot write to stdout");
+  }
+  INFERNO_RETURN_IF_ERROR(write_file_atomic(options.output, text));
+  spdlog::info("wrote {}", options.output);
+  return Status::ok();
+}
+
+Status run_reference(const ir::Graph& graph, const CliOptions& options,
+                     const std::vector<ir::Tensor>& data) {
+  INFERNO_ASSIGN_OR_RETURN(const std::vector<ir::Tensor> feed, model_inputs(graph, options, data));
+  // A stateful model runs once from its initial state; its state updates are not written.
+  std::vector<ir::Tensor> with_state = feed;
+  for (ir::Tensor& state : reference::initial_states(graph)) with_state.push_back(std::move(state));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, with_state));
+  outputs.resize(graph.num_user_outputs());
+  std::error_code ec;
+  std::filesystem::create_directories(options.save_outputs_dir, ec);
+  if (ec) return io_error("cannot create '" + options.save_outputs_dir + "': " + ec.message());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string path =
+        (std::filesystem::path(options.save_outputs_dir) / ("out" + std::to_string(i) + ".npy"))
+            .string();
+    INFERNO_RETURN_IF_ERROR(write_tensor(path, outputs[i]));
+    spdlog::info("wrote {} ({})", path, outputs[i].type.to_string());
+  }
+  return Status::ok();
+}
+
+/// The default .so: the model's file name with .so for its extension, in the current directory.
+std::string default_output(const std::string& model) {
+  return std::filesystem::path(model).filename().replace_extension(".so").string();
+}
+
+}  // namespace
+
 Expected<frontend::LoadOptions> load_options(const CliOptions& options,
                                              std::vector<ir::Tensor>& data) {
   frontend::LoadOptions load;
@@ -84,24 +123,13 @@ Status optimize(ir::Graph& graph, const CliOptions& options, const target::Targe
   return passes::run_default_pipeline(graph, pipeline);
 }
 
-Status emit_text(const CliOptions& options, const std::string& text) {
-  if (options.output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return std::fflush(stdout) == 0 ? Status::ok() : io_error("cannot write to stdout");
-  }
-  INFERNO_RETURN_IF_ERROR(write_file_atomic(options.output, text));
-  spdlog::info("wrote {}", options.output);
-  return Status::ok();
-}
-
-Status run_reference(const ir::Graph& graph, const CliOptions& options,
-                     const std::vector<ir::Tensor>& data) {
+Expected<std::vector<ir::Tensor>> model_inputs(const ir::Graph& graph, const CliOptions& options,
+                                               const std::vector<ir::Tensor>& data) {
   if (data.size() != graph.num_user_inputs()) {
     return invalid_input("the model has " + std::to_string(graph.num_user_inputs()) +
                          " inputs but " + std::to_string(data.size()) + " --data files were given");
   }
-  std::vector<ir::Tensor> converted_inputs;
-  const std::vector<ir::Tensor>* feed = &data;
+  std::vector<ir::Tensor> inputs = data;
   for (size_t i = 0; i < data.size(); ++i) {
     const ir::TensorType& expected = graph.type(graph.inputs()[i]);
     // A floating-point file for a floating-point input of another dtype is converted, as a caller
@@ -111,13 +139,9 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options,
                          ir::is_floating(data[i].type.dtype) && ir::is_floating(expected.dtype) &&
                          data[i].type.shape == expected.shape;
     if (convert) {
-      if (feed == &data) {
-        converted_inputs = data;
-        feed = &converted_inputs;
-      }
       ir::Tensor converted = ir::Tensor::zeros(expected);
       for (int64_t k = 0; k < data[i].numel(); ++k) converted.set(k, data[i].get(k));
-      converted_inputs[i] = std::move(converted);
+      inputs[i] = std::move(converted);
       continue;
     }
     if (data[i].type != expected) {
@@ -126,38 +150,10 @@ Status run_reference(const ir::Graph& graph, const CliOptions& options,
                            expected.to_string());
     }
   }
-  // A stateful model runs once from its initial state; its state updates are not written.
-  std::vector<ir::Tensor> with_state = *feed;
-  for (ir::Tensor& state : reference::initial_states(graph)) with_state.push_back(std::move(state));
-  INFERNO_ASSIGN_OR_RETURN(std::vector<ir::Tensor> outputs, reference::evaluate(graph, with_state));
-  outputs.resize(graph.num_user_outputs());
-  std::error_code ec;
-  std::filesystem::create_directories(options.save_outputs_dir, ec);
-  if (ec) return io_error("cannot create '" + options.save_outputs_dir + "': " + ec.message());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string path =
-        (std::filesystem::path(options.save_outputs_dir) / ("out" + std::to_string(i) + ".npy"))
-            .string();
-    INFERNO_RETURN_IF_ERROR(write_tensor(path, outputs[i]));
-    spdlog::info("wrote {} ({})", path, outputs[i].type.to_string());
-  }
-  return Status::ok();
+  return inputs;
 }
 
 // ---- the CUDA backend: --emit so and --emit cu ----------------------------------------------
-
-/// What the backend will do, settled (and the toolchain checked) before the model is loaded.
-struct BackendPlan {
-  target::Target target;       ///< the archs and precision codegen compiles for
-  driver::BuildOptions build;  ///< toolchain, archs, output, weights path, build dir
-  bool have_toolchain = false;
-  std::string weights_file_name;  ///< --weights external: the file name model.so looks for
-};
-
-/// The default .so: the model's file name with .so for its extension, in the current directory.
-std::string default_output(const std::string& model) {
-  return std::filesystem::path(model).filename().replace_extension(".so").string();
-}
 
 Expected<BackendPlan> plan_backend(const CliOptions& options) {
   namespace fs = std::filesystem;
@@ -232,6 +228,7 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   codegen::CodegenOptions codegen_options;
   codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
+  codegen_options.corrupt_node = options.corrupt_node;  // verify's testing flag; else empty
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
   INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
                            times.time(Stage::kCodegen, [&]() -> Expected<codegen::GeneratedModel> {
@@ -262,9 +259,8 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   return Status::ok();
 }
 
-}  // namespace
-
 Status run_command(const CliOptions& options) {
+  if (options.command == Command::kVerify) return run_verify(options);
   StageTimes times;
   const LogStageTimesAtExit log_times(times);
   // The toolchain is checked before the model is loaded: a missing nvcc fails at once.

@@ -11,11 +11,16 @@
 
 namespace inferno::cli {
 
+/// `infernoc MODEL ...` compiles (or emits, or runs the reference); `infernoc verify MODEL ...`
+/// compiles with every intermediate kept, runs once on the GPU and checks each kernel
+/// (cli/verify.h).
+enum class Command { kCompile, kVerify };
 enum class Emit { kSharedObject, kCuda, kIr, kDot, kPlan, kProfilePlan };
 enum class WeightsMode { kEmbedded, kExternal };
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 
 struct CliOptions {
+  Command command = Command::kCompile;
   std::string model;
   std::vector<std::string> input_specs;  ///< --input NAME:DIMS:DTYPE, in graph input order
   /// --specialize SYMBOL=V1,V2,...: one variant of the library per value of a dynamic dim.
@@ -40,6 +45,9 @@ struct CliOptions {
   std::string dump_graph_dir;  ///< --dump-graph: before.dot/after.dot (+ .png) here
   Verbosity verbosity = Verbosity::kNormal;
   CacheFlags cache;  ///< --cache-dir, --no-cache (cache_options.h)
+  /// verify --corrupt-node NAME (testing verify itself): codegen corrupts this node's output
+  /// (codegen::CodegenOptions::corrupt_node).
+  std::string corrupt_node;
 };
 
 /// The result of parsing argv: options to run, or an exit code to return at once (after --help

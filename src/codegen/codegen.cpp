@@ -6,6 +6,7 @@
 #include "codegen/emit_attention.h"
 #include "codegen/emit_context.h"
 #include "codegen/emit_conv.h"
+#include "codegen/emit_corruption.h"
 #include "codegen/emit_cumsum.h"
 #include "codegen/emit_extrema.h"
 #include "codegen/emit_fused.h"
@@ -200,11 +201,16 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   ModelSections& sections = code.sections;
   EmitContext ctx(graph, plan, views, weights, options, sections);
   ctx.num_variants = num_variants;
+  int32_t corrupted = -1;
+  if (!options.corrupt_node.empty()) {
+    INFERNO_ASSIGN_OR_RETURN(corrupted, find_corrupted_node(graph, views, options.corrupt_node));
+  }
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
     const size_t begin = sections.run.text().size();
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
     add_step(code, graph, i, begin, options);
+    if (i == corrupted) emit_corruption(ctx, i);
   }
   if (!plan.output_copies.empty()) sections.run.line("");
   const size_t copies_begin = sections.run.text().size();
@@ -245,10 +251,13 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   const auto num_variants = static_cast<int32_t>(graphs.size() - 1);
   std::vector<VariantCode> variants;
   ModelSections all;  // what the file includes: every variant's headers and GEMMs
+  CodegenOptions variant_options = options;  // --corrupt-node: the model's own graph only
+  variant_options.corrupt_node.clear();
   for (size_t k = 0; k < graphs.size(); ++k) {
     INFERNO_ASSIGN_OR_RETURN(
         variants.emplace_back(),
-        generate_variant(*graphs[k], weights[k], options, k == 0 ? num_variants : 0));
+        generate_variant(*graphs[k], weights[k], k == 0 ? options : variant_options,
+                         k == 0 ? num_variants : 0));
     all.num_gemms += variants.back().sections.num_gemms;
     all.headers.insert(variants.back().sections.headers.begin(),
                        variants.back().sections.headers.end());

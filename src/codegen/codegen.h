@@ -28,6 +28,9 @@ struct CodegenOptions {
                                       // name only)
   std::string source_model_hash;      // hex digest of the model file
   std::string cuda_version;           // e.g. "13.0"
+  /// Testing only (`infernoc verify --corrupt-node`, emit_corruption.h): the node (by its output's
+  /// name) whose output the model deliberately corrupts after computing it. Empty: none.
+  std::string corrupt_node;
 };
 
 struct GeneratedModel {

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 extern char** environ;
 
@@ -175,6 +176,13 @@ Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
     ::close(pipe_fds[0]);
   }
   return result;
+}
+
+std::string ProcessResult::last_line() const {
+  std::string_view text = output;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  const size_t start = text.rfind('\n');
+  return std::string(start == std::string_view::npos ? text : text.substr(start + 1));
 }
 
 std::filesystem::path executable_dir() {

@@ -33,6 +33,8 @@ struct ProcessResult {
   bool succeeded() const { return exit_code == 0; }
   /// "exit status 2", "signal 9", "a timeout"...
   std::string describe_end() const;
+  /// The last non-empty line of the captured output (where a failing program says why).
+  std::string last_line() const;
 };
 
 /// Runs argv[0] (a path; PATH is not searched) with arguments argv[1..] and waits for it. A

@@ -20,7 +20,10 @@
 #       PyTorch's f32 one: relative L2 error <= BOUND, no inf or NaN (npy_compare fails on NaN,
 #       and an inf gives an infinite error);
 #   zoo_test.sh build INFERNOC ZOO_DIR NAME
-#       compiles the model to a .so with nvcc (no GPU needed) and prints how long that took.
+#       compiles the model to a .so with nvcc (no GPU needed) and prints how long that took;
+#   zoo_test.sh verify INFERNOC ZOO_DIR NAME
+#       infernoc verify on a GPU: every kernel's output within tolerance of the reference's on
+#       the same inputs (docs/profiling.md); exit 77 when verify finds no GPU (its exit 4).
 # Exit 77 (ctest's SKIP_RETURN_CODE) when the zoo cannot be exported here: /usr/bin/python3
 # without torch and torchvision (tools/install-deps.sh installs them).
 set -euo pipefail
@@ -114,8 +117,24 @@ build)
   echo "zoo: $3 compiled to model.so ($(stat -c %s "$dir/model.so") bytes) in" \
     "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }') s"
   ;;
+verify)
+  infernoc=$1 dir=$2/$3
+  if [[ ! -f $dir/stamp ]]; then
+    echo "zoo: $dir was not exported (see the 'zoo: export' test)"
+    exit 77
+  fi
+  inputs=("$dir"/input*.npy)
+  rc=0
+  output=$("$infernoc" verify "$dir/model.pt" --data "${inputs[@]}" --quiet 2>&1) || rc=$?
+  if [[ $rc == 4 ]]; then
+    echo "SKIPPED: no usable GPU ($output)"
+    exit 77
+  fi
+  echo "zoo: $3: $output"
+  exit "$rc"
+  ;;
 *)
-  echo "usage: zoo_test.sh export|check|precision|structure|build ..." >&2
+  echo "usage: zoo_test.sh export|check|precision|structure|build|verify ..." >&2
   exit 2
   ;;
 esac
