@@ -88,10 +88,16 @@ if [[ $mode == profile ]]; then
   for json in "$out/profile_compare.json" "$out/probe/profile_compare.json"; do [[ -f $json ]] && results+=("$json"); done
   if (( ${#results[@]} )); then
     step "profile check" profile_check.log "${profile_env[@]}" python3 "$root/tools/gpu/profile_check.py" "${results[@]}" \
-      --infernoc "$build/src/infernoc" --out "$out" ${VERIFY_CORRUPT_ENV:+--corrupt-env "$VERIFY_CORRUPT_ENV"}
+      --infernoc "$build/src/infernoc" --out "$out" --deadline "$((started + ${PROFILE_BUDGET_S:-570}))" \
+      ${VERIFY_CORRUPT_ENV:+--corrupt-env "$VERIFY_CORRUPT_ENV"}
   fi
-  tail -n 60 "$out/profile_compare.log" 2>/dev/null
-  for table in profile_compare.md profile_check.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
+  # The side-by-side kernel tables are in profile_compare.md (and .log); the device tool returns only
+  # the last 12,000 characters of output, so this prints the latency tables and the verdicts.
+  for table in "$out/probe/profile_compare.md" "$out/profile_compare.md"; do
+    [[ -f $table ]] && { echo; sed -n '/^| model | precision | infernoc ms/,/^$/p' "$table"; }
+  done
+  grep -h '^FAILED' "$out/profile_probe.log" "$out/profile_compare.log" 2>/dev/null | cut -c1-300
+  [[ -f "$out/profile_check.log" ]] && { echo; cat "$out/profile_check.log"; }
 fi
 
 echo "build warnings: $(grep -c 'warning:' "$out/build.log" 2>/dev/null || echo 0)"
