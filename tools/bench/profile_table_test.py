@@ -7,7 +7,6 @@ trace reader, and bar_chart.py's PNG and SVG.
 TABLE.txt and TRACE.json are written by test/runtime/profile_report_test.cpp from the synthetic
 input of that file (which runs this script), so the expected values below are that input's.
 """
-import json
 import os
 import struct
 import sys
