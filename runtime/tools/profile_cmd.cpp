@@ -145,8 +145,7 @@ void profile_command(const ProfileArgs& args, inferno_loaded_model* model, infer
   input.memory = {static_cast<double>(weights), static_cast<double>(arena),
                   static_cast<double>(workspace), static_cast<double>(state)};
 
-  std::printf("%s", profile_table(input).c_str());
-  for (const std::string& hint : profile_hints(input)) std::printf("hint: %s\n", hint.c_str());
+  std::printf("%s", profile_report_text(input).c_str());
   if (!args.trace.empty()) write_text(args.trace, chrome_trace_json(input));
   if (!args.roofline.empty()) write_text(args.roofline, roofline_svg(input));
 }

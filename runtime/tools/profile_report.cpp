@@ -256,6 +256,12 @@ std::vector<std::string> profile_hints(const ProfileInput& input) {
   return hints;
 }
 
+std::string profile_report_text(const ProfileInput& input) {
+  std::string text = profile_table(input);
+  for (const std::string& hint : profile_hints(input)) text += "hint: " + hint + "\n";
+  return text;
+}
+
 std::string chrome_trace_json(const ProfileInput& input) {
   std::string json = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
   json += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":" +

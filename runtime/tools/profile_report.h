@@ -83,6 +83,11 @@ std::string profile_table(const ProfileInput& input);
 /// Advice drawn from the measurements, one line each (empty when there is none).
 std::vector<std::string> profile_hints(const ProfileInput& input);
 
+/// What `inferno-run --profile` prints: the table, then each hint on its own line after "hint: ".
+/// tools/bench/profile_table.py parses this text (test/runtime/profile_report_test.cpp feeds it
+/// this function's output).
+std::string profile_report_text(const ProfileInput& input);
+
 /// A Chrome trace (JSON object format): one complete ("X") event per step, named by its source
 /// op, with its kernel, location, FLOPs and bytes in args.
 std::string chrome_trace_json(const ProfileInput& input);

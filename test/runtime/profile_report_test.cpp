@@ -157,6 +157,24 @@ TEST_CASE("the roofline is an SVG document with a dot per step", "[profile]") {
   CHECK(parsed.out == "{http://www.w3.org/2000/svg}svg\n");
 }
 
+// tools/bench/profile_table.py parses what inferno-run prints and writes: its test reads this
+// code's output, so a change of format here fails there.
+TEST_CASE("the Python profile parser reads the real report and trace", "[profile]") {
+  run::ProfileInput in = input();
+  in.steps[2].location = "";                         // an empty line column
+  in.steps[3].kernel = "softmax<float> (\xc3\xa9)";  // padded by bytes, not characters
+  const std::string table = "profile_report_test_table.txt",
+                    trace = "profile_report_test_trace.json";
+  std::ofstream(table) << "output 0 'y': f32 [4]\n" << run::profile_report_text(in) << "output 0\n";
+  std::ofstream(trace) << run::chrome_trace_json(in);
+  const test::ProcessResult parsed = test::run_process(
+      {"/usr/bin/python3", INFERNO_SOURCE_DIR "/tools/bench/profile_table_test.py", table, trace});
+  std::remove(table.c_str());
+  std::remove(trace.c_str());
+  INFO(parsed.out + parsed.err);
+  CHECK(parsed.exit_code == 0);
+}
+
 TEST_CASE("device peaks come from SMs, clocks and the arch", "[profile]") {
   // 132 SMs at 1.98 GHz, sm_90: 128 FP32 lanes (2 FLOPs each) and 4096 tensor FLOPs per clock.
   const run::DevicePeaks h100 = run::device_peaks("H100", 9, 0, 132, 1980000, 3e12);

@@ -28,12 +28,18 @@ summary=()
 } >"$out/environment.log" 2>&1
 
 # tests: build + every test; bench: build + tools/bench (latency tables, ncu); all: both;
-# llm: build + the gpu tests + tools/gpu/llm_check.py + tools/bench/bench_llm.py
+# llm: build + the gpu tests + tools/gpu/llm_check.py + tools/bench/bench_llm.py;
+# profile: build infernoc and the runtime only + tools/bench/profile_compare.py (the zoo, and
+# BERT-base at batch 64 where the bound classes apply) + tools/gpu/profile_check.py (PASS/FAIL),
+# within PROFILE_BUDGET_S seconds (default 570: the device tool's 10 minutes per command).
 mode=${1:-tests}
+started=$(date +%s)
+targets=()
+[[ $mode == profile ]] && targets=(--target infernoc inferno-run inferno_runtime)
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" &&
-  step build build.log cmake --build "$build" --parallel "$(nproc)" -- -k 0
+  step build build.log cmake --build "$build" --parallel "$(nproc)" "${targets[@]}" -- -k 0
 # The torch wheel's libtorch.so must come after libstdc++ in our binaries (docs/gpu-build.md).
 echo "infernoc's first libraries: $(readelf -d "$build/src/infernoc" 2>/dev/null | grep NEEDED | head -4 | grep -o '\[.*\]' | tr '\n' ' ')"
 if [[ $mode == tests || $mode == all ]]; then
@@ -66,6 +72,31 @@ if [[ $mode == llm ]]; then
   step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" \
     --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS}
   for table in llm_check.md bench_llm.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
+fi
+
+if [[ $mode == profile ]]; then
+  profile_env=(env PYTHONPATH="$root/tools/python:$root/tools/bench:$root/tools"
+               INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so" PYTHONUNBUFFERED=1)
+  tools=(--infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run")
+  # The checker's verify builds need about two minutes of the budget.
+  deadline=$((started + ${PROFILE_BUDGET_S:-570} - 130))
+  step "profile probe (BERT b64)" profile_probe.log "${profile_env[@]}" python3 "$root/tools/bench/profile_compare.py" \
+    "${tools[@]}" --out "$out/probe" --work /tmp/inferno-profile-probe --models bert_base --batch 64 --no-compile --iters 20
+  step "profile compare" profile_compare.log "${profile_env[@]}" python3 "$root/tools/bench/profile_compare.py" \
+    "${tools[@]}" --out "$out" --work /tmp/inferno-profile-work --deadline "$deadline"
+  results=()
+  for json in "$out/profile_compare.json" "$out/probe/profile_compare.json"; do [[ -f $json ]] && results+=("$json"); done
+  if (( ${#results[@]} )); then
+    step "profile check" profile_check.log "${profile_env[@]}" python3 "$root/tools/gpu/profile_check.py" "${results[@]}" \
+      --infernoc "$build/src/infernoc" --out "$out" --deadline "$((started + ${PROFILE_BUDGET_S:-570}))"
+  fi
+  # The side-by-side kernel tables are in profile_compare.md (and .log); the device tool returns only
+  # the last 12,000 characters of output, so this prints the latency tables and the verdicts.
+  for table in "$out/probe/profile_compare.md" "$out/profile_compare.md"; do
+    [[ -f $table ]] && { echo; sed -n '/^| model | precision | infernoc ms/,/^$/p' "$table"; }
+  done
+  grep -h '^FAILED' "$out/profile_probe.log" "$out/profile_compare.log" 2>/dev/null | cut -c1-300
+  [[ -f "$out/profile_check.log" ]] && { echo; cat "$out/profile_check.log"; }
 fi
 
 echo "build warnings: $(grep -c 'warning:' "$out/build.log" 2>/dev/null || echo 0)"
