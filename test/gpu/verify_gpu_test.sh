@@ -6,6 +6,11 @@
 # Usage: verify_gpu_test.sh INFERNOC FIXTURES_DIR. Exits 77 (skip) without a GPU (verify's exit 4).
 set -euo pipefail
 infernoc=$1 fixtures=$2
+# No NVIDIA device node: no GPU to run on, so skip before spending minutes in nvcc.
+if ! compgen -G "/dev/nvidia[0-9]*" >/dev/null; then
+  echo "SKIPPED: no NVIDIA device (/dev/nvidia*)"
+  exit 77
+fi
 
 # verify MODEL_DIR ARGS...: sets $output and $rc; exits 77 (the whole test) without a GPU.
 verify() {

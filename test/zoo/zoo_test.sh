@@ -123,6 +123,11 @@ verify)
     echo "zoo: $dir was not exported (see the 'zoo: export' test)"
     exit 77
   fi
+  # No NVIDIA device node: no GPU to run on, so skip before minutes of nvcc on the kept graph.
+  if ! compgen -G "/dev/nvidia[0-9]*" >/dev/null; then
+    echo "SKIPPED: no NVIDIA device (/dev/nvidia*)"
+    exit 77
+  fi
   inputs=("$dir"/input*.npy)
   rc=0
   output=$("$infernoc" verify "$dir/model.pt" --data "${inputs[@]}" --quiet 2>&1) || rc=$?
