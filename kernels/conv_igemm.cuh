@@ -12,6 +12,8 @@
 // its chunks of the next A and W tiles (16 bytes each) from global memory into registers, the
 // block computes on the current tiles in shared memory, then stores the registers into the other
 // shared buffer: two buffers, one barrier per step, and the global loads in flight during the math.
+// Both kernels run that loop as conv_igemm_k_loop.cuh's IgemmKLoop, naming only the shared layout
+// of their tiles and their math.
 // When the tiles are too few to fill the GPU (batch 1's late layers: 49 output pixels, K = 4608),
 // K is split over a thread block cluster of up to 8 blocks on sm_90, which add their partial tiles
 // through distributed shared memory (igemm_finish): one kernel, no workspace, a fixed order.
@@ -36,77 +38,38 @@
 
 #include "common.cuh"
 #include "conv.cuh"
+#include "conv_igemm_k_loop.cuh"
 #include "conv_igemm_plan.h"
 #include "conv_igemm_tiles.cuh"
 
 namespace inferno::kernels {
 namespace detail {
 
-/// The K steps of this block: all of them, or its share when gridDim.z splits K.
-struct StepRange {
-  int first, last;
-};
-__device__ __forceinline__ StepRange step_range(int steps) {
-  const int per = (steps + static_cast<int>(gridDim.z) - 1) / static_cast<int>(gridDim.z);
-  const int first = static_cast<int>(blockIdx.z) * per;
-  return {first, min(steps, first + per)};
-}
-
 template <typename T, typename Act, bool kNhwc, bool kVecA, bool kVecW>
 __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
     conv2d_igemm_mma_kernel(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ out,
                             Conv2dEpilogue<T> e, IgemmGeom g, Act activation) {
   using Tile = IgemmTile<T>;
-  constexpr int kM = Tile::kM, kN = Tile::kN, kK = Tile::kK, kStride = kK + Tile::kPad;
-  constexpr int kThreads = Tile::kThreads, kAcc = 2 * 4 * 4, V = Tile::kVec;
-  using ChunksA = TileChunks<T, kM, kK, kThreads>;
-  using ChunksW = TileChunks<T, kN, kK, kThreads>;
-  // Two buffers of the A and W tiles; after the K loop, the split-K partial sums.
-  constexpr int kTileBytes = 2 * (kM + kN) * kStride * static_cast<int>(sizeof(T));
+  using Loop = IgemmKLoop<T, KContiguousTile, kNhwc, kVecA, kVecW>;
+  constexpr int kM = Tile::kM, kN = Tile::kN, kK = Tile::kK, kStride = Loop::TileA::kStride;
+  constexpr int kThreads = Tile::kThreads, kAcc = 2 * 4 * 4;
+  static_assert(Loop::TileW::kStride == kStride, "A's and W's rows alike");
+  // The K loop's tiles; after it, the split-K partial sums.
   constexpr int kPartialBytes = kAcc * kThreads * static_cast<int>(sizeof(float));
   __shared__ alignas(
-      16) unsigned char smem[kTileBytes > kPartialBytes ? kTileBytes : kPartialBytes];
+      16) unsigned char smem[Loop::kTileBytes > kPartialBytes ? Loop::kTileBytes : kPartialBytes];
   T* const as = reinterpret_cast<T*>(smem);  // [2][kM * kStride]
   T* const ws = as + 2 * kM * kStride;       // [2][kN * kStride]
 
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kM;
   const int o0 = static_cast<int>(blockIdx.y) * kN;
-  PixelRow rows[ChunksA::kCount];
-#pragma unroll
-  for (int i = 0; i < ChunksA::kCount; ++i) rows[i] = pixel_row(g, m0 + ChunksA::row(i));
-  Pack<T, V> ra[ChunksA::kCount], rw[ChunksW::kCount];
-  auto load = [&](int k0) {
-#pragma unroll
-    for (int i = 0; i < ChunksA::kCount; ++i)
-      load_a<kNhwc, kVecA>(ra[i], x, e.gate, g, rows[i], k0 + ChunksA::col(i));
-#pragma unroll
-    for (int i = 0; i < ChunksW::kCount; ++i)
-      load_w<kVecW>(rw[i], w, g, o0 + ChunksW::row(i), k0 + ChunksW::col(i));
-  };
-  auto store = [&](int buf) {
-#pragma unroll
-    for (int i = 0; i < ChunksA::kCount; ++i)
-      store_pack(&as[(buf * kM + ChunksA::row(i)) * kStride + ChunksA::col(i)], ra[i]);
-#pragma unroll
-    for (int i = 0; i < ChunksW::kCount; ++i)
-      store_pack(&ws[(buf * kN + ChunksW::row(i)) * kStride + ChunksW::col(i)], rw[i]);
-  };
-
+  Loop loop(g, m0);
   // Warps 2 x 2 over the tile, each 32 x 32: 2 m16 tiles by 4 n8 tiles.
   const int warp = threadIdx.x >> 5, gid = (threadIdx.x & 31) >> 2, tig = threadIdx.x & 3;
   const int wm = (warp >> 1) * 32, wn = (warp & 1) * 32;
   float acc[2][4][4] = {};
 
-  const StepRange range = step_range((g.k + kK - 1) / kK);
-  if (range.first < range.last) {
-    load(range.first * kK);
-    store(0);
-  }
-  __syncthreads();
-  for (int step = range.first; step < range.last; ++step) {
-    const int buf = (step - range.first) & 1;
-    const bool more = step + 1 < range.last;
-    if (more) load((step + 1) * kK);
+  loop.run(x, w, e, g, o0, as, ws, [&](int buf) {
     const T* at = as + buf * kM * kStride;
     const T* wt = ws + buf * kN * kStride;
 #pragma unroll
@@ -140,9 +103,7 @@ __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
       }
 #endif
     }
-    if (more) store(buf ^ 1);
-    __syncthreads();
-  }
+  });
 
   // Accumulator i = (mi * 4 + ni) * 4 + r is out[m0 + wm + mi * 16 + gid (+ 8 for r >= 2),
   // o0 + wn + ni * 8 + tig * 2 (+ 1 for odd r)]: the m16n8 fragment layout.
@@ -162,63 +123,26 @@ __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
     conv2d_igemm_fma_kernel(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ out,
                             Conv2dEpilogue<T> e, IgemmGeom g, Act activation) {
   using Tile = IgemmTile<T>;
+  using Loop = IgemmKLoop<T, KMajorTile, kNhwc, kVecA, kVecW>;
   using A = acc_t<T>;
   constexpr int kM = Tile::kM, kN = Tile::kN, kK = Tile::kK;
-  constexpr int kStrideM = kM + Tile::kPad, kStrideN = kN + Tile::kPad;
-  constexpr int kThreads = Tile::kThreads, kAcc = 4 * 4, V = Tile::kVec;
-  using ChunksA = TileChunks<T, kM, kK, kThreads>;
-  using ChunksW = TileChunks<T, kN, kK, kThreads>;
-  // k-major tiles, as[k][m] and ws[k][o], so a thread's 4 rows (and 4 columns) are one vector
-  // read; two buffers of each; after the K loop, the split-K partial sums.
-  constexpr int kTileBytes = 2 * kK * (kStrideM + kStrideN) * static_cast<int>(sizeof(T));
+  constexpr int kStrideM = Loop::TileA::kStride, kStrideN = Loop::TileW::kStride;
+  constexpr int kThreads = Tile::kThreads, kAcc = 4 * 4;
+  // The K loop's k-major tiles, as[k][m] and ws[k][o], so a thread's 4 rows (and 4 columns) are
+  // one vector read; after the loop, the split-K partial sums.
   constexpr int kPartialBytes = kAcc * kThreads * static_cast<int>(sizeof(A));
   __shared__ alignas(
-      32) unsigned char smem[kTileBytes > kPartialBytes ? kTileBytes : kPartialBytes];
+      32) unsigned char smem[Loop::kTileBytes > kPartialBytes ? Loop::kTileBytes : kPartialBytes];
   T* const as = reinterpret_cast<T*>(smem);  // [2][kK * kStrideM]
   T* const ws = as + 2 * kK * kStrideM;      // [2][kK * kStrideN]
 
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kM;
   const int o0 = static_cast<int>(blockIdx.y) * kN;
-  PixelRow rows[ChunksA::kCount];
-#pragma unroll
-  for (int i = 0; i < ChunksA::kCount; ++i) rows[i] = pixel_row(g, m0 + ChunksA::row(i));
-  Pack<T, V> ra[ChunksA::kCount], rw[ChunksW::kCount];
-  auto load = [&](int k0) {
-#pragma unroll
-    for (int i = 0; i < ChunksA::kCount; ++i)
-      load_a<kNhwc, kVecA>(ra[i], x, e.gate, g, rows[i], k0 + ChunksA::col(i));
-#pragma unroll
-    for (int i = 0; i < ChunksW::kCount; ++i)
-      load_w<kVecW>(rw[i], w, g, o0 + ChunksW::row(i), k0 + ChunksW::col(i));
-  };
-  auto store = [&](int buf) {
-#pragma unroll
-    for (int i = 0; i < ChunksA::kCount; ++i) {
-#pragma unroll
-      for (int j = 0; j < V; ++j)
-        as[(buf * kK + ChunksA::col(i) + j) * kStrideM + ChunksA::row(i)] = ra[i].v[j];
-    }
-#pragma unroll
-    for (int i = 0; i < ChunksW::kCount; ++i) {
-#pragma unroll
-      for (int j = 0; j < V; ++j)
-        ws[(buf * kK + ChunksW::col(i) + j) * kStrideN + ChunksW::row(i)] = rw[i].v[j];
-    }
-  };
-
+  Loop loop(g, m0);
   // 16 x 16 threads, each 4 rows (ty) by 4 columns (tx).
   const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
   A acc[kAcc] = {};
-  const StepRange range = step_range((g.k + kK - 1) / kK);
-  if (range.first < range.last) {
-    load(range.first * kK);
-    store(0);
-  }
-  __syncthreads();
-  for (int step = range.first; step < range.last; ++step) {
-    const int buf = (step - range.first) & 1;
-    const bool more = step + 1 < range.last;
-    if (more) load((step + 1) * kK);
+  loop.run(x, w, e, g, o0, as, ws, [&](int buf) {
 #pragma unroll
     for (int kk = 0; kk < kK; ++kk) {
       const Pack<T, 4> a4 =
@@ -231,9 +155,7 @@ __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
         for (int j = 0; j < 4; ++j) acc[i * 4 + j] += to_acc(a4.v[i]) * to_acc(w4.v[j]);
       }
     }
-    if (more) store(buf ^ 1);
-    __syncthreads();
-  }
+  });
 
   igemm_finish<kAcc, kThreads>(acc, smem, [&](int i, A sum) {
     const int64_t m = m0 + ty * 4 + (i >> 2);
