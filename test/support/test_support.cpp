@@ -70,4 +70,26 @@ ir::Graph parse(const std::string& text) {
   return std::move(*graph);
 }
 
+std::string gpt2_attention_layer(const std::string& before, const std::string& after,
+                                 const std::string& outputs) {
+  return R"(graph(%x: f32[1,8,48]) {
+  %qkv: f32[1,8,48] = relu(%x)
+  %qs: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 0], ends=[1, 8, 16], steps=[1, 1, 1]}
+  %ks: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 16], ends=[1, 8, 32], steps=[1, 1, 1]}
+  %vs: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 32], ends=[1, 8, 48], steps=[1, 1, 1]}
+  %qr: f32[1,8,2,8] = reshape(%qs) {shape=[1, 8, 2, 8]}
+  %kr: f32[1,8,2,8] = reshape(%ks) {shape=[1, 8, 2, 8]}
+  %vr: f32[1,8,2,8] = reshape(%vs) {shape=[1, 8, 2, 8]}
+  %q: f32[1,2,8,8] = permute(%qr) {dims=[0, 2, 1, 3]}
+  %k: f32[1,2,8,8] = permute(%kr) {dims=[0, 2, 1, 3]}
+  %v: f32[1,2,8,8] = permute(%vr) {dims=[0, 2, 1, 3]}
+)" + before +
+         R"(  %a: f32[1,2,8,8] = attention(%q, %k, %v) {causal=true, kv_groups=1, mask="none", scale=0.25}
+  %ap: f32[1,8,2,8] = permute(%a) {dims=[0, 2, 1, 3]}
+  %y: f32[8,16] = reshape(%ap) {shape=[8, 16]}
+  %z: f32[8,16] = neg(%y)
+)" + after +
+         "  return %z" + outputs + "\n}";
+}
+
 }  // namespace inferno::test

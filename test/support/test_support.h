@@ -27,6 +27,13 @@ using reference::Tolerance;
 /// Parses IR text; fails the current test if it does not parse.
 ir::Graph parse(const std::string& text);
 
+/// GPT-2's attention layer after the optimizer, small, as IR text: one [1, 8, 48] q/k/v
+/// projection sliced in three, each [1, 8, 2, 8] -> [1, 2, 8, 8] by reshape and permute (views
+/// attention reads in place), the output permuted back, merged and negated into %z. `before`
+/// goes before the attention, `after` before the return, `outputs` after its %z.
+std::string gpt2_attention_layer(const std::string& before = "", const std::string& after = "",
+                                 const std::string& outputs = "");
+
 /// Max |a-b| <= atol + rtol*|b| elementwise (torch.testing.assert_close's rule); on failure the
 /// returned string says where and by how much, else it is empty.
 std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol,

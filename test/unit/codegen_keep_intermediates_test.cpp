@@ -51,26 +51,6 @@ const char* const kMlp = R"(graph(%x: f32[2,3], %w: f32[3,4]) {
   return %t, %s
 })";
 
-// GPT-2's attention, small: slices, reshapes and permutes its readers read in place (views), and
-// attention writing its output in the layout of the permute after it (codegen/views.h).
-const char* const kAttention = R"(graph(%x: f32[1,8,48]) {
-  %qkv: f32[1,8,48] = relu(%x)
-  %qs: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 0], ends=[1, 8, 16], steps=[1, 1, 1]}
-  %ks: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 16], ends=[1, 8, 32], steps=[1, 1, 1]}
-  %vs: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 32], ends=[1, 8, 48], steps=[1, 1, 1]}
-  %qr: f32[1,8,2,8] = reshape(%qs) {shape=[1, 8, 2, 8]}
-  %kr: f32[1,8,2,8] = reshape(%ks) {shape=[1, 8, 2, 8]}
-  %vr: f32[1,8,2,8] = reshape(%vs) {shape=[1, 8, 2, 8]}
-  %q: f32[1,2,8,8] = permute(%qr) {dims=[0, 2, 1, 3]}
-  %k: f32[1,2,8,8] = permute(%kr) {dims=[0, 2, 1, 3]}
-  %v: f32[1,2,8,8] = permute(%vr) {dims=[0, 2, 1, 3]}
-  %a: f32[1,2,8,8] = attention(%q, %k, %v) {causal=true, kv_groups=1, mask="none", scale=0.25}
-  %ap: f32[1,8,2,8] = permute(%a) {dims=[0, 2, 1, 3]}
-  %y: f32[8,16] = reshape(%ap) {shape=[8, 16]}
-  %z: f32[8,16] = neg(%y)
-  return %z
-})";
-
 }  // namespace
 
 TEST_CASE("keep_intermediates appends every kernel's output after the model's outputs",
@@ -92,7 +72,7 @@ TEST_CASE("keep_intermediates appends every kernel's output after the model's ou
 
 TEST_CASE("keep_intermediates leaves views out and changes nothing without nodes", "[codegen]") {
   SECTION("attention's views: only relu and attention are added") {
-    ir::Graph graph = parse(kAttention);
+    ir::Graph graph = parse(test::gpt2_attention_layer());
     const std::vector<int32_t> node_of_output = codegen::keep_intermediates(graph);
     CHECK(output_names(graph) == std::vector<std::string>{"z", "qkv", "a"});
     CHECK(node_of_output == std::vector<int32_t>{13, 0, 10});

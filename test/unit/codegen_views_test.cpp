@@ -42,31 +42,6 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// GPT-2's layer after the optimizer, small: one [1, 8, 48] q/k/v projection sliced in three,
-// each [1, 8, 2, 8] -> [1, 2, 8, 8] by reshape and permute, the output permuted back and merged.
-// `before` goes before the attention, `after` before the return, `outputs` after its %z.
-std::string gpt2_layer(const std::string& before = "", const std::string& after = "",
-                       const std::string& outputs = "") {
-  return R"(graph(%x: f32[1,8,48]) {
-  %qkv: f32[1,8,48] = relu(%x)
-  %qs: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 0], ends=[1, 8, 16], steps=[1, 1, 1]}
-  %ks: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 16], ends=[1, 8, 32], steps=[1, 1, 1]}
-  %vs: f32[1,8,16] = slice(%qkv) {starts=[0, 0, 32], ends=[1, 8, 48], steps=[1, 1, 1]}
-  %qr: f32[1,8,2,8] = reshape(%qs) {shape=[1, 8, 2, 8]}
-  %kr: f32[1,8,2,8] = reshape(%ks) {shape=[1, 8, 2, 8]}
-  %vr: f32[1,8,2,8] = reshape(%vs) {shape=[1, 8, 2, 8]}
-  %q: f32[1,2,8,8] = permute(%qr) {dims=[0, 2, 1, 3]}
-  %k: f32[1,2,8,8] = permute(%kr) {dims=[0, 2, 1, 3]}
-  %v: f32[1,2,8,8] = permute(%vr) {dims=[0, 2, 1, 3]}
-)" + before +
-         R"(  %a: f32[1,2,8,8] = attention(%q, %k, %v) {causal=true, kv_groups=1, mask="none", scale=0.25}
-  %ap: f32[1,8,2,8] = permute(%a) {dims=[0, 2, 1, 3]}
-  %y: f32[8,16] = reshape(%ap) {shape=[8, 16]}
-  %z: f32[8,16] = neg(%y)
-)" + after +
-         "  return %z" + outputs + "\n}";
-}
-
 }  // namespace
 
 TEST_CASE("reshape_strides splits and merges dims only where the strides allow", "[codegen]") {
@@ -90,7 +65,7 @@ TEST_CASE("reshape_strides splits and merges dims only where the strides allow",
 
 TEST_CASE("attention reads a fused q/k/v buffer in place and writes the permuted output",
           "[codegen]") {
-  const ir::Graph graph = parse(gpt2_layer());
+  const ir::Graph graph = parse(test::gpt2_attention_layer());
   const codegen::ViewPlan views = codegen::plan_views(graph);
   using codegen::LayoutLowering;
   for (int32_t n = 1; n <= 9; ++n)
@@ -118,8 +93,8 @@ TEST_CASE("attention reads a fused q/k/v buffer in place and writes the permuted
 
 TEST_CASE("a buffer attention reads through views is not overwritten before it runs", "[codegen]") {
   // Without the views' reads, exp (node 10) would be qkv's last reader and write over it.
-  const ir::Graph graph =
-      parse(gpt2_layer("  %w: f32[1,8,48] = exp(%qkv)\n", "  %s: f32[1,8,48] = neg(%w)\n", ", %s"));
+  const ir::Graph graph = parse(test::gpt2_attention_layer(
+      "  %w: f32[1,8,48] = exp(%qkv)\n", "  %s: f32[1,8,48] = neg(%w)\n", ", %s"));
   const std::string plan = plan_text(graph);
   CHECK(has(plan, "nodes 0..11, %qkv\n"));
   CHECK_FALSE(has(plan, "(in place of %qkv)"));
@@ -128,7 +103,8 @@ TEST_CASE("a buffer attention reads through views is not overwritten before it r
 
 TEST_CASE("a layout node another consumer reads stays a copy, the views stop there", "[codegen]") {
   SECTION("q is also read by neg: its permute is copied, its slice and reshape too") {
-    const ir::Graph graph = parse(gpt2_layer("", "  %nq: f32[1,2,8,8] = neg(%q)\n", ", %nq"));
+    const ir::Graph graph =
+        parse(test::gpt2_attention_layer("", "  %nq: f32[1,2,8,8] = neg(%q)\n", ", %nq"));
     const std::string cu = generate_cu(graph);
     CHECK(has(cu, "/* q */ v_q, /* k */ (v_qkv + 16), /* v */ (v_qkv + 32),"));
     CHECK(has(cu, "/* q_layout */ inferno::kernels::AttentionLayout{128, 64, 8}"));
@@ -137,7 +113,7 @@ TEST_CASE("a layout node another consumer reads stays a copy, the views stop the
     CHECK(has(cu, "strided_copy<float>(/* in */ v_qr,"));  // the permute
   }
   SECTION("the slice of q is also an output: attention reads q from it") {
-    const ir::Graph graph = parse(gpt2_layer("", "", ", %qs"));
+    const ir::Graph graph = parse(test::gpt2_attention_layer("", "", ", %qs"));
     const std::string cu = generate_cu(graph);
     CHECK(has(cu, "/* q */ v_qs, /* k */ (v_qkv + 16),"));
     CHECK(has(cu, "/* q_layout */ inferno::kernels::AttentionLayout{128, 8, 16}"));
@@ -145,7 +121,8 @@ TEST_CASE("a layout node another consumer reads stays a copy, the views stop the
     CHECK_FALSE(has(cu, "strided_copy<float>(/* in */ v_qr,"));
   }
   SECTION("the attention output has a second reader: written contiguously, the permute copies") {
-    const ir::Graph graph = parse(gpt2_layer("", "  %na: f32[1,2,8,8] = neg(%a)\n", ", %na"));
+    const ir::Graph graph =
+        parse(test::gpt2_attention_layer("", "  %na: f32[1,2,8,8] = neg(%a)\n", ", %na"));
     const std::string cu = generate_cu(graph);
     CHECK(has(cu, "/* out */ v_a,"));
     CHECK(has(cu, "/* out_layout */ inferno::kernels::AttentionLayout{128, 64, 8}"));
