@@ -32,22 +32,29 @@ summary=()
 # profile: build infernoc and the runtime only + tools/bench/profile_compare.py (the zoo, and
 # BERT-base at batch 64 where the bound classes apply) + tools/gpu/profile_check.py (PASS/FAIL),
 # within PROFILE_BUDGET_S seconds (default 570: the device tool's 10 minutes per command).
-mode=${1:-tests}
+# gpu-tests: build + the gpu-labelled tests only; python: build + tools/bench/bench_python.py
+# (inferno.compile, the call path's overhead) and tools/bench/compile_times.py on the zoo.
+# Several modes may share one call (check.sh gpu-tests python); they run in this file's order.
+modes=("${@:-tests}")
+has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
 targets=()
-[[ $mode == profile ]] && targets=(--target infernoc inferno-run inferno_runtime)
+[[ ${modes[*]} == profile ]] && targets=(--target infernoc inferno-run inferno_runtime)
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTorch_DIR="$torch_dir" &&
+  -DTorch_DIR="$torch_dir" -DINFERNO_ZOO_PYTHON="$(command -v python3)" &&
   step build build.log cmake --build "$build" --parallel "$(nproc)" "${targets[@]}" -- -k 0
 # The torch wheel's libtorch.so must come after libstdc++ in our binaries (docs/gpu-build.md).
 echo "infernoc's first libraries: $(readelf -d "$build/src/infernoc" 2>/dev/null | grep NEEDED | head -4 | grep -o '\[.*\]' | tr '\n' ' ')"
-if [[ $mode == tests || $mode == all ]]; then
+if has tests || has all; then
   step "ctest -LE gpu" ctest.log ctest --test-dir "$build" -LE gpu --output-on-failure --parallel 8 --timeout 600
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900
 fi
-if [[ $mode == bench || $mode == all ]]; then
-  bench_env=(env PYTHONPATH="$root/tools/python:$root/tools/bench"
+if has gpu-tests; then
+  step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --parallel 4 --timeout 600
+fi
+if has bench || has all; then
+  bench_env=(env PYTHONPATH="$root/tools/python:$build/python:$root/tools/bench"
              INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so")
   tools=(--infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out")
   step "bench mm_relu" bench_mm_relu.log "${bench_env[@]}" python3 "$root/tools/bench/bench_mm_relu.py" "${tools[@]}"
@@ -62,7 +69,19 @@ if [[ $mode == bench || $mode == all ]]; then
   done
 fi
 
-if [[ $mode == llm ]]; then
+if has python; then
+  python_env=(env PYTHONPATH="$root/tools/python:$build/python:$root/tools/bench" PYTHONUNBUFFERED=1
+              INFERNOC="$build/src/infernoc")
+  step "bench python" bench_python.log "${python_env[@]}" python3 "$root/tools/bench/bench_python.py" \
+    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out"
+  [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
+    --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+  step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
+    --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+  for table in bench_python.md compile_times.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
+fi
+
+if has llm; then
   llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
            PYTHONUNBUFFERED=1)
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900
@@ -74,7 +93,7 @@ if [[ $mode == llm ]]; then
   for table in llm_check.md bench_llm.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
 fi
 
-if [[ $mode == profile ]]; then
+if has profile; then
   profile_env=(env PYTHONPATH="$root/tools/python:$root/tools/bench:$root/tools"
                INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so" PYTHONUNBUFFERED=1)
   tools=(--infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run")

@@ -1,0 +1,120 @@
+"""inferno.compile end to end, and what a call from Python costs over the same call from C++.
+
+For each model (a small CNN, ResNet-18 and BERT-base at batch 1): `inferno.compile` into an empty
+cache (export + infernoc + load), the same call again (a cache hit: no export, no infernoc run), the
+output against eager PyTorch, then the median latency of one call + stream sync from C++
+(`inferno-run --iters`), from Python through the native extension (`model(x)` and `model(x,
+out=...)`) and through ctypes, every column in this one process but the C++ one. The overhead
+columns are Python minus C++: what the binding adds per call.
+
+    PYTHONPATH=tools/python:build/python:tools/bench INFERNOC=build/src/infernoc \
+        python3 tools/bench/bench_python.py --infernoc build/src/infernoc \
+        --inferno-run build/runtime/inferno-run --out results
+
+Writes bench_python.md (and prints it).
+"""
+import os
+import sys
+import tempfile
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import inferno  # noqa: E402
+import inferno.runtime  # noqa: E402
+import transformer_models  # noqa: E402
+from bench_common import bench_parser, inferno_run_latency, time_calls, write_table  # noqa: E402
+
+
+class SmallCnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
+            torch.nn.Flatten(), torch.nn.Linear(32, 10))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def models():
+    import torchvision
+    torch.manual_seed(0)
+    yield "small CNN", SmallCnn().eval(), (torch.randn(1, 3, 32, 32),)
+    yield "ResNet-18", torchvision.models.resnet18().eval(), (torch.randn(1, 3, 224, 224),)
+    bert = transformer_models.Bert(vocab=30522, positions=512, width=768, heads=12, layers=12, inner=3072).eval()
+    yield "BERT-base", bert, (transformer_models.token_ids(1, 128, 30522), torch.ones(1, 128, dtype=torch.long))
+
+
+def max_relative_error(got, want):
+    got, want = got.double().cpu(), want.double().cpu()
+    return ((got - want).abs().max() / want.abs().max().clamp_min(1e-30)).item()
+
+
+def ctypes_latency(path, inputs, iters):
+    """The same call through the ctypes path: the loader picks its path per process at import
+    (INFERNO_PYTHON_NATIVE=0), so this swaps the module's extension out for one loaded model."""
+    native, inferno.runtime._native = inferno.runtime._native, None
+    try:
+        model = inferno.load(path)
+        ms = time_calls(lambda: model(*inputs), iters, torch.cuda.synchronize)
+        model.close()
+    finally:
+        inferno.runtime._native = native
+    return ms
+
+
+def bench(name, module, example, args, work):
+    cache = os.path.join(work, "cache")
+    start = time.perf_counter()
+    compiled = inferno.compile(module, example, cache_dir=cache)
+    cold_s = time.perf_counter() - start
+    start = time.perf_counter()
+    compiled = inferno.compile(module, example, cache_dir=cache)
+    hit_s = time.perf_counter() - start
+    inputs = tuple(x.cuda() for x in example)
+    with torch.no_grad():
+        want = module.cuda()(*inputs)
+    got = compiled(*inputs)
+    error = max_relative_error(got, want)
+    sync = torch.cuda.synchronize
+    native_ms = time_calls(lambda: compiled(*inputs), args.iters, sync)
+    out = compiled(*inputs)
+    out_ms = time_calls(lambda: compiled(*inputs, out=out), args.iters, sync)
+    so = compiled.path
+    cpp_ms = inferno_run_latency(args.inferno_run, so, example, args.iters, work)
+    ctypes_ms = ctypes_latency(so, inputs, args.iters)
+    over = lambda ms: (ms - cpp_ms) * 1e3  # noqa: E731
+    return (f"| {name} | {cold_s:.1f} | {hit_s:.2f} | {error:.1e} | {cpp_ms:.4f} | {native_ms:.4f} | "
+            f"{out_ms:.4f} | {ctypes_ms:.4f} | {over(native_ms):.1f} | {over(out_ms):.1f} | {over(ctypes_ms):.1f} |")
+
+
+def main():
+    parser = bench_parser(__doc__, 1000)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    if inferno.runtime._native is None:
+        print("bench_python: inferno._native is not importable (build/python on PYTHONPATH?)", file=sys.stderr)
+        return 1
+    os.environ.setdefault("INFERNOC", args.infernoc)
+    lines = ["| model | compile s | cache hit s | max rel. error | C++ ms | native ms | native out= ms | "
+             "ctypes ms | native over C++ us | out= over C++ us | ctypes over C++ us |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, module, example in models():
+        with tempfile.TemporaryDirectory(prefix="inferno_bench_python_") as work:
+            try:
+                lines.append(bench(name, module, example, args, work))
+            except Exception as e:  # one model's failure still leaves the others' rows
+                lines.append(f"| {name} | FAILED: {type(e).__name__}: {str(e)[:300]} |")
+            print(lines[-1], flush=True)
+    device = torch.cuda.get_device_name()
+    header = (f"inferno.compile and the Python call path on {device} (torch {torch.__version__}), batch 1, "
+              f"f32, median of {args.iters} calls + stream sync.\n\n")
+    print(write_table(args.out, "bench_python.md", header, lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
