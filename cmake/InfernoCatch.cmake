@@ -14,9 +14,10 @@ else()
 endif()
 
 # inferno_catch_tests(target prefix [PROPERTIES ...]): one CTest test per test case of `target`.
-# `-w NoTests` makes a run that matched no test case fail: CTest passes each case's name as a
-# Catch2 filter, and a name with ';' or ',' (split into several filters) or a leading '-' (read as
-# an option) would otherwise "pass" without running anything.
+# A run whose filter matched no test case must fail: CTest passes each case's name as a Catch2
+# filter, and a name with ';' or ',' (split into several filters) or a leading '-' (read as an
+# option) would otherwise "pass" without running anything. Catch2 2.x spells that warning
+# `NoTests`; 3.x has no such warning (it refuses unknown ones) and spells it `UnmatchedTestSpec`.
 # Without TorchScript support (INFERNO_TORCHSCRIPT=OFF), test cases tagged [torchscript], which read
 # .pt files, are left out.
 function(inferno_catch_tests target prefix)
@@ -24,5 +25,10 @@ function(inferno_catch_tests target prefix)
   if(NOT INFERNO_TORCHSCRIPT)
     set(spec TEST_SPEC "~[torchscript]")
   endif()
-  catch_discover_tests(${target} TEST_PREFIX "${prefix}" ${spec} EXTRA_ARGS -w NoTests ${ARGN})
+  if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
+    set(unmatched UnmatchedTestSpec)
+  else()
+    set(unmatched NoTests)
+  endif()
+  catch_discover_tests(${target} TEST_PREFIX "${prefix}" ${spec} EXTRA_ARGS -w ${unmatched} ${ARGN})
 endfunction()

@@ -49,14 +49,17 @@ def parse_profile_output(text):
     while at < len(lines) and lines[at].strip():
         line = lines[at]
         tail = _ROW_TAIL.search(line)
-        if tail is None or tail.start() < line_at - 2:  # an empty line column: its separator
+        # The time is right-aligned after the line column, which is empty for a node that has no
+        # source line (a cast the precision pass inserted): the padding before the time then starts
+        # inside it, so only the number itself must lie past the column's start.
+        if tail is None or tail.start(1) < line_at:
             raise ProfileParseError(f"unreadable profile row: {line!r}")
         source = _field(line, source_at, line_at - 2)
         node, paren, op = source.rpartition(" (")
         if not paren or not op.endswith(")"):
             raise ProfileParseError(f"unreadable source column {source!r} in: {line!r}")
         rows.append({"kernel": _field(line, 0, source_at - 2), "node": node, "op": op[:-1],
-                     "location": _field(line, line_at, tail.start()).strip(),
+                     "location": _field(line, line_at, tail.start(1)).strip(),
                      "us": float(tail.group(1)), "share": float(tail.group(2)) / 100,
                      "tflops": float(tail.group(3)), "gbps": float(tail.group(4)),
                      "peak_fraction": float(tail.group(5)) / 100, "bound": tail.group(6)})

@@ -87,6 +87,17 @@ class RealReportTest(unittest.TestCase):
         with self.assertRaises(ProfileParseError):
             parse_profile_output(text.replace("us  ", "ms  ", 1))
 
+    def test_a_row_without_a_source_line(self):
+        # A node with no source line (a cast the precision pass inserted) whose source column is
+        # shorter than the column: the padding before its time starts inside the source column.
+        with open(SAMPLE["table"], encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        row = next(i for i, line in enumerate(lines) if "%ln (layer_norm)" in line)
+        lines[row] = lines[row].replace("%ln (layer_norm)", "%ln (cast)".ljust(len("%ln (layer_norm)")))
+        rows = parse_profile_output("\n".join(lines) + "\n")["rows"]
+        self.assertEqual([(r["op"], r["location"], r["us"]) for r in rows if r["node"] == "%ln"],
+                         [("cast", "", 2.0)])
+
 
 class KinetoTraceTest(unittest.TestCase):
     def test_gpu_work_by_name(self):
