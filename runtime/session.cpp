@@ -7,6 +7,7 @@
 #include "runtime/entry_points.h"
 #include "runtime/error.h"
 #include "runtime/generator.h"
+#include "runtime/host_gate.h"
 #include "runtime/tensor_check.h"
 
 namespace inferno::runtime {
@@ -120,6 +121,7 @@ Session::~Session() {
 
 void Session::release() noexcept {
   generator_.reset();
+  gate_.reset();
   graphs_.clear();
   const EntryPoints& entries = model_->entries();
   for (size_t e = 0; e < model_sessions_.size(); ++e) {
@@ -199,12 +201,20 @@ int32_t Session::run_profiled(void* stream_handle, const inferno_tensor* inputs,
   }
   check_device_memory("input", abi.inputs, inputs, num_inputs, model_->device());
   check_device_memory("output", abi.outputs, outputs, num_outputs, model_->device());
+  if (gate_ == nullptr) gate_ = std::make_unique<HostGate>();
   begin_work(work, false);
-  const inferno_model_run_args args{work.stream, arena_, key_.data() + 1,
-                                    key_.data() + 1 + abi.num_inputs, states_->pointers()};
-  char error[kErrorSize] = {};
-  check_model(table->run_profiled(model_sessions_[entry], &args, hook, user, error, kErrorSize),
-              error, *model_, "run");
+  {
+    gate_->close(work.stream);
+    const struct Opener {  // also when a step fails: the GPU must not wait for the timeout
+      HostGate& gate;
+      ~Opener() { gate.open(); }
+    } opener{*gate_};
+    const inferno_model_run_args args{work.stream, arena_, key_.data() + 1,
+                                      key_.data() + 1 + abi.num_inputs, states_->pointers()};
+    char error[kErrorSize] = {};
+    check_model(table->run_profiled(model_sessions_[entry], &args, hook, user, error, kErrorSize),
+                error, *model_, "run");
+  }
   end_work(work);
   return entry;
 }

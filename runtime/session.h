@@ -19,6 +19,7 @@
 namespace inferno::runtime {
 
 class Generator;
+class HostGate;
 
 class Session {
  public:
@@ -101,6 +102,7 @@ class Session {
   std::vector<void*> model_sessions_;  // the model's per-session data, one per entry point
   std::unique_ptr<StateBlock> states_;
   std::unique_ptr<Generator> generator_;  // made by the first generate
+  std::unique_ptr<HostGate> gate_;        // made by the first profiled run
   cudaEvent_t last_run_ = nullptr;        // recorded after each run: orders a run on another stream
   cudaStream_t last_stream_ = nullptr;
   // Captures happen on this stream. Graph runs for the legacy default stream, which cannot take

@@ -225,7 +225,9 @@ INFERNO_RUNTIME_API inferno_status inferno_session_run(inferno_session* session,
 /* As inferno_session_run, for a profiler: plain launches (never a CUDA graph) through the model's
  * run_profiled (inferno/model_profile.h), which calls `hook(user_data, step, phase, stream)` on
  * this thread just before (phase 0) and after (phase 1) each step enqueues its launches, so the
- * hook can record a CUDA event on `stream` there. *variant (if not NULL) receives the entry point
+ * hook can record a CUDA event on `stream` there. The steps wait on the GPU until every one is
+ * enqueued (at most 0.2 s), so they then run back to back and such events time the kernels, not
+ * the launches: the hook must not wait for the GPU. *variant (if not NULL) receives the entry point
  * that ran, whose steps inferno_model_profile_steps gives. INFERNO_STATUS_INVALID_ARGUMENT for a
  * model without a profile table or a stream being captured. */
 INFERNO_RUNTIME_API inferno_status
