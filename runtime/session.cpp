@@ -174,8 +174,11 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
     check_device_memory("input", abi.inputs, inputs, num_inputs, model_->device());
     check_device_memory("output", abi.outputs, outputs, num_outputs, model_->device());
   }
-  // Everything is validated; from here on work is enqueued.
-  begin_work(work, graph);
+  // Everything is validated; from here on work is enqueued. A replay of a captured graph runs on
+  // the caller's stream itself, the legacy default stream included (a launch there is allowed; only
+  // a capture is not): the fork to the side stream and the join back would add two cross-stream
+  // waits to every call.
+  begin_work(work, graph && exec == nullptr);
   launch_keyed(entry, work.stream, graph, exec);
   end_work(work);
 }

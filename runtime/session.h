@@ -105,9 +105,9 @@ class Session {
   std::unique_ptr<HostGate> gate_;        // made by the first profiled run
   cudaEvent_t last_run_ = nullptr;        // recorded after each run: orders a run on another stream
   cudaStream_t last_stream_ = nullptr;
-  // Captures happen on this stream. Graph runs for the legacy default stream, which cannot take
-  // part in a capture, also go here, forked from and joined back to it with events; so does the
-  // state's first initialization.
+  // Captures happen on this stream. A run for the legacy default stream that captures a graph,
+  // and every generation step there (neither can take part in a capture), also goes here, forked
+  // from and joined back to it with events; so does the state's first initialization.
   cudaStream_t side_stream_ = nullptr;
   cudaEvent_t fork_ = nullptr;
   bool has_run_ = false;

@@ -211,9 +211,9 @@ INFERNO_RUNTIME_API inferno_status inferno_session_destroy(inferno_session* sess
  * device. The run reads and updates the session's state. Does not synchronize.
  * With use_cuda_graph, the first run for a set of buffer addresses captures the model into a CUDA
  * graph (on a session-owned stream) and launches it on `stream`; later runs with the same
- * addresses replay it. Graphs for the legacy default stream run on the session's stream, ordered
- * with the caller's by events. On a stream the caller is capturing, the model's launches simply
- * become part of the caller's graph. */
+ * addresses replay it (on the legacy default stream too; a run there that captures goes to the
+ * session's stream, ordered with the caller's by events). On a stream the caller is capturing, the
+ * model's launches simply become part of the caller's graph. */
 INFERNO_RUNTIME_API inferno_status inferno_session_run(inferno_session* session, void* stream,
                                                        const inferno_tensor* inputs,
                                                        int32_t num_inputs,

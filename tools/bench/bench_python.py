@@ -4,7 +4,8 @@ For each model (a small CNN, ResNet-18 and BERT-base at batch 1): `inferno.compi
 cache (export + infernoc + load), the same call again (a cache hit: no export, no infernoc run), the
 output against eager PyTorch, then the median latency of one call + stream sync from C++
 (`inferno-run --iters`), from Python through the native extension (`model(x)` and `model(x,
-out=...)`) and through ctypes, every column in this one process but the C++ one. The overhead
+out=...)`, on torch's default stream, and `out=` on a stream of its own) and through ctypes, every
+column in this one process but the C++ one. The overhead
 columns are Python minus C++: what the binding adds per call.
 
     PYTHONPATH=tools/python:build/python:tools/bench INFERNOC=build/src/infernoc \
@@ -92,22 +93,30 @@ def bench(name, module, example, args, work):
     so = compiled.path
     cpp_ms = inferno_run_latency(args.inferno_run, so, example, args.iters, work)
     ctypes_ms = ctypes_latency(so, inputs, args.iters)
+    side = torch.cuda.Stream()  # the control: a stream of the caller's own, not the legacy default
+    with torch.cuda.stream(side):
+        side_ms = time_calls(lambda: compiled(*inputs, out=out), args.iters, side.synchronize)
     over = lambda ms: (ms - cpp_ms) * 1e3  # noqa: E731
     return (f"| {name} | {cold_s:.1f} | {hit_s:.2f} | {error:.1e} | {cpp_ms:.4f} | {native_ms:.4f} | "
-            f"{out_ms:.4f} | {ctypes_ms:.4f} | {over(native_ms):.1f} | {over(out_ms):.1f} | {over(ctypes_ms):.1f} |")
+            f"{out_ms:.4f} | {side_ms:.4f} | {ctypes_ms:.4f} | {over(native_ms):.1f} | {over(out_ms):.1f} | "
+            f"{over(side_ms):.1f} | {over(ctypes_ms):.1f} |")
 
 
 def main():
     parser = bench_parser(__doc__, 1000)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    # Eager PyTorch is the accuracy reference: full f32 (cuDNN's convolutions default to TF32).
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     if inferno.runtime._native is None:
         print("bench_python: inferno._native is not importable (build/python on PYTHONPATH?)", file=sys.stderr)
         return 1
     os.environ.setdefault("INFERNOC", args.infernoc)
     lines = ["| model | compile s | cache hit s | max rel. error | C++ ms | native ms | native out= ms | "
-             "ctypes ms | native over C++ us | out= over C++ us | ctypes over C++ us |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "out= side stream ms | ctypes ms | native over C++ us | out= over C++ us | "
+             "side stream over C++ us | ctypes over C++ us |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, module, example in models():
         with tempfile.TemporaryDirectory(prefix="inferno_bench_python_") as work:
             try:
