@@ -40,13 +40,22 @@ class SmallCnn(torch.nn.Module):
         return self.body(x)
 
 
-def models():
+def resnet18():
     import torchvision
-    torch.manual_seed(0)
-    yield "small CNN", SmallCnn().eval(), (torch.randn(1, 3, 32, 32),)
-    yield "ResNet-18", torchvision.models.resnet18().eval(), (torch.randn(1, 3, 224, 224),)
+    return torchvision.models.resnet18().eval(), (torch.randn(1, 3, 224, 224),)
+
+
+def bert_base():
     bert = transformer_models.Bert(vocab=30522, positions=512, width=768, heads=12, layers=12, inner=3072).eval()
-    yield "BERT-base", bert, (transformer_models.token_ids(1, 128, 30522), torch.ones(1, 128, dtype=torch.long))
+    return bert, (transformer_models.token_ids(1, 128, 30522), torch.ones(1, 128, dtype=torch.long))
+
+
+# name -> (table name, a function returning (module, example inputs))
+MODELS = {
+    "small_cnn": ("small CNN", lambda: (SmallCnn().eval(), (torch.randn(1, 3, 32, 32),))),
+    "resnet18": ("ResNet-18", resnet18),
+    "bert_base": ("BERT-base", bert_base),
+}
 
 
 def max_relative_error(got, want):
@@ -104,6 +113,7 @@ def bench(name, module, example, args, work):
 
 def main():
     parser = bench_parser(__doc__, 1000)
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     # Eager PyTorch is the accuracy reference: full f32 (cuDNN's convolutions default to TF32).
@@ -117,7 +127,10 @@ def main():
              "out= side stream ms | ctypes ms | native over C++ us | out= over C++ us | "
              "side stream over C++ us | ctypes over C++ us |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for name, module, example in models():
+    for key in args.models:
+        name, make = MODELS[key]
+        torch.manual_seed(0)
+        module, example = make()
         with tempfile.TemporaryDirectory(prefix="inferno_bench_python_") as work:
             try:
                 lines.append(bench(name, module, example, args, work))

@@ -32,14 +32,20 @@ summary=()
 # profile: build infernoc and the runtime only + tools/bench/profile_compare.py (the zoo, and
 # BERT-base at batch 64 where the bound classes apply) + tools/gpu/profile_check.py (PASS/FAIL),
 # within PROFILE_BUDGET_S seconds (default 570: the device tool's 10 minutes per command).
-# gpu-tests: build + the gpu-labelled tests only; python: build + tools/bench/bench_python.py
+# gpu-tests: build + the gpu-labelled tests only; runtime-gpu: the runtime's GPU tests only;
+# python: build + tools/bench/bench_python.py
 # (inferno.compile, the call path's overhead) and tools/bench/compile_times.py on the zoo.
 # Several modes may share one call (check.sh gpu-tests python); they run in this file's order.
 modes=("${@:-tests}")
 has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
+# Modes that need no test binary but the runtime's build only what they run.
 targets=()
-[[ ${modes[*]} == profile ]] && targets=(--target infernoc inferno-run inferno_runtime)
+if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then
+  targets=(--target infernoc inferno-run inferno_runtime)
+  has runtime-gpu && targets+=(test_runtime_gpu)
+  has python && targets+=(inferno_python_native)
+fi
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTorch_DIR="$torch_dir" -DINFERNO_ZOO_PYTHON="$(command -v python3)" &&
@@ -49,6 +55,9 @@ echo "infernoc's first libraries: $(readelf -d "$build/src/infernoc" 2>/dev/null
 if has tests || has all; then
   step "ctest -LE gpu" ctest.log ctest --test-dir "$build" -LE gpu --output-on-failure --parallel 8 --timeout 600
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900
+fi
+if has runtime-gpu; then
+  step "ctest runtime gpu" ctest-gpu.log ctest --test-dir "$build" -R '^runtime gpu:' --output-on-failure --timeout 300
 fi
 if has gpu-tests; then
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --parallel 4 --timeout 600
@@ -73,10 +82,11 @@ if has python; then
   python_env=(env PYTHONPATH="$root/tools/python:$build/python:$root/tools/bench" PYTHONUNBUFFERED=1
               INFERNOC="$build/src/infernoc")
   step "bench python" bench_python.log "${python_env[@]}" python3 "$root/tools/bench/bench_python.py" \
-    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out"
-  [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
+    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" \
+    ${BENCH_PYTHON_MODELS:+--models $BENCH_PYTHON_MODELS}
+  [[ ${COMPILE_TIMES:-1} == 0 ]] || [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
     --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
-  step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
+  [[ ${COMPILE_TIMES:-1} == 0 ]] || step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
     --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   for table in bench_python.md compile_times.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
 fi
@@ -99,10 +109,11 @@ if has profile; then
   tools=(--infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run")
   # The checker's verify builds need about two minutes of the budget.
   deadline=$((started + ${PROFILE_BUDGET_S:-570} - 130))
-  step "profile probe (BERT b64)" profile_probe.log "${profile_env[@]}" python3 "$root/tools/bench/profile_compare.py" \
+  [[ ${PROFILE_PROBE:-1} == 1 ]] && step "profile probe (BERT b64)" profile_probe.log "${profile_env[@]}" python3 "$root/tools/bench/profile_compare.py" \
     "${tools[@]}" --out "$out/probe" --work /tmp/inferno-profile-probe --models bert_base --batch 64 --no-compile --iters 20
   step "profile compare" profile_compare.log "${profile_env[@]}" python3 "$root/tools/bench/profile_compare.py" \
-    "${tools[@]}" --out "$out" --work /tmp/inferno-profile-work --deadline "$deadline"
+    "${tools[@]}" --out "$out" --work /tmp/inferno-profile-work --deadline "$deadline" \
+    ${PROFILE_NO_COMPILE:+--no-compile}
   results=()
   for json in "$out/profile_compare.json" "$out/probe/profile_compare.json"; do [[ -f $json ]] && results+=("$json"); done
   if (( ${#results[@]} )); then
