@@ -20,15 +20,31 @@ endif()
 # `NoTests`; 3.x has no such warning (it refuses unknown ones) and spells it `UnmatchedTestSpec`.
 # Without TorchScript support (INFERNO_TORCHSCRIPT=OFF), test cases tagged [torchscript], which read
 # .pt files, are left out.
+# Under the sanitizers (INFERNO_SANITIZE, tools/sanitize.sh) each executable is instead one CTest
+# test, "<prefix>every test case of <target>", all its cases in one process: a sanitized test process takes
+# about a second to start, longer than most cases take, and there are hundreds of cases. Its
+# [nvcc] cases (minutes of nvcc, which runs none of our code) are left out there.
 function(inferno_catch_tests target prefix)
-  set(spec)
-  if(NOT INFERNO_TORCHSCRIPT)
-    set(spec TEST_SPEC "~[torchscript]")
-  endif()
   if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
     set(unmatched UnmatchedTestSpec)
   else()
     set(unmatched NoTests)
+  endif()
+  set(excluded)
+  if(NOT INFERNO_TORCHSCRIPT)
+    set(excluded "~[torchscript]")
+  endif()
+  if(INFERNO_SANITIZE)
+    set(name "${prefix}every test case of ${target}")
+    add_test(NAME "${name}" COMMAND ${target} "${excluded}~[nvcc]" -w ${unmatched})
+    if(ARGN)
+      set_tests_properties("${name}" ${ARGN})
+    endif()
+    return()
+  endif()
+  set(spec)
+  if(excluded)
+    set(spec TEST_SPEC "${excluded}")
   endif()
   catch_discover_tests(${target} TEST_PREFIX "${prefix}" ${spec} EXTRA_ARGS -w ${unmatched} ${ARGN})
 endfunction()

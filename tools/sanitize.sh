@@ -3,7 +3,8 @@
 # docs/fuzzing.md): configures build-asan/ (or $INFERNO_ASAN_BUILD_DIR) with clang,
 # AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's coverage instrumentation (no CUDA
 # runtime: nothing here runs on a GPU), builds it, runs every CPU test that needs no nvcc under the
-# sanitizers (the fuzz corpus replays included), then each fuzz target for
+# sanitizers (the fuzz corpus replays included; each Catch2 executable as one process, see
+# cmake/InfernoCatch.cmake), then each fuzz target for
 # $INFERNO_FUZZ_SECONDS (default 60) from its seeds. Any sanitizer report, crash, leak or internal
 # error fails the stage; libFuzzer leaves the input that caused it in build-asan/test/fuzz/.
 set -euo pipefail
