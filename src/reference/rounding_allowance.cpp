@@ -29,8 +29,15 @@ constexpr double kLambda = 8;
 
 /// The steepest slope of an activation a kernel applies after its sum (conv2d's and gemm's
 /// epilogues), by which the sum's error can grow: hardswish's (2x + 3) / 6 near x = 3; gelu's
-/// is 1.13, silu's 1.10, relu's 1.
+/// is 1.13, silu's 1.10. relu and relu6 (slope 1) leave it as it is.
 constexpr double kActivationSlope = 1.5;
+
+double activation_slope(const ir::Node& node) {
+  const ir::AttrValue* activation = node.attrs.find("activation");
+  if (activation == nullptr) return 1;
+  const std::string& name = std::get<std::string>(*activation);
+  return name == "none" || name == "relu" || name == "relu6" ? 1 : kActivationSlope;
+}
 
 /// The unit roundoff (half an ulp at 1) of a floating dtype; 0 for integers and bool.
 double unit_roundoff(DType dtype) {
@@ -292,9 +299,7 @@ RoundingAllowance rounding_allowance(const ir::Graph& graph, const ir::Node& nod
           (node.op == OpKind::kGemm && node.inputs.size() == 4) ||
           (node.op == OpKind::kConv2d && node.attrs.get_bool("gate") && u_out > u_acc);
       if (extra_rounding) per_unit += u_out;
-      const ir::AttrValue* activation = node.attrs.find("activation");
-      if (activation != nullptr && std::get<std::string>(*activation) != "none")
-        per_unit *= kActivationSlope;
+      per_unit *= activation_slope(node);
       for (int64_t i = 0; i < n; ++i) atol[at(i)] = per_unit * magnitude.get(i);
       return allowance;
     }

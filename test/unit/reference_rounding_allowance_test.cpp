@@ -385,4 +385,40 @@ TEST_CASE("verify names attention without its mask, with a wrong scale or one ba
   CHECK(mismatch_at(flipped) == 0);
 }
 
+// ---- reductions -------------------------------------------------------------------------------
+
+namespace {
+
+const char* const kSumGraph = R"(graph(%x: f32[4,65536]) {
+  %s: f32[4] = sum(%x) {dims=[1], keepdim=false} loc("model.py":3)
+  return %s
+})";
+
+/// Each row summed in float from first to last, plus `bias` on row 2 (the bug of a wrong value).
+Tensor float_sum(const Tensor& x, double bias) {
+  Tensor y = Tensor::zeros(TensorType{ir::DType::kF32, {4}});
+  for (int64_t r = 0; r < 4; ++r) {
+    float acc = 0;
+    for (int64_t i = 0; i < 65536; ++i) acc += static_cast<float>(x.get(r * 65536 + i));
+    y.set(r, acc + (r == 2 ? bias : 0.0));
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("verify accepts a 65536-term sum in float and names one 1% off", "[reference]") {
+  const ir::Graph graph = test::parse(kSumGraph);
+  const std::vector<Tensor> in = {uniform(graph, 0, 0, 1, 8)};
+  const Tensor device = float_sum(in[0], 0);
+  CHECK(fails_dtype_tolerance_alone(reference_of_first(graph, in), device));
+  CHECK_FALSE(check(graph, in, device_outputs(graph, in, device)).mismatch.has_value());
+  const reference::NodeCheck bad =
+      check(graph, in, device_outputs(graph, in, float_sum(in[0], 0.01 * 32768)));
+  REQUIRE(bad.mismatch.has_value());
+  CHECK(bad.mismatch->index == 2);
+  CHECK(reference::describe_check(graph, bad).find("(f32 tolerance for a 65536-term sum: ") !=
+        std::string::npos);
+}
+
 }  // namespace inferno
