@@ -16,15 +16,15 @@ using ir::OpKind;
 using ir::Tensor;
 using ir::TensorType;
 
-/// How many standard deviations of a reordered sum the allowance spans. The error of a sum of K
-/// terms in another order is sum_k delta_k * S_k (delta_k the k-th rounding, |delta_k| <= u,
-/// independent with mean zero in the usual probabilistic model; S_k the partial sums, each at most
-/// sum|terms|). Hoeffding's inequality bounds it by lambda * u * sqrt(K) * sum|terms| but with
-/// probability 2 exp(-lambda^2 / 2): 2.5e-14 per element for lambda = 8, so a model's 10^8
-/// checked values see a false mismatch about once in 10^5 runs. (Higham and Mary's probabilistic
-/// rounding-error analysis, 2019, takes the same form.) Being a bound over sum|terms|, it is loose
-/// for terms of mixed signs, whose partial sums stay small: a wrong kernel still has to be off by
-/// far less than the terms it sums to be missed.
+/// The multiple of u sqrt(K) sum|terms| a sum of K terms in another order may be off by. Its error
+/// is sum_k delta_k * S_k (delta_k the k-th rounding, |delta_k| <= u, independent with mean zero in
+/// the usual probabilistic model; S_k the partial sums, each at most sum|terms|). Hoeffding's
+/// inequality bounds it by lambda * u * sqrt(K) * sum|terms| but with probability 2 exp(-lambda^2 /
+/// 2): 2.5e-14 per element for lambda = 8, so a model's 10^8 checked values see a false mismatch
+/// less than once in 10^5 runs. (Higham and Mary's probabilistic rounding-error analysis, 2019,
+/// takes the same form.) Being a bound over sum|terms|, it is loose for terms of mixed signs, whose
+/// partial sums stay small: a wrong kernel still has to be off by far less than the terms it sums
+/// to be missed.
 constexpr double kLambda = 8;
 
 /// The steepest slope of an activation a kernel applies after its sum (conv2d's and gemm's
@@ -307,8 +307,8 @@ RoundingAllowance rounding_allowance(const ir::Graph& graph, const ir::Node& nod
       // Three sources, per unit of sum_j P_j |v_j| (the magnitude):
       //  - P rounded to the 16-bit dtype as the A operand of the tensor-core P @ V (f16/bf16;
       //    f32 and f64 keep P in the accumulator type): each term off by at most u_out, a hard
-      //    bound; doubled because the kernel's normalizer l is summed over the unrounded P while
-      //    the reference normalizes exactly (either way the ratio's error stays below 2 u_out);
+      //    bound of u_out when the normalizer l sums the unrounded P (as kernels/attention.cuh
+      //    does), up to 2 u_out when it sums the rounded ones: 2 u_out covers either;
       //  - the f32 sum over the keys (and the running rescales, the exp2 and the division, a few
       //    roundings more: + 4);
       //  - each score's error e_j (its D-term f32 dot product, lambda u sqrt(D) sum_d |s q k|, and
