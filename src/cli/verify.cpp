@@ -75,10 +75,10 @@ Expected<ir::Tensor> read_observed(const std::string& dir, size_t index, const i
 
 }  // namespace
 
-Expected<reference::NodeCheck> check_observed_outputs(const ir::Graph& graph,
-                                                      const std::vector<ir::Tensor>& inputs,
-                                                      const std::vector<int32_t>& node_of_output,
-                                                      const std::string& dir) {
+Expected<reference::NodeCheck> check_observed_outputs(
+    const ir::Graph& graph, const std::vector<ir::Tensor>& inputs,
+    const std::vector<int32_t>& node_of_output, const std::string& dir,
+    const reference::AllowanceOptions& allowance) {
   INFERNO_CHECK(node_of_output.size() == graph.outputs().size(),
                 "verify: one node index per graph output");
   std::vector<std::optional<ir::Tensor>> observed(graph.nodes().size());
@@ -89,10 +89,13 @@ Expected<reference::NodeCheck> check_observed_outputs(const ir::Graph& graph,
     INFERNO_ASSIGN_OR_RETURN(observed[static_cast<size_t>(node)],
                              read_observed(dir, i, graph.type(v), graph.name(v)));
   }
-  return reference::check_nodes(graph, inputs, [&](int32_t n) -> const ir::Tensor* {
-    const std::optional<ir::Tensor>& tensor = observed[static_cast<size_t>(n)];
-    return tensor ? &*tensor : nullptr;
-  });
+  return reference::check_nodes(
+      graph, inputs,
+      [&](int32_t n) -> const ir::Tensor* {
+        const std::optional<ir::Tensor>& tensor = observed[static_cast<size_t>(n)];
+        return tensor ? &*tensor : nullptr;
+      },
+      allowance);
 }
 
 Status run_verify(const CliOptions& options) {
@@ -146,8 +149,11 @@ Status run_verify(const CliOptions& options) {
   INFERNO_ASSIGN_OR_RETURN(const driver::ProcessResult run, driver::run_program(argv, run_options));
   if (!run.succeeded()) return runner_failed(run);
 
-  INFERNO_ASSIGN_OR_RETURN(const reference::NodeCheck check,
-                           check_observed_outputs(graph, inputs, node_of_output, observed_dir));
+  reference::AllowanceOptions allowance;
+  allowance.tf32_gemms = backend.target.tf32();  // f32 GEMMs on TF32 tensor cores
+  INFERNO_ASSIGN_OR_RETURN(
+      const reference::NodeCheck check,
+      check_observed_outputs(graph, inputs, node_of_output, observed_dir, allowance));
   const std::string result = reference::describe_check(graph, check);
   if (check.mismatch) return Status(kVerifyMismatch, "verify: " + result);
   std::printf("verify: %s\n", result.c_str());

@@ -27,10 +27,11 @@ Status run_verify(const CliOptions& options);
 /// Reads what the device computed, `dir`/out<i>.npy for every output i of `graph` (as inferno-run
 /// --save-outputs writes them; node_of_output from keep_intermediates), checking each file's
 /// size and type against the graph (a bf16 value comes back widened to float32 and is narrowed
-/// exactly), and checks every node on them (reference::check_nodes, on `inputs`).
-Expected<reference::NodeCheck> check_observed_outputs(const ir::Graph& graph,
-                                                      const std::vector<ir::Tensor>& inputs,
-                                                      const std::vector<int32_t>& node_of_output,
-                                                      const std::string& dir);
+/// exactly), and checks every node on them (reference::check_nodes, on `inputs`, with the
+/// rounding allowances of kernels compiled as `allowance` says).
+Expected<reference::NodeCheck> check_observed_outputs(
+    const ir::Graph& graph, const std::vector<ir::Tensor>& inputs,
+    const std::vector<int32_t>& node_of_output, const std::string& dir,
+    const reference::AllowanceOptions& allowance = {});
 
 }  // namespace inferno::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "reference/rounding_allowance.h"
 #include "support/status.h"
 
 namespace inferno::reference {
@@ -35,7 +36,10 @@ struct NodeMismatch {
   int32_t node = -1;
   int64_t index = 0;  ///< flat, row-major
   double expected = 0, actual = 0;
+  /// What applied at `index`: the dtype's rtol, and its atol plus the node's rounding allowance
+  /// there (reference/rounding_allowance.h).
   Tolerance tolerance;
+  std::string tolerance_for;  ///< the allowance's "a 2048-term gemm", or empty: the dtype's alone
 };
 
 struct NodeCheck {
@@ -49,14 +53,16 @@ struct NodeCheck {
 using ObservedFn = std::function<const ir::Tensor*(int32_t index)>;
 
 /// Evaluates the graph node by node on `inputs` (one per graph input), each node on the observed
-/// values of its inputs where there are any, and compares each observed output with it. Stops at
-/// the first node out of tolerance. Errors: the interpreter's, or an observed tensor of the wrong
-/// type (invalid input).
+/// values of its inputs where there are any, and compares each observed output with it: within
+/// the dtype's tolerance, or else within it plus the node's rounding allowance (computed only for
+/// a node the dtype's tolerance alone rejects). Stops at the first node out of tolerance. Errors:
+/// the interpreter's, or an observed tensor of the wrong type (invalid input).
 Expected<NodeCheck> check_nodes(const ir::Graph& graph, const std::vector<ir::Tensor>& inputs,
-                                const ObservedFn& observed);
+                                const ObservedFn& observed, const AllowanceOptions& options = {});
 
 /// "all N values match (M nodes)", or the first mismatch: "%add_2 (add) at model.py:12: element
-/// [1, 3] is 0.5, expected 0.25 (f32 tolerance: rtol 1.3e-06, atol 1e-05)".
+/// [1, 3] is 0.5, expected 0.25 (f32 tolerance: rtol 1.3e-06, atol 1e-05)", or for a node with
+/// an allowance "... (f16 tolerance for a 2048-term gemm: rtol 0.001, atol 0.00031)".
 std::string describe_check(const ir::Graph& graph, const NodeCheck& check);
 
 }  // namespace inferno::reference
