@@ -189,6 +189,37 @@ TEST_CASE("verify names a GEMM with a dropped bias, a swapped column or one bad 
   }
 }
 
+TEST_CASE("verify allows a 16-bit gelu gemm the rounding of its stored sum", "[reference]") {
+  // cuBLASLt stores the f16 sum and an epilogue kernel applies gelu to it: the output may be off
+  // by the activation's slope times half an ulp of the sum, beyond the output's own rounding.
+  std::string text = gemm_graph("f16");
+  text.replace(text.find("activation=\"none\""), std::string("activation=\"none\"").size(),
+               "activation=\"gelu\"");
+  const ir::Graph graph = test::parse(text);
+  std::vector<Tensor> in = gemm_inputs(graph);
+  for (int64_t n = 0; n < 16; ++n) in[2].set(n, -23.0 - 0.5 * static_cast<double>(n % 5));
+  const Tensor expected = reference_of_first(graph, in);
+  std::string plain = gemm_graph("f16");
+  const Tensor sums = reference_of_first(test::parse(plain), in);  // before the activation
+  // Every element moved by the dtype's tolerance plus 1.2 half-ulps of its sum (u = 2^-11).
+  Tensor device = expected;
+  for (int64_t i = 0; i < device.numel(); ++i) {
+    const double shift =
+        1e-5 + 1e-3 * std::fabs(expected.get(i)) + 1.2 * 0x1p-11 * std::fabs(sums.get(i));
+    device.set(i, expected.get(i) + shift);
+  }
+  CHECK(fails_dtype_tolerance_alone(expected, device));
+  const reference::NodeCheck result = check(graph, in, device_outputs(graph, in, device));
+  INFO(reference::describe_check(graph, result));
+  CHECK_FALSE(result.mismatch.has_value());
+  // One element 1% of the output's largest magnitude off is still named.
+  Tensor off = expected;
+  off.set(21, off.get(21) + 0.01 * largest_magnitude(off));
+  const reference::NodeCheck bad = check(graph, in, device_outputs(graph, in, off));
+  REQUIRE(bad.mismatch.has_value());
+  CHECK(bad.mismatch->index == 21);
+}
+
 TEST_CASE("verify allows TF32 operands only where the GEMMs ran on TF32", "[reference]") {
   const ir::Graph graph = test::parse(gemm_graph("f32"));
   std::vector<Tensor> in = gemm_inputs(graph);
