@@ -113,7 +113,7 @@ if has profile; then
     "${tools[@]}" --out "$out/probe" --work /tmp/inferno-profile-probe --models bert_base --batch 64 --no-compile --iters 20
   step "profile compare" profile_compare.log "${profile_env[@]}" python3 "$root/tools/bench/profile_compare.py" \
     "${tools[@]}" --out "$out" --work /tmp/inferno-profile-work --deadline "$deadline" \
-    ${PROFILE_NO_COMPILE:+--no-compile}
+    ${PROFILE_NO_COMPILE:+--no-compile} ${PROFILE_MODELS:+--models $PROFILE_MODELS}
   results=()
   for json in "$out/profile_compare.json" "$out/probe/profile_compare.json"; do [[ -f $json ]] && results+=("$json"); done
   if (( ${#results[@]} )); then
