@@ -114,6 +114,19 @@ TEST_CASE("the hints come from the measurements", "[profile]") {
   CHECK(island);
   CHECK(launch_bound);
   CHECK_FALSE(unrecognized);
+  CHECK_FALSE(any("add up to"));  // 200 us of steps in a 230 us run
+}
+
+TEST_CASE("steps that add up to more than the whole run are said to carry event overhead",
+          "[profile]") {
+  run::ProfileInput in = input();
+  in.end_to_end_s = 160e-6;  // the four steps sum to 200 us
+  bool said = false;
+  for (const std::string& h : run::profile_hints(in)) {
+    said |= has(h, "the steps add up to 200.0 us, 25% more than a whole run (160.0 us)") &&
+            has(h, "about 10.0 us per step");
+  }
+  CHECK(said);
 }
 
 TEST_CASE("the Chrome trace is JSON with one complete event per step", "[profile]") {
