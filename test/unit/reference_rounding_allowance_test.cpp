@@ -87,6 +87,17 @@ bool fails_dtype_tolerance_alone(const Tensor& expected, const Tensor& device) {
       .has_value();
 }
 
+/// Checks that node 0's output as `device` gives it is out of the dtype's tolerance alone but
+/// accepted by verify (within its rounding allowance); returns the check.
+reference::NodeCheck check_accepted(const ir::Graph& graph, const std::vector<Tensor>& in,
+                                    const Tensor& device) {
+  CHECK(fails_dtype_tolerance_alone(reference_of_first(graph, in), device));
+  reference::NodeCheck result = check(graph, in, device_outputs(graph, in, device));
+  INFO(reference::describe_check(graph, result));
+  CHECK_FALSE(result.mismatch.has_value());
+  return result;
+}
+
 double largest_magnitude(const Tensor& t) {
   double largest = 0;
   for (int64_t i = 0; i < t.numel(); ++i) largest = std::max(largest, std::fabs(t.get(i)));
@@ -150,12 +161,7 @@ TEST_CASE("verify accepts a 2048-term GEMM summed in float in another order", "[
     INFO(dtype);
     const ir::Graph graph = test::parse(gemm_graph(dtype));
     const std::vector<Tensor> in = gemm_inputs(graph);
-    const Tensor device = float_gemm(graph, in, true, same);
-    CHECK(fails_dtype_tolerance_alone(reference_of_first(graph, in), device));
-    const reference::NodeCheck result = check(graph, in, device_outputs(graph, in, device));
-    INFO(reference::describe_check(graph, result));
-    CHECK_FALSE(result.mismatch.has_value());
-    CHECK(result.nodes_compared == 2);
+    CHECK(check_accepted(graph, in, float_gemm(graph, in, true, same)).nodes_compared == 2);
   }
 }
 
@@ -208,10 +214,7 @@ TEST_CASE("verify allows a 16-bit gelu gemm the rounding of its stored sum", "[r
         1e-5 + 1e-3 * std::fabs(expected.get(i)) + 1.2 * 0x1p-11 * std::fabs(sums.get(i));
     device.set(i, expected.get(i) + shift);
   }
-  CHECK(fails_dtype_tolerance_alone(expected, device));
-  const reference::NodeCheck result = check(graph, in, device_outputs(graph, in, device));
-  INFO(reference::describe_check(graph, result));
-  CHECK_FALSE(result.mismatch.has_value());
+  check_accepted(graph, in, device);
   // One element 1% of the output's largest magnitude off is still named.
   Tensor off = expected;
   off.set(21, off.get(21) + 0.01 * largest_magnitude(off));
@@ -296,11 +299,7 @@ TEST_CASE("verify accepts a convolution summed in float in another order", "[ref
     INFO(dtype);
     const ir::Graph graph = test::parse(conv_graph(dtype));
     const std::vector<Tensor> in = conv_inputs(graph);
-    const Tensor device = float_conv(graph, in, true, false);
-    CHECK(fails_dtype_tolerance_alone(reference_of_first(graph, in), device));
-    const reference::NodeCheck result = check(graph, in, device_outputs(graph, in, device));
-    INFO(reference::describe_check(graph, result));
-    CHECK_FALSE(result.mismatch.has_value());
+    check_accepted(graph, in, float_conv(graph, in, true, false));
   }
 }
 
@@ -385,11 +384,7 @@ Tensor flash_attention(const ir::Graph& graph, const std::vector<Tensor>& in, bo
 TEST_CASE("verify accepts flash attention with f16 probabilities", "[reference]") {
   const ir::Graph graph = test::parse(kAttentionGraph);
   const std::vector<Tensor> in = attention_inputs(graph);
-  const Tensor device = flash_attention(graph, in, true, 0.125f);
-  CHECK(fails_dtype_tolerance_alone(reference_of_first(graph, in), device));
-  const reference::NodeCheck result = check(graph, in, device_outputs(graph, in, device));
-  INFO(reference::describe_check(graph, result));
-  CHECK_FALSE(result.mismatch.has_value());
+  check_accepted(graph, in, flash_attention(graph, in, true, 0.125f));
 }
 
 TEST_CASE("verify names attention without its mask, with a wrong scale or one bad element",
@@ -441,9 +436,7 @@ Tensor float_sum(const Tensor& x, double bias) {
 TEST_CASE("verify accepts a 65536-term sum in float and names one 1% off", "[reference]") {
   const ir::Graph graph = test::parse(kSumGraph);
   const std::vector<Tensor> in = {uniform(graph, 0, 0, 1, 8)};
-  const Tensor device = float_sum(in[0], 0);
-  CHECK(fails_dtype_tolerance_alone(reference_of_first(graph, in), device));
-  CHECK_FALSE(check(graph, in, device_outputs(graph, in, device)).mismatch.has_value());
+  check_accepted(graph, in, float_sum(in[0], 0));
   const reference::NodeCheck bad =
       check(graph, in, device_outputs(graph, in, float_sum(in[0], 0.01 * 32768)));
   REQUIRE(bad.mismatch.has_value());
