@@ -33,9 +33,11 @@ summary=()
 # BERT-base at batch 64 where the bound classes apply) + tools/gpu/profile_check.py (PASS/FAIL),
 # within PROFILE_BUDGET_S seconds (default 570: the device tool's 10 minutes per command).
 # gpu-tests: build + the gpu-labelled tests only; runtime-gpu: the runtime's GPU tests only;
-# python: build + tools/bench/bench_python.py
-# (inferno.compile, the call path's overhead) and tools/bench/compile_times.py on the zoo.
-# Several modes may share one call (check.sh gpu-tests python); they run in this file's order.
+# python: build + tools/bench/bench_python.py (inferno.compile, the call path's overhead) and
+# tools/bench/compile_times.py on the zoo. Several modes may share one call (check.sh gpu-tests
+# python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
+# PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
+# --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times.
 modes=("${@:-tests}")
 has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
