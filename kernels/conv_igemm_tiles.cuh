@@ -4,8 +4,6 @@
 // split-K reduction across a thread block cluster. conv_igemm.cuh says how they fit together.
 #pragma once
 
-#include <cooperative_groups.h>
-
 #include "common.cuh"
 #include "conv.cuh"
 
@@ -232,20 +230,26 @@ template <int kAcc, int kThreads, typename A, typename Finish>
 __device__ __forceinline__ void igemm_finish(const A (&acc)[kAcc], void* smem, Finish finish) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (gridDim.z > 1) {
-    namespace cg = cooperative_groups;
+    // The cluster intrinsics themselves (what cooperative_groups' cluster_group calls): that
+    // header cost every model.cu about 3 s of nvcc on two cores.
     A* partial = static_cast<A*>(smem);
 #pragma unroll
     for (int i = 0; i < kAcc; ++i) partial[i * kThreads + threadIdx.x] = acc[i];
-    cg::cluster_group cluster = cg::this_cluster();
-    cluster.sync();
-    const int splits = static_cast<int>(cluster.num_blocks());
-    for (int i = static_cast<int>(cluster.block_rank()); i < kAcc; i += splits) {
-      A sum = cluster.map_shared_rank(partial, 0)[i * kThreads + threadIdx.x];
-      for (int r = 1; r < splits; ++r)
-        sum += cluster.map_shared_rank(partial, r)[i * kThreads + threadIdx.x];
+    auto cluster_sync = [] {
+      __cluster_barrier_arrive();
+      __cluster_barrier_wait();
+    };
+    auto rank_partial = [&](int rank) {
+      return static_cast<const A*>(__cluster_map_shared_rank(partial, static_cast<unsigned>(rank)));
+    };
+    cluster_sync();
+    const int splits = static_cast<int>(__clusterSizeInBlocks());
+    for (int i = static_cast<int>(__clusterRelativeBlockRank()); i < kAcc; i += splits) {
+      A sum = rank_partial(0)[i * kThreads + threadIdx.x];
+      for (int r = 1; r < splits; ++r) sum += rank_partial(r)[i * kThreads + threadIdx.x];
       finish(i, sum);
     }
-    cluster.sync();  // no block leaves while another still reads its shared memory
+    cluster_sync();  // no block leaves while another still reads its shared memory
     return;
   }
 #endif
