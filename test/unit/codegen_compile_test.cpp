@@ -87,7 +87,7 @@ std::string build(const codegen::GeneratedModel& model, const std::string& dir) 
   write_file(fs::path(dir) / "weights.bin", model.weights.data(), model.weights.size());
   const std::string root = INFERNO_SOURCE_DIR;
   const std::vector<std::string> argv = {kNvcc,
-                                         "-O3",
+                                         "-O1",
                                          "-std=c++17",
                                          "--shared",
                                          "-Werror",

@@ -195,7 +195,7 @@ TEST_CASE("the nvcc command uses relative names and the gencode flags") {
   options.toolchain.nvcc = "/usr/local/cuda/bin/nvcc";
   options.archs = {{80, false}, {90, true}};
   const std::vector<std::string> expected = {"/usr/local/cuda/bin/nvcc",
-                                             "-O3",
+                                             "-O1",
                                              "-std=c++17",
                                              "--shared",
                                              "-Xcompiler",
