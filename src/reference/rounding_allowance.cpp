@@ -67,13 +67,15 @@ double accumulator_roundoff(DType dtype) {
 /// This is a hard bound per term, not a random walk: no sqrt(K).
 constexpr double kTf32ProductError = 0x1p-9;
 
-/// `t` with every element made nonnegative, held in f64 so that a sum of magnitudes computed from
-/// it cannot overflow a 16-bit output type.
-Tensor absolute(const Tensor& t) {
+/// `t` in f64, with every element made nonnegative when `absolute` (held in f64 so that a sum of
+/// magnitudes computed from it cannot overflow a 16-bit output type).
+Tensor as_f64(const Tensor& t, bool absolute = false) {
   Tensor a = Tensor::zeros(TensorType{DType::kF64, t.type.shape});
-  for (int64_t i = 0; i < t.numel(); ++i) a.set(i, std::fabs(t.get(i)));
+  for (int64_t i = 0; i < t.numel(); ++i) a.set(i, absolute ? std::fabs(t.get(i)) : t.get(i));
   return a;
 }
+
+Tensor absolute(const Tensor& t) { return as_f64(t, /*absolute=*/true); }
 
 TensorType f64_like(const Tensor& t) { return TensorType{DType::kF64, t.type.shape}; }
 
@@ -83,18 +85,23 @@ int64_t product(const ir::Shape& shape, size_t from, size_t to) {
   return n;
 }
 
-/// Absolute copies of a node's inputs, and pointers to them in input order.
+/// f64 copies of a node's inputs (their absolute values, or as they are), and pointers to them in
+/// input order.
 struct MagnitudeInputs {
   std::vector<Tensor> held;
   std::vector<const Tensor*> ptrs;
 };
 
-MagnitudeInputs absolute_inputs(const std::vector<const Tensor*>& inputs) {
+MagnitudeInputs f64_inputs(const std::vector<const Tensor*>& inputs, bool absolute) {
   MagnitudeInputs m;
   m.held.reserve(inputs.size());
-  for (const Tensor* t : inputs) m.held.push_back(absolute(*t));
+  for (const Tensor* t : inputs) m.held.push_back(as_f64(*t, absolute));
   for (const Tensor& t : m.held) m.ptrs.push_back(&t);
   return m;
+}
+
+MagnitudeInputs absolute_inputs(const std::vector<const Tensor*>& inputs) {
+  return f64_inputs(inputs, /*absolute=*/true);
 }
 
 /// A gemm's sum before its activation (alpha, beta, bias and residual applied), in f64: what a
@@ -103,14 +110,7 @@ Tensor gemm_before_activation(const ir::Node& node, const std::vector<const Tens
                               const Tensor& expected) {
   ir::Attributes attrs = node.attrs;
   attrs.set("activation", std::string("none"));
-  MagnitudeInputs m;
-  m.held.reserve(inputs.size());
-  for (const Tensor* t : inputs) {
-    Tensor f = Tensor::zeros(TensorType{DType::kF64, t->type.shape});
-    for (int64_t i = 0; i < t->numel(); ++i) f.set(i, t->get(i));
-    m.held.push_back(std::move(f));
-  }
-  for (const Tensor& t : m.held) m.ptrs.push_back(&t);
+  const MagnitudeInputs m = f64_inputs(inputs, /*absolute=*/false);
   const auto& in = m.ptrs;
   return detail::gemm(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
                       in.size() > 3 ? in[3] : nullptr, attrs, f64_like(expected));
