@@ -10,12 +10,20 @@ library and two variants (the 128-token prompt and the one-token step), and run 
 `inferno-run --generate` (C++, each decode step one CUDA graph replay). Hugging Face's figures
 are generate() with its default cache: per token (t(64 new) - t(1 new)) / 63, first token t(1).
 
+With --ncu, each library's decode step is also profiled: `ncu` times every kernel of a generation
+of 1 and of 3 new tokens (--cache-control none --clock-control none: the caches and clocks of a
+real run), and the difference over 2 is one decode step's kernels, summed per kernel name
+(DIR/decode_kernels.md).
+
 Usage: python3 tools/bench/bench_llm.py --infernoc build/src/infernoc \\
-           --inferno-run build/runtime/inferno-run --out DIR [--models gpt2-small tinyllama]
+           --inferno-run build/runtime/inferno-run --out DIR [--models gpt2-small tinyllama] [--ncu]
 Writes DIR/bench_llm.md and prints it last.
 """
 
 import argparse
+import collections
+import csv
+import io
 import re
 import subprocess
 import sys
@@ -71,8 +79,42 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     per_token = float(re.search(r"median ([0-9.]+)", text).group(1))
     ttft = float(re.search(r"time to first token: ([0-9.]+)", text).group(1))
     floor = float(re.search(r"= ([0-9.]+) ms/token", text).group(1))
+    if args.ncu:
+        with open(args.out / "decode_kernels.md", "a") as f:
+            f.write(decode_step_kernels(args, name, so, prompt_file) + "\n")
     return {"compile s": compile_s, "infernoc ms/token": per_token, "infernoc TTFT ms": ttft,
             "floor ms/token": floor}
+
+
+def ncu_kernel_times(args, so, prompt_file, new):
+    """{kernel name: summed ns} over every kernel of one `inferno-run --generate` under ncu."""
+    command = ["ncu", "--metrics", "gpu__time_duration.sum", "--csv", "--print-units", "base",
+               "--cache-control", "none", "--clock-control", "none", args.inferno_run, str(so),
+               "--generate", "--prompt", str(prompt_file), "--max-new-tokens", str(new)]
+    text = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    header = text.find('"ID"')
+    times = collections.Counter()
+    counts = collections.Counter()
+    for row in csv.DictReader(io.StringIO(text[header:])):
+        if row.get("Metric Name") == "gpu__time_duration.sum":
+            name = re.sub(r"\(.*", "", row["Kernel Name"])[:70]
+            times[name] += float(row["Metric Value"])
+            counts[name] += 1
+    return times, counts
+
+
+def decode_step_kernels(args, name, so, prompt_file):
+    """Markdown: one decode step's kernels (3 new tokens minus 1, over 2), slowest first."""
+    t1, c1 = ncu_kernel_times(args, so, prompt_file, 1)
+    t3, c3 = ncu_kernel_times(args, so, prompt_file, 3)
+    rows = [(k, (t3[k] - t1[k]) / 2 / 1e3, (c3[k] - c1[k]) / 2) for k in t3]
+    rows = sorted((r for r in rows if r[2] > 0), key=lambda r: -r[1])
+    total = sum(r[1] for r in rows)
+    lines = [f"### {name}: one decode step, {total:.1f} us of kernel time in "
+             f"{sum(r[2] for r in rows):.0f} kernels", "", "| kernel | launches | us | share |",
+             "|---|---|---|---|"]
+    lines += [f"| `{k}` | {n:.0f} | {us:.1f} | {us / total:.1%} |" for k, us, n in rows]
+    return "\n".join(lines) + "\n"
 
 
 def run_hf(model, prompt):
@@ -102,8 +144,10 @@ def main():
     parser.add_argument("--inferno-run", required=True)
     parser.add_argument("--out", type=Path, default=Path("bench-llm"))
     parser.add_argument("--models", nargs="+", default=["gpt2-small", "tinyllama"])
+    parser.add_argument("--ncu", action="store_true", help="profile one decode step's kernels with ncu")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "decode_kernels.md").unlink(missing_ok=True)
     work = Path(tempfile.gettempdir()) / "bench-llm"  # the exports and libraries: GBs, not --out
     work.mkdir(exist_ok=True)
     rows = []

@@ -34,7 +34,8 @@ summary=()
 # within PROFILE_BUDGET_S seconds (default 570: the device tool's 10 minutes per command).
 # gpu-tests: build + the gpu-labelled tests only; runtime-gpu: the runtime's GPU tests only;
 # python: build + tools/bench/bench_python.py (inferno.compile, the call path's overhead) and
-# tools/bench/compile_times.py on the zoo. Several modes may share one call (check.sh gpu-tests
+# tools/bench/compile_times.py on the zoo; llm-bench: build infernoc and the runtime only +
+# bench_llm.py with its ncu decode-step profile (LLM_MODELS names the models). Several modes may share one call (check.sh gpu-tests
 # python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times.
@@ -93,9 +94,15 @@ if has python; then
   for table in bench_python.md compile_times.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
 fi
 
+llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
+         PYTHONUNBUFFERED=1)
+if has llm-bench; then
+  step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" --ncu \
+    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS}
+  for table in bench_llm.md decode_kernels.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
+fi
+
 if has llm; then
-  llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
-           PYTHONUNBUFFERED=1)
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900
   step "llm check" llm_check.log "${llm_env[@]}" python3 "$root/tools/gpu/llm_check.py" \
     --infernoc "$build/src/infernoc" --out /tmp/llm-check
