@@ -278,4 +278,19 @@ __device__ __forceinline__ void for_each_column_tile(int64_t outer, int64_t tile
   }
 }
 
+/// The arch `kernel`'s loaded binary was built for (90 for sm_90), asked once per kernel: 0 if
+/// the query fails (its error is cleared: callers then take their pre-sm_90 path, e.g. no
+/// cluster split).
+template <auto kKernel>
+inline int binary_version() {
+  static const int version = [] {
+    cudaFuncAttributes attributes;
+    if (cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kKernel)) == cudaSuccess)
+      return attributes.binaryVersion;
+    (void)cudaGetLastError();
+    return 0;
+  }();
+  return version;
+}
+
 }  // namespace inferno::kernels

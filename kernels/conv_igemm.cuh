@@ -166,20 +166,6 @@ __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
   });
 }
 
-/// The arch `kernel`'s loaded binary was built for (90 for sm_90), asked once per kernel: 0 if
-/// the query fails (its error is cleared: it only means no split).
-template <auto kKernel>
-inline int binary_version() {
-  static const int version = [] {
-    cudaFuncAttributes attributes;
-    if (cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kKernel)) == cudaSuccess)
-      return attributes.binaryVersion;
-    (void)cudaGetLastError();
-    return 0;
-  }();
-  return version;
-}
-
 /// How many ways to split K: enough blocks to give each SM one when the tiles alone leave most
 /// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
 /// when the kernel's binary was not built for it (clusters and distributed shared memory).

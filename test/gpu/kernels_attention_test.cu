@@ -33,6 +33,7 @@ struct Case {
   std::vector<int64_t> mask_shape;  // right-aligned against [B, Hq, Sq, Skv]
   int64_t dead_row;                 // a query row whose every mask entry drops its key (-1: none)
   Views views;
+  int64_t live_keys = -1;  // bool mask: keys [0, live_keys) kept, as a KV cache's (-1: random)
 };
 
 // A strided [B, H, S, E] operand in a host buffer of NaN, its elements from `base` on.
@@ -60,7 +61,7 @@ View<T> padded(int64_t heads, int64_t seq, int64_t e) {
 // per unit of max |v| (each output is a weighted mean of v's rows):
 //  - f32: the FMA path keeps everything in float. The scores' relative error is about d * 2^-24
 //    (a few 1e-6 for d = 200, worse for the largest scores), which moves each weight by that
-//    times the score, and the weighted sum over up to 512 keys adds a few ulps: 1e-5 absolute
+//    times the score, and the weighted sum over up to 2048 keys adds a few ulps: 1e-5 absolute
 //    covers it with margin for |v| <= 2.
 //  - f16 / bf16: the tensor-core path rounds the softmax weights to T as P @ V's operand (a
 //    relative error of the unit roundoff, 2^-11 or 2^-8, per weight), which moves an output by up
@@ -155,7 +156,9 @@ void check_attention(const Case& c, std::mt19937_64& rng, bool twice) {
     for (int64_t i = 0; i < numel; ++i) {
       const bool dead = c.dead_row >= 0 && (i / c.mask_shape.back()) % rows == c.dead_row;
       if (c.mask == kBoolMask) {
-        mask_values.push_back(!dead && unit(rng) > -0.5 ? 1 : 0);
+        const bool keep =
+            c.live_keys >= 0 ? i % c.mask_shape.back() < c.live_keys : unit(rng) > -0.5;
+        mask_values.push_back(!dead && keep ? 1 : 0);
       } else {
         const double inf = std::numeric_limits<double>::infinity();
         mask_values.push_back(dead || i % 7 == 3 ? -inf : to_double(from_double<T>(unit(rng))));
@@ -311,6 +314,17 @@ void attention_cases(bool all) {
       {1, 4, 4, 130, 130, 128, 128, false, kBoolMask, {1, 1, 1, 130}, -1, V::kFusedQkv},
       {2, 4, 2, 77, 90, 64, 64, true, kNoMask, {}, -1, V::kPadded},
       {1, 2, 2, 30, 40, 80, 48, false, kAdditiveMask, {30, 40}, 3, V::kPadded},
+      // A few query rows (attention_decode.cuh): a KV cache's prefix mask (whole groups of 32
+      // keys skipped), GQA 8, key ranges split over a cluster, unaligned views, dead rows.
+      {1, 12, 12, 1, 256, 64, 64, false, kBoolMask, {1, 1, 1, 256}, -1, V::kContiguous, 131},
+      {1, 32, 4, 1, 256, 64, 64, false, kBoolMask, {1, 1, 1, 256}, -1, V::kContiguous, 200},
+      {2, 4, 2, 2, 300, 128, 128, false, kAdditiveMask, {2, 1, 2, 300}, -1, V::kPadded},
+      {1, 2, 2, 4, 1000, 64, 64, true, kNoMask, {}, -1, V::kContiguous},
+      {1, 2, 2, 3, 1000, 80, 80, false, kNoMask, {}, -1, V::kContiguous},
+      {1, 1, 1, 1, 2048, 256, 256, false, kBoolMask, {2048}, -1, V::kContiguous},
+      {1, 2, 2, 1, 70, 64, 64, false, kBoolMask, {1, 70}, 0, V::kContiguous},  // row 0 dead
+      {2, 4, 2, 1, 1, 64, 64, true, kNoMask, {}, -1, V::kFusedQkv},
+      {1, 2, 1, 2, 90, 20, 36, false, kBoolMask, {2, 90}, -1, V::kPadded},  // not multiples of 8
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!all && i % 3 != 0) continue;  // f64: every third case

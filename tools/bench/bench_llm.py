@@ -98,7 +98,7 @@ def ncu_kernel_times(args, so, prompt_file, new):
     for row in csv.DictReader(io.StringIO(text[header:])):
         if row.get("Metric Name") == "gpu__time_duration.sum":
             name = re.sub(r"\(.*", "", row["Kernel Name"])[:70]
-            times[name] += float(row["Metric Value"])
+            times[name] += float(row["Metric Value"].replace(",", ""))  # ncu groups thousands
             counts[name] += 1
     return times, counts
 
