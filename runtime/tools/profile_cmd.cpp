@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "cupti_kernel_times.h"
 #include "generate_cmd.h"
 #include "profile_report.h"
 #include "run_common.h"
@@ -14,10 +15,12 @@ namespace {
 constexpr int kLatencyRuns = 20;
 const char* const kDtypeNames[] = {"f32", "f16", "bf16", "f64", "i64", "i32", "bool"};
 
-// The events the hook records: two per step (before, after), created before the run.
+// The events the hook records: two per step (before, after), created before the run; with
+// CUPTI, the step's launches also carry external correlation id step + 1.
 struct Recorder {
   std::vector<cudaEvent_t> events;
   cudaError_t error = cudaSuccess;
+  CuptiKernelTimes* cupti = nullptr;
 };
 
 void record(void* user, int32_t step, int32_t phase, void* stream) {
@@ -27,8 +30,11 @@ void record(void* user, int32_t step, int32_t phase, void* stream) {
     recorder->error = cudaErrorInvalidValue;  // a step the table does not have
     return;
   }
+  if (recorder->cupti != nullptr && phase == 1) recorder->cupti->pop();
   const cudaError_t e = cudaEventRecord(recorder->events[at], static_cast<cudaStream_t>(stream));
   if (e != cudaSuccess) recorder->error = e;
+  if (recorder->cupti != nullptr && phase == 0)
+    recorder->cupti->push(static_cast<uint64_t>(step) + 1);
 }
 
 double elapsed_s(cudaEvent_t from, cudaEvent_t to) {
@@ -76,8 +82,9 @@ void write_text(const std::string& path, const std::string& text) {
 
 void add_profile_options(CLI::App& app, ProfileArgs& args) {
   app.add_flag("--profile", args.enabled,
-               "time each kernel step with CUDA events (one run without a CUDA graph) and print "
-               "them by time with their source op and line, achieved TFLOP/s and GB/s, fraction "
+               "time each kernel step (one run without a CUDA graph; CUPTI's activity records "
+               "when libcupti is found, else CUDA events) and print them by time with their source "
+               "op and line, achieved TFLOP/s and GB/s, fraction "
                "of peak, bound class and hints (docs/profiling.md)");
   app.add_option("--trace", args.trace,
                  "with --profile: write a Chrome trace (Perfetto loads it) to this file")
@@ -113,12 +120,25 @@ void profile_command(const ProfileArgs& args, inferno_loaded_model* model, infer
   ProfileInput input;
   input.end_to_end_s = end_to_end_s(stream, run_once);
   int32_t entry = 0;
+  std::unique_ptr<CuptiKernelTimes> cupti;
+  std::string no_cupti;
   for (int pass = 0; pass < 2; ++pass) {  // the first warms up the plain launches' path
+    if (pass == 1) {
+      cupti = CuptiKernelTimes::start(no_cupti);
+      recorder.cupti = cupti.get();
+    }
     check(inferno_session_run_profiled(
         session, stream, inputs.data(), static_cast<int32_t>(inputs.size()), outputs.data(),
         static_cast<int32_t>(outputs.size()), record, &recorder, &entry));
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     check_cuda(recorder.error, "recording a step's event");
+  }
+  std::map<uint64_t, KernelSpan> spans;
+  if (cupti != nullptr && !cupti->finish(spans, no_cupti)) cupti.reset();
+  if (cupti != nullptr) {
+    input.timing = StepTiming::kCupti;
+  } else {
+    std::fprintf(stderr, "inferno-run: step times from CUDA events (%s)\n", no_cupti.c_str());
   }
   const inferno_kernel_cost* steps = nullptr;
   int32_t count = 0;
@@ -137,6 +157,19 @@ void profile_command(const ProfileArgs& args, inferno_loaded_model* model, infer
     const cudaEvent_t begin = recorder.events[2 * static_cast<size_t>(i)];
     step.start_s = elapsed_s(recorder.events[0], begin);
     step.seconds = elapsed_s(begin, recorder.events[2 * static_cast<size_t>(i) + 1]);
+    if (input.timing == StepTiming::kCupti) {
+      // The GPU's own times: start from the first step's first kernel, duration the sum of the
+      // step's kernels (0 for a step that launched nothing, e.g. an empty tensor's).
+      const auto span = spans.find(static_cast<uint64_t>(i) + 1);
+      const auto first = spans.find(1);
+      step.seconds = span == spans.end() ? 0.0 : static_cast<double>(span->second.kernel_ns) * 1e-9;
+      if (span != spans.end() && first != spans.end()) {
+        step.start_s = static_cast<double>(
+                           span->second.first_start_ns -
+                           std::min(first->second.first_start_ns, span->second.first_start_ns)) *
+                       1e-9;
+      }
+    }
     input.steps.push_back(std::move(step));
   }
   input.peaks = peaks_of(device, stream);

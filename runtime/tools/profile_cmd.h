@@ -1,5 +1,6 @@
-// inferno-run --profile: one run with each step timed by CUDA events around its launches (no CUDA
-// graph), end-to-end latency measured separately, and the report of profile_report.h printed
+// inferno-run --profile: one run with each step timed (no CUDA graph) by CUPTI's activity records
+// of its kernels when libcupti loads (cupti_kernel_times.h), else by CUDA events around its
+// launches; end-to-end latency measured separately, and the report of profile_report.h printed
 // (and --trace / --roofline written).
 #pragma once
 

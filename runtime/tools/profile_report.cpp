@@ -174,6 +174,12 @@ std::vector<ProfileRow> profile_rows(const ProfileInput& input) {
   return rows;
 }
 
+const char* step_timing_name(StepTiming timing) {
+  return timing == StepTiming::kCupti ? "CUPTI activity records (each step's kernels, copies and "
+                                        "memsets, as the GPU ran them)"
+                                      : "CUDA events around each step";
+}
+
 std::string profile_table(const ProfileInput& input) {
   const std::vector<ProfileRow> rows = profile_rows(input);
   size_t name_width = 6, where_width = 6, kernel_width = 6;
@@ -207,6 +213,7 @@ std::string profile_table(const ProfileInput& input) {
   text += "peak device memory " + mib(m.weights + m.arena + m.state) + ": weights " +
           mib(m.weights) + ", arena " + mib(m.arena) + " (workspace " + mib(m.workspace) +
           "), state " + mib(m.state) + "\n";
+  text += "step times: " + std::string(step_timing_name(input.timing)) + "\n";
   return text;
 }
 
@@ -247,13 +254,14 @@ std::vector<std::string> profile_hints(const ProfileInput& input) {
         "was not recognized, so its scores go through memory (docs/optimizer.md, "
         "recognize-attention)");
   }
-  // Each step is timed by a pair of CUDA events, and an event makes the GPU finish the work
-  // before it and write a timestamp: measured on an H100, about 3 us per step, so at batch 1 a
-  // model's steps summed 17-54% more than a graph replay of the whole run (and within 10% at
-  // batch 64, where steps are long). Said, with the measured excess, whenever it shows.
+  // Without CUPTI each step is timed by a pair of CUDA events, and an event makes the GPU finish
+  // the work before it and write a timestamp: measured on an H100, about 3 us per step, so at
+  // batch 1 a model's steps summed 17-54% more than a graph replay of the whole run (and within
+  // 10% at batch 64, where steps are long). Said, with the measured excess, whenever it shows.
   const double kernels = total_step_seconds(input);
   constexpr double kNotableExcess = 1.05;
-  if (input.end_to_end_s > 0 && kernels > input.end_to_end_s * kNotableExcess) {
+  if (input.timing == StepTiming::kCudaEvents && input.end_to_end_s > 0 &&
+      kernels > input.end_to_end_s * kNotableExcess) {
     const double excess = kernels - input.end_to_end_s;
     hints.push_back("the steps add up to " + us(kernels) + ", " +
                     format("%.0f%%", (kernels / input.end_to_end_s - 1) * 100) +

@@ -22,7 +22,7 @@ struct ProfileStep {
   double flops = 0;
   double bytes = 0;    ///< read + written
   double start_s = 0;  ///< from the first step's start
-  double seconds = 0;  ///< its launches' time, CUDA events around them
+  double seconds = 0;  ///< its launches' GPU time (ProfileInput::timing says how measured)
 };
 
 /// The device's roofs: FLOP/s on FMA units and on tensor cores, and memory bandwidth (from a
@@ -45,9 +45,16 @@ struct MemoryUse {
   double weights = 0, arena = 0, workspace = 0, state = 0;
 };
 
+/// How the steps were timed: CUPTI's activity records (the GPU's own start and end of each of a
+/// step's kernels, copies and memsets, summed), or a pair of CUDA events around each step's
+/// launches (when CUPTI is not there), which adds the events' own cost to every step.
+enum class StepTiming { kCudaEvents, kCupti };
+const char* step_timing_name(StepTiming timing);
+
 struct ProfileInput {
   std::vector<ProfileStep> steps;  ///< in launch order
-  double end_to_end_s = 0;         ///< one run measured alone (a CUDA graph replay where possible)
+  StepTiming timing = StepTiming::kCudaEvents;
+  double end_to_end_s = 0;  ///< one run measured alone (a CUDA graph replay where possible)
   DevicePeaks peaks;
   MemoryUse memory;
 };

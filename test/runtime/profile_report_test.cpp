@@ -127,6 +127,16 @@ TEST_CASE("steps that add up to more than the whole run are said to carry event 
             has(h, "about 10.0 us per step");
   }
   CHECK(said);
+  // CUPTI's records are the GPU's own kernel times: no events to blame.
+  in.timing = run::StepTiming::kCupti;
+  for (const std::string& h : run::profile_hints(in)) CHECK_FALSE(has(h, "the steps add up to"));
+}
+
+TEST_CASE("the profile table says how the steps were timed", "[profile]") {
+  run::ProfileInput in = input();
+  CHECK(has(run::profile_table(in), "step times: CUDA events around each step\n"));
+  in.timing = run::StepTiming::kCupti;
+  CHECK(has(run::profile_table(in), "step times: CUPTI activity records"));
 }
 
 TEST_CASE("the Chrome trace is JSON with one complete event per step", "[profile]") {

@@ -183,7 +183,8 @@ def measure_infernoc(args, config):
     rec["infernoc"] = side_record(by_name, total, PROFILED_RUNS, latency, args.top)
     steps = plain.profile(*inputs)
     rec["python_profile"] = {"steps": len(steps), "sum_ms": sum(s["ms"] for s in steps),
-                             "slowest": steps[0]["node"] if steps else None}
+                             "slowest": steps[0]["node"] if steps else None,
+                             "timing": steps[0]["timing"] if steps else None}
     plain.close()
 
 

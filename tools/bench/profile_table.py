@@ -18,6 +18,7 @@ _STEPS = re.compile(r"^(\d+) steps, (\d+) launches on (.*) \(peak ([0-9.]+) TFLO
                     r"([0-9.]+) GB/s copy\)$")
 _TIMES = re.compile(r"^kernels ([0-9.]+) us, end to end ([0-9.]+) us, launch overhead ([0-9.]+) us$")
 _MEMORY = re.compile(r"^peak device memory ([0-9.]+) MiB")
+_TIMING = re.compile(r"^step times: (CUPTI|CUDA events)")
 
 
 class ProfileParseError(ValueError):
@@ -75,6 +76,8 @@ def parse_profile_output(text):
                           launch_overhead_us=float(match.group(3)))
         elif match := _MEMORY.match(line):
             result["memory_mib"] = float(match.group(1))
+        elif match := _TIMING.match(line):
+            result["timing"] = "cupti" if match.group(1) == "CUPTI" else "events"
         elif line.startswith("hint: "):
             result["hints"].append(line[len("hint: "):].encode("latin-1").decode("utf-8", "replace"))
     missing = [key for key in ("steps", "kernels_us", "memory_mib") if key not in result]

@@ -51,6 +51,7 @@ class RealReportTest(unittest.TestCase):
         self.assertEqual((p["fma_tflops"], p["tensor_tflops"], p["copy_gbps"]), (100.0, 400.0, 1000.0))
         self.assertEqual((p["kernels_us"], p["end_to_end_us"], p["launch_overhead_us"]), (200.0, 230.0, 30.0))
         self.assertEqual(p["memory_mib"], 108.0)
+        self.assertEqual(p["timing"], "events")
         self.assertTrue(any(h.startswith("%mm (gemm) at model.py:3 takes 50% in f32") for h in p["hints"]))
 
     def test_trace_steps(self):

@@ -83,7 +83,8 @@ def check_python_profile(rec):
     error = abs(steps_us - profile["kernels_us"]) / max(profile["kernels_us"], 1e-9)
     ok = python["steps"] == profile["steps"] and error <= TOLERANCE
     return ("PASS" if ok else "FAIL"), (f"{python['steps']} steps ({profile['steps']} in inferno-run), "
-                                        f"sum {steps_us:.1f} us ({error:+.1%})")
+                                        f"sum {steps_us:.1f} us ({error:+.1%}); timing {python.get('timing')} "
+                                        f"(inferno-run: {profile.get('timing')})")
 
 
 def check_gemm_class(profile, trace_steps):

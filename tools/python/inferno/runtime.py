@@ -33,6 +33,24 @@ def _native_module():
     return _native
 
 
+
+_STEP_RANGE = "inferno step "
+
+
+def _step_gpu_us(profiler, count):
+    """Each profile step's GPU time in microseconds: the kernels, copies and memsets that
+    torch.profiler's CUPTI records attribute to the step's record_function range; None when the
+    profiler recorded no such range."""
+    totals = [0.0] * count
+    seen = False
+    for event in profiler.events():
+        if event.name.startswith(_STEP_RANGE):
+            step = int(event.name[len(_STEP_RANGE):])
+            if 0 <= step < count:
+                totals[step] += getattr(event, "device_time_total", None) or getattr(event, "cuda_time_total", 0.0)
+                seen = True
+    return totals if seen else None
+
 class InfernoError(RuntimeError):
     """A failed runtime call: ``status`` is its name ("invalid_argument", ...)."""
 
@@ -317,10 +335,14 @@ class Model:
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def profile(self, *inputs):
-        """Runs the model once with a CUDA event before and after each kernel step (plain launches,
-        no CUDA graph; docs/profiling.md) after one untimed profiled run, and returns the steps slowest
-        first, each a dict: node, op, location, kernel, dtype, launches, flops, bytes (read + written)
-        and ms. The model must carry a profile table (compiled by an infernoc that writes one)."""
+        """Runs the model once profiled (plain launches, no CUDA graph; docs/profiling.md) after one
+        untimed profiled run, and returns the steps slowest first, each a dict: node, op, location,
+        kernel, dtype, launches, flops, bytes (read + written), ms and timing. Each step's time is
+        the GPU time of its kernels as CUPTI recorded them under torch.profiler (timing "cupti"),
+        the same measure as `inferno-run --profile`; where torch.profiler cannot attribute every
+        step's kernels, a CUDA event before and after each step (timing "events", which adds the
+        events' own cost). The model must carry a profile table (compiled by an infernoc that
+        writes one)."""
         torch, keep = self._torch, []
         outputs = [torch.empty(shape, dtype=dtype, device=self.device) for _, dtype, shape in self._outputs_for(inputs)]
         ins = (_Tensor * max(len(inputs), 1))(*[self._tensor(t, keep) for t in inputs])
@@ -332,27 +354,52 @@ class Model:
             _check(self._lib.inferno_model_profile_steps(self._handle, variant, ctypes.byref(steps), ctypes.byref(count)))
             most = max(most, count.value)
         events = [torch.cuda.Event(enable_timing=True) for _ in range(2 * most)]
+        ranges = {}
 
         def record(_, step, phase, __):  # on this thread, as each step is enqueued on `stream`
             if 0 <= step < most and phase in (0, 1):
                 events[2 * step + phase].record(stream)
+                if phase == 0 and profiler is not None:
+                    ranges[step] = torch.profiler.record_function(f"{_STEP_RANGE}{step}")
+                    ranges[step].__enter__()
+                elif phase == 1 and step in ranges:
+                    ranges.pop(step).__exit__(None, None, None)
 
         hook, variant = _ProfileHook(record), ctypes.c_int32()
-        for _ in range(2):  # the first run warms up the plain launches' path
+
+        def run():
             _check(self._lib.inferno_session_run_profiled(self._session(), ctypes.c_void_p(stream.cuda_stream), ins,
                                                           len(inputs), outs, len(outputs), hook, None,
                                                           ctypes.byref(variant)))
             stream.synchronize()
+
+        profiler = None
+        run()  # warms up the plain launches' path
+        try:
+            profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                                          torch.profiler.ProfilerActivity.CUDA])
+        except Exception:  # no CUPTI in this torch: events only
+            profiler = None
+        if profiler is not None:
+            with profiler:
+                run()
+        else:
+            run()
         steps, count = ctypes.POINTER(_KernelCost)(), ctypes.c_int32()
         _check(self._lib.inferno_model_profile_steps(self._handle, variant.value, ctypes.byref(steps), ctypes.byref(count)))
+        gpu_us = _step_gpu_us(profiler, count.value) if profiler is not None else None
+        # Every step that launches must have kernels attributed, or the whole table is events.
+        if gpu_us is not None and any(steps[k].launches > 0 and gpu_us[k] <= 0 for k in range(count.value)):
+            gpu_us = None
         rows = []
         for k in range(count.value):
             s = steps[k]
             name = s.node_name.decode()
+            ms = gpu_us[k] / 1e3 if gpu_us is not None else events[2 * k].elapsed_time(events[2 * k + 1])
             rows.append({"node": f"%{name}" if s.node >= 0 else f"({name})", "op": s.op.decode(),
                          "location": s.location.decode(), "kernel": s.kernel.decode(), "dtype": _DTYPES[s.dtype],
                          "launches": s.launches, "flops": s.flops, "bytes": s.bytes_read + s.bytes_written,
-                         "ms": events[2 * k].elapsed_time(events[2 * k + 1])})
+                         "ms": ms, "timing": "cupti" if gpu_us is not None else "events"})
         return sorted(rows, key=lambda row: -row["ms"])
 
     def reset_state(self):
