@@ -156,7 +156,7 @@ std::vector<std::string> launched_kernels(std::string_view run_block) {
 }
 
 std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dtype,
-                          const target::Target& target) {
+                          bool decode_attention, const target::Target& target) {
   bool all_sm80 = true;
   for (const int arch : target.sm_archs) all_sm80 &= arch >= 80;
   std::string text;
@@ -171,8 +171,9 @@ std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dty
     } else if (starts_with(kernel, "conv2d_igemm<")) {
       text += is_tensor_core_dtype(dtype) ? " (mma tensor cores)" : " (FMA tiles)";
     } else if (starts_with(kernel, "attention<")) {
-      text +=
-          is_tensor_core_dtype(dtype) && all_sm80 ? " (flash, mma tensor cores)" : " (flash, FMA)";
+      text += decode_attention                          ? " (decode, split keys)"
+              : is_tensor_core_dtype(dtype) && all_sm80 ? " (flash, mma tensor cores)"
+                                                        : " (flash, FMA)";
     }
   }
   return text;
@@ -195,7 +196,12 @@ std::optional<KernelCost> make_step(const ir::Graph& graph, int32_t node,
     step.node_name = "outputs";
     step.op = "copy";
   }
-  step.choice = kernel_choice(kernels, step.dtype, target);
+  // A few query rows take attention_decode.cuh's kernel.
+  const bool decode_attention =
+      node >= 0 && graph.nodes().at(static_cast<size_t>(node)).op == ir::OpKind::kAttention &&
+      graph.type(graph.nodes().at(static_cast<size_t>(node)).inputs[0]).shape[2] <=
+          target::kAttentionLimits.decode_max_rows;
+  step.choice = kernel_choice(kernels, step.dtype, decode_attention, target);
   step.kernels = std::move(kernels);
   return step;
 }

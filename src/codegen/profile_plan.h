@@ -41,9 +41,10 @@ struct KernelCost {
 std::vector<std::string> launched_kernels(std::string_view run_block);
 
 /// "cublasLt f32" etc.: the kernels joined by " + ", with what runs them where it is a choice
-/// (tensor cores or not, TF32), from the dtype, the target and the kernels' names.
+/// (tensor cores or not, TF32, attention's decode kernel), from the dtype, the target, the kernels'
+/// names and whether the node is an attention with few enough query rows for the decode kernel.
 std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dtype,
-                          const target::Target& target);
+                          bool decode_attention, const target::Target& target);
 
 /// The plan generate() makes for `graph` (the model; variants are not included), or its error.
 Expected<std::vector<KernelCost>> profile_plan(const ir::Graph& graph,

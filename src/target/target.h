@@ -26,6 +26,9 @@ struct AttentionLimits {
   int64_t max_head_dim = 256;
   int64_t max_grid = 65535;
   int64_t max_seq = 0x7fffffff;
+  /// Query rows up to which the decode kernel runs (kernels/attention_decode.cuh's
+  /// kAttentionDecodeMaxRows, which the launcher applies at run time).
+  int64_t decode_max_rows = 4;
 };
 inline constexpr AttentionLimits kAttentionLimits{};
 

@@ -10,6 +10,7 @@
 #include "ir/parser.h"
 #include "support/catch.h"
 #include "support/test_support.h"
+#include "target/target.h"
 
 namespace inferno {
 namespace {
@@ -238,6 +239,21 @@ TEST_CASE("the profile plan has one step per launching node, named by its kernel
                 target::Precision::kTf32)
             .front()
             .choice == "cublasLt (tf32 tensor cores)");
+}
+
+TEST_CASE("attention with a few query rows is named as the decode kernel", "[codegen]") {
+  auto choice = [](int64_t rows) {
+    const std::string q = "f32[1,2," + std::to_string(rows) + ",16]";
+    return plan_of("graph(%q: " + q + ", %k: f32[1,2,64,16], %v: f32[1,2,64,16]) {\n  %a: " + q +
+                   " = attention(%q, %k, %v) {causal=false, kv_groups=1, mask=\"none\", "
+                   "scale=0.25}\n  return %a\n}")
+        .front()
+        .choice;
+  };
+  CHECK(choice(1) == "attention<float, 32> (decode, split keys)");
+  CHECK(choice(target::kAttentionLimits.decode_max_rows) ==
+        "attention<float, 32> (decode, split keys)");
+  CHECK(choice(target::kAttentionLimits.decode_max_rows + 1) == "attention<float, 32> (flash, FMA)");
 }
 
 }  // namespace inferno

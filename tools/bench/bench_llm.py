@@ -79,11 +79,35 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     per_token = float(re.search(r"median ([0-9.]+)", text).group(1))
     ttft = float(re.search(r"time to first token: ([0-9.]+)", text).group(1))
     floor = float(re.search(r"= ([0-9.]+) ms/token", text).group(1))
+    row = {"compile s": compile_s, "infernoc ms/token": per_token, "infernoc TTFT ms": ttft,
+           "floor ms/token": floor}
     if args.ncu:
         with open(args.out / "decode_kernels.md", "a") as f:
             f.write(decode_step_kernels(args, name, so, prompt_file) + "\n")
-    return {"compile s": compile_s, "infernoc ms/token": per_token, "infernoc TTFT ms": ttft,
-            "floor ms/token": floor}
+        row.update(profile_decode_step(args, name, so, prompt_file, work))
+    return row
+
+
+def profile_decode_step(args, name, so, prompt_file, work):
+    """`inferno-run --profile` and Python's model.profile on one decode step (the prompt's last
+    token at position PROMPT, on a zeroed cache): the report goes to DIR/NAME_decode_profile.txt;
+    returns both step sums and how each was timed."""
+    token, position = work / f"{name}.token.npy", work / f"{name}.position.npy"
+    np.save(token, np.load(prompt_file)[:, -1:])
+    np.save(position, np.array([PROMPT], dtype=np.int64))
+    text = subprocess.run([args.inferno_run, str(so), "--profile", "--data", str(token), str(position)],
+                          check=True, capture_output=True, text=True).stdout
+    (args.out / f"{name}_decode_profile.txt").write_text(text)
+    kernels_us = float(re.search(r"^kernels ([0-9.]+) us", text, re.M).group(1))
+    end_to_end_us = float(re.search(r"end to end ([0-9.]+) us", text).group(1))
+    timing = re.search(r"^step times: (\S+)", text, re.M).group(1)
+    import inferno
+    model = inferno.load(str(so), use_cuda_graph=False)
+    steps = model.profile(torch.from_numpy(np.load(token)).cuda(), torch.from_numpy(np.load(position)).cuda())
+    model.close()
+    return {"profile steps us": kernels_us, "profile end to end us": end_to_end_us, "profile timing": timing,
+            "model.profile us": sum(s["ms"] for s in steps) * 1e3,
+            "model.profile timing": steps[0]["timing"] if steps else "-"}
 
 
 def ncu_kernel_times(args, so, prompt_file, new):
@@ -168,6 +192,9 @@ def main():
         rows.append(row)
     keys = ["model", "infernoc ms/token", "floor ms/token", "floor / infernoc", "HF eager ms/token",
             "HF / infernoc", "infernoc TTFT ms", "HF eager TTFT ms", "compile s"]
+    if args.ncu:
+        keys += ["profile steps us", "profile end to end us", "profile timing", "model.profile us",
+                 "model.profile timing"]
     lines = [f"{torch.cuda.get_device_name()}, fp16, batch 1, prompt {PROMPT}, {NEW} new tokens, "
              f"median per token", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for row in rows:

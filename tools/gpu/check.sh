@@ -26,6 +26,12 @@ summary=()
   nvidia-smi -L; nvcc --version | tail -2; g++ --version | head -1; cmake --version | head -1
   python3 -c 'import torch; print("torch", torch.__version__)'
 } >"$out/environment.log" 2>&1
+# inferno-run --profile's CUPTI: the toolkit's, else the torch wheel's (profiling.md).
+if [[ -z ${INFERNO_CUPTI_LIB:-} ]]; then
+  INFERNO_CUPTI_LIB=$(find /usr/local/cuda*/ /opt/torch -name 'libcupti.so*' 2>/dev/null | sort | head -1)
+  export INFERNO_CUPTI_LIB
+fi
+echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 
 # tests: build + every test; bench: build + tools/bench (latency tables, ncu); all: both;
 # llm: build + the gpu tests + tools/gpu/llm_check.py + tools/bench/bench_llm.py;
@@ -35,8 +41,9 @@ summary=()
 # gpu-tests: build + the gpu-labelled tests only; runtime-gpu: the runtime's GPU tests only;
 # python: build + tools/bench/bench_python.py (inferno.compile, the call path's overhead) and
 # tools/bench/compile_times.py on the zoo; llm-bench: build infernoc and the runtime only +
-# bench_llm.py with its ncu decode-step profile (LLM_MODELS names the models). Several modes may share one call (check.sh gpu-tests
-# python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
+# bench_llm.py with its ncu and --profile decode-step profiles (LLM_MODELS names the models);
+# llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers). Several
+# modes may share one call (check.sh gpu-tests python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times.
 modes=("${@:-tests}")
@@ -44,7 +51,7 @@ has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
 # Modes that need no test binary but the runtime's build only what they run.
 targets=()
-if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then
+if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then  # e.g. llm-bench
   targets=(--target infernoc inferno-run inferno_runtime)
   has runtime-gpu && targets+=(test_runtime_gpu)
   has python && targets+=(inferno_python_native)
@@ -96,6 +103,13 @@ fi
 
 llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
          PYTHONUNBUFFERED=1)
+if has llm-check; then
+  step "llm check" llm_check.log "${llm_env[@]}" python3 "$root/tools/gpu/llm_check.py" \
+    --infernoc "$build/src/infernoc" --out /tmp/llm-check
+  cp /tmp/llm-check/llm_check.md "$out/" 2>/dev/null
+  [[ -f "$out/llm_check.md" ]] && { echo; cat "$out/llm_check.md"; }
+fi
+
 if has llm-bench; then
   step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" --ncu \
     --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS}
