@@ -111,6 +111,9 @@ if has llm-check; then
 fi
 
 if has llm-bench; then
+  step "launch gap bench" launch_gap.log bash -c "nvcc -O2 -std=c++17 -arch=sm_90 '$root/tools/bench/launch_gap_bench.cu' \
+    -o /tmp/launch_gap && /tmp/launch_gap"
+  cat "$out/launch_gap.log"
   step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" --ncu \
     --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS}
   for table in bench_llm.md decode_kernels.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
