@@ -19,6 +19,7 @@
 #include "passes/recognize_gelu.h"
 #include "passes/recognize_rms_norm.h"
 #include "passes/simplify.h"
+#include "passes/transpose_gemm_weights.h"
 
 namespace inferno::passes {
 
@@ -63,6 +64,10 @@ const std::vector<PassInfo>& registered_passes() {
        "gemms reading the same input with constant weights (q/k/v, gate/up projections) become "
        "one gemm over the concatenated weights and a slice per branch",
        &fuse_parallel_gemms},
+      {"transpose-gemm-weights",
+       "store a gemm's constant [K, N] weight as [N, K] with trans_b: one layout for every weight, "
+       "each output column's K values contiguous (the decode GEMV's fast layout)",
+       &transpose_gemm_weights},
       {"assign-layout",
        "channels-last (NHWC) convolutions, converting only at graph boundaries and around ops "
        "that need NCHW",

@@ -34,6 +34,9 @@ const std::vector<std::string_view>& default_pipeline() {
       // whose epilogues agree are fused (a slice can take none); after recognize-attention, which
       // reads q, k and v wherever they come from.
       "fuse-parallel-gemms",
+      // After every pass that rewrites gemm weights (fold-batch-norm, convert-precision,
+      // fuse-parallel-gemms), so that the [N, K] copy is made once, of the final weights.
+      "transpose-gemm-weights",
       // After the epilogue fusions (a conv's residual and gate move with it) and before
       // fuse-elementwise, which then fuses the elementwise ops it moved to NHWC with their NHWC
       // neighbours; before cse, which merges constants it permuted alike.

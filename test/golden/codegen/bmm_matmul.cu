@@ -43,9 +43,9 @@ const GemmSpec kGemms[kNumGemms] = {
    /* A */ 6, 8, 6, /* B */ 8, 4, 8, /* D */ 6, 4, 6,
    /* batch */ 2, 48, 32, 24, /* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,
    /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 16, 16, 32, 32},
-  // 1: %matmul = f32[2,4,8] @ f32[8,5] -> f32[2,4,5]: M 8, N 5, K 8
-  {"%matmul", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
-   /* A */ 5, 8, 5, /* B */ 8, 8, 8, /* D */ 5, 8, 5,
+  // 1: %matmul = f32[2,4,8] @ f32[5,8]^T -> f32[2,4,5]: M 8, N 5, K 8
+  {"%matmul", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
+   /* A */ 8, 5, 8, /* B */ 8, 8, 8, /* D */ 5, 8, 5,
    /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,
    /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 256, 16, 256, 256},
 };
@@ -68,7 +68,6 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   const unsigned char* const weights = state->weights;
 
   // Where each value lives.
-  const float* const v_weight = reinterpret_cast<const float*>(weights + 0);  // weights [0, 160)
   const float* const v_a = static_cast<const float*>(args->inputs[0]);  // input 0
   const float* const v_b = static_cast<const float*>(args->inputs[1]);  // input 1
   float* const v_bmm = reinterpret_cast<float*>(arena + 0);  // arena [0, 192)
@@ -76,7 +75,8 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   float* const v_matmul = reinterpret_cast<float*>(arena + 0);  // arena [0, 160)
   float* const v_view = reinterpret_cast<float*>(arena + 0);  // arena [0, 160), the bytes of %matmul
   float* const v_add = static_cast<float*>(args->outputs[1]);  // output 1
-  const float* const v_expand_1 = reinterpret_cast<const float*>(weights + 256);  // weights [256, 416)
+  const float* const v_expand_1 = reinterpret_cast<const float*>(weights + 0);  // weights [0, 160)
+  const float* const v_weight_nk = reinterpret_cast<const float*>(weights + 256);  // weights [256, 416)
 
   MODEL_PROFILE_STEP(0, 0);
   // %bmm = gemm(%a, %b) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:164
@@ -95,9 +95,9 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
-  // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
+  // %matmul = gemm(%a, %weight_nk) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_weight, v_a, v_matmul, v_matmul, workspace, kWorkspaceBytes, stream), "%matmul");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_weight_nk, v_a, v_matmul, v_matmul, workspace, kWorkspaceBytes, stream), "%matmul");
   MODEL_PROFILE_STEP(2, 1);
 
   // %view = reshape(%matmul) {shape=[2, 20]} at export_fixtures.py:166
@@ -134,7 +134,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x67d12c524c3a7fd5ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xec933a08f440b7b5ull},  // compiler, CUDA, archs, source model hash, weights checksum
   2, kInputs,
   2, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

@@ -24,10 +24,10 @@ constexpr int kNumGemms = 1;
 
 // The GEMMs: A is the row-major right operand, B the left one, D the result (see GemmSpec).
 const GemmSpec kGemms[kNumGemms] = {
-  // 0: %relu = f32[8,16] @ f32[16,32] -> f32[8,32]: M 8, N 32, K 16
+  // 0: %relu = f32[8,16] @ f32[32,16]^T -> f32[8,32]: M 8, N 32, K 16
   //    epilogue: relu (cuBLASLt)
-  {"%relu", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
-   /* A */ 32, 16, 32, /* B */ 16, 8, 16, /* D */ 32, 8, 32,
+  {"%relu", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
+   /* A */ 16, 32, 16, /* B */ 16, 8, 16, /* D */ 32, 8, 32,
    /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_RELU, /* bias */ -1,
    /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 256, 16, 16, 16},
 };
@@ -50,15 +50,15 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   const unsigned char* const weights = state->weights;
 
   // Where each value lives.
-  const float* const v_weight = reinterpret_cast<const float*>(weights + 0);  // weights [0, 2048)
   const float* const v_x = static_cast<const float*>(args->inputs[0]);  // input 0
   float* const v_relu = static_cast<float*>(args->outputs[0]);  // output 0
+  const float* const v_weight_nk = reinterpret_cast<const float*>(weights + 0);  // weights [0, 2048)
 
   MODEL_PROFILE_STEP(0, 0);
-  // %relu = gemm(%x, %weight) {activation="relu", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:97
+  // %relu = gemm(%x, %weight_nk) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:97
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
   if (misaligned(v_relu, 16)) return bad_alignment("%relu", "%relu", 16, error, error_size);
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_weight, v_x, v_relu, v_relu, workspace, kWorkspaceBytes, stream), "%relu");
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_weight_nk, v_x, v_relu, v_relu, workspace, kWorkspaceBytes, stream), "%relu");
   MODEL_PROFILE_STEP(0, 1);
   return INFERNO_MODEL_OK;
 }
@@ -82,7 +82,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x8256611f61df8401ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x943abce74be376a1ull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   1, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

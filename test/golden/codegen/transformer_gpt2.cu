@@ -44,7 +44,7 @@ __global__ void k1_add_f32_1x20x32(const float* in0, const float* in1, float* ou
   }
 }
 
-// %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
+// %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight_nk, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
 // The epilogue cuBLASLt does not do, in place on the GEMM's output.
 __global__ void k18_gemm_epilogue_gelu_tanh_f32_1x20x128(float* out) {
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 2560; i += gridDim.x * 256) {
@@ -59,29 +59,29 @@ constexpr int kNumGemms = 5;
 
 // The GEMMs: A is the row-major right operand, B the left one, D the result (see GemmSpec).
 const GemmSpec kGemms[kNumGemms] = {
-  // 0: %addmm_4 = f32[1,20,32] @ f32[32,96] -> f32[1,20,96]: M 20, N 96, K 32
+  // 0: %addmm_4 = f32[1,20,32] @ f32[96,32]^T -> f32[1,20,96]: M 20, N 96, K 32
   //    epilogue: + %h.0.attn.c_attn.bias (cuBLASLt bias)
-  {"%addmm_4", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
-   /* A */ 96, 32, 96, /* B */ 32, 20, 32, /* D */ 96, 20, 96,
-   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 29184,
+  {"%addmm_4", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
+   /* A */ 32, 96, 32, /* B */ 32, 20, 32, /* D */ 96, 20, 96,
+   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 16896,
    /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 256, 256, 256, 256},
-  // 1: %add_1 = f32[1,20,32] @ f32[32,32] -> f32[1,20,32]: M 20, N 32, K 32
+  // 1: %add_1 = f32[1,20,32] @ f32[32,32]^T -> f32[1,20,32]: M 20, N 32, K 32
   //    epilogue: + %h.0.attn.c_proj.bias (cuBLASLt bias), + %add (C matrix)
-  {"%add_1", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
+  {"%add_1", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
    /* A */ 32, 32, 32, /* B */ 32, 20, 32, /* D */ 32, 20, 32,
-   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 33792,
+   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 17408,
    /* alpha, beta */ 1.0, 1.0, /* alignment A, B, C, D */ 256, 256, 256, 256},
-  // 2: %mul_3 = f32[1,20,32] @ f32[32,128] -> f32[1,20,128]: M 20, N 128, K 32
+  // 2: %mul_3 = f32[1,20,32] @ f32[128,32]^T -> f32[1,20,128]: M 20, N 128, K 32
   //    epilogue: + %h.0.c_fc.bias (cuBLASLt bias), gelu_tanh (in-place kernel k18_gemm_epilogue_gelu_tanh_f32_1x20x128)
-  {"%mul_3", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
-   /* A */ 128, 32, 128, /* B */ 32, 20, 32, /* D */ 128, 20, 128,
-   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 50432,
+  {"%mul_3", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
+   /* A */ 32, 128, 32, /* B */ 32, 20, 32, /* D */ 128, 20, 128,
+   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 17664,
    /* alpha, beta */ 1.0, 0.0, /* alignment A, B, C, D */ 256, 256, 256, 256},
-  // 3: %add_4 = f32[1,20,128] @ f32[128,32] -> f32[1,20,32]: M 20, N 32, K 128
+  // 3: %add_4 = f32[1,20,128] @ f32[32,128]^T -> f32[1,20,32]: M 20, N 32, K 128
   //    epilogue: + %h.0.c_proj.bias (cuBLASLt bias), + %add_1 (C matrix)
-  {"%add_4", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_N,
-   /* A */ 32, 128, 32, /* B */ 128, 20, 128, /* D */ 32, 20, 32,
-   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 67328,
+  {"%add_4", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
+   /* A */ 128, 32, 128, /* B */ 128, 20, 128, /* D */ 32, 20, 32,
+   /* batch */ 1, 0, 0, 0, /* epilogue */ CUBLASLT_EPILOGUE_BIAS, /* bias */ 18176,
    /* alpha, beta */ 1.0, 1.0, /* alignment A, B, C, D */ 256, 256, 256, 256},
   // 4: %linear = f32[1,20,32] @ f32[128,32]^T -> f32[1,20,128]: M 20, N 128, K 32
   {"%linear", CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T,
@@ -111,10 +111,6 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   const float* const v_wte_weight = reinterpret_cast<const float*>(weights + 0);  // weights [0, 16384)
   const float* const v_h_0_ln_1_weight = reinterpret_cast<const float*>(weights + 16384);  // weights [16384, 16512)
   const float* const v_h_0_ln_1_bias = reinterpret_cast<const float*>(weights + 16640);  // weights [16640, 16768)
-  const float* const v_h_0_attn_c_attn_weight = reinterpret_cast<const float*>(weights + 16896);  // weights [16896, 29184)
-  const float* const v_h_0_attn_c_proj_weight = reinterpret_cast<const float*>(weights + 29696);  // weights [29696, 33792)
-  const float* const v_h_0_c_fc_weight = reinterpret_cast<const float*>(weights + 34048);  // weights [34048, 50432)
-  const float* const v_h_0_c_proj_weight = reinterpret_cast<const float*>(weights + 50944);  // weights [50944, 67328)
   const int64_t* const v_ids = static_cast<const int64_t*>(args->inputs[0]);  // input 0
   float* const v_embedding = reinterpret_cast<float*>(arena + 0);  // arena [0, 2560)
   float* const v_add = reinterpret_cast<float*>(arena + 0);  // arena [0, 2560)
@@ -128,7 +124,11 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   float* const v_layer_norm_2 = reinterpret_cast<float*>(arena + 2560);  // arena [2560, 5120)
   float* const v_linear = static_cast<float*>(args->outputs[0]);  // output 0
   float* const v_addmm_4 = reinterpret_cast<float*>(arena + 5120);  // arena [5120, 12800)
-  const float* const v_embedding_1_1 = reinterpret_cast<const float*>(weights + 67584);  // weights [67584, 70144)
+  const float* const v_embedding_1_1 = reinterpret_cast<const float*>(weights + 18432);  // weights [18432, 20992)
+  const float* const v_h_0_attn_c_attn_weight_nk = reinterpret_cast<const float*>(weights + 20992);  // weights [20992, 33280)
+  const float* const v_h_0_attn_c_proj_weight_nk = reinterpret_cast<const float*>(weights + 33280);  // weights [33280, 37376)
+  const float* const v_h_0_c_fc_weight_nk = reinterpret_cast<const float*>(weights + 37376);  // weights [37376, 53760)
+  const float* const v_h_0_c_proj_weight_nk = reinterpret_cast<const float*>(weights + 53760);  // weights [53760, 70144)
 
   MODEL_PROFILE_STEP(0, 0);
   // %embedding = index_select(%wte.weight, %ids) {dim=0} at sparse.py:189
@@ -148,8 +148,8 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);
-  // %addmm_4 = gemm(%layer_norm, %h.0.attn.c_attn.weight, %h.0.attn.c_attn.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_h_0_attn_c_attn_weight, v_layer_norm, v_addmm_4, v_addmm_4, workspace, kWorkspaceBytes, stream), "%addmm_4");
+  // %addmm_4 = gemm(%layer_norm, %h.0.attn.c_attn.weight_nk, %h.0.attn.c_attn.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[0], state->gemms[0], v_h_0_attn_c_attn_weight_nk, v_layer_norm, v_addmm_4, v_addmm_4, workspace, kWorkspaceBytes, stream), "%addmm_4");
   MODEL_PROFILE_STEP(3, 1);
 
   // %getitem_0 = slice(%addmm_4) {ends=[1, 20, 32], starts=[0, 0, 0], steps=[1, 1, 1]} at transformer_models.py:62
@@ -192,8 +192,8 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // (a view: the same bytes as %permute_3)
 
   MODEL_PROFILE_STEP(5, 0);
-  // %add_1 = gemm(%view_5, %h.0.attn.c_proj.weight, %h.0.attn.c_proj.bias, %add) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_h_0_attn_c_proj_weight, v_view_5, v_add, v_add_1, workspace, kWorkspaceBytes, stream), "%add_1");
+  // %add_1 = gemm(%view_5, %h.0.attn.c_proj.weight_nk, %h.0.attn.c_proj.bias, %add) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[1], state->gemms[1], v_h_0_attn_c_proj_weight_nk, v_view_5, v_add, v_add_1, workspace, kWorkspaceBytes, stream), "%add_1");
   MODEL_PROFILE_STEP(5, 1);
 
   MODEL_PROFILE_STEP(6, 0);
@@ -202,15 +202,15 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(6, 1);
 
   MODEL_PROFILE_STEP(7, 0);
-  // %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_h_0_c_fc_weight, v_layer_norm_1, v_mul_3, v_mul_3, workspace, kWorkspaceBytes, stream), "%mul_3");
+  // %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight_nk, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_h_0_c_fc_weight_nk, v_layer_norm_1, v_mul_3, v_mul_3, workspace, kWorkspaceBytes, stream), "%mul_3");
   k18_gemm_epilogue_gelu_tanh_f32_1x20x128<<<10, 256, 0, stream>>>(/* out */ v_mul_3);
   MODEL_CHECK_LAUNCH("%mul_3");
   MODEL_PROFILE_STEP(7, 1);
 
   MODEL_PROFILE_STEP(8, 0);
-  // %add_4 = gemm(%mul_3, %h.0.c_proj.weight, %h.0.c_proj.bias, %add_1) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at transformer_models.py:45
-  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_h_0_c_proj_weight, v_mul_3, v_add_1, v_add_4, workspace, kWorkspaceBytes, stream), "%add_4");
+  // %add_4 = gemm(%mul_3, %h.0.c_proj.weight_nk, %h.0.c_proj.bias, %add_1) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
+  MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[3], state->gemms[3], v_h_0_c_proj_weight_nk, v_mul_3, v_add_1, v_add_4, workspace, kWorkspaceBytes, stream), "%add_4");
   MODEL_PROFILE_STEP(8, 1);
 
   MODEL_PROFILE_STEP(9, 0);
@@ -245,7 +245,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xea90176b07f67c30ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x98774638e5e79f3cull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   1, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,
