@@ -42,7 +42,8 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # python: build + tools/bench/bench_python.py (inferno.compile, the call path's overhead) and
 # tools/bench/compile_times.py on the zoo; llm-bench: build infernoc and the runtime only +
 # bench_llm.py with its ncu and --profile decode-step profiles (LLM_MODELS names the models);
-# llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers). Several
+# llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers);
+# compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too). Several
 # modes may share one call (check.sh gpu-tests python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times.
@@ -86,6 +87,14 @@ if has bench || has all; then
   for table in bench_mm_relu.md bench_mlp.md bench_cnn.md bench_transformer.md ncu_mm_relu.md; do
     [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }
   done
+fi
+
+if has compile-times && ! has python; then
+  [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
+    --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+  step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
+    --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+  [[ -f "$out/compile_times.md" ]] && { echo; cat "$out/compile_times.md"; }
 fi
 
 if has python; then
