@@ -135,14 +135,21 @@ void profile_command(const ProfileArgs& args, inferno_loaded_model* model, infer
   }
   std::map<uint64_t, KernelSpan> spans;
   if (cupti != nullptr && !cupti->finish(spans, no_cupti)) cupti.reset();
+  const inferno_kernel_cost* steps = nullptr;
+  int32_t count = 0;
+  check(inferno_model_profile_steps(model, entry, &steps, &count));
+  // Every step that launches must have its work attributed, or the events time them all.
+  for (int32_t i = 0; cupti != nullptr && i < count; ++i) {
+    if (steps[i].launches > 0 && spans.count(static_cast<uint64_t>(i) + 1) == 0) {
+      no_cupti = "CUPTI attributed no kernel to step " + std::to_string(i);
+      cupti.reset();
+    }
+  }
   if (cupti != nullptr) {
     input.timing = StepTiming::kCupti;
   } else {
     std::fprintf(stderr, "inferno-run: step times from CUDA events (%s)\n", no_cupti.c_str());
   }
-  const inferno_kernel_cost* steps = nullptr;
-  int32_t count = 0;
-  check(inferno_model_profile_steps(model, entry, &steps, &count));
   for (int32_t i = 0; i < count; ++i) {
     const inferno_kernel_cost& s = steps[i];
     ProfileStep step;
