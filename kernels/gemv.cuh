@@ -190,19 +190,20 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   if (col < n) {
     const T* row = w + col * k;
     const int64_t packs = k / kPack;
-    int64_t p = sub;
-    for (; p + (kGemvUnroll - 1) * kLanes < packs; p += kGemvUnroll * kLanes) {
+    // kGemvUnroll packs a turn, all loads issued before the FMAs (the last turn predicated).
+    for (int64_t p = sub; p < packs; p += kGemvUnroll * kLanes) {
       Pack<T, kPack> wv[kGemvUnroll];
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u)
-        wv[u] = detail::load_streaming<kPack>(row + (p + u * kLanes) * kPack);
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (p + u * kLanes < packs)
+          wv[u] = detail::load_streaming<kPack>(row + (p + u * kLanes) * kPack);
+      }
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u)
-        detail::gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (p + u * kLanes < packs)
+          detail::gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
+      }
     }
-    for (; p < packs; p += kLanes)
-      detail::gemv_dot<T, kM, kPack>(acc, detail::load_streaming<kPack>(row + p * kPack), x, k,
-                                     p * kPack);
   }
   // Every lane reaches the butterfly (the block is whole warps); lane sub then stores rows sub,
   // sub + kLanes, ... of its column.
@@ -239,18 +240,17 @@ __device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __rest
     for (int e = 0; e < kPack; ++e) acc[m][e] = 0.0f;
   }
   if (col < n) {  // n is a multiple of kPack: the whole pack is in
-    int64_t r = ty;
-    for (; r + (kGemvUnroll - 1) * kRows < k; r += kGemvUnroll * kRows) {
+    for (int64_t r = ty; r < k; r += kGemvUnroll * kRows) {  // as gemv_nk's loop
       Pack<T, kPack> wv[kGemvUnroll];
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u)
-        wv[u] = detail::load_streaming<kPack>(w + (r + u * kRows) * n + col);
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (r + u * kRows < k) wv[u] = detail::load_streaming<kPack>(w + (r + u * kRows) * n + col);
+      }
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u)
-        detail::gemv_axpy<T, kM, kPack>(acc, wv[u], x, k, r + u * kRows);
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (r + u * kRows < k) detail::gemv_axpy<T, kM, kPack>(acc, wv[u], x, k, r + u * kRows);
+      }
     }
-    for (; r < k; r += kRows)
-      detail::gemv_axpy<T, kM, kPack>(acc, detail::load_streaming<kPack>(w + r * n + col), x, k, r);
   }
   const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
 #pragma unroll
