@@ -14,24 +14,30 @@
 //    blocks, enough for the 132 SMs of an H100.
 //  - gemv_kn, W stored [K, N] (addmm's and GPT-2 Conv1D's, columns contiguous): a block owns a
 //    tile of kTx * kPack consecutive columns; its kTx threads across the tile each hold kPack
-//    columns, the other 256 / kTx rows of threads split K (row k taken by threads k mod
-//    (256 / kTx)), four loads in flight each. The block's partial sums meet by an xor butterfly
-//    within each warp, then across its 8 warps in shared memory, in a fixed order. The tile is as
-//    wide as 32 threads (512 bytes a row) when that still gives 132 blocks, and narrows to 32
-//    bytes a row (one DRAM sector) to make more: N = 768 f16 then gets 48 blocks only (a K split
-//    over blocks would need a second pass or atomics, and the sums would no longer be
-//    reproducible), so N = 768 reaches about 48 / 132 of the SMs' load slots.
+//    columns, the other kThreads / kTx rows of threads split K (row k taken by threads k mod
+//    (kThreads / kTx)), four loads in flight each. The block's partial sums meet by an xor
+//    butterfly within each warp, then across its warps in shared memory, in a fixed order. The
+//    tile is as wide as 32 threads (512 bytes a row) when that still gives 132 blocks, and
+//    narrows to 32 bytes a row (one DRAM sector) to make more: N = 768 f16 then gets 48 blocks
+//    only (a K split over blocks would need a second pass or atomics, and the sums would no
+//    longer be reproducible). Such blocks get 512 or 1024 threads instead of 256, so the 48 SMs
+//    that hold one keep 32-64 KB of loads in flight each (about 2-3 MB over the chip, what
+//    ~3 TB/s at ~0.7 us of latency needs); even so, N = 768 is the weakest shape.
 // kPack = gemv_pack<T>(contiguous length): the largest power of two dividing the length with at
 // most 16 bytes, so every row (and x's rows) starts aligned to the pack when the base pointers
 // are 16-byte aligned (the caller guarantees it): odd lengths fall back to one element a load.
 //
-// Expected bandwidth (H100, ~3.3 TB/s peak): the weight streams with 16-byte loads, 4 in flight
-// per thread, and x is read from L1 (it is kM * K values, reread by every column), so on
-// 128-thread nk blocks with 1.5 KB of loads in flight per warp the DRAM queue stays full from
-// about 2 MB of weight on: 80-90% of peak (2.6-3 TB/s) for GPT-2's 768 x 2304 and larger. Small
-// matrices (under ~1 MB) are bound by the launch and the load latency instead, and kn tiles with
-// fewer than 132 blocks by the SMs they occupy. x costs L1 bandwidth kM times W's bytes, which
-// stays below the L1's (~30 TB/s over the chip) up to kM = 8.
+// Expected bandwidth (an estimate from the design, not yet measured): an H100 streams ~3.3 TB/s
+// at ~0.7 us of DRAM latency, so ~2.3 MB of loads must be in flight over the chip (Little's law).
+// nk on GPT-2's LM head (K = 768 f16): a warp per column has 96 16-byte loads in flight (1.5 KB),
+// and the 128-thread blocks (32-67 registers a thread, no spills) let each SM hold 16 or more
+// warps, 3 MB over 132 SMs: the weight streams at 80-90% of peak (2.6-3 TB/s), 77 MB in ~28 us
+// against cuBLASLt's 68. kn with 132 or more tiles (GPT-2's QKV 768 x 2304 f16: 144 tiles of 16
+// columns, 3.5 MB) likewise requests the whole weight at once: ~1.5-2 us with the launch, against
+// 11.4 us. kn with fewer tiles (N = 768: 48) is bound by what those SMs can pull, the slowest shape
+// per byte. x is read from L1 (kM * K values, reread by every column): kM times W's bytes of L1
+// traffic, below the L1s' ~30 TB/s over the chip up to kM = 8. Weights under ~1 MB are bound by the
+// launch and one DRAM latency instead.
 //
 // Epilogue (GemvEpilogue): the f32 sum times alpha, plus row_coefficient * row[n] (a bias) and
 // full_coefficient * full[m, n] (the output's own layout; it may be the output itself, read
@@ -45,7 +51,6 @@
 namespace inferno::kernels {
 
 constexpr int kGemvNkThreads = 128;
-constexpr int kGemvKnThreads = 256;
 constexpr int kGemvMaxRows = 8;
 constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
 constexpr int kGemvTargetBlocks = 132;
@@ -105,6 +110,14 @@ template <typename T>
 __host__ __device__ constexpr unsigned gemv_kn_blocks(int64_t n) {
   const int64_t tile = gemv_kn_tx<T>(n) * int64_t{gemv_pack<T>(n)};
   return static_cast<unsigned>((n + tile - 1) / tile);
+}
+
+/// gemv_kn's threads per block for `rows` rows of x: 256; when the tiles are fewer than the SMs,
+/// as many as the registers allow (1024 at up to 64 a thread for 1 or 2 rows, else 512), so the
+/// SMs that have a tile keep 4 times as many loads in flight.
+template <typename T>
+__host__ __device__ constexpr int gemv_kn_threads(int64_t n, int rows) {
+  return gemv_kn_blocks<T>(n) >= kGemvTargetBlocks ? 256 : rows <= 2 ? 1024 : 512;
 }
 
 namespace detail {
@@ -218,16 +231,17 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   }
 }
 
-/// W stored [K, N]. Launch with gemv_kn_blocks<T>(n) blocks of kGemvKnThreads threads, kPack =
-/// gemv_pack<T>(n), kTx = gemv_kn_tx<T>(n). x is [kM, K], out [kM, N].
-template <typename T, int kM, int kPack, int kTx, typename Act>
+/// W stored [K, N]. Launch with gemv_kn_blocks<T>(n) blocks of kThreads = gemv_kn_threads<T>(n,
+/// kM) threads, kPack = gemv_pack<T>(n), kTx = gemv_kn_tx<T>(n). x is [kM, K], out [kM, N].
+template <typename T, int kM, int kPack, int kTx, int kThreads, typename Act>
 __device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
                                         int64_t k, T* out, const GemvEpilogue<T>& epilogue,
                                         Act act) {
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kTx >= 1 && kTx <= 32 && (kTx & (kTx - 1)) == 0, "tile threads: 2^i <= 32");
-  constexpr int kRows = kGemvKnThreads / kTx;  // rows of K one step of the block covers
-  constexpr int kWarps = kGemvKnThreads / 32;
+  static_assert(kThreads % 32 == 0 && kThreads >= kTx * kPack, "whole warps, one per column");
+  constexpr int kRows = kThreads / kTx;  // rows of K one step of the block covers
+  constexpr int kWarps = kThreads / 32;
   constexpr int kTile = kTx * kPack;
   __shared__ float partial[kWarps][kTile];
   const int tx = static_cast<int>(threadIdx.x) % kTx, ty = static_cast<int>(threadIdx.x) / kTx;

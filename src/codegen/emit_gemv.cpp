@@ -108,7 +108,8 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
 
   SourceWriter& kernels = ctx.out.kernels;
   const std::string threads =
-      std::string("inferno::kernels::") + (p.right_is_nk ? "kGemvNkThreads" : "kGemvKnThreads");
+      p.right_is_nk ? std::string("inferno::kernels::kGemvNkThreads")
+                    : "inferno::kernels::gemv_kn_threads<" + type + ">(" + n + ", " + m + ")";
   kernels.line("// " + ctx.describe(node));
   kernels.line("// GEMV, M " + m + ", N " + n + ", K " + k + ", weight stored " +
                (p.right_is_nk ? "[N, K]" : "[K, N]") + ": " + comment_text(what, 400));
@@ -134,9 +135,9 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       (slots->full ? "full" : "nullptr") + ", " +
       float_literal(static_cast<float>(slots->full ? slots->full->coefficient : 1.0)) + "};");
   const std::string contiguous = p.right_is_nk ? k : n;  // W's contiguous run
-  const std::string tiles = p.right_is_nk
-                                ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
-                                : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + ")";
+  const std::string tiles =
+      p.right_is_nk ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
+                    : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
   kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m +
                ", inferno::kernels::gemv_pack<" + type + ">(" + contiguous + "), " + tiles +
                ">(x, w, " + n + ", " + k + ", out, epilogue, [](float a) { return " + activation +

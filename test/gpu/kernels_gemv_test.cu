@@ -21,12 +21,12 @@ namespace kernels_test {
 namespace {
 
 using inferno::kernels::gemv_kn_blocks;
+using inferno::kernels::gemv_kn_threads;
 using inferno::kernels::gemv_kn_tx;
 using inferno::kernels::gemv_nk_blocks;
 using inferno::kernels::gemv_nk_lanes;
 using inferno::kernels::gemv_pack;
 using inferno::kernels::GemvEpilogue;
-using inferno::kernels::kGemvKnThreads;
 using inferno::kernels::kGemvNkThreads;
 
 enum class Activation { kNone, kSilu, kGelu };
@@ -54,10 +54,10 @@ __global__ void __launch_bounds__(kGemvNkThreads)
 }
 
 template <typename T, int kM, int64_t kN, int64_t kK>
-__global__ void __launch_bounds__(kGemvKnThreads)
+__global__ void __launch_bounds__(gemv_kn_threads<T>(kN, kM))
     kn_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act) {
-  inferno::kernels::gemv_kn<T, kM, gemv_pack<T>(kN), gemv_kn_tx<T>(kN)>(x, w, kN, kK, out, epilogue,
-                                                                        act);
+  inferno::kernels::gemv_kn<T, kM, gemv_pack<T>(kN), gemv_kn_tx<T>(kN), gemv_kn_threads<T>(kN, kM)>(
+      x, w, kN, kK, out, epilogue, act);
 }
 
 struct Epilogue {
@@ -119,7 +119,7 @@ void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
     nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
         dx.get(), dw.get(), dout.get(), e, act);
   } else {
-    kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), kGemvKnThreads, 0, g_stream>>>(
+    kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), gemv_kn_threads<T>(kN, kM), 0, g_stream>>>(
         dx.get(), dw.get(), dout.get(), e, act);
   }
   char what[160];
@@ -134,7 +134,7 @@ void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
       nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
           dx.get(), dw.get(), dout.get(), e, act);
     } else {
-      kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), kGemvKnThreads, 0, g_stream>>>(
+      kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), gemv_kn_threads<T>(kN, kM), 0, g_stream>>>(
           dx.get(), dw.get(), dout.get(), e, act);
     }
     if (expect_launch(cudaGetLastError(), std::string(what) + ", again"))

@@ -328,17 +328,19 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
     const std::string body = run_body(cu);
     CHECK(count(body, "MODEL_CHECK_") == 1);
     CHECK(count(body, "run_gemm(") == 0);
-    CHECK(cu.find("__global__ void __launch_bounds__(inferno::kernels::kGemvKnThreads) "
-                  "k0_gemv_kn_f16_3x8x6(const __half* x, const __half* w, const __half* row, "
+    CHECK(cu.find("__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<__half>(6, "
+                  "3)) k0_gemv_kn_f16_3x8x6(const __half* x, const __half* w, const __half* row, "
                   "const __half* full, __half* out) {") != std::string::npos);
     CHECK(cu.find("GemvEpilogue<__half> epilogue{0.5f, row, 2.0f, full, 1.0f};") !=
           std::string::npos);
     CHECK(cu.find("inferno::kernels::gemv_kn<__half, 3, inferno::kernels::gemv_pack<__half>(6), "
-                  "inferno::kernels::gemv_kn_tx<__half>(6)>(x, w, 6, 8, out, epilogue, "
+                  "inferno::kernels::gemv_kn_tx<__half>(6), "
+                  "inferno::kernels::gemv_kn_threads<__half>(6, 3)>(x, w, 6, 8, out, epilogue, "
                   "[](float a) { return ") != std::string::npos);
     CHECK(cu.find("inferno::ew::erf(a * float(0.70710678118654752440))") != std::string::npos);
     CHECK(body.find("k0_gemv_kn_f16_3x8x6<<<inferno::kernels::gemv_kn_blocks<__half>(6), "
-                    "inferno::kernels::kGemvKnThreads, 0, stream>>>(/* x */ v_x, /* w */ v_w, "
+                    "inferno::kernels::gemv_kn_threads<__half>(6, 3), 0, stream>>>(/* x */ v_x, "
+                    "/* w */ v_w, "
                     "/* row */ v_row, /* full */ v_r, /* out */ v_y);") != std::string::npos);
     // Caller buffers the kernel reads in packs are checked as for cuBLASLt.
     CHECK(body.find("bad_alignment(\"%y\", \"%x\", 16") != std::string::npos);

@@ -26,9 +26,9 @@ constexpr uint64_t kWorkspaceBytes = 33554432;
 // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
 // GEMV, M 8, N 5, K 8, weight stored [K, N]: %a @ %weight
 // (f32 sums, the epilogue fused, one rounding to f32)
-__global__ void __launch_bounds__(inferno::kernels::kGemvKnThreads) k2_gemv_kn_f32_8x8x5(const float* x, const float* w, float* out) {
+__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<float>(5, 8)) k2_gemv_kn_f32_8x8x5(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_kn<float, 8, inferno::kernels::gemv_pack<float>(5), inferno::kernels::gemv_kn_tx<float>(5)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_kn<float, 8, inferno::kernels::gemv_pack<float>(5), inferno::kernels::gemv_kn_tx<float>(5), inferno::kernels::gemv_kn_threads<float>(5, 8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
 }
 
 // %add = add(%view, %expand_1) at export_fixtures.py:166
@@ -101,7 +101,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(2, 0);
   // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
-  k2_gemv_kn_f32_8x8x5<<<inferno::kernels::gemv_kn_blocks<float>(5), inferno::kernels::kGemvKnThreads, 0, stream>>>(/* x */ v_a, /* w */ v_weight, /* out */ v_matmul);
+  k2_gemv_kn_f32_8x8x5<<<inferno::kernels::gemv_kn_blocks<float>(5), inferno::kernels::gemv_kn_threads<float>(5, 8), 0, stream>>>(/* x */ v_a, /* w */ v_weight, /* out */ v_matmul);
   MODEL_CHECK_LAUNCH("%matmul");
   MODEL_PROFILE_STEP(2, 1);
 

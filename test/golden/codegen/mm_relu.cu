@@ -23,9 +23,9 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // %relu = gemm(%x, %weight) {activation="relu", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:97
 // GEMV, M 8, N 32, K 16, weight stored [K, N]: relu(%x @ %weight)
 // (f32 sums, the epilogue fused, one rounding to f32)
-__global__ void __launch_bounds__(inferno::kernels::kGemvKnThreads) k0_gemv_kn_f32_8x16x32(const float* x, const float* w, float* out) {
+__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<float>(32, 8)) k0_gemv_kn_f32_8x16x32(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_kn<float, 8, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_kn_tx<float>(32)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
+  inferno::kernels::gemv_kn<float, 8, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_kn_tx<float>(32), inferno::kernels::gemv_kn_threads<float>(32, 8)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -53,7 +53,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %weight) {activation="relu", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:97
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
-  k0_gemv_kn_f32_8x16x32<<<inferno::kernels::gemv_kn_blocks<float>(32), inferno::kernels::kGemvKnThreads, 0, stream>>>(/* x */ v_x, /* w */ v_weight, /* out */ v_relu);
+  k0_gemv_kn_f32_8x16x32<<<inferno::kernels::gemv_kn_blocks<float>(32), inferno::kernels::gemv_kn_threads<float>(32, 8), 0, stream>>>(/* x */ v_x, /* w */ v_weight, /* out */ v_relu);
   MODEL_CHECK_LAUNCH("%relu");
   MODEL_PROFILE_STEP(0, 1);
   return INFERNO_MODEL_OK;
