@@ -4,6 +4,7 @@
 #include <set>
 
 #include "codegen/elementwise_table.h"
+#include "codegen/emit_gemv.h"
 #include "codegen/emit_grid_kernel.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/strided_view.h"
@@ -120,12 +121,6 @@ bool epilogue_bias(const ir::Graph& graph, ir::ValueId v, const ir::TensorType& 
          graph.value(v).kind == ir::ValueKind::kConstant;
 }
 
-// An addend with the output's elements in the output's order: cuBLASLt's C with D's layout.
-bool full_shape(const ir::TensorType& addend, const ir::TensorType& out) {
-  return addend.numel() == out.numel() &&
-         is_contiguous(coalesce(broadcast_view(addend.shape, out.shape)));
-}
-
 Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& node) {
   const ir::TensorType& out = graph.type(node.outputs[0]);
   const bool lt_epilogues = out.dtype != ir::DType::kF64;
@@ -135,7 +130,7 @@ Expected<EpiloguePlan> plan_epilogue(const ir::Graph& graph, const ir::Node& nod
     const ir::ValueId v = node.inputs[static_cast<size_t>(a.input)];
     if (lt_epilogues && p.bias < 0 && a.coefficient == 1.0 && epilogue_bias(graph, v, out)) {
       p.bias = a.input;
-    } else if (p.c < 0 && full_shape(graph.type(v), out)) {
+    } else if (p.c < 0 && has_output_layout(graph.type(v), out)) {
       p.c = a.input;
       p.beta = a.coefficient;
     } else {
@@ -175,6 +170,29 @@ const char* epilogue_name(const EpiloguePlan& p) {
 bool caller_buffer(const EmitContext& ctx, ir::ValueId v) {
   const StorageKind kind = ctx.plan.of(v).kind;
   return kind == StorageKind::kInput || kind == StorageKind::kOutput;
+}
+
+// run() returns an error before the launch when a caller buffer among `values` is not aligned to
+// kCallerAlignment, which the kernels assume.
+void check_caller_alignment(EmitContext& ctx, const ir::Node& node,
+                            std::initializer_list<ir::ValueId> values) {
+  std::set<ir::ValueId> checked;
+  for (const ir::ValueId v : values) {
+    if (!caller_buffer(ctx, v) || !checked.insert(v).second) continue;
+    ctx.out.checks_alignment = true;
+    ctx.out.run.line("if (misaligned(" + ctx.pointer(v) + ", " + std::to_string(kCallerAlignment) +
+                     ")) return bad_alignment(" + ctx.label(node) + ", " +
+                     c_string_literal("%" + ctx.graph.name(v)) + ", " +
+                     std::to_string(kCallerAlignment) + ", error, error_size);");
+  }
+}
+
+// The planned product as the GEMV path sees it.
+GemvProduct gemv_product(const ir::Node& node, const RowMajorGemm& g) {
+  GemvProduct p{g.left, g.right, g.m, g.n, g.k, g.batch, g.right_is_nk, g.alpha, {}};
+  for (const Addend& a : addends(node))
+    p.terms.push_back({node.inputs[static_cast<size_t>(a.input)], a.coefficient});
+  return p;
 }
 
 // The alignment cuBLASLt may assume for an operand: its base's, reduced by the batch stride.
@@ -286,7 +304,12 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   }
   RowMajorGemm g;
   INFERNO_RETURN_IF_ERROR(plan_operands(ctx.graph, node, g));
-  INFERNO_ASSIGN_OR_RETURN(const EpiloguePlan p, plan_epilogue(ctx.graph, node));
+  const GemvProduct product = gemv_product(node, g);
+  const bool gemv = gemv_fits(ctx.graph, node, product);
+  EpiloguePlan p;
+  if (!gemv) {
+    INFERNO_ASSIGN_OR_RETURN(p, plan_epilogue(ctx.graph, node));
+  }
   if (g.batch > INT32_MAX) return ctx.unsupported_node(node, "more than 2^31 batched matrices");
 
   SourceWriter& run = ctx.out.run;
@@ -296,6 +319,11 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
     return Status::ok();
   }
   if (g.k == 0) return ctx.unsupported_node(node, "an empty inner dimension (K = 0)");
+  if (gemv) {  // decode-shaped: the GEMV kernel with its epilogue (emit_gemv.h)
+    check_caller_alignment(ctx, node, {g.left, g.right});
+    emit_gemv(ctx, index, product);
+    return Status::ok();
+  }
 
   const char* data_type = dtype == ir::DType::kF32    ? "CUDA_R_32F"
                           : dtype == ir::DType::kF16  ? "CUDA_R_16F"
@@ -349,15 +377,7 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
             std::to_string(align_c) + ", " + std::to_string(align_d) + "},");
 
   // run(): check caller buffers' alignment, copy a broadcast addend, multiply, finish in place.
-  std::set<ir::ValueId> checked;
-  for (const ir::ValueId v : {g.left, g.right, c, out}) {
-    if (!caller_buffer(ctx, v) || !checked.insert(v).second) continue;
-    ctx.out.checks_alignment = true;
-    run.line("if (misaligned(" + ctx.pointer(v) + ", " + std::to_string(kCallerAlignment) +
-             ")) return bad_alignment(" + ctx.label(node) + ", " +
-             c_string_literal("%" + ctx.graph.name(v)) + ", " + std::to_string(kCallerAlignment) +
-             ", error, error_size);");
-  }
+  check_caller_alignment(ctx, node, {g.left, g.right, c, out});
   if (p.c_copied) {
     const ir::ValueId addend = input(p.c);
     const StridedView view = broadcast_view(ctx.graph.type(addend).shape, out_type.shape);

@@ -1,4 +1,6 @@
-// GEMM nodes (linear, matmul, addmm, gemm) through cuBLASLt.
+// GEMM nodes (linear, matmul, addmm, gemm) through cuBLASLt; decode-shaped ones (one batch of at
+// most 8 rows, f32/f16/bf16, an epilogue it takes) through the GEMV kernel instead, the epilogue
+// fused (emit_gemv.h says which). The rest of this comment is the cuBLASLt path.
 //
 // Row-major trick: cuBLASLt is column-major, and a row-major matrix is the column-major layout of
 // its transpose. The row-major product D[M,N] = L[M,K] @ R[K,N] is computed as D^T = R^T L^T:

@@ -170,6 +170,8 @@ std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dty
                                                                      : "";
     } else if (starts_with(kernel, "conv2d_igemm<")) {
       text += is_tensor_core_dtype(dtype) ? " (mma tensor cores)" : " (FMA tiles)";
+    } else if (starts_with(kernel, "gemv_")) {
+      text += " (weight-streaming GEMV, FMA)";
     } else if (starts_with(kernel, "attention<")) {
       text += decode_attention                          ? " (decode, split keys)"
               : is_tensor_core_dtype(dtype) && all_sm80 ? " (flash, mma tensor cores)"

@@ -323,6 +323,8 @@ RoundingAllowance rounding_allowance(const ir::Graph& graph, const ir::Node& nod
       // A 16-bit gemm whose activation is not relu stores cuBLASLt's sum in the dtype, and an
       // epilogue kernel applies the activation to it (codegen/emit_gemm.h): one more rounding, of
       // the sum itself (not of its terms), by at most u_out |sum|, times the activation's slope.
+      // (The GEMV path, codegen/emit_gemv.h, applies it before its one rounding: there this
+      // term, like the extra rounding above, is an over-estimate.)
       // Measured on an H100: BERT's f16 gelu gemm 2 ulps, GPT-2's gelu_new gemm 3 ulps from the
       // reference, which rounds once.
       if (node.op == OpKind::kGemm && activation_slope(node) > 1 && u_out > u_acc) {

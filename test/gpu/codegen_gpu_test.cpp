@@ -1,11 +1,12 @@
 // Generated code on a GPU: small IR graphs with every GEMM epilogue route of codegen/emit_gemm.h
 // (trans_b, batches, cuBLASLt bias and relu epilogues, a separate C matrix, broadcast addends,
 // alpha and beta, the in-place kernel's relu/gelu/gelu_tanh and addend) in f32, f16, bf16 and
-// f64; fused_elementwise nodes with broadcasts, scalar literals, casts and f16/bf16 steps; outputs
-// written over their inputs; and the -O0 forms linear, addmm and matmul. Each graph is compiled
-// with codegen and nvcc (compiled_model.h), run through the runtime on random inputs, and
-// compared with the reference interpreter at torch.testing's default tolerances for the dtype;
-// the few looser ones say why. Also: `x @ W` then ReLU is one kernel launch.
+// f64, and of the GEMV kernel for M <= 8 (codegen/emit_gemv.h); fused_elementwise nodes with
+// broadcasts, scalar literals, casts and f16/bf16 steps; outputs written over their inputs; and the
+// -O0 forms linear, addmm and matmul. Each graph is compiled with codegen and nvcc
+// (compiled_model.h), run through the runtime on random inputs, and compared with the reference
+// interpreter at torch.testing's default tolerances for the dtype; the few looser ones say why.
+// Also: `x @ W` then ReLU is one kernel launch.
 //
 // Label gpu: `ctest -L gpu -R codegen` (nvcc, the runtime and a CUDA device; each graph is one
 // nvcc run). Without a device it prints "SKIPPED: no CUDA device" and ctest counts a skip.
@@ -221,6 +222,57 @@ TEST_CASE("gpu: a long reduction over K (split-K territory) matches the referenc
   c.check();
 }
 
+TEST_CASE("gpu: decode-shaped gemms (M <= 8) through the GEMV kernel match the reference",
+          "[gpu][codegen]") {
+  REQUIRE_GPU();
+  // K = 24 as above; N = 36 (a multiple of 4, not of 8: 8-byte packs of f16) and 37 (one
+  // element a load); the epilogue routes of codegen/emit_gemv.h, on both weight layouts.
+  constexpr int64_t K = 24, N = 36;
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (const int64_t m : {int64_t{1}, int64_t{3}, int64_t{8}}) {
+      INFO(ir::dtype_name(dtype) << ", M " << m);
+      Case c;
+      const ir::ValueId x = c.input("x", dtype, {m, K}), r = c.input("r", dtype, {m, N});
+      const ir::ValueId row = c.input("row", dtype, {N});
+      const ir::ValueId w = c.constant("w", dtype, {K, N}), wt = c.constant("wt", dtype, {N, K});
+      const ir::ValueId w_odd = c.constant("w_odd", dtype, {K, N + 1}),
+                        wt_odd = c.constant("wt_odd", dtype, {N + 1, K});
+      const ir::ValueId bias = c.constant("bias", dtype, {N});
+      c.output(c.gemm("plain", {x, w}, false, 1.0, 1.0, "none"));
+      c.output(c.gemm("plain_nk", {x, wt}, true, 1.0, 1.0, "none"));
+      c.output(c.gemm("odd_n", {x, w_odd}, false, 1.0, 1.0, "relu"));
+      c.output(c.gemm("odd_n_nk", {x, wt_odd}, true, 1.0, 1.0, "relu"));
+      c.output(c.gemm("bias_gelu", {x, w, bias}, false, 1.0, 1.0, "gelu"), gelu_tolerance(dtype));
+      c.output(c.gemm("nk_bias_residual_gelu_tanh", {x, wt, bias, r}, true, 0.5, 1.0, "gelu_tanh"),
+               gelu_tolerance(dtype));
+      c.output(c.gemm("scaled_row_and_residual", {x, w, row, r}, false, 2.0, -0.75, "none"));
+      c.output(c.gemm("scaled_residual", {x, wt, r}, true, 1.0, 1.5, "relu"));
+      // The output written over a residual that dies at the GEMM.
+      const ir::ValueId dying = c.node(OpKind::kAbs, {r}, {}, "dying");
+      const ir::ValueId over = c.gemm("over_its_residual", {x, w, dying}, false, 1.0, -1.0, "relu");
+      c.output(c.node(OpKind::kNeg, {over}, {}, "after_over_its_residual"));
+      const std::string cu = c.check();
+      CHECK(cu.find("run_gemm(") == std::string::npos);
+      CHECK(cu.find("_gemv_kn_") != std::string::npos);
+      CHECK(cu.find("_gemv_nk_") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("gpu: a long GEMV reduction over K matches the reference", "[gpu][codegen]") {
+  REQUIRE_GPU();
+  Case c;
+  constexpr int64_t K = 1024;
+  const ir::ValueId x = c.input("x", DType::kF32, {2, K});
+  const ir::ValueId w = c.constant("w", DType::kF32, {1000, K}),
+                    wkn = c.constant("wkn", DType::kF32, {K, 1000}),
+                    bias = c.constant("bias", DType::kF32, {1000});
+  // The tolerance of the cuBLASLt long_k case above: f32 sums of 1024 products.
+  c.output(c.gemm("long_k_nk", {x, w, bias}, true, 1.0, 1.0, "relu"), {1.3e-6, 5e-4});
+  c.output(c.gemm("long_k_kn", {x, wkn, bias}, false, 1.0, 1.0, "relu"), {1.3e-6, 5e-4});
+  CHECK(c.check().find("_gemv_") != std::string::npos);
+}
+
 TEST_CASE(
     "gpu: fused elementwise nodes match the reference: broadcasts, literals, casts, f16/bf16 steps",
     "[gpu][codegen]") {
@@ -306,8 +358,10 @@ std::vector<std::string> gemm_relu_nodes(const std::vector<std::array<int64_t, 3
 TEST_CASE("gpu: x @ W then ReLU is one kernel launch with or without a bias", "[gpu][codegen]") {
   REQUIRE_GPU();
   size_t gemms = 0;
-  // mm_relu's shape, and one with more output tiles than the GPU has SMs: no reason to split K.
-  const std::vector<std::string> nodes = gemm_relu_nodes({{8, 16, 32}, {2048, 2048, 2048}}, &gemms);
+  // mm_relu's shape (8 rows: the GEMV kernel, ReLU fused), twice as many rows (cuBLASLt's ReLU
+  // epilogue), and one with more output tiles than the GPU has SMs: no reason to split K.
+  const std::vector<std::string> nodes =
+      gemm_relu_nodes({{8, 16, 32}, {16, 16, 32}, {2048, 2048, 2048}}, &gemms);
   CHECK(nodes == std::vector<std::string>(gemms, "kernel"));
 }
 

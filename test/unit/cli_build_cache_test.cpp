@@ -118,8 +118,10 @@ TEST_CASE("a changed flag, weights mode or nvcc version misses the cache") {
   const std::string cache = f.dir / "cache";
   REQUIRE(f.compile({"--cache-dir", cache}).exit_code == 0);
   int builds = 1;
+  // (Not --precision tf32: mlp2's 4-row GEMMs take the GEMV kernel, exact f32 under either
+  // precision, so the build is the same.)
   const std::vector<std::vector<std::string>> variations = {
-      {"--arch", "sm_80"}, {"--precision", "tf32"}, {"-O0"}, {"--weights", "external"}};
+      {"--arch", "sm_80"}, {"--precision", "fp16"}, {"-O0"}, {"--weights", "external"}};
   for (const auto& flags : variations) {
     INFO(flags.front());
     std::vector<std::string> args = flags;

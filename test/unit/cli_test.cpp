@@ -171,13 +171,19 @@ TEST_CASE("emit profile-plan prints each kernel step with its source line and co
   INFO(plan.out);
   CHECK(contains(plan.out, "profile plan: 2 steps"));
   CHECK(contains(plan.out, "linear.py:134"));
-  CHECK(contains(plan.out, "cublasLt (no tensor cores)"));
+  // 4 rows: the GEMV kernel, its bias and ReLU fused (codegen/emit_gemv.h).
+  CHECK(contains(plan.out, "gemv_nk_f32_4x16x32 (weight-streaming GEMV, FMA)"));
   CHECK(contains(plan.out, "total: 2 launches"));
-  // The precision is the compile's: TF32 GEMMs run on tensor cores.
-  auto tf32 =
-      infernoc({fixture_path("mlp2/model.pt2"), "--emit", "profile-plan", "--precision", "tf32"});
+  // The precision is the compile's: TF32 GEMMs run on tensor cores (the 20-row GEMMs of the GPT-2
+  // block), and the GEMV stays exact f32.
+  auto tf32 = infernoc({fixture_path("transformer_gpt2/model.pt2"), "--emit", "profile-plan",
+                        "--precision", "tf32"});
   REQUIRE(tf32.exit_code == 0);
   CHECK(contains(tf32.out, "cublasLt (tf32 tensor cores)"));
+  auto tf32_gemv =
+      infernoc({fixture_path("mlp2/model.pt2"), "--emit", "profile-plan", "--precision", "tf32"});
+  REQUIRE(tf32_gemv.exit_code == 0);
+  CHECK(contains(tf32_gemv.out, "gemv_nk_f32_4x16x32 (weight-streaming GEMV, FMA)"));
 }
 
 TEST_CASE(

@@ -197,8 +197,8 @@ TEST_CASE("launched_kernels reads no launch out of a name in a literal or commen
 }
 
 TEST_CASE("the profile plan has one step per launching node, named by its kernels", "[codegen]") {
-  // A GEMM with a gelu epilogue kernel, views attention reads in place, attention, an
-  // elementwise op, and an output that is a graph input's copy.
+  // A decode-shaped GEMM (8 rows: the GEMV kernel, gelu fused), views attention reads in place,
+  // attention, an elementwise op, and an output that is a graph input's copy.
   const std::vector<codegen::KernelCost> plan = plan_of(R"(graph(%x: f32[8,16], %w: f32[16,48]) {
   %qkv: f32[8,48] = gemm(%x, %w) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=false} loc("model.py":12)
   %qs: f32[8,16] = slice(%qkv) {ends=[8, 16], starts=[0, 0], steps=[1, 1]}
@@ -216,8 +216,8 @@ TEST_CASE("the profile plan has one step per launching node, named by its kernel
   CHECK(plan[0].node_name == "qkv");
   CHECK(plan[0].op == "gemm");
   CHECK(plan[0].loc.to_string() == "model.py:12");
-  CHECK(plan[0].kernels.size() == 2);
-  CHECK(plan[0].choice == "cublasLt (no tensor cores) + gemm_epilogue_gelu_tanh_f32_8x48");
+  CHECK(plan[0].kernels.size() == 1);
+  CHECK(plan[0].choice == "gemv_kn_f32_8x16x48 (weight-streaming GEMV, FMA)");
   CHECK(plan[0].work.flops == 8 * 48 * 2 * 16 + 8 * 48);
   CHECK(plan[1].node == 7);
   CHECK(plan[1].op == "attention");
@@ -230,10 +230,18 @@ TEST_CASE("the profile plan has one step per launching node, named by its kernel
   const std::string text = codegen::profile_plan_to_string(plan);
   CHECK(text.find("%qkv") != std::string::npos);
   CHECK(text.find("model.py:20") != std::string::npos);
-  CHECK(text.find("total: 5 launches") != std::string::npos);
+  CHECK(text.find("total: 4 launches") != std::string::npos);
+  // A cuBLASLt GEMM with its in-place epilogue kernel (more than 8 rows): two launches.
+  const std::vector<codegen::KernelCost> tall = plan_of(R"(graph(%x: f32[16,16], %w: f32[16,48]) {
+  %y: f32[16,48] = gemm(%x, %w) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=false}
+  return %y
+})");
+  REQUIRE(tall.size() == 1);
+  CHECK(tall[0].kernels.size() == 2);
+  CHECK(tall[0].choice == "cublasLt (no tensor cores) + gemm_epilogue_gelu_tanh_f32_16x48");
   // TF32 shows in the GEMM's choice.
-  CHECK(plan_of(R"(graph(%x: f32[8,16], %w: f32[16,48]) {
-  %y: f32[8,48] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  CHECK(plan_of(R"(graph(%x: f32[16,16], %w: f32[16,48]) {
+  %y: f32[16,48] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
   return %y
 })",
                 target::Precision::kTf32)

@@ -166,8 +166,8 @@ TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[
     codegen::CodegenOptions o = options();
     o.target.precision = tf32 ? target::Precision::kTf32 : target::Precision::kFp32;
     auto generated = codegen::generate(
-        parse("graph(%a: " + dtype + "[2,3], %b: " + dtype + "[3,4]) {\n  %m: " + dtype +
-              "[2,4] = matmul(%a, %b)\n  return %m\n}"),
+        parse("graph(%a: " + dtype + "[12,3], %b: " + dtype + "[3,4]) {\n  %m: " + dtype +
+              "[12,4] = matmul(%a, %b)\n  return %m\n}"),
         o);
     REQUIRE(generated.has_value());
     const std::string& cu = generated->cuda_source;
@@ -205,8 +205,9 @@ namespace inferno {
 
 TEST_CASE("x @ W then ReLU is one cuBLASLt call and nothing else", "[codegen]") {
   const std::string cu = generate_cu(
-      "graph(%x: f32[8,16], %w: f32[16,32]) {\n"
-      "  %y: f32[8,32] = gemm(%x, %w) {activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false}\n  "
+      "graph(%x: f32[16,16], %w: f32[16,32]) {\n"
+      "  %y: f32[16,32] = gemm(%x, %w) {activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false}\n "
+      " "
       "return %y\n}");
   const std::string body = run_body(cu);
   CHECK(count(body, "MODEL_CHECK_CUBLAS(run_gemm(") == 1);
@@ -219,12 +220,12 @@ TEST_CASE("x @ W then ReLU is one cuBLASLt call and nothing else", "[codegen]") 
 TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place kernel does",
           "[codegen]") {
   const std::string inputs =
-      "%x: f32[4,8], %w: f32[8,6], %wt: f32[6,8], %r: f32[4,6], %col: f32[4,1]";
+      "%x: f32[16,8], %w: f32[8,6], %wt: f32[6,8], %r: f32[16,6], %col: f32[16,1]";
   const std::string bias = "  %b: f32[6] = constant [1, 2, 3, 4, 5, 6]\n";
   auto gemm = [&](const std::string& args, const std::string& attrs,
                   const std::string& dtype = "f32", const std::string& extra_inputs = "") {
     std::string text = "graph(" + (dtype == "f32" ? inputs : extra_inputs) + ") {\n" +
-                       (dtype == "f32" ? bias : "") + "  %y: " + dtype + "[4,6] = gemm(" + args +
+                       (dtype == "f32" ? bias : "") + "  %y: " + dtype + "[16,6] = gemm(" + args +
                        ") {" + attrs + "}\n  return %y\n}";
     return generate_cu(text);
   };
@@ -245,7 +246,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
     CHECK(
         cu.find(
             "strided_copy<float>(/* in */ v_b, /* out */ v_y, /* rank */ 2, /* out_shape */ shape, "
-            "/* in_strides */ strides, /* numel */ 24, stream)") != std::string::npos);
+            "/* in_strides */ strides, /* numel */ 96, stream)") != std::string::npos);
     CHECK(cu.find("v_w, v_x, v_y, v_y, workspace") != std::string::npos);
   }
   SECTION("a full-shape residual is cuBLASLt's separate C matrix: no copy") {
@@ -266,7 +267,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
           "%x, %w, %b", "activation=\"" + activation + "\", alpha=1.0, beta=1.0, trans_b=false");
       CHECK(cu.find("CUBLASLT_EPILOGUE_GELU") == std::string::npos);
       CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_BIAS,") != std::string::npos);
-      const std::string kernel = "k0_gemm_epilogue_" + activation + "_f32_4x6";
+      const std::string kernel = "k0_gemm_epilogue_" + activation + "_f32_16x6";
       CHECK(cu.find("__global__ void " + kernel + "(float* out) {") != std::string::npos);
       // The activation is its op's expression from ops.def.
       CHECK(cu.find(activation == "gelu"
@@ -280,7 +281,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
     const std::string cu =
         gemm("%x, %w, %col, %r", "activation=\"relu\", alpha=1.0, beta=-2.0, trans_b=false");
     CHECK(cu.find("//    epilogue: + %r (C matrix), + -2.0 * %col, relu (in-place kernel "
-                  "k0_gemm_epilogue_add_relu_f32_4x6)") != std::string::npos);
+                  "k0_gemm_epilogue_add_relu_f32_16x6)") != std::string::npos);
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT,") != std::string::npos);
     CHECK(cu.find("const float a = out[i] + -2.0f * addend[i / 6];") != std::string::npos);
   }
@@ -294,7 +295,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
   SECTION("f64: no cuBLASLt epilogues") {
     const std::string cu =
         gemm("%x, %w, %b", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=false", "f64",
-             "%x: f64[4,8], %w: f64[8,6], %b: f64[6]");
+             "%x: f64[16,8], %w: f64[8,6], %b: f64[6]");
     CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_DEFAULT, /* bias */ -1,") != std::string::npos);
     CHECK(cu.find("strided_copy<double>(/* in */ v_b, /* out */ v_y") != std::string::npos);
     CHECK(cu.find("out[i] = a < double(0) ? double(0) : a;") != std::string::npos);
@@ -311,17 +312,101 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
   }
 }
 
+TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epilogue in it",
+          "[codegen]") {
+  auto gemm = [](const std::string& dtype, int m, const std::string& args,
+                 const std::string& attrs) {
+    const std::string d = dtype, rows = std::to_string(m);
+    return generate_cu("graph(%x: " + d + "[" + rows + ",8], %w: " + d + "[8,6], %wt: " + d +
+                       "[6,8], %r: " + d + "[" + rows + ",6], %row: " + d + "[6], %col: " + d +
+                       "[" + rows + ",1]) {\n  %y: " + d + "[" + rows + ",6] = gemm(" + args +
+                       ") {" + attrs + "}\n  return %y\n}");
+  };
+  SECTION("[K, N] weight, a bias, a scaled residual and gelu: one kernel, no cuBLASLt") {
+    const std::string cu = gemm("f16", 3, "%x, %w, %row, %r",
+                                "activation=\"gelu\", alpha=0.5, beta=2.0, trans_b=false");
+    const std::string body = run_body(cu);
+    CHECK(count(body, "MODEL_CHECK_") == 1);
+    CHECK(count(body, "run_gemm(") == 0);
+    CHECK(cu.find("__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<__half>(6, "
+                  "3)) k0_gemv_kn_f16_3x8x6(const __half* x, const __half* w, const __half* row, "
+                  "const __half* full, __half* out) {") != std::string::npos);
+    CHECK(cu.find("GemvEpilogue<__half> epilogue{0.5f, row, 2.0f, full, 1.0f};") !=
+          std::string::npos);
+    CHECK(cu.find("inferno::kernels::gemv_kn<__half, 3, inferno::kernels::gemv_pack<__half>(6), "
+                  "inferno::kernels::gemv_kn_tx<__half>(6), "
+                  "inferno::kernels::gemv_kn_threads<__half>(6, 3)>(x, w, 6, 8, out, epilogue, "
+                  "[](float a) { return ") != std::string::npos);
+    CHECK(cu.find("inferno::ew::erf(a * float(0.70710678118654752440))") != std::string::npos);
+    CHECK(body.find("k0_gemv_kn_f16_3x8x6<<<inferno::kernels::gemv_kn_blocks<__half>(6), "
+                    "inferno::kernels::gemv_kn_threads<__half>(6, 3), 0, stream>>>(/* x */ v_x, "
+                    "/* w */ v_w, "
+                    "/* row */ v_row, /* full */ v_r, /* out */ v_y);") != std::string::npos);
+    // Caller buffers the kernel reads in packs are checked as for cuBLASLt.
+    CHECK(body.find("bad_alignment(\"%y\", \"%x\", 16") != std::string::npos);
+    CHECK(body.find("bad_alignment(\"%y\", \"%r\", 16") == std::string::npos);
+    CHECK(cu.find("#include \"kernels/gemv.cuh\"") != std::string::npos);
+  }
+  SECTION("[N, K] weight (trans_b), f32, relu, no addend") {
+    const std::string cu =
+        gemm("f32", 8, "%x, %wt", "activation=\"relu\", alpha=1.0, beta=1.0, trans_b=true");
+    CHECK(cu.find("k0_gemv_nk_f32_8x8x6(const float* x, const float* w, float* out)") !=
+          std::string::npos);
+    CHECK(cu.find("GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};") !=
+          std::string::npos);
+    CHECK(cu.find("inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), "
+                  "inferno::kernels::gemv_nk_lanes<float>(8)>") != std::string::npos);
+    CHECK(cu.find("gemv_nk_blocks<float>(6, 8), inferno::kernels::kGemvNkThreads") !=
+          std::string::npos);
+    CHECK(count(run_body(cu), "run_gemm(") == 0);
+  }
+  SECTION("M = 1: two row vectors fill the bias and the residual slots") {
+    const std::string cu = gemm("bf16", 1, "%x, %w, %row, %row",
+                                "activation=\"gelu_tanh\", alpha=1.0, beta=-1.0, trans_b=false");
+    CHECK(cu.find("GemvEpilogue<__nv_bfloat16> epilogue{1.0f, row, -1.0f, full, 1.0f};") !=
+          std::string::npos);
+    CHECK(count(run_body(cu), "run_gemm(") == 0);
+  }
+  SECTION("what the GEMV cannot take keeps cuBLASLt") {
+    // Nine rows; f64; a [M, 1] column addend; a scalar addend; a strided batch.
+    CHECK(count(run_body(gemm("f32", 9, "%x, %w",
+                              "activation=\"none\", alpha=1.0, beta=1.0, "
+                              "trans_b=false")),
+                "run_gemm(") == 1);
+    CHECK(count(run_body(gemm("f64", 2, "%x, %w",
+                              "activation=\"none\", alpha=1.0, beta=1.0, "
+                              "trans_b=false")),
+                "run_gemm(") == 1);
+    CHECK(count(run_body(gemm("f32", 4, "%x, %w, %col",
+                              "activation=\"none\", alpha=1.0, beta=1.0, trans_b=false")),
+                "run_gemm(") == 1);
+    const std::string batched = generate_cu(
+        "graph(%x: f16[3,2,8], %w: f16[3,8,6]) {\n  %y: f16[3,2,6] = gemm(%x, %w) "
+        "{activation=\"none\", alpha=1.0, beta=1.0, trans_b=false}\n  return %y\n}");
+    CHECK(count(run_body(batched), "run_gemm(") == 1);
+    CHECK(batched.find("gemv") == std::string::npos);
+  }
+  SECTION("a residual the output overwrites in place is read before it is written") {
+    // %d dies at the gemm: the output may take its buffer (gemm_in_place_inputs).
+    const std::string cu = generate_cu(
+        "graph(%x: f32[2,8], %w: f32[8,6], %r: f32[2,6]) {\n  %d: f32[2,6] = neg(%r)\n"
+        "  %y: f32[2,6] = gemm(%x, %w, %d) {activation=\"none\", alpha=1.0, beta=1.0, "
+        "trans_b=false}\n  return %y\n}");
+    CHECK(cu.find("k1_gemv_kn_f32_2x8x6") != std::string::npos);
+  }
+}
+
 TEST_CASE("linear, addmm and matmul lower through legalize, with the same epilogue rules",
           "[codegen]") {
   const std::string linear = generate_cu(
-      "graph(%x: f32[2,3,8]) {\n  %w: f32[2,8] = constant [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, "
+      "graph(%x: f32[2,5,8]) {\n  %w: f32[2,8] = constant [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, "
       "6, 7, 8]\n"
-      "  %b: f32[2] = constant [1, 2]\n  %y: f32[2,3,2] = linear(%x, %w, %b)\n  return %y\n}");
+      "  %b: f32[2] = constant [1, 2]\n  %y: f32[2,5,2] = linear(%x, %w, %b)\n  return %y\n}");
   CHECK(linear.find("CUBLAS_OP_T,") != std::string::npos);
-  CHECK(linear.find("/* A */ 8, 2, 8, /* B */ 8, 6, 8, /* D */ 2, 6, 2,") != std::string::npos);
+  CHECK(linear.find("/* A */ 8, 2, 8, /* B */ 8, 10, 8, /* D */ 2, 10, 2,") != std::string::npos);
   CHECK(linear.find("/* epilogue */ CUBLASLT_EPILOGUE_BIAS,") != std::string::npos);
   const std::string addmm = generate_cu(
-      "graph(%c: f32[4,6], %a: f32[4,8], %b: f32[8,6]) {\n  %y: f32[4,6] = addmm(%c, %a, %b) "
+      "graph(%c: f32[12,6], %a: f32[12,8], %b: f32[8,6]) {\n  %y: f32[12,6] = addmm(%c, %a, %b) "
       "{alpha=0.5, beta=3.0}\n"
       "  return %y\n}");
   CHECK(addmm.find("//    epilogue: + 3.0 * %c (C matrix)\n") != std::string::npos);

@@ -1,0 +1,295 @@
+// kernels/gemv.cuh: y[m, n] = act(alpha * sum_k x[m, k] W(k, n) + row[n] + full[m, n]) for a few
+// rows of x (M <= 8, a compile-time kM): the decode-shaped GEMM of an LLM's one-token step.
+//
+// Why a kernel of its own: with M this small the product is a stream over the weight (each of its
+// bytes is used kM times, x and y are kilobytes), so the floor is W's bytes / DRAM bandwidth.
+// cuBLASLt's tiles are built for large M and reach a third of that or less on these shapes, and
+// its epilogue cannot apply gelu/silu or add a second operand, which costs another launch.
+//
+// Two weight layouts, each read once, 16 bytes per load where the shape allows:
+//  - gemv_nk, W stored [N, K] (linear's weight, row n contiguous): a group of kLanes lanes
+//    (a power of two <= 32) per output column n walks the row in packs of kPack elements
+//    (lane `sub` takes packs sub, sub + kLanes, ...), four loads in flight per lane, then an xor
+//    butterfly over the group. 128-thread blocks, so N = 768 with a full warp per column is 192
+//    blocks, enough for the 132 SMs of an H100.
+//  - gemv_kn, W stored [K, N] (addmm's and GPT-2 Conv1D's, columns contiguous): a block owns a
+//    tile of kTx * kPack consecutive columns; its kTx threads across the tile each hold kPack
+//    columns, the other kThreads / kTx rows of threads split K (row k taken by threads k mod
+//    (kThreads / kTx)), four loads in flight each. The block's partial sums meet by an xor
+//    butterfly within each warp, then across its warps in shared memory, in a fixed order. The
+//    tile is as wide as 32 threads (512 bytes a row) when that still gives 132 blocks, and
+//    narrows to 32 bytes a row (one DRAM sector) to make more: N = 768 f16 then gets 48 blocks
+//    only (a K split over blocks would need a second pass or atomics, and the sums would no
+//    longer be reproducible). Such blocks get 512 or 1024 threads instead of 256, so the 48 SMs
+//    that hold one keep 32-64 KB of loads in flight each (about 2-3 MB over the chip, what
+//    ~3 TB/s at ~0.7 us of latency needs); even so, N = 768 is the weakest shape.
+// kPack = gemv_pack<T>(contiguous length): the largest power of two dividing the length with at
+// most 16 bytes, so every row (and x's rows) starts aligned to the pack when the base pointers
+// are 16-byte aligned (the caller guarantees it): odd lengths fall back to one element a load.
+//
+// Expected bandwidth (an estimate from the design, not yet measured): an H100 streams ~3.3 TB/s
+// at ~0.7 us of DRAM latency, so ~2.3 MB of loads must be in flight over the chip (Little's law).
+// nk on GPT-2's LM head (K = 768 f16): a warp per column has 96 16-byte loads in flight (1.5 KB),
+// and the 128-thread blocks (32-67 registers a thread, no spills) let each SM hold 16 or more
+// warps, 3 MB over 132 SMs: the weight streams at 80-90% of peak (2.6-3 TB/s), 77 MB in ~28 us
+// against cuBLASLt's 68. kn with 132 or more tiles (GPT-2's QKV 768 x 2304 f16: 144 tiles of 16
+// columns, 3.5 MB) likewise requests the whole weight at once: ~1.5-2 us with the launch, against
+// 11.4 us. kn with fewer tiles (N = 768: 48) is bound by what those SMs can pull, the slowest shape
+// per byte. x is read from L1 (kM * K values, reread by every column): kM times W's bytes of L1
+// traffic, below the L1s' ~30 TB/s over the chip up to kM = 8. Weights under ~1 MB are bound by the
+// launch and one DRAM latency instead.
+//
+// Epilogue (GemvEpilogue): the f32 sum times alpha, plus row_coefficient * row[n] (a bias) and
+// full_coefficient * full[m, n] (the output's own layout; it may be the output itself, read
+// before the same thread writes it), then act (a device functor float -> float), rounded once
+// into T. Accumulation is in float (exact f32 FMAs, so an f32 GEMV is more accurate than a TF32
+// tensor-core GEMM), in an order fixed by the shape: results are bitwise reproducible.
+#pragma once
+
+#include "common.cuh"
+
+namespace inferno::kernels {
+
+constexpr int kGemvNkThreads = 128;
+constexpr int kGemvMaxRows = 8;
+constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
+constexpr int kGemvTargetBlocks = 132;
+
+/// What joins the sum before the activation; null pointers add nothing.
+template <typename T>
+struct GemvEpilogue {
+  float alpha = 1.0f;
+  const T* row = nullptr;  ///< [N]
+  float row_coefficient = 1.0f;
+  const T* full = nullptr;  ///< [M, N], contiguous; may be the output
+  float full_coefficient = 1.0f;
+};
+
+/// The identity activation.
+struct GemvNoActivation {
+  __device__ __forceinline__ float operator()(float a) const { return a; }
+};
+
+/// Elements per load along a contiguous run of `length`: the largest power of two dividing it,
+/// at most 16 bytes.
+template <typename T>
+__host__ __device__ constexpr int gemv_pack(int64_t length) {
+  int pack = static_cast<int>(16 / sizeof(T));
+  while (pack > 1 && length % pack != 0) pack /= 2;
+  return pack;
+}
+
+/// gemv_nk's lanes per column: enough for K's packs, at most a warp.
+template <typename T>
+__host__ __device__ constexpr int gemv_nk_lanes(int64_t k) {
+  const int64_t packs = k / gemv_pack<T>(k);
+  int lanes = 1;
+  while (lanes < 32 && lanes < packs) lanes *= 2;
+  return lanes;
+}
+
+template <typename T>
+__host__ __device__ constexpr unsigned gemv_nk_blocks(int64_t n, int64_t k) {
+  const int64_t columns = kGemvNkThreads / gemv_nk_lanes<T>(k);
+  return static_cast<unsigned>((n + columns - 1) / columns);
+}
+
+/// gemv_kn's threads across a tile: 32, halved while that gives too few blocks, down to a
+/// 32-byte row segment (one DRAM sector).
+template <typename T>
+__host__ __device__ constexpr int gemv_kn_tx(int64_t n) {
+  const int pack = gemv_pack<T>(n);
+  const int64_t packs = n / pack;
+  const int64_t sector = 32 / (pack * static_cast<int64_t>(sizeof(T)));
+  int tx = 32;
+  while (tx > sector && (packs + tx - 1) / tx < kGemvTargetBlocks) tx /= 2;
+  return tx;
+}
+
+template <typename T>
+__host__ __device__ constexpr unsigned gemv_kn_blocks(int64_t n) {
+  const int64_t tile = gemv_kn_tx<T>(n) * int64_t{gemv_pack<T>(n)};
+  return static_cast<unsigned>((n + tile - 1) / tile);
+}
+
+/// gemv_kn's threads per block for `rows` rows of x: 256; when the tiles are fewer than the SMs,
+/// as many as the registers allow (1024 at up to 64 a thread for 1 or 2 rows, else 512), so the
+/// SMs that have a tile keep 4 times as many loads in flight.
+template <typename T>
+__host__ __device__ constexpr int gemv_kn_threads(int64_t n, int rows) {
+  return gemv_kn_blocks<T>(n) >= kGemvTargetBlocks ? 256 : rows <= 2 ? 1024 : 512;
+}
+
+namespace detail {
+
+template <int kBytes>
+struct GemvRaw;
+template <>
+struct GemvRaw<2> {
+  using type = unsigned short;
+};
+template <>
+struct GemvRaw<4> {
+  using type = unsigned int;
+};
+template <>
+struct GemvRaw<8> {
+  using type = uint2;
+};
+template <>
+struct GemvRaw<16> {
+  using type = uint4;
+};
+
+/// A pack of the weight, loaded with the streaming hint (read once: no point keeping it in L1).
+template <int N, typename T>
+__device__ __forceinline__ Pack<T, N> load_streaming(const T* p) {
+  using Raw = typename GemvRaw<sizeof(T) * N>::type;
+  const Raw raw = __ldcs(reinterpret_cast<const Raw*>(p));
+  Pack<T, N> pack;
+  memcpy(&pack, &raw, sizeof raw);
+  return pack;
+}
+
+template <typename T, typename Act>
+__device__ __forceinline__ T gemv_finish(float sum, int64_t m, int64_t col, int64_t n,
+                                         const GemvEpilogue<T>& e, Act act) {
+  float v = e.alpha * sum;
+  if (e.row != nullptr) v += e.row_coefficient * to_float(e.row[col]);
+  if (e.full != nullptr) v += e.full_coefficient * to_float(e.full[m * n + col]);
+  return from_float<T>(act(v));
+}
+
+/// acc[m] += sum_e w[e] * x[m, at + e] over a pack of W's row.
+template <typename T, int kM, int kPack>
+__device__ __forceinline__ void gemv_dot(float (&acc)[kM], const Pack<T, kPack>& w,
+                                         const T* __restrict__ x, int64_t k, int64_t at) {
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    const Pack<T, kPack> xv = load_pack<kPack>(x + m * k + at);
+#pragma unroll
+    for (int e = 0; e < kPack; ++e) acc[m] = fmaf(to_float(w.v[e]), to_float(xv.v[e]), acc[m]);
+  }
+}
+
+/// acc[m][e] += x[m, row] * w[e] over a pack of W's row `row`.
+template <typename T, int kM, int kPack>
+__device__ __forceinline__ void gemv_axpy(float (&acc)[kM][kPack], const Pack<T, kPack>& w,
+                                          const T* __restrict__ x, int64_t k, int64_t row) {
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    const float xm = to_float(x[m * k + row]);
+#pragma unroll
+    for (int e = 0; e < kPack; ++e) acc[m][e] = fmaf(xm, to_float(w.v[e]), acc[m][e]);
+  }
+}
+
+}  // namespace detail
+
+/// W stored [N, K]. Launch with gemv_nk_blocks<T>(n, k) blocks of kGemvNkThreads threads, kPack
+/// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k). x is [kM, K], out [kM, N].
+template <typename T, int kM, int kPack, int kLanes, typename Act>
+__device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
+                                        int64_t k, T* out, const GemvEpilogue<T>& epilogue,
+                                        Act act) {
+  static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
+  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
+  constexpr int kColumns = kGemvNkThreads / kLanes;
+  const int sub = static_cast<int>(threadIdx.x) % kLanes;
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
+  float acc[kM];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
+  if (col < n) {
+    const T* row = w + col * k;
+    const int64_t packs = k / kPack;
+    // kGemvUnroll packs a turn, all loads issued before the FMAs (the last turn predicated).
+    for (int64_t p = sub; p < packs; p += kGemvUnroll * kLanes) {
+      Pack<T, kPack> wv[kGemvUnroll];
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (p + u * kLanes < packs)
+          wv[u] = detail::load_streaming<kPack>(row + (p + u * kLanes) * kPack);
+      }
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (p + u * kLanes < packs)
+          detail::gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
+      }
+    }
+  }
+  // Every lane reaches the butterfly (the block is whole warps); lane sub then stores rows sub,
+  // sub + kLanes, ... of its column.
+#pragma unroll
+  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kLanes>(acc[m], SumOp{});
+  if (col < n) {
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      if (m % kLanes == sub)
+        out[m * n + col] = detail::gemv_finish(acc[m], m, col, n, epilogue, act);
+    }
+  }
+}
+
+/// W stored [K, N]. Launch with gemv_kn_blocks<T>(n) blocks of kThreads = gemv_kn_threads<T>(n,
+/// kM) threads, kPack = gemv_pack<T>(n), kTx = gemv_kn_tx<T>(n). x is [kM, K], out [kM, N].
+template <typename T, int kM, int kPack, int kTx, int kThreads, typename Act>
+__device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
+                                        int64_t k, T* out, const GemvEpilogue<T>& epilogue,
+                                        Act act) {
+  static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
+  static_assert(kTx >= 1 && kTx <= 32 && (kTx & (kTx - 1)) == 0, "tile threads: 2^i <= 32");
+  static_assert(kThreads % 32 == 0 && kThreads >= kTx * kPack, "whole warps, one per column");
+  constexpr int kRows = kThreads / kTx;  // rows of K one step of the block covers
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kTile = kTx * kPack;
+  __shared__ float partial[kWarps][kTile];
+  const int tx = static_cast<int>(threadIdx.x) % kTx, ty = static_cast<int>(threadIdx.x) / kTx;
+  const int64_t tile = static_cast<int64_t>(blockIdx.x) * kTile;
+  const int64_t col = tile + int64_t{tx} * kPack;  // the first of this thread's kPack columns
+  float acc[kM][kPack];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+#pragma unroll
+    for (int e = 0; e < kPack; ++e) acc[m][e] = 0.0f;
+  }
+  if (col < n) {  // n is a multiple of kPack: the whole pack is in
+    for (int64_t r = ty; r < k; r += kGemvUnroll * kRows) {  // as gemv_nk's loop
+      Pack<T, kPack> wv[kGemvUnroll];
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (r + u * kRows < k) wv[u] = detail::load_streaming<kPack>(w + (r + u * kRows) * n + col);
+      }
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        if (r + u * kRows < k) detail::gemv_axpy<T, kM, kPack>(acc, wv[u], x, k, r + u * kRows);
+      }
+    }
+  }
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    // Within a warp, lanes kTx apart hold the same columns: fold them onto lanes 0 .. kTx - 1.
+#pragma unroll
+    for (int e = 0; e < kPack; ++e) {
+#pragma unroll
+      for (int offset = kTx; offset < 32; offset *= 2)
+        acc[m][e] += __shfl_xor_sync(0xffffffffu, acc[m][e], offset);
+    }
+    if (lane < kTx) {
+#pragma unroll
+      for (int e = 0; e < kPack; ++e) partial[warp][lane * kPack + e] = acc[m][e];
+    }
+    __syncthreads();
+    const int64_t c = tile + threadIdx.x;
+    if (static_cast<int>(threadIdx.x) < kTile && c < n) {
+      float sum = partial[0][threadIdx.x];
+#pragma unroll
+      for (int w8 = 1; w8 < kWarps; ++w8) sum += partial[w8][threadIdx.x];
+      out[m * n + c] = detail::gemv_finish(sum, m, c, n, epilogue, act);
+    }
+    __syncthreads();  // partial is rewritten for the next row
+  }
+}
+
+}  // namespace inferno::kernels

@@ -1,0 +1,156 @@
+#include "codegen/emit_gemv.h"
+
+#include <optional>
+
+#include "codegen/elementwise_table.h"
+#include "codegen/emit_grid_kernel.h"
+#include "codegen/strided_view.h"
+#include "ir/op.h"
+#include "ir/text_format.h"
+#include "support/check.h"
+
+namespace inferno::codegen {
+namespace {
+
+constexpr int64_t kMaxRows = 8;  // kGemvMaxRows of kernels/gemv.cuh
+constexpr int64_t kMaxExtent = INT32_MAX;
+
+// A row vector of the output's N values: read at [n] for every row.
+bool row_vector(const ir::TensorType& addend, int64_t n) {
+  return addend.rank() > 0 && addend.shape.back() == n && addend.numel() == n;
+}
+
+// Where each term goes: the kernel's row (a bias) and full (a residual) slots.
+struct Slots {
+  std::optional<GemvTerm> row, full;
+};
+
+std::optional<Slots> assign_slots(const ir::Graph& graph, const ir::TensorType& out,
+                                  const GemvProduct& p) {
+  Slots slots;
+  for (const GemvTerm& term : p.terms) {
+    const ir::TensorType& type = graph.type(term.value);
+    const bool row = row_vector(type, p.n), full = has_output_layout(type, out);
+    if (row && !slots.row) {
+      slots.row = term;
+    } else if (full && !slots.full) {
+      slots.full = term;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return slots;
+}
+
+std::string coefficient_text(double c) { return c == 1.0 ? "" : ir::format_attr_float(c) + " * "; }
+
+}  // namespace
+
+bool has_output_layout(const ir::TensorType& addend, const ir::TensorType& out) {
+  return addend.numel() == out.numel() &&
+         is_contiguous(coalesce(broadcast_view(addend.shape, out.shape)));
+}
+
+bool gemv_fits(const ir::Graph& graph, const ir::Node& node, const GemvProduct& p) {
+  const ir::TensorType& out = graph.type(node.outputs[0]);
+  const ir::DType dtype = out.dtype;
+  if (dtype != ir::DType::kF32 && dtype != ir::DType::kF16 && dtype != ir::DType::kBF16)
+    return false;
+  if (p.batch != 1 || p.m < 1 || p.m > kMaxRows || p.n < 1 || p.n > kMaxExtent || p.k < 1 ||
+      p.k > kMaxExtent)
+    return false;
+  if (graph.type(p.left).dtype != dtype || graph.type(p.right).dtype != dtype) return false;
+  for (const GemvTerm& term : p.terms) {
+    if (graph.type(term.value).dtype != dtype) return false;
+  }
+  const std::string activation = node.attrs.get_string("activation");
+  if (activation != "none" && !ir::epilogue_activation(activation, ir::kGemmActivation))
+    return false;
+  return assign_slots(graph, out, p).has_value();
+}
+
+void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  const ir::ValueId out = node.outputs[0];
+  const ir::TensorType& out_type = ctx.graph.type(out);
+  const ir::DType dtype = out_type.dtype;
+  const std::optional<Slots> slots = assign_slots(ctx.graph, out_type, p);
+  INFERNO_CHECK(slots.has_value(), "gemv: an epilogue the kernel cannot take");
+  const std::string type(storage_type(dtype));
+  const std::string m = decimal(p.m), n = decimal(p.n), k = decimal(p.k);
+  const char* layout = p.right_is_nk ? "nk" : "kn";
+  const std::string name = "k" + std::to_string(index) + "_gemv_" + layout + "_" +
+                           std::string(dtype_tag(dtype)) + "_" + m + "x" + k + "x" + n;
+
+  // The activation, as the elementwise op it names, on the f32 value.
+  std::string activation = "a";
+  const std::string activation_name = node.attrs.get_string("activation");
+  if (const std::optional<ir::OpKind> op =
+          ir::epilogue_activation(activation_name, ir::kGemmActivation)) {
+    const std::optional<std::string> expr =
+        elementwise_expression(*op, {"a"}, choose_compute_type({dtype}, dtype));
+    INFERNO_CHECK(expr.has_value(), "gemv: no expression for the activation");
+    activation = *expr;
+    ctx.out.headers.insert("kernels/elementwise.cuh");
+  }
+  ctx.out.headers.insert("kernels/gemv.cuh");
+
+  // What it computes, for the kernel's comment.
+  auto value = [&](ir::ValueId v) { return "%" + ctx.graph.name(v); };
+  std::string what = coefficient_text(p.alpha) + value(p.left) + " @ " + value(p.right) +
+                     (p.right_is_nk ? "^T" : "");
+  if (slots->row)
+    what += " + " + coefficient_text(slots->row->coefficient) + value(slots->row->value) + "[n]";
+  if (slots->full)
+    what +=
+        " + " + coefficient_text(slots->full->coefficient) + value(slots->full->value) + "[m, n]";
+  if (activation_name != "none") what = activation_name + "(" + what + ")";
+
+  SourceWriter& kernels = ctx.out.kernels;
+  const std::string threads =
+      p.right_is_nk ? std::string("inferno::kernels::kGemvNkThreads")
+                    : "inferno::kernels::gemv_kn_threads<" + type + ">(" + n + ", " + m + ")";
+  kernels.line("// " + ctx.describe(node));
+  kernels.line("// GEMV, M " + m + ", N " + n + ", K " + k + ", weight stored " +
+               (p.right_is_nk ? "[N, K]" : "[K, N]") + ": " + comment_text(what, 400));
+  kernels.line("// (f32 sums, the epilogue fused, one rounding to " +
+               std::string(ir::dtype_name(dtype)) + ")");
+  std::string params = "const " + type + "* x, const " + type + "* w";
+  NamedArgs args = {{"x", ctx.pointer(p.left)}, {"w", ctx.pointer(p.right)}};
+  if (slots->row) {
+    params += ", const " + type + "* row";
+    args.push_back({"row", ctx.pointer(slots->row->value)});
+  }
+  if (slots->full) {  // may be the output itself (read before the same thread writes it)
+    params += ", const " + type + "* full";
+    args.push_back({"full", ctx.pointer(slots->full->value)});
+  }
+  params += ", " + type + "* out";
+  args.push_back({"out", ctx.pointer(out)});
+  kernels.open("__global__ void __launch_bounds__(" + threads + ") " + name + "(" + params + ")");
+  kernels.line(
+      "const inferno::kernels::GemvEpilogue<" + type + "> epilogue{" +
+      float_literal(static_cast<float>(p.alpha)) + ", " + (slots->row ? "row" : "nullptr") + ", " +
+      float_literal(static_cast<float>(slots->row ? slots->row->coefficient : 1.0)) + ", " +
+      (slots->full ? "full" : "nullptr") + ", " +
+      float_literal(static_cast<float>(slots->full ? slots->full->coefficient : 1.0)) + "};");
+  const std::string contiguous = p.right_is_nk ? k : n;  // W's contiguous run
+  const std::string tiles =
+      p.right_is_nk ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
+                    : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
+  kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m +
+               ", inferno::kernels::gemv_pack<" + type + ">(" + contiguous + "), " + tiles +
+               ">(x, w, " + n + ", " + k + ", out, epilogue, [](float a) { return " + activation +
+               "; });");
+  kernels.close();
+  kernels.line("");
+
+  const std::string blocks =
+      p.right_is_nk ? "inferno::kernels::gemv_nk_blocks<" + type + ">(" + n + ", " + k + ")"
+                    : "inferno::kernels::gemv_kn_blocks<" + type + ">(" + n + ")";
+  ctx.out.run.line(name + "<<<" + blocks + ", " + threads + ", 0, stream>>>(" + named_args(args) +
+                   ");");
+  ctx.out.run.line("MODEL_CHECK_LAUNCH(" + ctx.label(node) + ");");
+}
+
+}  // namespace inferno::codegen
