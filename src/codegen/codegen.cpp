@@ -20,6 +20,7 @@
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/profile_plan.h"
+#include "codegen/strided_view.h"
 #include "codegen/views.h"
 #include "codegen/weights.h"
 #include "ir/attr_schema.h"
@@ -119,7 +120,14 @@ MemoryPlanOptions plan_options(const ir::Graph& graph, const ViewPlan& views) {
   for (const ir::Node& node : graph.nodes()) {
     const Lowering& lowering = lowering_table()[node.op];
     options.scratch_bytes.push_back(lowering.scratch_bytes(graph, node));
-    options.aligned_inputs.push_back(lowering.in_place_inputs(graph, node));
+    // An input read through a view that is not its source's bytes in order (views.h) cannot be
+    // written over: the output would overwrite elements other threads have yet to read.
+    std::vector<int32_t> aligned = lowering.in_place_inputs(graph, node);
+    std::erase_if(aligned, [&](int32_t position) {
+      const ValueView view = resolve_view(graph, views, node.inputs[static_cast<size_t>(position)]);
+      return view.offset != 0 || !is_contiguous(coalesce(view.view));
+    });
+    options.aligned_inputs.push_back(std::move(aligned));
   }
   return options;
 }

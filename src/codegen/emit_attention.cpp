@@ -25,12 +25,6 @@ std::string layout(const StridedView& view) {
          decimal(view.strides[1]) + ", " + decimal(view.strides[2]) + "}";
 }
 
-// The pointer expression of a view: "v_qkv" or "(v_qkv + 64)".
-std::string view_pointer(const EmitContext& ctx, const ValueView& view) {
-  const std::string& base = ctx.pointer(view.source);
-  return view.offset == 0 ? base : "(" + base + " + " + decimal(view.offset) + ")";
-}
-
 // The smallest kernel head tile holding d and dv (kernels/attention.cuh's attention_head_tile).
 int64_t head_tile(int64_t d, int64_t dv) {
   const int64_t h = std::max(d, dv);
@@ -97,10 +91,10 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
     run.line("// (out is written in the layout of %" + ctx.graph.name(ov.source) + ")");
   }
   const NamedArgs args = {
-      {"q", view_pointer(ctx, qv)},
-      {"k", view_pointer(ctx, kv)},
-      {"v", view_pointer(ctx, vv)},
-      {"out", view_pointer(ctx, ov)},
+      {"q", ctx.view_pointer(qv)},
+      {"k", ctx.view_pointer(kv)},
+      {"v", ctx.view_pointer(vv)},
+      {"out", ctx.view_pointer(ov)},
       {"dims", "inferno::kernels::AttentionDims{" + decimal(batch) + ", " + decimal(heads) + ", " +
                    decimal(kv_heads) + ", " + decimal(sq) + ", " + decimal(skv) + ", " +
                    decimal(d) + ", " + decimal(dv) + "}"},

@@ -22,6 +22,11 @@ EmitContext::EmitContext(const ir::Graph& g, const MemoryPlan& p, const ViewPlan
   }
 }
 
+std::string EmitContext::view_pointer(const ValueView& view) const {
+  const std::string& base = pointer(view.source);
+  return view.offset == 0 ? base : "(" + base + " + " + decimal(view.offset) + ")";
+}
+
 std::string EmitContext::describe(const ir::Node& node) const {
   std::string text;
   for (size_t i = 0; i < node.outputs.size(); ++i)

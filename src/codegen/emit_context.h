@@ -46,6 +46,8 @@ class EmitContext {
   const std::string& pointer(ir::ValueId v) const {
     return identifiers_.at(static_cast<size_t>(v));
   }
+  /// The pointer expression of a view's first element: "v_qkv" or "(v_qkv + 64)".
+  std::string view_pointer(const ValueView& view) const;
   /// "%add_2 = add(%mul, %y) {alpha=1.0} at export_fixtures.py:110", safe inside a // comment.
   std::string describe(const ir::Node& node) const;
   /// The node's name as a C string literal for error messages: "\"%add_2\"".

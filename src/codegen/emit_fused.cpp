@@ -4,6 +4,7 @@
 #include "codegen/emit_grid_kernel.h"
 #include "codegen/memory_plan.h"
 #include "codegen/strided_view.h"
+#include "codegen/views.h"
 #include "ir/fused_expr.h"
 
 namespace inferno::codegen {
@@ -79,16 +80,19 @@ Status emit_elementwise(EmitContext& ctx, int32_t index) {
   kernel.numel = numel;
   kernel.label = ctx.label(node);
 
-  // Each input read once, as its register type; rank-0 constants are literals at each use.
+  // Each input read once, as its register type; rank-0 constants are literals at each use. An
+  // input is read through its view (views.h: a slice, permute, ... never materialized) broadcast
+  // to the output's shape, which is again one strided view.
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const ir::ValueId in = node.inputs[i];
     if (ctx.weights.is_inlined(in)) continue;
     const std::string param = "in" + std::to_string(i);
     kernel.params +=
         "const " + std::string(storage_type(input_types[i].dtype)) + "* " + param + ", ";
-    kernel.args.push_back({param, ctx.pointer(in)});
+    const ValueView view = resolve_view(ctx.graph, ctx.views, in);
+    kernel.args.push_back({param, ctx.view_pointer(view)});
     const std::string offset =
-        offset_expression(coalesce(broadcast_view(input_types[i].shape, out_type.shape)), "i");
+        loop_offset_expression(coalesce(broadcast_view(view.view, out_type.shape)), numel);
     kernel.body.line("const " + std::string(compute_type_name(value_type(input_types[i].dtype))) +
                      " x" + std::to_string(i) + " = " +
                      load_value(input_types[i].dtype, param + "[" + offset + "]") + ";  // %" +

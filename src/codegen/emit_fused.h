@@ -1,5 +1,6 @@
 // Elementwise nodes, fused or single: one generated __global__ per node that reads each input
-// once per output element (broadcast by literal index arithmetic) and computes the node's body
+// once per output element (broadcast, and through the strides of a view the input is (views.h),
+// by literal index arithmetic) and computes the node's body
 // (ir/fused_expr.h; a single elementwise op is a body of one step) one line per step:
 //
 //   const float x0 = __half2float(in0[i]);               // each input, once

@@ -6,15 +6,30 @@
 
 namespace inferno::codegen {
 
+namespace {
+
+constexpr int64_t kIntRange = int64_t{1} << 31;
+
+// The loop index is an int when no i it reaches (numel plus one grid's stride) overflows one.
+bool int_loop_index(int64_t numel) { return numel + kMaxBlocks * kBlockThreads < kIntRange; }
+
+}  // namespace
+
 std::string loop_header(int64_t numel) {
   const std::string n = std::to_string(numel);
   const std::string block = std::to_string(kBlockThreads);
-  if (numel + kMaxBlocks * kBlockThreads < (int64_t{1} << 31)) {
+  if (int_loop_index(numel)) {
     return "for (int i = blockIdx.x * " + block + " + threadIdx.x; i < " + n +
            "; i += gridDim.x * " + block + ")";
   }
   return "for (int64_t i = static_cast<int64_t>(blockIdx.x) * " + block + " + threadIdx.x; i < " +
          n + "; i += static_cast<int64_t>(gridDim.x) * " + block + ")";
+}
+
+std::string loop_offset_expression(const StridedView& coalesced, int64_t numel) {
+  // Each term of the sum is at most the largest offset, and so is every partial sum.
+  const bool wide = int_loop_index(numel) && max_offset(coalesced) >= kIntRange;
+  return offset_expression(coalesced, wide ? "static_cast<int64_t>(i)" : "i");
 }
 
 std::string launch_config(int64_t numel) {

@@ -21,6 +21,10 @@ inline constexpr int64_t kMaxBlocks = 132 * 32;
 /// stream>>>".
 std::string loop_header(int64_t numel);
 std::string launch_config(int64_t numel);
+/// The source offset of the loop's element i (loop_header(numel)) through a coalesced view, as
+/// offset_expression, but in int64 where i is an int and the view reaches past int's range (a
+/// view of a source larger than the loop).
+std::string loop_offset_expression(const StridedView& coalesced, int64_t numel);
 
 /// "4x8", "scalar" for rank 0, or "n<numel>" when the dims would make a long name.
 std::string shape_tag(const ir::Shape& shape);

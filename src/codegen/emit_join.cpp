@@ -7,6 +7,18 @@
 #include "codegen/emit_grid_kernel.h"
 
 namespace inferno::codegen {
+namespace {
+
+// The offset in a view-reading input (views.h) of its element at the row-major index `element`
+// (an int64 expression): `element` itself when the input is its own contiguous bytes.
+std::string view_offset(const ValueView& view, const std::string& element) {
+  const StridedView coalesced = coalesce(view.view);
+  if (is_contiguous(coalesced)) return element;
+  return offset_expression(coalesced, "(" + element + ")");
+}
+
+}  // namespace
+
 Status emit_cat(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
@@ -31,13 +43,15 @@ Status emit_cat(EmitContext& ctx, int32_t index) {
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     const std::string in = "in" + std::to_string(k);
     kernel.params += "const " + type + "* " + in + ", ";
-    kernel.args.push_back({in, ctx.pointer(node.inputs[k])});
+    const ValueView view = resolve_view(ctx.graph, ctx.views, node.inputs[k]);
+    kernel.args.push_back({in, ctx.view_pointer(view)});
     const int64_t size = ctx.graph.type(node.inputs[k]).shape[dim];
     if (size == 0) continue;
     const int64_t end = start + size;
-    kernel.body.line(chain + "if (j < " + std::to_string(end) + ") out[i] = " + in + "[(o * " +
-                     std::to_string(size) + " + j - " + std::to_string(start) + ") * " + n +
-                     " + c];");
+    const std::string element =
+        "(o * " + std::to_string(size) + " + j - " + std::to_string(start) + ") * " + n + " + c";
+    kernel.body.line(chain + "if (j < " + std::to_string(end) + ") out[i] = " + in + "[" +
+                     view_offset(view, element) + "];");
     chain = "else ";
     start = end;
   }
@@ -143,13 +157,14 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
   const std::string type(storage_type(x.dtype)), id_type(storage_type(ids.dtype));
   const std::string n = std::to_string(inner), count = std::to_string(ids.numel()),
                     size = std::to_string(x.shape[dim]);
+  const ValueView source_view = resolve_view(ctx.graph, ctx.views, node.inputs[2]);
   GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node) + (in_place ? " (in place)" : ""),
                     "const " + type + "* in, const " + id_type + "* index, const " + type +
                         "* source, " + type + "* out",
                     {{"in", ctx.pointer(node.inputs[0])},
                      {"index", ctx.pointer(node.inputs[1])},
-                     {"source", ctx.pointer(node.inputs[2])},
+                     {"source", ctx.view_pointer(source_view)},
                      {"out", ctx.pointer(node.outputs[0])}},
                     {},
                     in_place ? source.numel() : x.numel(),
@@ -165,7 +180,8 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
     kernel.body.line("int64_t r = static_cast<int64_t>(index[p]);");
     kernel.body.line("if (r < 0) r += " + size + ";");
     kernel.body.line("if (r < 0 || r >= " + size + ") return;  // never out of bounds");
-    kernel.body.line("out[(o * " + size + " + r) * " + n + " + c] = source[i];");
+    kernel.body.line("out[(o * " + size + " + r) * " + n + " + c] = source[" +
+                     loop_offset_expression(coalesce(source_view.view), source.numel()) + "];");
   } else {
     kernel.body.line("const int64_t c = i % " + n + ", r = (i / " + n + ") % " + size +
                      ", o = i / " + std::to_string(inner * x.shape[dim]) + ";");
@@ -173,7 +189,8 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
     kernel.body.line("for (int64_t p = 0; p < " + count + "; ++p) {");
     kernel.body.line("  int64_t q = static_cast<int64_t>(index[p]);");
     kernel.body.line("  if (q < 0) q += " + size + ";");
-    kernel.body.line("  if (q == r) value = source[(o * " + count + " + p) * " + n + " + c];");
+    kernel.body.line("  if (q == r) value = source[" +
+                     view_offset(source_view, "(o * " + count + " + p) * " + n + " + c") + "];");
     kernel.body.line("}");
     kernel.body.line("out[i] = value;");
   }

@@ -1,6 +1,7 @@
 // The joins, as generated grid kernels (emit_grid_kernel.h) over the output's elements, exact for
 // every dtype (elements are copied): cat picks each element's input by its index along `dim`;
-// constant_pad reads the input where the element maps into it, the rank-0 fill elsewhere.
+// constant_pad reads the input where the element maps into it, the rank-0 fill elsewhere. cat's
+// inputs and index_copy's source are read through their strides when they are views (views.h).
 #pragma once
 
 #include <cstdint>

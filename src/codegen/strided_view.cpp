@@ -5,16 +5,29 @@
 namespace inferno::codegen {
 
 StridedView broadcast_view(const ir::Shape& from, const ir::Shape& to) {
-  INFERNO_CHECK(from.size() <= to.size(), "broadcast_view: source has more dims than the target");
-  const std::vector<int64_t> source_strides = ir::contiguous_strides(from);
-  const size_t lead = to.size() - from.size();
-  StridedView view{to, std::vector<int64_t>(to.size(), 0)};
+  return broadcast_view(StridedView{from, ir::contiguous_strides(from)}, to);
+}
+
+StridedView broadcast_view(const StridedView& view, const ir::Shape& to) {
+  INFERNO_CHECK(view.shape.size() <= to.size(),
+                "broadcast_view: source has more dims than the target");
+  const size_t lead = to.size() - view.shape.size();
+  StridedView out{to, std::vector<int64_t>(to.size(), 0)};
   for (size_t d = lead; d < to.size(); ++d) {
-    const int64_t size = from[d - lead];
+    const int64_t size = view.shape[d - lead];
     INFERNO_CHECK(size == to[d] || size == 1, "broadcast_view: shapes do not broadcast");
-    view.strides[d] = size == 1 ? 0 : source_strides[d - lead];
+    out.strides[d] = size == 1 ? 0 : view.strides[d - lead];
   }
-  return view;
+  return out;
+}
+
+int64_t max_offset(const StridedView& view) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < view.shape.size(); ++d) {
+    if (view.shape[d] == 0) return 0;
+    offset += (view.shape[d] - 1) * view.strides[d];
+  }
+  return offset;
 }
 
 StridedView permute_view(const ir::Shape& in, const std::vector<int64_t>& dims) {

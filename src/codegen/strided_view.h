@@ -25,12 +25,17 @@ struct StridedView {
 
 /// A contiguous source of shape `from` read as if broadcast to `to` (NumPy rules, already checked).
 StridedView broadcast_view(const ir::Shape& from, const ir::Shape& to);
+/// `view` read as if broadcast to `to`: again one view, whose new leading dims and broadcast
+/// size-1 dims have stride 0.
+StridedView broadcast_view(const StridedView& view, const ir::Shape& to);
 /// A contiguous source of shape `in` read in the order `dims` (output dim j is input dim dims[j]).
 StridedView permute_view(const ir::Shape& in, const std::vector<int64_t>& dims);
 /// The elements x[starts : ends : steps] of a contiguous source of shape `in`, as a view of shape
 /// `out` (the slice's output) from the source element slice_offset(in, starts).
 StridedView slice_view(const ir::Shape& in, const ir::Shape& out,
                        const std::vector<int64_t>& steps);
+/// The largest source offset the view reads (0 when it has no elements): sum (size - 1) * stride.
+int64_t max_offset(const StridedView& view);
 /// The flat source offset of the element at `starts`.
 int64_t slice_offset(const ir::Shape& in, const std::vector<int64_t>& starts);
 /// The same mapping with size-1 dims dropped and neighbouring dims merged where the outer stride

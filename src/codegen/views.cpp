@@ -19,16 +19,20 @@ ValueView contiguous(const ir::Graph& graph, ir::ValueId v) {
   return {v, 0, {shape, ir::contiguous_strides(shape)}};
 }
 
-// What view_reader_inputs' readers take: 4-D, no negative stride, the last dim contiguous.
-bool reader_accepts(const StridedView& view) {
-  if (view.rank() != 4) return false;
+}  // namespace
+
+bool view_access_accepts(ViewAccess access, const StridedView& view) {
   for (const int64_t s : view.strides) {
     if (s < 0) return false;
   }
-  return view.shape[3] == 1 || view.strides[3] == 1;
+  switch (access) {
+    case ViewAccess::kHeadRows:
+      return view.rank() == 4 && (view.shape[3] == 1 || view.strides[3] == 1);
+    case ViewAccess::kIndexed:
+      return true;
+  }
+  return false;
 }
-
-}  // namespace
 
 std::optional<std::vector<int64_t>> reshape_strides(const ir::Shape& shape,
                                                     const std::vector<int64_t>& strides,
@@ -103,9 +107,19 @@ std::optional<ValueView> view_through(const ir::Graph& graph, const ir::Node& no
   return out;
 }
 
-std::vector<int32_t> view_reader_inputs(const ir::Node& node) {
-  if (node.op == ir::OpKind::kAttention) return {0, 1, 2};
-  return {};
+std::vector<ViewReaderInput> view_reader_inputs(const ir::Node& node) {
+  std::vector<ViewReaderInput> inputs;
+  if (node.op == ir::OpKind::kAttention) {
+    for (const int32_t i : {0, 1, 2}) inputs.push_back({i, ViewAccess::kHeadRows});
+  } else if (ir::op_has_trait(node.op, ir::kElementwise) ||
+             node.op == ir::OpKind::kFusedElementwise || node.op == ir::OpKind::kCat) {
+    // emit_fused.cpp, emit_join.cpp: each element's offset is literal arithmetic.
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      inputs.push_back({static_cast<int32_t>(i), ViewAccess::kIndexed});
+  } else if (node.op == ir::OpKind::kIndexCopy) {
+    inputs.push_back({2, ViewAccess::kIndexed});  // the source rows (emit_join.cpp)
+  }
+  return inputs;
 }
 
 ViewPlan plan_views(const ir::Graph& graph) {
@@ -156,10 +170,10 @@ ViewPlan plan_views(const ir::Graph& graph) {
   std::map<std::pair<int32_t, int32_t>, std::vector<ir::ValueId>> readable;
   for (int32_t n = 0; n < num_nodes; ++n) {
     const ir::Node& node = graph.nodes()[static_cast<size_t>(n)];
-    for (const int32_t pos : view_reader_inputs(node)) {
-      std::vector<ir::ValueId>& path = readable[{n, pos}];
+    for (const ViewReaderInput& reader : view_reader_inputs(node)) {
+      std::vector<ir::ValueId>& path = readable[{n, reader.position}];
       std::vector<int32_t> chain;  // producers from the input back
-      ir::ValueId cur = node.inputs[static_cast<size_t>(pos)];
+      ir::ValueId cur = node.inputs[static_cast<size_t>(reader.position)];
       while (true) {
         const int32_t pn = producer[static_cast<size_t>(cur)];
         if (pn < 0 || graph.type(cur).numel() == 0) break;
@@ -171,7 +185,7 @@ ViewPlan plan_views(const ir::Graph& graph) {
         std::optional<ValueView> view = contiguous(graph, layout.inputs[0]);
         for (auto it = chain.rbegin(); view && it != chain.rend(); ++it)
           view = view_through(graph, graph.nodes()[static_cast<size_t>(*it)], *view);
-        if (!view || !reader_accepts(view->view)) break;
+        if (!view || !view_access_accepts(reader.access, view->view)) break;
         path.push_back(cur);
         cur = layout.inputs[0];
       }
@@ -214,6 +228,18 @@ ViewPlan plan_views(const ir::Graph& graph) {
       plan.lowering[static_cast<size_t>(n)] = LayoutLowering::kVirtual;
       final_readers[static_cast<size_t>(w)] = std::move(finals);
     } else if (node.op == ir::OpKind::kReshape) {
+      plan.lowering[static_cast<size_t>(n)] = LayoutLowering::kAlias;
+    }
+  }
+
+  // 4. A reshape of a value that is no view holds that value's bytes in order, whoever reads it:
+  //    an alias, as always (its readers read the same view either way, and an elementwise reader
+  //    may then write over it in place).
+  for (int32_t n = 0; n < num_nodes; ++n) {
+    const ir::Node& node = graph.nodes()[static_cast<size_t>(n)];
+    if (node.op == ir::OpKind::kReshape &&
+        plan.lowering[static_cast<size_t>(n)] == LayoutLowering::kVirtual &&
+        !plan.is_virtual(node.inputs[0])) {
       plan.lowering[static_cast<size_t>(n)] = LayoutLowering::kAlias;
     }
   }

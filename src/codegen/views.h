@@ -3,16 +3,18 @@
 // nodes it implements without a copy:
 //  - kAlias: a reshape of a value whose bytes hold it contiguously (always, as before).
 //  - kVirtual: the value is never materialized. Every consumer reads it as a view: a consumer
-//    that takes strides (attention's q, k and v today) or another virtual layout node. Its
-//    readers get the first materialized value behind it (the view's source), an element offset
-//    and strides, from resolve_view.
+//    that takes strides (view_reader_inputs: attention's q, k and v; every input of an
+//    elementwise op, fused_elementwise and cat; index_copy's source) or another virtual layout
+//    node. Its readers get the first materialized value behind it (the view's source), an
+//    element offset and strides, from resolve_view.
 //  - kWrittenByProducer: a permute whose input's producer writes its result directly in the
 //    permute's layout (attention's output, when the permute is that output's only reader), so the
 //    permute's output is contiguous bytes that the producer wrote.
 // The memory plan treats every one of them as an alias of the node's input (no buffer of its
 // own; the group's bytes live until its last view reader runs), and the layout lowering emits a
-// comment instead of a copy kernel. To let another op read its inputs through views, add it to
-// view_reader_inputs and make its lowering read through resolve_view.
+// comment instead of a copy kernel. An input read through a view is never overwritten in place
+// (its bytes are not the view's elements in order). To let another op read its inputs through
+// views, add it to view_reader_inputs and make its lowering read through resolve_view.
 #pragma once
 
 #include <cstdint>
@@ -62,11 +64,31 @@ struct ViewPlan {
   bool aliases_input(int32_t node) const {
     return lowering.at(static_cast<size_t>(node)) != LayoutLowering::kMaterialized;
   }
+  /// True when `value` is a virtual node's output: its readers read it through resolve_view.
+  bool is_virtual(ir::ValueId value) const {
+    const int32_t n = producer.at(static_cast<size_t>(value));
+    return n >= 0 && lowering.at(static_cast<size_t>(n)) == LayoutLowering::kVirtual;
+  }
 };
 
-/// The inputs (positions) of `node` that its lowering reads through any strided view with a
-/// contiguous last dim: attention's q, k and v (4-D). Empty for every other op.
-std::vector<int32_t> view_reader_inputs(const ir::Node& node);
+/// Which strided views a view-reading input takes.
+enum class ViewAccess : uint8_t {
+  kHeadRows,  ///< attention's q, k, v: 4-D, the last dim contiguous (rows of a head)
+  kIndexed,   ///< literal index arithmetic per element: any view with non-negative strides
+};
+
+struct ViewReaderInput {
+  int32_t position = 0;  ///< the node's input
+  ViewAccess access = ViewAccess::kIndexed;
+};
+
+/// The inputs of `node` that its lowering reads through strided views, and which views each
+/// takes: attention's q, k and v (kHeadRows); every input of an elementwise op,
+/// fused_elementwise and cat, and index_copy's source (kIndexed). Empty for every other op.
+std::vector<ViewReaderInput> view_reader_inputs(const ir::Node& node);
+
+/// True when an input read with `access` can read `view`.
+bool view_access_accepts(ViewAccess access, const StridedView& view);
 
 /// Decides every layout node's lowering for a verified graph.
 ViewPlan plan_views(const ir::Graph& graph);
