@@ -23,12 +23,12 @@ constexpr uint64_t kWorkspaceBytes = 33554432;
 
 // ---- Kernels, in node order ---------------------------------------------------------------------
 
-// %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
-// GEMV, M 8, N 5, K 8, weight stored [K, N]: %a @ %weight
+// %matmul = gemm(%a, %weight_nk) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:165
+// GEMV, M 8, N 5, K 8, weight stored [N, K]: %a @ %weight_nk^T
 // (f32 sums, the epilogue fused, one rounding to f32)
-__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<float>(5, 8)) k2_gemv_kn_f32_8x8x5(const float* x, const float* w, float* out) {
+__global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f32_8x8x5(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_kn<float, 8, inferno::kernels::gemv_pack<float>(5), inferno::kernels::gemv_kn_tx<float>(5), inferno::kernels::gemv_kn_threads<float>(5, 8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), inferno::kernels::gemv_nk_lanes<float>(8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
 }
 
 // %add = add(%view, %expand_1) at export_fixtures.py:166
@@ -72,7 +72,6 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   const unsigned char* const weights = state->weights;
 
   // Where each value lives.
-  const float* const v_weight = reinterpret_cast<const float*>(weights + 0);  // weights [0, 160)
   const float* const v_a = static_cast<const float*>(args->inputs[0]);  // input 0
   const float* const v_b = static_cast<const float*>(args->inputs[1]);  // input 1
   float* const v_bmm = reinterpret_cast<float*>(arena + 0);  // arena [0, 192)
@@ -80,7 +79,8 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   float* const v_matmul = reinterpret_cast<float*>(arena + 0);  // arena [0, 160)
   float* const v_view = reinterpret_cast<float*>(arena + 0);  // arena [0, 160), the bytes of %matmul
   float* const v_add = static_cast<float*>(args->outputs[1]);  // output 1
-  const float* const v_expand_1 = reinterpret_cast<const float*>(weights + 256);  // weights [256, 416)
+  const float* const v_expand_1 = reinterpret_cast<const float*>(weights + 0);  // weights [0, 160)
+  const float* const v_weight_nk = reinterpret_cast<const float*>(weights + 256);  // weights [256, 416)
 
   MODEL_PROFILE_STEP(0, 0);
   // %bmm = gemm(%a, %b) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:164
@@ -99,9 +99,9 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
-  // %matmul = gemm(%a, %weight) {activation="none", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:165
+  // %matmul = gemm(%a, %weight_nk) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
-  k2_gemv_kn_f32_8x8x5<<<inferno::kernels::gemv_kn_blocks<float>(5), inferno::kernels::gemv_kn_threads<float>(5, 8), 0, stream>>>(/* x */ v_a, /* w */ v_weight, /* out */ v_matmul);
+  k2_gemv_nk_f32_8x8x5<<<inferno::kernels::gemv_nk_blocks<float>(5, 8), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_a, /* w */ v_weight_nk, /* out */ v_matmul);
   MODEL_CHECK_LAUNCH("%matmul");
   MODEL_PROFILE_STEP(2, 1);
 
@@ -139,7 +139,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x67d12c524c3a7fd5ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xec933a08f440b7b5ull},  // compiler, CUDA, archs, source model hash, weights checksum
   2, kInputs,
   2, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,
@@ -154,7 +154,7 @@ const inferno_model kModel = {
 const inferno_kernel_cost kSteps[] = {
   {0, 1, "bmm", "gemm", "export_fixtures.py:164", "cublasLt (no tensor cores)", INFERNO_DTYPE_F32, 0, 768.0, 640u, 192u},
   {1, 1, "permute", "permute", "export_fixtures.py:164", "strided_copy<float>", INFERNO_DTYPE_F32, 0, 0.0, 192u, 192u},
-  {2, 1, "matmul", "gemm", "export_fixtures.py:165", "gemv_kn_f32_8x8x5 (weight-streaming GEMV, FMA)", INFERNO_DTYPE_F32, 0, 640.0, 416u, 160u},
+  {2, 1, "matmul", "gemm", "export_fixtures.py:165", "gemv_nk_f32_8x8x5 (weight-streaming GEMV, FMA)", INFERNO_DTYPE_F32, 0, 640.0, 416u, 160u},
   {4, 1, "add", "add", "export_fixtures.py:166", "add_f32_2x20", INFERNO_DTYPE_F32, 0, 40.0, 320u, 160u},
 };
 const inferno_model_profile kProfile = {

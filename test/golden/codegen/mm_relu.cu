@@ -20,12 +20,12 @@ constexpr uint64_t kWorkspaceBytes = 0;
 
 // ---- Kernels, in node order ---------------------------------------------------------------------
 
-// %relu = gemm(%x, %weight) {activation="relu", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:97
-// GEMV, M 8, N 32, K 16, weight stored [K, N]: relu(%x @ %weight)
+// %relu = gemm(%x, %weight_nk) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:97
+// GEMV, M 8, N 32, K 16, weight stored [N, K]: relu(%x @ %weight_nk^T)
 // (f32 sums, the epilogue fused, one rounding to f32)
-__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<float>(32, 8)) k0_gemv_kn_f32_8x16x32(const float* x, const float* w, float* out) {
+__global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_8x16x32(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_kn<float, 8, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_kn_tx<float>(32), inferno::kernels::gemv_kn_threads<float>(32, 8)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
+  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -46,14 +46,14 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   const unsigned char* const weights = state->weights;
 
   // Where each value lives.
-  const float* const v_weight = reinterpret_cast<const float*>(weights + 0);  // weights [0, 2048)
   const float* const v_x = static_cast<const float*>(args->inputs[0]);  // input 0
   float* const v_relu = static_cast<float*>(args->outputs[0]);  // output 0
+  const float* const v_weight_nk = reinterpret_cast<const float*>(weights + 0);  // weights [0, 2048)
 
   MODEL_PROFILE_STEP(0, 0);
-  // %relu = gemm(%x, %weight) {activation="relu", alpha=1.0, beta=1.0, trans_b=false} at export_fixtures.py:97
+  // %relu = gemm(%x, %weight_nk) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:97
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
-  k0_gemv_kn_f32_8x16x32<<<inferno::kernels::gemv_kn_blocks<float>(32), inferno::kernels::gemv_kn_threads<float>(32, 8), 0, stream>>>(/* x */ v_x, /* w */ v_weight, /* out */ v_relu);
+  k0_gemv_nk_f32_8x16x32<<<inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_x, /* w */ v_weight_nk, /* out */ v_relu);
   MODEL_CHECK_LAUNCH("%relu");
   MODEL_PROFILE_STEP(0, 1);
   return INFERNO_MODEL_OK;
@@ -78,7 +78,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x8256611f61df8401ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x943abce74be376a1ull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   1, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,
@@ -91,7 +91,7 @@ const inferno_model kModel = {
 // What each step of run_steps() computes, where the model's source made it, and its
 // cost (infernoc's formulas: codegen/kernel_cost.h).
 const inferno_kernel_cost kSteps[] = {
-  {0, 1, "relu", "gemm", "export_fixtures.py:97", "gemv_kn_f32_8x16x32 (weight-streaming GEMV, FMA)", INFERNO_DTYPE_F32, 0, 8448.0, 2560u, 1024u},
+  {0, 1, "relu", "gemm", "export_fixtures.py:97", "gemv_nk_f32_8x16x32 (weight-streaming GEMV, FMA)", INFERNO_DTYPE_F32, 0, 8448.0, 2560u, 1024u},
 };
 const inferno_model_profile kProfile = {
   INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
