@@ -25,6 +25,9 @@ DeviceFloats::~DeviceFloats() { cudaFree(data_); }
 void DeviceFloats::upload(const std::vector<float>& values) {
   REQUIRE(values.size() == count_);
   CUDA_REQUIRE(cudaMemcpy(data_, values.data(), count_ * sizeof(float), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA lands, and the legacy stream does not
+  // order work on the non-blocking streams the tests run on: wait, so a run sees these values.
+  CUDA_REQUIRE(cudaDeviceSynchronize());
 }
 
 std::vector<float> DeviceFloats::download() const {
@@ -33,7 +36,12 @@ std::vector<float> DeviceFloats::download() const {
   return values;
 }
 
-void DeviceFloats::poison() { CUDA_REQUIRE(cudaMemset(data_, 0xff, count_ * sizeof(float))); }
+void DeviceFloats::poison() {
+  CUDA_REQUIRE(cudaMemset(data_, 0xff, count_ * sizeof(float)));
+  // Asynchronous on the legacy stream, which non-blocking streams do not wait for: a run on one
+  // could otherwise write its output before the poison lands on it (seen under a loaded GPU).
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+}
 
 inferno_tensor f32_tensor(void* data) { return inferno_tensor{data, INFERNO_DTYPE_F32, 2, kShape}; }
 
