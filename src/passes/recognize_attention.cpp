@@ -65,6 +65,8 @@ class Matcher {
       : rb_(rebuilder), g_(rebuilder.graph()), uses_(uses), is_output_(is_output) {}
 
   std::optional<Match> match(const ir::Node& o) const;
+  /// The kv value and group count that K (4-D) repeats, or {K, 1}.
+  std::pair<ir::ValueId, int64_t> unrepeat(ir::ValueId k) const;
 
  private:
   bool single_use(ir::ValueId v) const {
@@ -78,8 +80,6 @@ class Matcher {
   /// reshapes expand(reshape(k -> [B, Hkv, 1, a, b]) -> [B, Hkv, n, a, b]) (torch.export's
   /// core-ATen form of repeat_kv followed by bmm's view: the two reshapes merged).
   std::optional<std::pair<ir::ValueId, int64_t>> lift_repeated(ir::ValueId v) const;
-  /// The kv value and group count that K (4-D) repeats, or {K, 1}.
-  std::pair<ir::ValueId, int64_t> unrepeat(ir::ValueId k) const;
   /// Z: masks and scale factors around the scores gemm, down to q and k.
   bool scores(ir::ValueId z, Masks masks, double scale, int depth, Match& out) const;
   bool product(ir::ValueId s, Masks masks, double scale, Match& out) const;
@@ -496,7 +496,23 @@ struct Rewriter {
     return rb.build(OpKind::kReshape, {v}, std::move(attrs), rb.graph().name(v) + "_4d", at.loc);
   }
 
+  // An attention node already (torch's sdpa, from the frontend) over GQA's repeated k and v
+  // (transformers' repeat_kv: unsqueeze, expand, reshape) reads the kv heads in place instead,
+  // its kv_groups multiplied by the repeat: no copy of the cache per query head.
+  bool lift_repeats(ir::Node& node) {
+    const Matcher matcher(rb, uses, is_output);
+    const auto [k, k_groups] = matcher.unrepeat(node.inputs[1]);
+    const auto [v, v_groups] = matcher.unrepeat(node.inputs[2]);
+    if (k_groups == 1 || k_groups != v_groups) return false;
+    node.inputs[1] = k;
+    node.inputs[2] = v;
+    node.attrs.set("kv_groups", node.attrs.get_int("kv_groups") * k_groups);
+    changed = true;
+    return true;
+  }
+
   Expected<bool> rewrite(ir::Node& node) {
+    if (node.op == OpKind::kAttention) return lift_repeats(node);
     const Matcher matcher(rb, uses, is_output);
     std::optional<Match> m = matcher.match(node);
     if (!m) return false;

@@ -289,6 +289,36 @@ graph(%q: f32[1,4,6,8], %k: f32[1,2,6,8], %v: f32[1,2,6,8]) {
              test::kFp32);
 }
 
+TEST_CASE("recognize-attention: torch's sdpa over repeat_kv reads the kv heads in place") {
+  // The frontend's attention node (aten sdpa) after transformers' repeat_kv of k and v.
+  check_pass({"recognize-attention", "dce"}, R"(
+graph(%q: f32[1,4,1,8], %k: f32[1,1,6,8], %v: f32[1,1,6,8], %m: bool[1,1,1,6]) {
+  %k5: f32[1,1,1,6,8] = reshape(%k) {shape=[1, 1, 1, 6, 8]}
+  %ke: f32[1,1,4,6,8] = expand(%k5) {shape=[1, 1, 4, 6, 8]}
+  %kr: f32[1,4,6,8] = reshape(%ke) {shape=[1, 4, 6, 8]}
+  %v5: f32[1,1,1,6,8] = reshape(%v) {shape=[1, 1, 1, 6, 8]}
+  %ve: f32[1,1,4,6,8] = expand(%v5) {shape=[1, 1, 4, 6, 8]}
+  %vr: f32[1,4,6,8] = reshape(%ve) {shape=[1, 4, 6, 8]}
+  %o: f32[1,4,1,8] = attention(%q, %kr, %vr, %m) {causal=false, kv_groups=1, mask="bool", scale=0.5}
+  return %o
+})",
+             R"(
+graph(%q: f32[1,4,1,8], %k: f32[1,1,6,8], %v: f32[1,1,6,8], %m: bool[1,1,1,6]) {
+  %o: f32[1,4,1,8] = attention(%q, %k, %v, %m) {causal=false, kv_groups=4, mask="bool", scale=0.5}
+  return %o
+})",
+             test::kFp32);
+  // k and v repeated differently: left as they are.
+  check_unchanged({"recognize-attention"}, R"(
+graph(%q: f32[1,4,1,8], %k: f32[1,1,6,8], %v: f32[1,4,6,8]) {
+  %k5: f32[1,1,1,6,8] = reshape(%k) {shape=[1, 1, 1, 6, 8]}
+  %ke: f32[1,1,4,6,8] = expand(%k5) {shape=[1, 1, 4, 6, 8]}
+  %kr: f32[1,4,6,8] = reshape(%ke) {shape=[1, 4, 6, 8]}
+  %o: f32[1,4,1,8] = attention(%q, %kr, %v) {causal=false, kv_groups=1, mask="none", scale=0.5}
+  return %o
+})");
+}
+
 TEST_CASE("recognize-attention: f16 scores with the softmax in f32 and cast back") {
   check_pass({"recognize-attention", "dce"}, R"(
 graph(%q: f16[1,2,4,8], %k: f16[1,2,4,8], %v: f16[1,2,4,8]) {
