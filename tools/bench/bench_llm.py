@@ -95,9 +95,11 @@ def profile_decode_step(args, name, so, prompt_file, work):
     token, position = work / f"{name}.token.npy", work / f"{name}.position.npy"
     np.save(token, np.load(prompt_file)[:, -1:])
     np.save(position, np.array([PROMPT], dtype=np.int64))
-    text = subprocess.run([args.inferno_run, str(so), "--profile", "--data", str(token), str(position)],
-                          check=True, capture_output=True, text=True).stdout
-    (args.out / f"{name}_decode_profile.txt").write_text(text)
+    run = subprocess.run([args.inferno_run, str(so), "--profile", "--data", str(token), str(position)],
+                         check=True, capture_output=True, text=True)
+    text = run.stdout
+    # stderr says why the steps were not timed by CUPTI, when they were not.
+    (args.out / f"{name}_decode_profile.txt").write_text(text + "\n" + run.stderr)
     kernels_us = float(re.search(r"^kernels ([0-9.]+) us", text, re.M).group(1))
     end_to_end_us = float(re.search(r"end to end ([0-9.]+) us", text).group(1))
     timing = re.search(r"^step times: (\S+)", text, re.M).group(1)
