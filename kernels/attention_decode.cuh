@@ -204,13 +204,8 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
 /// 1 before sm_90 or when the kernel's binary was not built for it.
 inline int attention_decode_splits(int64_t rows, int skv, int binary_version) {
   using Tile = AttentionDecodeTile;
-  int device = 0, sms = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 1;
-  }
+  int sms = 0, major = 0;
+  if (!current_device_sms(sms, major)) return 1;
   if (major < 9 || binary_version < 90 || 2 * rows > sms) return 1;
   const int groups = (skv + Tile::kGroup - 1) / Tile::kGroup;
   int splits = static_cast<int>(sms / rows);

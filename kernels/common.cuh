@@ -278,6 +278,19 @@ __device__ __forceinline__ void for_each_column_tile(int64_t outer, int64_t tile
   }
 }
 
+/// The current device's SM count and compute capability major; false (the error cleared) when
+/// the runtime cannot say, so that callers take their plain path.
+inline bool current_device_sms(int& sms, int& major) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
 /// The arch `kernel`'s loaded binary was built for (90 for sm_90), asked once per kernel: 0 if
 /// the query fails (its error is cleared: callers then take their pre-sm_90 path, e.g. no
 /// cluster split).

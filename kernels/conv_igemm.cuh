@@ -170,13 +170,8 @@ __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
 /// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
 /// when the kernel's binary was not built for it (clusters and distributed shared memory).
 inline int igemm_splits(int64_t tiles, int steps, int binary_version) {
-  int device = 0, sms = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 1;
-  }
+  int sms = 0, major = 0;
+  if (!current_device_sms(sms, major)) return 1;
   if (major < 9 || 2 * tiles > sms) return 1;
   int splits = static_cast<int>(sms / tiles);
   splits = splits < 8 ? splits : 8;

@@ -8,6 +8,7 @@
 #include "codegen/codegen.h"
 #include "codegen/memory_plan.h"
 #include "codegen/views.h"
+#include "codegen_test_helpers.h"
 #include "ir/parser.h"
 #include "support/catch.h"
 #include "support/test_support.h"
@@ -17,30 +18,9 @@ namespace {
 
 using test::parse;
 
-codegen::CodegenOptions options() {
-  codegen::CodegenOptions o;
-  o.source_model_hash = "0";
-  o.cuda_version = "13.0";
-  return o;
-}
-
-std::string generate_cu(const ir::Graph& graph) {
-  auto generated = codegen::generate(graph, options());
-  INFO((generated ? "" : generated.status().to_string()));
-  REQUIRE(generated.has_value());
-  return generated->cuda_source;
-}
-
-std::string plan_text(const ir::Graph& graph) {
-  auto text = codegen::describe_memory_plan(graph, options());
-  INFO((text ? "" : text.status().to_string()));
-  REQUIRE(text.has_value());
-  return *text;
-}
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::generate_cu;
+using test::has;
+using test::plan_text;
 
 }  // namespace
 
