@@ -128,10 +128,17 @@ bool bind(void* handle, const char* name, Fn& fn) {
   return fn != nullptr;
 }
 
-// Kernels, copies and memsets: every kind of work a step can put on the GPU.
+// Kernels, copies and memsets: every kind of work a step can put on the GPU; and the API calls
+// that launch them, because CUPTI writes an external correlation record only for an API
+// activity record made while an id is pushed (on a first H100 run without the API kinds,
+// inferno-run fell back to events). The runtime links cudart statically: its launches may reach
+// CUPTI only as driver calls, so both API kinds are on; their records are read for nothing else.
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                         CUPTI_ACTIVITY_KIND_DRIVER,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME,
                                          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                         CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+                                         CUPTI_ACTIVITY_KIND_MEMCPY,
+                                         CUPTI_ACTIVITY_KIND_MEMSET};
 
 }  // namespace
 
