@@ -22,7 +22,8 @@
 namespace inferno {
 namespace {
 
-const char* kGraph = R"ir(graph(%x: f16[1,4,64], %cos: f16[1,1,4,16], %sin: f16[1,1,4,16], %gu: f32[3,40], %kvx: f32[1,2,16], %cache: f32[1,2,8,4], %m: f32[64,64], %row: f32[32]) {
+const char* kGraph =
+    R"ir(graph(%x: f16[1,4,64], %cos: f16[1,1,4,16], %sin: f16[1,1,4,16], %gu: f32[3,40], %kvx: f32[1,2,16], %cache: f32[1,2,8,4], %m: f32[64,64], %row: f32[32]) {
   %pos: i64[2] = constant [5, 2]
   %qkv: f16[1,4,64] = relu(%x)
   %qs: f16[1,4,32] = slice(%qkv) {starts=[0, 0, 0], ends=[1, 4, 32], steps=[1, 1, 1]}
@@ -94,8 +95,7 @@ TEST_CASE("gpu: elementwise ops, cat and index_copy read slices and permutes in 
   const char* names[] = {"y (rotary, f16)", "h (silu * mul)", "new (index_copy)",
                          "c (exp(neg(transpose)))", "w (strided slice * row)"};
   for (size_t i = 0; i < got.size(); ++i) {
-    const test::Tolerance tolerance =
-        test::default_tolerance(graph.type(graph.outputs()[i]).dtype);
+    const test::Tolerance tolerance = test::default_tolerance(graph.type(graph.outputs()[i]).dtype);
     const std::string mismatch =
         test::compare_close(got[i], (*expected)[i], tolerance.rtol, tolerance.atol);
     INFO(names[i] << ": " << mismatch);

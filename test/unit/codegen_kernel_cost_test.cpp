@@ -261,7 +261,8 @@ TEST_CASE("attention with a few query rows is named as the decode kernel", "[cod
   CHECK(choice(1) == "attention<float, 32> (decode, split keys)");
   CHECK(choice(target::kAttentionLimits.decode_max_rows) ==
         "attention<float, 32> (decode, split keys)");
-  CHECK(choice(target::kAttentionLimits.decode_max_rows + 1) == "attention<float, 32> (flash, FMA)");
+  CHECK(choice(target::kAttentionLimits.decode_max_rows + 1) ==
+        "attention<float, 32> (flash, FMA)");
 }
 
 }  // namespace inferno
