@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_cuda_check.h"
 #include "kernels/conv.cuh"
 #include "kernels/conv_igemm.cuh"
 
@@ -35,15 +36,6 @@ const Layer kLayers[] = {
     {"3x3 512->512 @7", 3, 512, 7, 512, 3, 1, 1},
     {"1x1/2 256->512 @14", 1, 256, 14, 512, 1, 2, 0},
 };
-
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    const cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
 
 struct Relu {
   template <typename A>

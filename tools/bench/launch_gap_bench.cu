@@ -14,18 +14,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_cuda_check.h"
+
 namespace {
 
 constexpr int kChain = 200, kReplays = 20;
-
-#define CHECK(call)                                                                              \
-  do {                                                                                           \
-    const cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
 
 // mode 0: no PDL; 1: wait for the previous grid first; 2: also let the next one launch at once.
 __global__ void step(const float* in, float* out, int n, int mode) {
