@@ -9,9 +9,16 @@
 // the positions its mask keeps (the current length), not N. A live lane takes the dot product of
 // its key row with q (kept in shared memory, pre-scaled into the log2 domain), the warp updates
 // its running max and sum (online softmax, in float; double for f64), and accumulates
-// p_j * V[j] with each lane owning head / 32 output columns (column lane + 32 c: every load of a
-// V row is coalesced). Probabilities stay in the accumulator type: P is not rounded to T before
-// P @ V, unlike the tensor-core kernel.
+// p_j * V[j]: the group's 32 V rows are read in 16-byte chunks, kChunks lanes to a row (a row of
+// 64 halves is 8 chunks, so one warp-wide load covers 4 rows), each lane summing its chunk's
+// columns over its rows, folded across lanes once at the end; rows that are not 16-byte
+// aligned are read a column per lane instead. Probabilities stay in the accumulator type: P is
+// not rounded to T before P @ V, unlike the tensor-core kernel.
+//
+// Latency, not bandwidth, bounds a decode step's attention (a few hundred keys of 128 bytes per
+// head): every load of a group, K's rows and V's chunks alike, is issued before the first is
+// used, so a group costs about three DRAM round trips (mask, K and V, the softmax's shuffles),
+// not one per key or per chunk.
 //
 // Splits: on sm_90 the key range is split over a cluster of up to 8 blocks when (rows x heads x
 // batch) alone would leave most SMs idle (flash-decoding). Each block reduces its 4 warps'
@@ -37,25 +44,94 @@ struct AttentionDecodeTile {
   static constexpr int kMinGroupsPerSplit = kWarps;  ///< a split keeps every warp busy
 };
 
+/// How a warp reads rows of kHead elements of T in 16-byte chunks. A K row is read by its own
+/// lane (the lane's key); the group's 32 V rows are read kChunks lanes to a row, kRowsPerLoad
+/// rows per warp-wide load, kLoads loads per lane (when kChunks <= 32).
+template <typename T, int kHead>
+struct AttentionDecodeRows {
+  static constexpr int kPer = 16 / static_cast<int>(sizeof(T));  ///< elements per chunk
+  static constexpr int kChunks = kHead / kPer;                    ///< chunks per row
+  static constexpr bool kVectorV = kChunks <= 32;
+  static constexpr int kRowsPerLoad = kVectorV ? 32 / kChunks : 1;
+  static constexpr int kLoads = AttentionDecodeTile::kGroup / kRowsPerLoad;
+  /// Loads staged in registers at once (16 bytes each): 64 registers at most.
+  static constexpr int kBatch = 16;
+  /// V's loads go out with K's, before the softmax needs them, when one batch holds them all.
+  static constexpr bool kEarlyV = kLoads <= kBatch;
+};
+
 /// The dot product of q (shared, already scaled into the log2 domain) and key row `key` (d
-/// elements), 16-byte loads when `vec`.
+/// elements). Every chunk's load of a batch is issued before the first FMA, so a lane waits for
+/// one DRAM round trip per batch (one for d <= 128 in 16-bit types), not one per chunk.
 template <typename T, int kHead>
 __device__ __forceinline__ acc_t<T> attn_decode_dot(const acc_t<T>* qs, const T* key, int d,
                                                     bool vec) {
   using A = acc_t<T>;
+  using Rows = AttentionDecodeRows<T, kHead>;
+  constexpr int kPer = Rows::kPer;
   A s = 0;
   if (vec) {
-    constexpr int kPer = 16 / static_cast<int>(sizeof(T));
-    for (int e = 0; e < d; e += kPer) {
-      const uint4 chunk = *reinterpret_cast<const uint4*>(key + e);
-      const T* x = reinterpret_cast<const T*>(&chunk);
 #pragma unroll
-      for (int c = 0; c < kPer; ++c) s += qs[e + c] * to_acc(x[c]);
+    for (int c0 = 0; c0 < Rows::kChunks; c0 += Rows::kBatch) {
+      uint4 raw[Rows::kBatch];
+#pragma unroll
+      for (int c = 0; c < Rows::kBatch; ++c) {
+        const int e = (c0 + c) * kPer;
+        raw[c] = c0 + c < Rows::kChunks && e < d ? *reinterpret_cast<const uint4*>(key + e)
+                                                 : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int c = 0; c < Rows::kBatch; ++c) {
+        const T* x = reinterpret_cast<const T*>(&raw[c]);
+        const int e = (c0 + c) * kPer;
+#pragma unroll
+        for (int u = 0; u < kPer; ++u)
+          if (c0 + c < Rows::kChunks) s += qs[e + u] * to_acc(x[u]);  // qs is 0 past d
+      }
     }
   } else {
+#pragma unroll 8
     for (int e = 0; e < d; ++e) s += qs[e] * to_acc(key[e]);
   }
   return s;
+}
+
+/// Loads `Rows::kBatch` of a group's V chunks from load r0 on: load r reads row
+/// r * kRowsPerLoad + lane / kChunks of the group (starting at `rows`), chunk lane % kChunks,
+/// only where `live` has the row's bit (a dead row's memory may lie past the cache).
+template <typename T, int kHead>
+__device__ __forceinline__ void attn_decode_load_v(uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch],
+                                                   const T* rows, int64_t stride, int r0,
+                                                   unsigned live, int lane, int dv) {
+  using Rows = AttentionDecodeRows<T, kHead>;
+  const int sub = lane / Rows::kChunks, chunk = lane % Rows::kChunks;
+#pragma unroll
+  for (int r = 0; r < Rows::kBatch; ++r) {
+    const int row = (r0 + r) * Rows::kRowsPerLoad + sub;
+    const bool read = r0 + r < Rows::kLoads && ((live >> row) & 1u) != 0 &&
+                      chunk * Rows::kPer < dv;
+    raw[r] = read ? *reinterpret_cast<const uint4*>(rows + row * stride + chunk * Rows::kPer)
+                  : make_uint4(0, 0, 0, 0);
+  }
+}
+
+/// ov[u] += p_row * V[row][chunk * kPer + u] over the batch's rows, p_row broadcast from the
+/// row's lane (e holds each lane's key's probability).
+template <typename T, int kHead>
+__device__ __forceinline__ void attn_decode_add_v(
+    acc_t<T> (&ov)[AttentionDecodeRows<T, kHead>::kPer],
+    const uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch], int r0, acc_t<T> e, int lane) {
+  using A = acc_t<T>;
+  using Rows = AttentionDecodeRows<T, kHead>;
+  const int sub = lane / Rows::kChunks;
+#pragma unroll
+  for (int r = 0; r < Rows::kBatch; ++r) {
+    if (r0 + r >= Rows::kLoads) break;
+    const A w = __shfl_sync(0xffffffffu, e, (r0 + r) * Rows::kRowsPerLoad + sub);
+    const T* x = reinterpret_cast<const T*>(&raw[r]);
+#pragma unroll
+    for (int u = 0; u < Rows::kPer; ++u) ov[u] += w != A(0) ? w * to_acc(x[u]) : A(0);
+  }
 }
 
 /// One query row's partial result over some keys: running max m (log2 domain), sum l of
@@ -68,10 +144,11 @@ struct AttentionDecodePartial {
 
 template <typename T, int kHead>
 __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
-    attention_decode_kernel(const AttentionParams<T> p, bool vec) {
+    attention_decode_kernel(const AttentionParams<T> p, bool vec_k, bool vec_v) {
   using A = acc_t<T>;
   using Tile = AttentionDecodeTile;
-  constexpr int kCols = kHead / 32;  // output columns lane + 32 c of each lane
+  using Rows = AttentionDecodeRows<T, kHead>;
+  constexpr int kCols = kHead / 32;  // scalar V path: output columns lane + 32 c of each lane
   __shared__ A qs[kHead];
   __shared__ AttentionDecodePartial<A, kHead> warps[Tile::kWarps];
   __shared__ AttentionDecodePartial<A, kHead> block;  // read by the cluster's block 0
@@ -93,9 +170,15 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
   const int per_split = (groups + splits - 1) / splits;
   const int g0 = static_cast<int>(blockIdx.x) * per_split, g1 = min(groups, g0 + per_split);
 
-  A m = -acc_infinity<A>(), l = 0, o[kCols];
+  // The running softmax state, and the output two ways: o (column lane + 32 c) when V's rows
+  // are read a column per lane, ov (a partial sum over the lane's rows of its chunk's columns)
+  // when they are read in 16-byte chunks.
+  const bool chunked_v = Rows::kVectorV && vec_v;
+  A m = -acc_infinity<A>(), l = 0, o[kCols], ov[Rows::kPer];
 #pragma unroll
   for (int c = 0; c < kCols; ++c) o[c] = 0;
+#pragma unroll
+  for (int u = 0; u < Rows::kPer; ++u) ov[u] = 0;
   const int64_t mask_row = p.mask.kind == 0 ? 0
                                             : b * p.mask.strides[0] + h * p.mask.strides[1] +
                                                   static_cast<int64_t>(i) * p.mask.strides[2];
@@ -105,10 +188,16 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
     const int64_t mask_at = mask_row + static_cast<int64_t>(j) * p.mask.strides[3];
     if (live && p.mask.kind == 1)
       live = static_cast<const unsigned char*>(p.mask.data)[mask_at] != 0;
-    if (!__any_sync(0xffffffffu, live)) continue;  // no live key: K and V are not read
+    const unsigned live_bits = __ballot_sync(0xffffffffu, live);
+    if (live_bits == 0) continue;  // no live key: K and V are not read
+    const T* group_v = v + static_cast<int64_t>(g) * Tile::kGroup * p.vl.seq;
+    uint4 raw_v[Rows::kBatch];
+    if constexpr (Rows::kEarlyV) {
+      if (chunked_v) attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, live_bits, lane, p.dv);
+    }
     A s = -acc_infinity<A>();
     if (live) {
-      s = attn_decode_dot<T, kHead>(qs, k + static_cast<int64_t>(j) * p.kl.seq, p.d, vec);
+      s = attn_decode_dot<T, kHead>(qs, k + static_cast<int64_t>(j) * p.kl.seq, p.d, vec_k);
       if (p.mask.kind == 2)
         s += to_acc(static_cast<const T*>(p.mask.data)[mask_at]) * static_cast<A>(kAttentionLog2e);
     }
@@ -119,18 +208,42 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
     const A e = attn_exp2(s - new_max);           // 0 for a dead key
     l = l * correction + warp_reduce<32>(e, [](A x, A y) { return x + y; });
     m = new_max;
+    if (chunked_v) {
+#pragma unroll
+      for (int u = 0; u < Rows::kPer; ++u) ov[u] *= correction;
+      if constexpr (Rows::kEarlyV) {
+        attn_decode_add_v<T, kHead>(ov, raw_v, 0, e, lane);
+      } else {
+#pragma unroll
+        for (int r0 = 0; r0 < Rows::kLoads; r0 += Rows::kBatch) {
+          attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, r0, live_bits, lane, p.dv);
+          attn_decode_add_v<T, kHead>(ov, raw_v, r0, e, lane);
+        }
+      }
+      continue;
+    }
 #pragma unroll
     for (int c = 0; c < kCols; ++c) o[c] *= correction;
-    const int last = min(Tile::kGroup, keys - g * Tile::kGroup);
-    for (int jj = 0; jj < last; ++jj) {
+    // One column per lane: the loads of 8 rows go out together (predicated, not branched on).
+#pragma unroll 8
+    for (int jj = 0; jj < Tile::kGroup; ++jj) {
       const A w = __shfl_sync(0xffffffffu, e, jj);
-      if (w == A(0)) continue;  // the same branch in every lane: w is broadcast
-      const T* row = v + static_cast<int64_t>(g * Tile::kGroup + jj) * p.vl.seq;
+      const T* row = group_v + static_cast<int64_t>(jj) * p.vl.seq;
 #pragma unroll
       for (int c = 0; c < kCols; ++c) {
         const int col = lane + 32 * c;
-        if (col < p.dv) o[c] += w * to_acc(row[col]);
+        if (w != A(0) && col < p.dv) o[c] += w * to_acc(row[col]);  // w != 0: a live key
       }
+    }
+  }
+  if (chunked_v) {
+    // Lanes kChunks apart hold partial sums of the same columns: fold them onto the first
+    // kChunks lanes, then spread them into o's layout through the shared partial below.
+#pragma unroll
+    for (int u = 0; u < Rows::kPer; ++u) {
+#pragma unroll
+      for (int offset = Rows::kChunks; offset < 32; offset *= 2)
+        ov[u] += __shfl_xor_sync(0xffffffffu, ov[u], offset);
     }
   }
 
@@ -139,8 +252,15 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
     warps[warp].m = m;
     warps[warp].l = l;
   }
+  if (chunked_v) {
+    if (lane < Rows::kChunks) {
 #pragma unroll
-  for (int c = 0; c < kCols; ++c) warps[warp].o[lane + 32 * c] = o[c];
+      for (int u = 0; u < Rows::kPer; ++u) warps[warp].o[lane * Rows::kPer + u] = ov[u];
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) warps[warp].o[lane + 32 * c] = o[c];
+  }
   __syncthreads();
   // Combines `count` partials (part(r) the r-th) at output column col, in order.
   auto combine = [](int count, auto part, int col, A& sum_out, A& value_out, A& max_out) {
@@ -220,10 +340,13 @@ template <typename T, int kHead>
 inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, int64_t heads,
                                     cudaStream_t stream) {
   constexpr auto kernel = attention_decode_kernel<T, kHead>;
-  // 16-byte K rows: the base and every row start aligned, d a whole number of chunks.
-  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
-  const bool vec = reinterpret_cast<uintptr_t>(p.k) % 16 == 0 && p.kl.batch % kPer == 0 &&
-                   p.kl.head % kPer == 0 && p.kl.seq % kPer == 0 && p.d % kPer == 0;
+  // 16-byte rows: the base and every row start aligned, the width a whole number of chunks.
+  constexpr int kPer = AttentionDecodeRows<T, kHead>::kPer;
+  auto chunked = [](const T* base, const AttentionLayout& l, int width) {
+    return reinterpret_cast<uintptr_t>(base) % 16 == 0 && l.batch % kPer == 0 &&
+           l.head % kPer == 0 && l.seq % kPer == 0 && width % kPer == 0;
+  };
+  const bool vec_k = chunked(p.k, p.kl, p.d), vec_v = chunked(p.v, p.vl, p.dv);
   const int64_t rows = batch * heads * p.sq;
   const int splits = attention_decode_splits(rows, p.skv, binary_version<kernel>());
   cudaLaunchConfig_t config = {};
@@ -238,7 +361,7 @@ inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, 
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = splits > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, p, vec);
+  return cudaLaunchKernelEx(&config, kernel, p, vec_k, vec_v);
 }
 
 }  // namespace detail

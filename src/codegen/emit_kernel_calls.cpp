@@ -11,6 +11,7 @@ namespace inferno::codegen {
 namespace {
 
 constexpr int64_t kMaxCopyRank = 8;  // inferno::kernels::kMaxRank
+constexpr size_t kMaxCopySpansPerLaunch = 32;  // inferno::kernels::kMaxCopySpans
 
 std::string int_list(const std::vector<int64_t>& values) {
   std::string text = "{";
@@ -235,7 +236,23 @@ Status emit_softmax(EmitContext& ctx, int32_t index) {
 }
 
 void emit_output_copies(EmitContext& ctx) {
+  // Every copy goes into one launch of copy_spans (kMaxCopySpans a launch): an LLM's step has a
+  // counter state per layer, and a launch per copy cost more than the copies.
   const auto user_outputs = static_cast<int32_t>(ctx.graph.num_user_outputs());
+  std::vector<std::string> spans;
+  auto flush = [&] {
+    if (spans.empty()) return;
+    ctx.out.headers.insert("kernels/copy_spans.cuh");
+    SourceWriter& run = ctx.out.run;
+    run.open("");
+    run.line("const inferno::kernels::CopySpan spans[] = {");
+    for (const std::string& span : spans) run.line("    " + span + ",");
+    run.line("};");
+    run.line("MODEL_CHECK_CUDA(inferno::kernels::copy_spans(spans, " +
+             std::to_string(spans.size()) + ", stream), \"the outputs' and states' copies\");");
+    run.close();
+    spans.clear();
+  };
   for (const OutputCopy& copy : ctx.plan.output_copies) {
     const ir::TensorType& type = ctx.graph.type(copy.value);
     const bool state = copy.output >= user_outputs;  // a state's update, into its buffer
@@ -245,14 +262,11 @@ void emit_output_copies(EmitContext& ctx) {
         where + " is %" + ctx.graph.name(copy.value) + ", which no node writes there: copy it";
     ctx.out.run.line("// " + comment_text(what));
     if (type.numel() == 0) continue;
-    const std::string out = "static_cast<" + std::string(storage_type(type.dtype)) + "*>(args->" +
-                            (state ? "states[" : "outputs[") + j + "])";
-    emit_copy(ctx, type.dtype, StridedView{{type.numel()}, {1}}, type.numel(),
-              ctx.pointer(copy.value), out, c_string_literal(where),
-              std::string(state ? "copy_state" : "copy_output") + j + "_" +
-                  std::string(dtype_tag(type.dtype)) + "_" + shape_tag(type.shape),
-              comment_text(what));
+    spans.push_back("{" + ctx.pointer(copy.value) + ", args->" + (state ? "states[" : "outputs[") +
+                    j + "], " + std::to_string(type.size_bytes()) + "}");
+    if (spans.size() == kMaxCopySpansPerLaunch) flush();
   }
+  flush();
 }
 
 Status emit_view(EmitContext& ctx, int32_t index) {

@@ -1,10 +1,14 @@
 // strided_copy against a host gather: contiguous copies (aligned, misaligned, odd tails), tiled
 // transposes (partial tiles, batches), rank-5 and rank-8 permutes, expands with stride-0 dims,
-// scalars, empty tensors, the 64-bit index path, and refused arguments. Copies are exact, so
-// results are compared bit for bit.
+// scalars, empty tensors, the 64-bit index path, and refused arguments; copy_spans' batches of
+// contiguous copies (aligned, misaligned, empty, many blocks). Copies are exact, so results are
+// compared bit for bit.
+#include <array>
 #include <numeric>
+#include <random>
 
 #include "kernels/copy.cuh"
+#include "kernels/copy_spans.cuh"
 #include "kernels_test_support.cuh"
 
 namespace kernels_test {
@@ -206,6 +210,39 @@ void refused_arguments() {
          "copy refuses a negative rank");
 }
 
+/// copy_spans: spans of several sizes and alignments in one launch, each landing in its own
+/// output region with the bytes around it untouched; refused arguments.
+void copy_spans_cases() {
+  using inferno::kernels::CopySpan;
+  using inferno::kernels::copy_spans;
+  // (source offset, destination offset, bytes): aligned word copies, a tail, misaligned
+  // pointers (byte path), an empty span, one larger than a block's stride.
+  const std::vector<std::array<int64_t, 3>> spans = {
+      {0, 0, 8}, {16, 64, 48}, {35, 131, 21}, {64, 256, 0}, {128, 512, 16 * 256 * 3 + 5}};
+  constexpr int64_t kBytes = 16 * 1024;
+  std::mt19937_64 rng(7);
+  std::vector<uint8_t> in_host(kBytes), out_host(kBytes, 0xA5);
+  for (uint8_t& b : in_host) b = static_cast<uint8_t>(rng());
+  DeviceBuffer<uint8_t> in(in_host), out(out_host);
+  std::vector<CopySpan> list;
+  std::vector<uint8_t> expected = out_host;
+  for (const auto& [from, to, bytes] : spans) {
+    list.push_back({in.get() + from, out.get() + to, bytes});
+    std::copy(in_host.begin() + from, in_host.begin() + from + bytes, expected.begin() + to);
+  }
+  if (!expect_launch(copy_spans(list.data(), static_cast<int>(list.size()), g_stream),
+                     "copy_spans"))
+    return;
+  expect_bitwise_equal("copy_spans", out.download(), expected);
+  expect(copy_spans(list.data(), inferno::kernels::kMaxCopySpans + 1, g_stream) ==
+             cudaErrorInvalidValue,
+         "copy_spans refuses more spans than a launch holds");
+  const CopySpan negative{in.get(), out.get(), -1};
+  expect(copy_spans(&negative, 1, g_stream) == cudaErrorInvalidValue,
+         "copy_spans refuses a negative size");
+  expect(copy_spans(nullptr, 0, g_stream) == cudaSuccess, "copy_spans with no spans");
+}
+
 }  // namespace
 
 void run_copy_tests() {
@@ -218,6 +255,7 @@ void run_copy_tests() {
   copy_cases<uint8_t>();  // bool's storage
   if (!g_skip_large) large_offset_case();
   refused_arguments();
+  copy_spans_cases();
 }
 
 }  // namespace kernels_test
