@@ -136,11 +136,4 @@ int expected_calls(const ConvPathGraph& g, const std::string& launcher) {
   return calls;
 }
 
-int count_occurrences(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++count;
-  return count;
-}
-
 }  // namespace inferno::test

@@ -30,7 +30,4 @@ ConvPathGraph conv_path_graph(ir::DType dtype);
 /// "run_gemm(" for cuBLASLt) for graph `g`: its paths counted.
 int expected_calls(const ConvPathGraph& g, const std::string& launcher);
 
-/// Occurrences of `needle` in `text`.
-int count_occurrences(const std::string& text, const std::string& needle);
-
 }  // namespace inferno::test

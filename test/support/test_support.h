@@ -39,4 +39,12 @@ std::string gpt2_attention_layer(const std::string& before = "", const std::stri
 std::string compare_close(const ir::Tensor& actual, const ir::Tensor& expected, double rtol,
                           double atol);
 
+/// Occurrences of `needle` in `text`.
+inline int count_occurrences(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
 }  // namespace inferno::test

@@ -12,6 +12,7 @@
 #include "support/catch.h"
 #include "support/conv_cases.h"
 #include "support/subprocess.h"
+#include "support/test_support.h"
 
 namespace inferno {
 

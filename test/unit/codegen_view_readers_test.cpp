@@ -19,6 +19,7 @@ namespace {
 using codegen::LayoutLowering;
 using test::parse;
 
+using test::count_occurrences;
 using test::generate_cu;
 using test::has;
 using test::plan_text;
@@ -166,6 +167,47 @@ TEST_CASE("index_copy writes a permuted slice of a projection into the KV cache"
     CHECK_FALSE(has(cu, "strided_copy<float>"));
     const std::string e = "((o * 2 + p) * 4 + c)";
     CHECK(has(cu, "value = source[" + e + " / 8 * 4 + " + e + " / 4 % 2 * 16 + " + e + " % 4];"));
+  }
+}
+
+TEST_CASE("a layer's K and V cache writes go out in one launch", "[codegen]") {
+  // k and v are slices of one projection [1, 2, 16]: k = kv[..., 0:8], v = kv[..., 8:16], each
+  // viewed as [1, 2 heads, 2 tokens, 4] (the permute's strides [4, 16, 1] over [2, 2, 4]).
+  const std::string views = R"(
+  %kv: f32[1,2,16] = relu(%x)
+  %ks: f32[1,2,8] = slice(%kv) {starts=[0, 0, 0], ends=[1, 2, 8], steps=[1, 1, 1]}
+  %kr: f32[1,2,2,4] = reshape(%ks) {shape=[1, 2, 2, 4]}
+  %k: f32[1,2,2,4] = permute(%kr) {dims=[0, 2, 1, 3]}
+  %vs: f32[1,2,8] = slice(%kv) {starts=[0, 0, 8], ends=[1, 2, 16], steps=[1, 1, 1]}
+  %vr: f32[1,2,2,4] = reshape(%vs) {shape=[1, 2, 2, 4]}
+  %v: f32[1,2,2,4] = permute(%vr) {dims=[0, 2, 1, 3]}
+)";
+  const std::string states =
+      "graph(%x: f32[1,2,16], %pos: i64[2], %pos2: i64[2]) {\n"
+      "  state %kc: f32[1,2,8,4] = zeros\n  state %vc: f32[1,2,8,4] = zeros";
+  SECTION("the same index and geometry: one kernel, the second half of its threads write V") {
+    const std::string cu = generate_cu(parse(states + views + R"(
+  %nk: f32[1,2,8,4] = index_copy(%kc, %pos, %k) {dim=2}
+  %nv: f32[1,2,8,4] = index_copy(%vc, %pos, %v) {dim=2}
+  return %kv updates %nk, %nv
+})"));
+    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4<<<") == 1);
+    CHECK(has(cu, "i < 32;"));  // two nodes' 16 source elements
+    CHECK(has(cu, "const int64_t j = second ? i - 16 : i;"));
+    CHECK(has(cu, "(second ? next_out : out)[(o * 8 + r) * 4 + c] = second ? "
+                  "next_source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4] : "
+                  "source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4];"));
+    CHECK(has(cu, "/* next_source */ (v_kv + 8),"));
+    CHECK(has(cu, "(written by the launch of %nk, with its own rows)"));
+  }
+  SECTION("different indexes: two launches") {
+    const std::string cu = generate_cu(parse(states + views + R"(
+  %nk: f32[1,2,8,4] = index_copy(%kc, %pos, %k) {dim=2}
+  %nv: f32[1,2,8,4] = index_copy(%vc, %pos2, %v) {dim=2}
+  return %kv updates %nk, %nv
+})"));
+    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4<<<") == 2);
+    CHECK_FALSE(has(cu, "next_out"));
   }
 }
 
