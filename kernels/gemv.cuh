@@ -23,6 +23,8 @@
 //    longer be reproducible). Such blocks get 512 or 1024 threads instead of 256, so the 48 SMs
 //    that hold one keep 32-64 KB of loads in flight each (about 2-3 MB over the chip, what
 //    ~3 TB/s at ~0.7 us of latency needs); even so, N = 768 is the weakest shape.
+//  - gemv_nk_norm: gemv_nk of layer_norm(x) or rms_norm(x), the rows normalized by each block in
+//    shared memory first (norm_gemm, passes/fuse_norm_gemv.h), so the norm needs no launch.
 // kPack = gemv_pack<T>(contiguous length): the largest power of two dividing the length with at
 // most 16 bytes, so every row (and x's rows) starts aligned to the pack when the base pointers
 // are 16-byte aligned (the caller guarantees it): odd lengths fall back to one element a load.
@@ -348,7 +350,7 @@ __device__ __forceinline__ void gemv_normalize_rows(const T* __restrict__ x,
   }
   for (int64_t c = threadIdx.x; c < kPacks; c += kGemvNkThreads) {
     const Pack<T, kPack> wp = load_pack<kPack>(weight + c * kPack);
-    Pack<T, kPack> bp{};
+    [[maybe_unused]] Pack<T, kPack> bp;  // rms_norm has no bias
     if constexpr (!kRms) bp = load_pack<kPack>(bias + c * kPack);
 #pragma unroll
     for (int m = 0; m < kM; ++m) {
