@@ -1,6 +1,7 @@
 // norm_gemm's lowering (emit_gemm.cpp, emit_gemv.h): one GEMV launch that normalizes x's rows
 // itself (gemv_nk_norm), with the norm's parameters, eps and K as literals; what the GEMV cannot
 // run is refused (fuse-norm-gemv never makes it), not run unfused.
+#include "codegen/kernel_cost.h"
 #include "codegen_test_helpers.h"
 #include "ir/parser.h"
 #include "support/catch.h"
@@ -86,6 +87,20 @@ graph(%x: f64[1,8], %w: f64[4,8], %g: f64[8]) {
     CHECK(generated.status().code() == ErrorCode::kUnsupported);
     CHECK(has(generated.status().message(), "a norm folded into a product the GEMV does not run"));
   }
+}
+
+TEST_CASE("norm_gemm's profile-plan cost is the norm's and the product's", "[codegen]") {
+  // 2 rows of K = 32, N = 8: layer_norm 7 FLOPs an element of x (statistics 5, weight and bias),
+  // the product 2 M N K, a bias addend 1 an output.
+  const ir::Graph graph = parse(R"(
+graph(%x: f32[2,32], %w: f32[8,32], %g: f32[32], %be: f32[32], %b: f32[8]) {
+  %y: f32[2,8] = norm_gemm(%x, %w, %g, %be, %b) {activation="none", alpha=1.0, beta=1.0, eps=1e-05, norm="layer_norm", trans_b=true}
+  return %y
+})");
+  const codegen::NodeWork work = codegen::node_work(graph, graph.nodes()[0]);
+  CHECK(work.flops == 2 * 32 * 7 + 2 * 2 * 8 * 32 + 2 * 8);
+  CHECK(work.bytes_read == 4 * (2 * 32 + 8 * 32 + 32 + 32 + 8));
+  CHECK(work.bytes_written == 4 * 2 * 8);
 }
 
 }  // namespace inferno
