@@ -43,11 +43,12 @@ constexpr bool attention_fits(int64_t head_dim, int64_t v_head_dim, int64_t batc
 /// The decode GEMV's limits (kernels/gemv.cuh, lowered by codegen/emit_gemv.h): the most rows
 /// of x it takes (its kGemvMaxRows, which a static_assert there ties to this), N and K as int, and
 /// the shared memory in which a fused norm (norm_gemm, passes/fuse_norm_gemv.h) stages the
-/// normalized rows of x: 48 KB, what a block may use without opting in.
+/// normalized rows of x: 44 KB, leaving room for its reduction scratch within the 48 KB a block
+/// may use without opting in (the kernel's kGemvNormStagedBytes, held to it by a static_assert).
 struct GemvLimits {
   int64_t max_rows = 8;
   int64_t max_extent = 0x7fffffff;
-  int64_t max_norm_staged_bytes = 48 * 1024;
+  int64_t max_norm_staged_bytes = 44 * 1024;
 };
 inline constexpr GemvLimits kGemvLimits{};
 

@@ -57,6 +57,25 @@ graph(%x: f32[4,3], %r: f32[4,2]) {
 })");
 }
 
+TEST_CASE("fuse-norm-gemv: rows up to the 44 KB the GEMV stages them in") {
+  // One f16 row of 22528 elements is 44 KB and fuses; 22536 elements do not (target.h).
+  check_pass({"fuse-norm-gemv"}, R"(
+graph(%x: f16[1,22528], %g: f16[22528], %w: f16[2,22528], %y: f16[1,22536], %gy: f16[22536], %wy: f16[2,22536]) {
+  %h: f16[1,22528] = rms_norm(%x, %g) {eps=1e-06, normalized_dims=1}
+  %a: f16[1,2] = gemm(%h, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %hy: f16[1,22536] = rms_norm(%y, %gy) {eps=1e-06, normalized_dims=1}
+  %b: f16[1,2] = gemm(%hy, %wy) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  return %a, %b
+})",
+             R"(
+graph(%x: f16[1,22528], %g: f16[22528], %w: f16[2,22528], %y: f16[1,22536], %gy: f16[22536], %wy: f16[2,22536]) {
+  %a: f16[1,2] = norm_gemm(%x, %w, %g) {activation="none", alpha=1.0, beta=1.0, eps=1e-06, norm="rms_norm", trans_b=true}
+  %hy: f16[1,22536] = rms_norm(%y, %gy) {eps=1e-06, normalized_dims=1}
+  %b: f16[1,2] = gemm(%hy, %wy) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  return %a, %b
+})");
+}
+
 TEST_CASE("fuse-norm-gemv: a norm with another reader or a graph output is left alone") {
   // Read by a residual add; read as the gemm's addend too; returned.
   check_unchanged({"fuse-norm-gemv"}, R"(
