@@ -23,6 +23,8 @@
 //    longer be reproducible). Such blocks get 512 or 1024 threads instead of 256, so the 48 SMs
 //    that hold one keep 32-64 KB of loads in flight each (about 2-3 MB over the chip, what
 //    ~3 TB/s at ~0.7 us of latency needs); even so, N = 768 is the weakest shape.
+//  - gemv_nk_norm: gemv_nk of layer_norm(x) or rms_norm(x), the rows normalized by each block in
+//    shared memory first (norm_gemm, passes/fuse_norm_gemv.h), so the norm needs no launch.
 // kPack = gemv_pack<T>(contiguous length): the largest power of two dividing the length with at
 // most 16 bytes, so every row (and x's rows) starts aligned to the pack when the base pointers
 // are 16-byte aligned (the caller guarantees it): odd lengths fall back to one element a load.
@@ -51,8 +53,13 @@
 namespace inferno::kernels {
 
 constexpr int kGemvNkThreads = 128;
+// target::kGemvLimits.max_rows (src/target/target.h), the limit codegen and fuse-norm-gemv apply;
+// a larger one there fails the static_asserts below at nvcc time.
 constexpr int kGemvMaxRows = 8;
 constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
+// target::kGemvLimits.max_norm_staged_bytes: gemv_nk_norm's normalized rows of x, leaving room for
+// its reduction scratch within the 48 KB of static shared memory a block may have.
+constexpr int64_t kGemvNormStagedBytes = 44 * 1024;
 constexpr int kGemvTargetBlocks = 132;
 
 /// What joins the sum before the activation; null pointers add nothing.
@@ -186,6 +193,54 @@ __device__ __forceinline__ void gemv_axpy(float (&acc)[kM][kPack], const Pack<T,
 
 }  // namespace detail
 
+namespace detail {
+
+/// One turn of gemv_nk's weight stream: kGemvUnroll packs of W's row, `lanes` packs apart from
+/// pack p, all issued before any is used (the last turn predicated).
+template <typename T, int kPack, int kLanes>
+__device__ __forceinline__ void gemv_nk_load_turn(Pack<T, kPack> (&wv)[kGemvUnroll],
+                                                  const T* __restrict__ row, int64_t packs,
+                                                  int64_t p) {
+#pragma unroll
+  for (int u = 0; u < kGemvUnroll; ++u) {
+    if (p + u * kLanes < packs) wv[u] = load_streaming<kPack>(row + (p + u * kLanes) * kPack);
+  }
+}
+
+/// acc[m] = sum_k x[m, k] row[k] over lane `sub`'s packs, its first turn already in wv (issued
+/// by the caller, which may do other work while those loads are in flight).
+template <typename T, int kM, int kPack, int kLanes>
+__device__ __forceinline__ void gemv_nk_stream(float (&acc)[kM], Pack<T, kPack> (&wv)[kGemvUnroll],
+                                               const T* __restrict__ x, const T* __restrict__ row,
+                                               int64_t k, int sub) {
+  const int64_t packs = k / kPack;
+  for (int64_t p = sub; p < packs; p += kGemvUnroll * kLanes) {
+    if (p != sub) gemv_nk_load_turn<T, kPack, kLanes>(wv, row, packs, p);
+#pragma unroll
+    for (int u = 0; u < kGemvUnroll; ++u) {
+      if (p + u * kLanes < packs)
+        gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
+    }
+  }
+}
+
+/// The butterfly over each column's kLanes lanes (every lane of the block reaches it: the block
+/// is whole warps), then lane sub stores rows sub, sub + kLanes, ... of its column.
+template <typename T, int kM, int kLanes, typename Act>
+__device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int64_t n, int sub,
+                                              T* out, const GemvEpilogue<T>& epilogue, Act act) {
+#pragma unroll
+  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kLanes>(acc[m], SumOp{});
+  if (col < n) {
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      if (m % kLanes == sub) out[m * n + col] = gemv_finish(acc[m], m, col, n, epilogue, act);
+    }
+  }
+}
+
+}  // namespace detail
+
 /// W stored [N, K]. Launch with gemv_nk_blocks<T>(n, k) blocks of kGemvNkThreads threads, kPack
 /// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k). x is [kM, K], out [kM, N].
 template <typename T, int kM, int kPack, int kLanes, typename Act>
@@ -202,33 +257,160 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
   if (col < n) {
     const T* row = w + col * k;
-    const int64_t packs = k / kPack;
-    // kGemvUnroll packs a turn, all loads issued before the FMAs (the last turn predicated).
-    for (int64_t p = sub; p < packs; p += kGemvUnroll * kLanes) {
-      Pack<T, kPack> wv[kGemvUnroll];
-#pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) {
-        if (p + u * kLanes < packs)
-          wv[u] = detail::load_streaming<kPack>(row + (p + u * kLanes) * kPack);
-      }
-#pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) {
-        if (p + u * kLanes < packs)
-          detail::gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
-      }
-    }
+    Pack<T, kPack> wv[kGemvUnroll];
+    detail::gemv_nk_load_turn<T, kPack, kLanes>(wv, row, k / kPack, sub);
+    detail::gemv_nk_stream<T, kM, kPack, kLanes>(acc, wv, x, row, k, sub);
   }
-  // Every lane reaches the butterfly (the block is whole warps); lane sub then stores rows sub,
-  // sub + kLanes, ... of its column.
+  detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
+}
+
+namespace detail {
+
+/// Sums v[m] over the block (kGemvNkThreads threads) for every row m in an order fixed by the
+/// shape; every thread gets the sums. The leading barrier lets `scratch` be used again.
+template <int kM>
+__device__ __forceinline__ void gemv_block_sums(float (&v)[kM],
+                                                float (&scratch)[kM][kGemvNkThreads / 32]) {
+  constexpr int kWarps = kGemvNkThreads / 32;
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
 #pragma unroll
-  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kLanes>(acc[m], SumOp{});
-  if (col < n) {
+  for (int m = 0; m < kM; ++m) v[m] = warp_reduce<32>(v[m], SumOp{});
+  __syncthreads();
+  if (lane == 0) {
+#pragma unroll
+    for (int m = 0; m < kM; ++m) scratch[m][warp] = v[m];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    float sum = scratch[m][0];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) sum += scratch[m][w];
+    v[m] = sum;
+  }
+}
+
+/// staged[m, :] = norm(x[m, :]) rounded to T for x's kM rows of kK, by the whole block, with
+/// kernels/norm.cuh's arithmetic (f32): layer_norm shifts by the row's first element x0, takes
+/// the mean of x - x0 and then the mean of the squared deviations from it (two passes, over the
+/// copy of x in `staged`), rms_norm the mean of x^2; then 1 / sqrtf(var + eps), and
+/// (((x - x0) - mean) * inv_std) * weight + bias (rms_norm: x * inv_std * weight) per element.
+/// Each thread rewrites the packs it copied, so only the last pass needs a barrier after it.
+template <typename T, int kM, int kPack, int64_t kK, bool kRms>
+__device__ __forceinline__ void gemv_normalize_rows(const T* __restrict__ x,
+                                                    const T* __restrict__ weight,
+                                                    const T* __restrict__ bias, float eps,
+                                                    T* staged,
+                                                    float (&scratch)[kM][kGemvNkThreads / 32]) {
+  constexpr int64_t kPacks = kK / kPack;
+  float pivot[kM], sum[kM];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    pivot[m] = kRms ? 0.0f : to_float(x[m * kK]);
+    sum[m] = 0.0f;
+  }
+  for (int64_t c = threadIdx.x; c < kPacks; c += kGemvNkThreads) {
 #pragma unroll
     for (int m = 0; m < kM; ++m) {
-      if (m % kLanes == sub)
-        out[m * n + col] = detail::gemv_finish(acc[m], m, col, n, epilogue, act);
+      const Pack<T, kPack> xv = load_pack<kPack>(x + m * kK + c * kPack);
+      store_pack(staged + m * kK + c * kPack, xv);
+#pragma unroll
+      for (int e = 0; e < kPack; ++e) {
+        const float v = to_float(xv.v[e]) - pivot[m];
+        sum[m] += kRms ? v * v : v;
+      }
     }
   }
+  gemv_block_sums<kM>(sum, scratch);
+  float mean[kM], inv_std[kM];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    mean[m] = kRms ? 0.0f : sum[m] / static_cast<float>(kK);
+    inv_std[m] = 1.0f / sqrtf(sum[m] / static_cast<float>(kK) + eps);  // rms_norm's
+  }
+  if constexpr (!kRms) {
+    float squares[kM];
+#pragma unroll
+    for (int m = 0; m < kM; ++m) squares[m] = 0.0f;
+    for (int64_t c = threadIdx.x; c < kPacks; c += kGemvNkThreads) {
+#pragma unroll
+      for (int m = 0; m < kM; ++m) {
+        const Pack<T, kPack> xv = load_pack<kPack>(staged + m * kK + c * kPack);
+#pragma unroll
+        for (int e = 0; e < kPack; ++e) {
+          const float d = (to_float(xv.v[e]) - pivot[m]) - mean[m];
+          squares[m] += d * d;
+        }
+      }
+    }
+    gemv_block_sums<kM>(squares, scratch);
+#pragma unroll
+    for (int m = 0; m < kM; ++m)
+      inv_std[m] = 1.0f / sqrtf(squares[m] / static_cast<float>(kK) + eps);
+  }
+  for (int64_t c = threadIdx.x; c < kPacks; c += kGemvNkThreads) {
+    const Pack<T, kPack> wp = load_pack<kPack>(weight + c * kPack);
+    [[maybe_unused]] Pack<T, kPack> bp;  // rms_norm has no bias
+    if constexpr (!kRms) bp = load_pack<kPack>(bias + c * kPack);
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      T* at = staged + m * kK + c * kPack;
+      const Pack<T, kPack> xv = load_pack<kPack>(at);
+      Pack<T, kPack> y;
+#pragma unroll
+      for (int e = 0; e < kPack; ++e) {
+        float r = ((to_float(xv.v[e]) - pivot[m]) - mean[m]) * inv_std[m];
+        r *= to_float(wp.v[e]);
+        if constexpr (!kRms) r += to_float(bp.v[e]);
+        y.v[e] = from_float<T>(r);
+      }
+      store_pack(at, y);
+    }
+  }
+  __syncthreads();
+}
+
+}  // namespace detail
+
+/// gemv_nk of norm(x): each of x's kM rows of kK elements normalized over the row, layer_norm
+/// ((x - mean) / sqrt(var + eps) * weight + bias) or rms_norm (kRms: x / sqrt(mean(x^2) + eps) *
+/// weight, no bias), rounded to T as the norm's own kernel stores it, then multiplied: the norm
+/// and the product in one launch (launch it as gemv_nk, with k = kK).
+///
+/// Every block normalizes all kM rows into shared memory first (kM * kK * sizeof(T) bytes, at most
+/// kGemvNormStagedBytes), then streams its columns of W against them. Why staged rather than
+/// normalized on the fly in gemv_dot: each x element is read once per column of the block (4 to
+/// 128 columns), and normalizing it there would repeat the arithmetic and the weight and bias
+/// loads that often; staged, it is done once per block, and the dot products read shared memory
+/// instead of L1. The rows come from L2 (x was just written, kilobytes): every block reads them
+/// again, kM * kK * sizeof(T) bytes of L2 traffic a block, small beside its share of W.
+/// The weight stream is gemv_nk's: its first turn of loads is issued before the norm, so their
+/// DRAM latency overlaps the statistics.
+template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms, typename Act>
+__device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* __restrict__ w,
+                                             int64_t n, const T* __restrict__ weight,
+                                             const T* __restrict__ bias, float eps, T* out,
+                                             const GemvEpilogue<T>& epilogue, Act act) {
+  static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
+  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
+  static_assert(kK >= 1 && kK % kPack == 0, "packs tile the rows");
+  static_assert(kM * kK * static_cast<int64_t>(sizeof(T)) <= kGemvNormStagedBytes,
+                "the normalized rows must fit shared memory");
+  __shared__ alignas(16) unsigned char staged_bytes[kM * kK * sizeof(T)];
+  __shared__ float scratch[kM][kGemvNkThreads / 32];
+  T* staged = reinterpret_cast<T*>(staged_bytes);
+  constexpr int kColumns = kGemvNkThreads / kLanes;
+  const int sub = static_cast<int>(threadIdx.x) % kLanes;
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
+  const T* row = w + (col < n ? col : 0) * kK;
+  Pack<T, kPack> wv[kGemvUnroll];
+  if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes>(wv, row, kK / kPack, sub);
+  detail::gemv_normalize_rows<T, kM, kPack, kK, kRms>(x, weight, bias, eps, staged, scratch);
+  float acc[kM];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
+  if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes>(acc, wv, staged, row, kK, sub);
+  detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
 }
 
 /// W stored [K, N]. Launch with gemv_kn_blocks<T>(n) blocks of kThreads = gemv_kn_threads<T>(n,

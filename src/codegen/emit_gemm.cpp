@@ -8,6 +8,7 @@
 #include "codegen/emit_grid_kernel.h"
 #include "codegen/emit_kernel_calls.h"
 #include "codegen/strided_view.h"
+#include "ir/norm_gemm.h"
 #include "ir/text_format.h"
 #include "support/check.h"
 
@@ -104,10 +105,19 @@ Status plan_operands(const ir::Graph& graph, const ir::Node& node, RowMajorGemm&
 
 // The terms added to the product, in input order. A zero coefficient drops its term, as PyTorch's
 // addmm ignores the bias (NaNs included) when beta == 0.
+// (A norm_gemm's c and d follow the norm's parameters: ir/norm_gemm.h.)
 std::vector<Addend> addends(const ir::Node& node) {
   std::vector<Addend> terms;
-  if (node.inputs.size() >= 3) terms.push_back({2, node.attrs.get_float("beta")});
-  if (node.inputs.size() == 4) terms.push_back({3, 1.0});
+  int c = node.inputs.size() >= 3 ? 2 : -1, d = node.inputs.size() == 4 ? 3 : -1;
+  if (node.op == ir::OpKind::kNormGemm) {
+    const std::optional<ir::NormGemmInputs> p =
+        ir::norm_gemm_inputs(node.attrs, node.inputs.size());
+    INFERNO_CHECK(p.has_value(), "norm_gemm: inputs that do not fit its norm");
+    c = p->c;
+    d = p->d;
+  }
+  if (c >= 0) terms.push_back({c, node.attrs.get_float("beta")});
+  if (d >= 0) terms.push_back({d, 1.0});
   std::erase_if(terms, [](const Addend& a) { return a.coefficient == 0.0; });
   return terms;
 }
@@ -189,7 +199,7 @@ void check_caller_alignment(EmitContext& ctx, const ir::Node& node,
 
 // The planned product as the GEMV path sees it.
 GemvProduct gemv_product(const ir::Node& node, const RowMajorGemm& g) {
-  GemvProduct p{g.left, g.right, g.m, g.n, g.k, g.batch, g.right_is_nk, g.alpha, {}};
+  GemvProduct p{g.left, g.right, g.m, g.n, g.k, g.batch, g.right_is_nk, g.alpha, {}, {}};
   for (const Addend& a : addends(node))
     p.terms.push_back({node.inputs[static_cast<size_t>(a.input)], a.coefficient});
   return p;
@@ -395,8 +405,45 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
+namespace {
+
+// norm_gemm: the GEMV with x's rows normalized first (emit_gemv.h); fuse-norm-gemv makes it only
+// where that path runs, so anything else is refused rather than run unfused.
+Status emit_norm_gemm(EmitContext& ctx, int32_t index) {
+  const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  const std::optional<ir::NormGemmInputs> inputs =
+      ir::norm_gemm_inputs(node.attrs, node.inputs.size());
+  INFERNO_CHECK(inputs.has_value(), "norm_gemm: inputs that do not fit its norm");
+  RowMajorGemm g;
+  INFERNO_RETURN_IF_ERROR(plan_operands(ctx.graph, node, g));
+  GemvProduct product = gemv_product(node, g);
+  GemvNorm norm;
+  norm.rms = node.attrs.get_string("norm") == "rms_norm";
+  norm.weight = node.inputs[static_cast<size_t>(inputs->weight)];
+  if (inputs->bias >= 0) norm.bias = node.inputs[static_cast<size_t>(inputs->bias)];
+  norm.eps = node.attrs.get_float("eps");
+  product.norm = norm;
+  if (!gemv_fits(ctx.graph, node, product)) {
+    return ctx.unsupported_node(
+        node,
+        "a norm folded into a product the GEMV does not run (norm_gemm needs a "
+        "decode-shaped f32/f16/bf16 product with a [N, K] weight and x's rows within the "
+        "GEMV's shared memory)");
+  }
+  ctx.out.run.line("// " + ctx.describe(node));
+  check_caller_alignment(
+      ctx, node,
+      {g.left, g.right, norm.weight, norm.bias != ir::kNoValue ? norm.bias : norm.weight});
+  emit_gemv(ctx, index, product);
+  return Status::ok();
+}
+
+}  // namespace
+
 void register_gemm_lowerings(LoweringTable& table) {
   table.add(ir::OpKind::kGemm, {emit_gemm, no_scratch, gemm_in_place_inputs});
+  // Every block reads all of x (and the norm's parameters): the output takes no input's bytes.
+  table.add(ir::OpKind::kNormGemm, {emit_norm_gemm, no_scratch, never_in_place});
 }
 
 }  // namespace inferno::codegen

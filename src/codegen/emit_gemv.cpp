@@ -8,17 +8,10 @@
 #include "ir/op.h"
 #include "ir/text_format.h"
 #include "support/check.h"
+#include "target/target.h"
 
 namespace inferno::codegen {
 namespace {
-
-constexpr int64_t kMaxRows = 8;  // kGemvMaxRows of kernels/gemv.cuh
-constexpr int64_t kMaxExtent = INT32_MAX;
-
-// A row vector of the output's N values: read at [n] for every row.
-bool row_vector(const ir::TensorType& addend, int64_t n) {
-  return addend.rank() > 0 && addend.shape.back() == n && addend.numel() == n;
-}
 
 // Where each term goes: the kernel's row (a bias) and full (a residual) slots.
 struct Slots {
@@ -27,18 +20,14 @@ struct Slots {
 
 std::optional<Slots> assign_slots(const ir::Graph& graph, const ir::TensorType& out,
                                   const GemvProduct& p) {
+  std::vector<ir::Shape> shapes;
+  for (const GemvTerm& term : p.terms) shapes.push_back(graph.type(term.value).shape);
+  const std::optional<std::vector<target::GemvAddendSlot>> chosen =
+      target::gemv_addend_slots(shapes, out.shape);
+  if (!chosen) return std::nullopt;
   Slots slots;
-  for (const GemvTerm& term : p.terms) {
-    const ir::TensorType& type = graph.type(term.value);
-    const bool row = row_vector(type, p.n), full = has_output_layout(type, out);
-    if (row && !slots.row) {
-      slots.row = term;
-    } else if (full && !slots.full) {
-      slots.full = term;
-    } else {
-      return std::nullopt;
-    }
-  }
+  for (size_t i = 0; i < p.terms.size(); ++i)
+    ((*chosen)[i] == target::GemvAddendSlot::kRow ? slots.row : slots.full) = p.terms[i];
   return slots;
 }
 
@@ -56,8 +45,9 @@ bool gemv_fits(const ir::Graph& graph, const ir::Node& node, const GemvProduct& 
   const ir::DType dtype = out.dtype;
   if (dtype != ir::DType::kF32 && dtype != ir::DType::kF16 && dtype != ir::DType::kBF16)
     return false;
-  if (p.batch != 1 || p.m < 1 || p.m > kMaxRows || p.n < 1 || p.n > kMaxExtent || p.k < 1 ||
-      p.k > kMaxExtent)
+  const target::GemvLimits& limits = target::kGemvLimits;
+  if (p.batch != 1 || p.m < 1 || p.m > limits.max_rows || p.n < 1 || p.n > limits.max_extent ||
+      p.k < 1 || p.k > limits.max_extent)
     return false;
   if (graph.type(p.left).dtype != dtype || graph.type(p.right).dtype != dtype) return false;
   for (const GemvTerm& term : p.terms) {
@@ -65,6 +55,10 @@ bool gemv_fits(const ir::Graph& graph, const ir::Node& node, const GemvProduct& 
   }
   const std::string activation = node.attrs.get_string("activation");
   if (activation != "none" && !ir::epilogue_activation(activation, ir::kGemmActivation))
+    return false;
+  if (p.norm && (!p.right_is_nk || !target::gemv_norm_fits(p.m, p.k, ir::dtype_size(dtype)) ||
+                 graph.type(p.norm->weight).dtype != dtype ||
+                 (p.norm->bias != ir::kNoValue && graph.type(p.norm->bias).dtype != dtype)))
     return false;
   return assign_slots(graph, out, p).has_value();
 }
@@ -79,7 +73,8 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::string type(storage_type(dtype));
   const std::string m = decimal(p.m), n = decimal(p.n), k = decimal(p.k);
   const char* layout = p.right_is_nk ? "nk" : "kn";
-  const std::string name = "k" + std::to_string(index) + "_gemv_" + layout + "_" +
+  const char* norm_name = !p.norm ? "" : p.norm->rms ? "rms_norm_" : "layer_norm_";
+  const std::string name = "k" + std::to_string(index) + "_gemv_" + layout + "_" + norm_name +
                            std::string(dtype_tag(dtype)) + "_" + m + "x" + k + "x" + n;
 
   // The activation, as the elementwise op it names, on the f32 value.
@@ -97,8 +92,14 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
 
   // What it computes, for the kernel's comment.
   auto value = [&](ir::ValueId v) { return "%" + ctx.graph.name(v); };
-  std::string what = coefficient_text(p.alpha) + value(p.left) + " @ " + value(p.right) +
-                     (p.right_is_nk ? "^T" : "");
+  std::string left = value(p.left);
+  if (p.norm) {
+    left = (p.norm->rms ? "rms_norm(" : "layer_norm(") + left + ", " + value(p.norm->weight) +
+           (p.norm->bias != ir::kNoValue ? ", " + value(p.norm->bias) : "") +
+           ", eps = " + ir::format_attr_float(p.norm->eps) + ")";
+  }
+  std::string what =
+      coefficient_text(p.alpha) + left + " @ " + value(p.right) + (p.right_is_nk ? "^T" : "");
   if (slots->row)
     what += " + " + coefficient_text(slots->row->coefficient) + value(slots->row->value) + "[n]";
   if (slots->full)
@@ -113,10 +114,20 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   kernels.line("// " + ctx.describe(node));
   kernels.line("// GEMV, M " + m + ", N " + n + ", K " + k + ", weight stored " +
                (p.right_is_nk ? "[N, K]" : "[K, N]") + ": " + comment_text(what, 400));
-  kernels.line("// (f32 sums, the epilogue fused, one rounding to " +
-               std::string(ir::dtype_name(dtype)) + ")");
+  kernels.line(
+      std::string("// (") +
+      (p.norm ? "x's rows normalized in f32 and rounded, as the norm's kernel does; " : "") +
+      "f32 sums, the epilogue fused, one rounding to " + std::string(ir::dtype_name(dtype)) + ")");
   std::string params = "const " + type + "* x, const " + type + "* w";
   NamedArgs args = {{"x", ctx.pointer(p.left)}, {"w", ctx.pointer(p.right)}};
+  if (p.norm) {
+    params += ", const " + type + "* norm_weight";
+    args.push_back({"norm_weight", ctx.pointer(p.norm->weight)});
+    if (p.norm->bias != ir::kNoValue) {
+      params += ", const " + type + "* norm_bias";
+      args.push_back({"norm_bias", ctx.pointer(p.norm->bias)});
+    }
+  }
   if (slots->row) {
     params += ", const " + type + "* row";
     args.push_back({"row", ctx.pointer(slots->row->value)});
@@ -138,10 +149,19 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::string tiles =
       p.right_is_nk ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
                     : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
-  kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m +
-               ", inferno::kernels::gemv_pack<" + type + ">(" + contiguous + "), " + tiles +
-               ">(x, w, " + n + ", " + k + ", out, epilogue, [](float a) { return " + activation +
-               "; });");
+  const std::string pack = "inferno::kernels::gemv_pack<" + type + ">(" + contiguous + ")";
+  const std::string act = "[](float a) { return " + activation + "; }";
+  if (p.norm) {  // gemv_nk_norm: K is a template argument (the staged rows' size)
+    kernels.line("inferno::kernels::gemv_nk_norm<" + type + ", " + m + ", " + pack + ", " + tiles +
+                 ", " + k + ", " + (p.norm->rms ? "true" : "false") + ">(x, w, " + n +
+                 ", norm_weight, " + (p.norm->bias != ir::kNoValue ? "norm_bias" : "nullptr") +
+                 ", " + float_literal(static_cast<float>(p.norm->eps)) + ", out, epilogue, " + act +
+                 ");");
+  } else {
+    kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m + ", " +
+                 pack + ", " + tiles + ">(x, w, " + n + ", " + k + ", out, epilogue, " + act +
+                 ");");
+  }
   kernels.close();
   kernels.line("");
 

@@ -10,7 +10,8 @@
 //    one of each (with M = 1 a row vector fills either);
 //  - the activation is "none" or any gemm epilogue activation (relu, gelu, silu, ...), applied
 //    to the f32 value as its elementwise expression.
-// Anything else keeps the cuBLASLt path exactly as before (emit_gemm.h).
+// Anything else keeps the cuBLASLt path exactly as before (emit_gemm.h). A norm_gemm (the rows of
+// x normalized first, passes/fuse_norm_gemv.h) calls gemv_nk_norm and has no other path.
 //
 // Code: one generated __global__ per GEMM that calls gemv_nk (weight stored [N, K]) or gemv_kn
 // ([K, N]) with the tile parameters the header's constexpr functions choose from the literal
@@ -21,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codegen/emit_context.h"
@@ -33,14 +35,23 @@ struct GemvTerm {
   double coefficient = 1.0;
 };
 
+/// A norm_gemm's normalization of left's rows before the product (gemv_nk_norm).
+struct GemvNorm {
+  bool rms = false;                                        ///< rms_norm; otherwise layer_norm
+  ir::ValueId weight = ir::kNoValue, bias = ir::kNoValue;  ///< [K]; bias: layer_norm's
+  double eps = 0.0;
+};
+
 /// A GEMM as emit_gemm planned it, in row-major terms: out[M, N] = alpha * left[M, K] @ W + terms,
-/// W = right (stored [N, K] when right_is_nk, else [K, N]).
+/// W = right (stored [N, K] when right_is_nk, else [K, N]); with `norm`, left's rows normalized
+/// first.
 struct GemvProduct {
   ir::ValueId left = ir::kNoValue, right = ir::kNoValue;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   bool right_is_nk = false;
   double alpha = 1.0;
   std::vector<GemvTerm> terms;
+  std::optional<GemvNorm> norm;
 };
 
 /// Whether an addend of type `addend` holds the output's elements in the output's own order (the
@@ -48,7 +59,8 @@ struct GemvProduct {
 /// and the GEMV's residual.
 bool has_output_layout(const ir::TensorType& addend, const ir::TensorType& out);
 
-/// Whether node (a gemm) takes the GEMV path (the rules above).
+/// Whether node (a gemm or norm_gemm) takes the GEMV path (the rules above; with a norm also an
+/// [N, K] weight and rows that fit target::gemv_norm_fits).
 bool gemv_fits(const ir::Graph& graph, const ir::Node& node, const GemvProduct& product);
 
 /// Emits the GEMV kernel of node `index` and its launch (gemv_fits must hold; the output is not

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/fused_expr.h"
+#include "ir/norm_gemm.h"
 #include "support/check.h"
 
 namespace inferno::codegen {
@@ -49,6 +50,12 @@ double epilogue_terms(const ir::Node& node) {
   if (node.op == OpKind::kGemm) {
     if (node.inputs.size() >= 3 && node.attrs.get_float("beta") != 0.0) terms += 1;
     if (node.inputs.size() == 4) terms += 1;
+  } else if (node.op == OpKind::kNormGemm) {
+    const std::optional<ir::NormGemmInputs> p =
+        ir::norm_gemm_inputs(node.attrs, node.inputs.size());
+    INFERNO_CHECK(p.has_value(), "norm_gemm: inputs that do not fit its norm");
+    if (p->c >= 0 && node.attrs.get_float("beta") != 0.0) terms += 1;
+    if (p->d >= 0) terms += 1;
   } else {
     terms += static_cast<double>(node.inputs.size() - 2);  // bias, residual, gate
   }
@@ -95,6 +102,14 @@ double norm_flops(const ir::Graph& graph, const ir::Node& node) {
   return numel(graph, node.inputs[0]) * (per_element + affine);
 }
 
+// The norm's work on x (as its own kernel would do it, once per row: the GEMV's blocks each
+// normalize the rows again, which this does not count) plus the product's.
+double norm_gemm_flops(const ir::Graph& graph, const ir::Node& node) {
+  const bool rms = node.attrs.get_string("norm") == "rms_norm";
+  const double per_element = rms ? 3.0 + 1.0 : 5.0 + 2.0;  // the statistics, weight (and bias)
+  return numel(graph, node.inputs[0]) * per_element + gemm_flops(graph, node);
+}
+
 double pool_flops(const ir::Graph& graph, const ir::Node& node) {
   if (node.op == OpKind::kAdaptiveAvgPool2d || node.op == OpKind::kAdaptiveMaxPool2d)
     return numel(graph, node.inputs[0]);
@@ -116,6 +131,8 @@ double flops(const ir::Graph& graph, const ir::Node& node) {
   switch (node.op) {
     case OpKind::kGemm:
       return gemm_flops(graph, node);
+    case OpKind::kNormGemm:
+      return norm_gemm_flops(graph, node);
     case OpKind::kConv2d:
     case OpKind::kConvTranspose2d:
       return conv_flops(graph, node);

@@ -170,6 +170,9 @@ std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dty
                                                                      : "";
     } else if (starts_with(kernel, "conv2d_igemm<")) {
       text += is_tensor_core_dtype(dtype) ? " (mma tensor cores)" : " (FMA tiles)";
+    } else if (starts_with(kernel, "gemv_nk_layer_norm_") ||
+               starts_with(kernel, "gemv_nk_rms_norm_")) {
+      text += " (weight-streaming GEMV, FMA, norm fused)";
     } else if (starts_with(kernel, "gemv_")) {
       text += " (weight-streaming GEMV, FMA)";
     } else if (starts_with(kernel, "attention<")) {

@@ -12,6 +12,7 @@
 #include "passes/fold_constants.h"
 #include "passes/fuse_elementwise.h"
 #include "passes/fuse_epilogues.h"
+#include "passes/fuse_norm_gemv.h"
 #include "passes/fuse_parallel_gemms.h"
 #include "passes/legalize.h"
 #include "passes/pass.h"
@@ -68,6 +69,10 @@ const std::vector<PassInfo>& registered_passes() {
        "store a gemm's constant [K, N] weight as [N, K] with trans_b: one layout for every weight, "
        "each output column's K values contiguous (the decode GEMV's fast layout)",
        &transpose_gemm_weights},
+      {"fuse-norm-gemv",
+       "a layer_norm or rms_norm over the last dim read only by decode-shaped gemms (the GEMV "
+       "path, [N, K] weights) becomes part of each: norm_gemm, one launch instead of two",
+       &fuse_norm_gemv},
       {"assign-layout",
        "channels-last (NHWC) convolutions, converting only at graph boundaries and around ops "
        "that need NCHW",

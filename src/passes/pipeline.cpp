@@ -37,6 +37,10 @@ const std::vector<std::string_view>& default_pipeline() {
       // After every pass that rewrites gemm weights (fold-batch-norm, convert-precision,
       // fuse-parallel-gemms), so that the [N, K] copy is made once, of the final weights.
       "transpose-gemm-weights",
+      // After transpose-gemm-weights (the GEMV it fuses into needs the [N, K] weight) and
+      // fuse-epilogues (the gemm has its final addends, which decide whether the GEMV takes it);
+      // before cse and fuse-elementwise, which never look inside a norm_gemm.
+      "fuse-norm-gemv",
       // After the epilogue fusions (a conv's residual and gate move with it) and before
       // fuse-elementwise, which then fuses the elementwise ops it moved to NHWC with their NHWC
       // neighbours; before cse, which merges constants it permuted alike.

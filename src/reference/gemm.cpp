@@ -1,11 +1,13 @@
-// Reference kernels for the GEMM family: linear, matmul (torch.matmul semantics), addmm and
-// the canonical gemm. Straight triple loops; every dot product accumulates in double and is
-// rounded once, on store, to the output dtype (integer GEMMs are therefore exact while partial
-// sums stay below 2^53 in magnitude). All of them sum the same products in the same order, so a
-// gemm that replaces linear, matmul or addmm gives bit-identical results.
+// Reference kernels for the GEMM family: linear, matmul (torch.matmul semantics), addmm, the
+// canonical gemm and norm_gemm (the norm's kernel, then gemm's). Straight triple loops; every dot
+// product accumulates in double and is rounded once, on store, to the output dtype (integer GEMMs
+// are therefore exact while partial sums stay below 2^53 in magnitude). All of them sum the same
+// products in the same order, so a gemm that replaces linear, matmul or addmm gives bit-identical
+// results.
 #include <optional>
 #include <string>
 
+#include "ir/norm_gemm.h"
 #include "ir/shape_rules.h"
 #include "reference/kernels.h"
 #include "support/check.h"
@@ -130,6 +132,26 @@ Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d,
   return elementwise(*op, {&y}, out);
 }
 
+Tensor norm_gemm_normalized(const std::vector<const Tensor*>& in, const ir::Attributes& attrs) {
+  const std::optional<ir::NormGemmInputs> p = ir::norm_gemm_inputs(attrs, in.size());
+  INFERNO_CHECK(p.has_value(), "norm_gemm: inputs that do not fit its norm");
+  const Tensor& x = *in[static_cast<size_t>(p->x)];
+  const Tensor* weight = in[static_cast<size_t>(p->weight)];
+  const double eps = attrs.get_float("eps");
+  if (p->bias < 0) return rms_norm(x, weight, 1, eps, x.type);
+  return layer_norm(x, weight, in[static_cast<size_t>(p->bias)], 1, eps, x.type);
+}
+
+Tensor norm_gemm(const std::vector<const Tensor*>& in, const ir::Attributes& attrs,
+                 const TensorType& out) {
+  const std::optional<ir::NormGemmInputs> p = ir::norm_gemm_inputs(attrs, in.size());
+  INFERNO_CHECK(p.has_value(), "norm_gemm: inputs that do not fit its norm");
+  const Tensor normalized = norm_gemm_normalized(in, attrs);
+  auto optional = [&](int i) { return i >= 0 ? in[static_cast<size_t>(i)] : nullptr; };
+  return gemm(normalized, *in[static_cast<size_t>(p->b)], optional(p->c), optional(p->d), attrs,
+              out);
+}
+
 void register_gemm_kernels(KernelTable& table) {
   table.add(ir::OpKind::kLinear,
             [](const ir::Node&, const std::vector<const Tensor*>& in,
@@ -151,6 +173,10 @@ void register_gemm_kernels(KernelTable& table) {
               return gemm(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
                           in.size() > 3 ? in[3] : nullptr, node.attrs, out);
             });
+  table.add(
+      ir::OpKind::kNormGemm,
+      [](const ir::Node& node, const std::vector<const Tensor*>& in,
+         const TensorType& out) -> Expected<Tensor> { return norm_gemm(in, node.attrs, out); });
 }
 
 }  // namespace inferno::reference::detail

@@ -61,6 +61,12 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
 /// The canonical gemm with its attributes (trans_b, alpha, beta, activation); c and d may be null.
 Tensor gemm(const Tensor& a, const Tensor& b, const Tensor* c, const Tensor* d,
             const ir::Attributes& attrs, const TensorType& out);
+/// norm_gemm's x normalized over its last dim as the layer_norm or rms_norm node would store it
+/// (rounded to x's dtype); `in` holds the node's inputs (ir/norm_gemm.h).
+Tensor norm_gemm_normalized(const std::vector<const Tensor*>& in, const ir::Attributes& attrs);
+/// norm_gemm: exactly gemm(norm_gemm_normalized(in), b, c, d), as the unfused norm and gemm.
+Tensor norm_gemm(const std::vector<const Tensor*>& in, const ir::Attributes& attrs,
+                 const TensorType& out);
 
 // layout.cpp (exact for every dtype: elements are copied as bytes)
 Tensor reshape(const Tensor& x, const TensorType& out);

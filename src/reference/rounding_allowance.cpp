@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/norm_gemm.h"
 #include "reference/kernels.h"
 
 namespace inferno::reference {
@@ -191,6 +192,7 @@ std::optional<int64_t> terms_per_element(const ir::Graph& graph, const ir::Node&
   const ir::Shape& out = graph.type(node.outputs[0]).shape;
   switch (node.op) {
     case OpKind::kGemm:
+    case OpKind::kNormGemm:
     case OpKind::kLinear:
     case OpKind::kMatMul:
       return shape(0).empty() ? 1 : shape(0).back();  // a[..., M, K], x[..., K], or a 1-D [K]
@@ -242,6 +244,40 @@ double largest_magnitude(const Tensor* t) {
   if (t == nullptr) return largest;
   for (int64_t i = 0; i < t->numel(); ++i) largest = std::max(largest, std::fabs(t->get(i)));
   return largest;
+}
+
+/// norm_gemm's allowance per output element: the product's walk over the reference's normalized
+/// x (as a gemm's), plus what the kernel's own normalized x may differ by, carried through the
+/// product: each element's f32 statistics (the norms' model below, walk_norm (|x_hat| + 2 max|b|
+/// + max|w|)) and its rounding to the dtype landing on the neighbouring value (2 u_out |x_hat|).
+std::vector<double> norm_gemm_allowance(const ir::Node& node,
+                                        const std::vector<const Tensor*>& inputs,
+                                        const Tensor& expected, double walk, double walk_norm,
+                                        double u_out) {
+  const std::optional<ir::NormGemmInputs> p = ir::norm_gemm_inputs(node.attrs, inputs.size());
+  const Tensor normalized = detail::norm_gemm_normalized(inputs, node.attrs);
+  const double w_max = largest_magnitude(inputs[static_cast<size_t>(p->weight)]);
+  const double b_max = p->bias >= 0 ? largest_magnitude(inputs[static_cast<size_t>(p->bias)]) : 0;
+  Tensor x_abs = absolute(normalized), x_error = absolute(normalized);
+  for (int64_t i = 0; i < x_error.numel(); ++i) {
+    const double x = x_abs.get(i);
+    x_error.set(i, 2 * u_out * x + walk_norm * (x + 2 * b_max + w_max));
+  }
+  ir::Attributes attrs = node.attrs;
+  attrs.set("alpha", std::fabs(attrs.get_float("alpha")));
+  attrs.set("beta", std::fabs(attrs.get_float("beta")));
+  attrs.set("activation", std::string("none"));
+  const MagnitudeInputs m = absolute_inputs(inputs);
+  auto optional = [&](int i) { return i >= 0 ? m.ptrs[static_cast<size_t>(i)] : nullptr; };
+  const Tensor& b = *m.ptrs[static_cast<size_t>(p->b)];
+  const Tensor terms =
+      detail::gemm(x_abs, b, optional(p->c), optional(p->d), attrs, f64_like(expected));
+  const Tensor moved = detail::gemm(x_error, b, nullptr, nullptr, attrs, f64_like(expected));
+  const double slope = activation_slope(node);
+  std::vector<double> atol(static_cast<size_t>(expected.numel()));
+  for (int64_t i = 0; i < expected.numel(); ++i)
+    atol[static_cast<size_t>(i)] = slope * (walk * terms.get(i) + moved.get(i));
+  return atol;
 }
 
 /// Per element: the largest score magnitude the query row can meet, |scale| * |q_i| * max_j |k_j|
@@ -332,6 +368,12 @@ RoundingAllowance rounding_allowance(const ir::Graph& graph, const ir::Node& nod
         for (int64_t i = 0; i < n; ++i)
           atol[at(i)] += kActivationSlope * u_out * std::fabs(sum.get(i));
       }
+      return allowance;
+    }
+    case OpKind::kNormGemm: {
+      // Always the GEMV (codegen/emit_gemv.h): f32 sums, one rounding, the activation before it.
+      allowance.atol =
+          norm_gemm_allowance(node, inputs, expected, walk, walk + kLambda * u_acc * 4, u_out);
       return allowance;
     }
     case OpKind::kAttention: {

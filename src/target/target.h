@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/tensor_type.h"
 #include "support/status.h"
 
 namespace inferno::target {
@@ -38,6 +39,35 @@ constexpr bool attention_fits(int64_t head_dim, int64_t v_head_dim, int64_t batc
   return head_dim <= kAttentionLimits.max_head_dim && v_head_dim <= kAttentionLimits.max_head_dim &&
          batch <= kAttentionLimits.max_grid && heads <= kAttentionLimits.max_grid;
 }
+
+/// The decode GEMV's limits (kernels/gemv.cuh, lowered by codegen/emit_gemv.h): the most rows
+/// of x it takes (its kGemvMaxRows, which a static_assert there ties to this), N and K as int, and
+/// the shared memory in which a fused norm (norm_gemm, passes/fuse_norm_gemv.h) stages the
+/// normalized rows of x: 44 KB, leaving room for its reduction scratch within the 48 KB a block
+/// may use without opting in (the kernel's kGemvNormStagedBytes, held to it by a static_assert).
+struct GemvLimits {
+  int64_t max_rows = 8;
+  int64_t max_extent = 0x7fffffff;
+  int64_t max_norm_staged_bytes = 44 * 1024;
+};
+inline constexpr GemvLimits kGemvLimits{};
+
+/// Whether the normalized rows of x[rows, k] of `element_bytes` each fit the fused norm's staging.
+constexpr bool gemv_norm_fits(int64_t rows, int64_t k, int64_t element_bytes) {
+  return rows >= 1 && rows <= kGemvLimits.max_rows && k >= 1 &&
+         k <= kGemvLimits.max_norm_staged_bytes / (rows * element_bytes);
+}
+
+/// Where the GEMV adds an addend to a product out[..., N]: its row slot (a vector of the output's
+/// N values, read at [n]: a bias) or its full slot (the output's elements in the output's own
+/// order, read at [m, n]: a residual).
+enum class GemvAddendSlot { kRow, kFull };
+
+/// The slot of each addend (shapes that broadcast to `out`, in order): a row vector takes the row
+/// slot while it is free, else the full slot; nullopt when the addends do not fit (a broadcast the
+/// kernel cannot read, or more than one of a kind).
+std::optional<std::vector<GemvAddendSlot>> gemv_addend_slots(const std::vector<ir::Shape>& addends,
+                                                             const ir::Shape& out);
 
 struct Target {
   /// Compute capabilities with machine code (90 = sm_90 / sm_90a).

@@ -3,10 +3,10 @@
 // alpha and beta, the in-place kernel's relu/gelu/gelu_tanh and addend) in f32, f16, bf16 and
 // f64, and of the GEMV kernel for M <= 8 (codegen/emit_gemv.h); fused_elementwise nodes with
 // broadcasts, scalar literals, casts and f16/bf16 steps; outputs written over their inputs; and the
-// -O0 forms linear, addmm and matmul. Each graph is compiled with codegen and nvcc
-// (compiled_model.h), run through the runtime on random inputs, and compared with the reference
-// interpreter at torch.testing's default tolerances for the dtype; the few looser ones say why.
-// Also: `x @ W` then ReLU is one kernel launch.
+// -O0 forms linear, addmm and matmul; norm_gemm (a norm fused into the GEMV). Each graph is
+// compiled with codegen and nvcc (compiled_model.h), run through the runtime on random inputs, and
+// compared with the reference interpreter at torch.testing's default tolerances for the dtype; the
+// few looser ones say why. Also: `x @ W` then ReLU is one kernel launch.
 //
 // Label gpu: `ctest -L gpu -R codegen` (nvcc, the runtime and a CUDA device; each graph is one
 // nvcc run). Without a device it prints "SKIPPED: no CUDA device" and ctest counts a skip.
@@ -271,6 +271,50 @@ TEST_CASE("gpu: a long GEMV reduction over K matches the reference", "[gpu][code
   c.output(c.gemm("long_k_nk", {x, w, bias}, true, 1.0, 1.0, "relu"), {1.3e-6, 5e-4});
   c.output(c.gemm("long_k_kn", {x, wkn, bias}, false, 1.0, 1.0, "relu"), {1.3e-6, 5e-4});
   CHECK(c.check().find("_gemv_") != std::string::npos);
+}
+
+TEST_CASE("gpu: a norm fused into the GEMV (norm_gemm) matches the reference", "[gpu][codegen]") {
+  REQUIRE_GPU();
+  // layer_norm (weight and bias) with a bias addend and gelu_tanh, and rms_norm with a bias and a
+  // scaled residual; K = 64 (packs of 8 f16 or bf16), N = 36; M = 1, 3 and 8: gemv_nk_norm.
+  // Tolerance: a normalized element (|x_hat w + b| < 8 here) may round to the other neighbour
+  // than the reference's (f32 statistics against double ones): 2 half-ulps at 8 for each of the K
+  // terms, times |w| <= 1 (a hard bound), on top of the output's own.
+  constexpr int64_t K = 64, N = 36;
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (const int64_t m : {int64_t{1}, int64_t{3}, int64_t{8}}) {
+      INFO(ir::dtype_name(dtype) << ", M " << m);
+      Case c;
+      const ir::ValueId x = c.input("x", dtype, {m, K}), r = c.input("r", dtype, {m, N});
+      const ir::ValueId gamma = c.constant("gamma", dtype, {K}),
+                        beta = c.constant("beta", dtype, {K});
+      const ir::ValueId wt = c.constant("wt", dtype, {N, K}), bias = c.constant("bias", dtype, {N});
+      auto norm_gemm = [&](const std::string& name, std::vector<ir::ValueId> in,
+                           const std::string& norm, double alpha, const std::string& activation) {
+        return c.node(OpKind::kNormGemm, std::move(in),
+                      attrs({{"trans_b", true},
+                             {"alpha", alpha},
+                             {"beta", 1.0},
+                             {"activation", activation},
+                             {"norm", norm},
+                             {"eps", 1e-5}}),
+                      name);
+      };
+      const double flips = static_cast<double>(K) * 2 * half_ulp(dtype, 8.0);
+      Tolerance layer = gelu_tolerance(dtype), rms = default_tolerance(dtype);
+      layer.atol += 1.13 * flips;
+      rms.atol += 0.5 * flips;
+      c.output(norm_gemm("layer_norm_gelu_tanh", {x, wt, gamma, beta, bias}, "layer_norm", 1.0,
+                         "gelu_tanh"),
+               layer);
+      c.output(norm_gemm("rms_norm_residual", {x, wt, gamma, bias, r}, "rms_norm", 0.5, "none"),
+               rms);
+      const std::string cu = c.check();
+      CHECK(cu.find("run_gemm(") == std::string::npos);
+      CHECK(cu.find("_gemv_nk_layer_norm_") != std::string::npos);
+      CHECK(cu.find("_gemv_nk_rms_norm_") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE(

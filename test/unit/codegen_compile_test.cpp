@@ -161,12 +161,14 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
     INFO("every op sample on every dtype, in one model");
     const codegen::GeneratedModel generated = generate(test::kitchen_sink_graph());
     // Among them GEMM epilogue routes of cuBLASLt (the batched and f64 samples, and those with a
-    // scalar addend) and of the GEMV kernel (the other 6-row products, both weight layouts), and
+    // scalar addend) and of the GEMV kernel (the other 6-row products, both weight layouts, and
+    // norm_gemm's with the norm fused), and
     // fused bodies with f16/bf16 steps, broadcasts, casts.
     for (const char* part :
          {"CUBLASLT_EPILOGUE_RELU,", "(C matrix)", "(broadcast-copied into the output, read as C)",
           "_gemm_epilogue_add_gelu_bf16_", "_gemm_epilogue_relu_f64_", "CUDA_R_16BF",
           "_gemv_nk_f16_6x4x5(", "_gemv_kn_bf16_6x4x5(", "_gemv_nk_f32_6x4x5(",
+          "_gemv_nk_layer_norm_f16_6x4x5(", "_gemv_nk_rms_norm_bf16_6x4x5(",
           "_fused_cast_f16_mul_cast_bf16_add_bf16_", "_fused_add_mul_gelu_tanh_f16_",
           "kernels::attention<__half, 32>(", "kernels::attention<double, 32>("}) {
       CHECK(generated.cuda_source.find(part) != std::string::npos);

@@ -106,6 +106,8 @@ int op_sample_variants(OpKind op) {
       return 2;
     case OpKind::kGemm:
       return 5;
+    case OpKind::kNormGemm:
+      return 2;
     case OpKind::kFusedElementwise:
       return 3;
     case OpKind::kConv2d:
@@ -157,6 +159,19 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
           attrs({{"alpha", 0.5}, {"beta", variant ? 1.0 : 2.0}}), tag);
     case OpKind::kGemm:
       return add_gemm_sample(graph, x, variant, tag, seed);
+    case OpKind::kNormGemm: {  // the GEMV with x's 6 rows normalized first
+      // layer_norm with a bias addend and gelu_tanh, or rms_norm alone.
+      std::vector<ir::ValueId> in = {x, constant(graph, tag + "_b", dtype, {5, 4}, seed),
+                                     constant(graph, tag + "_g", dtype, {4}, seed + 1)};
+      if (variant == 0) {
+        in.push_back(constant(graph, tag + "_beta", dtype, {4}, seed + 2));
+        in.push_back(constant(graph, tag + "_c", dtype, {5}, seed + 3));
+      }
+      ir::Attributes a = gemm_attrs(true, 1.0, 1.0, variant == 0 ? "gelu_tanh" : "none");
+      a.set("norm", std::string(variant == 0 ? "layer_norm" : "rms_norm"));
+      a.set("eps", 1e-5);
+      return ir::build_value(graph, op, std::move(in), std::move(a), tag);
+    }
     case OpKind::kFusedElementwise:
       return add_fused_sample(graph, x, variant, tag, seed);
     case OpKind::kReshape:

@@ -92,6 +92,25 @@ TEST_CASE("HF decoder recipe exports keep their KV cache as state and decode lik
   }
 }
 
+TEST_CASE("the one-token step folds every norm into its GEMV, a 64-token prompt keeps them") {
+  // fuse-norm-gemv: each layer's two norms and the final one, read only by GEMV-shaped products
+  // (the session test above holds the optimized graphs' logits to PyTorch's).
+  for (const std::string model : {"gpt2", "llama", "qwen2"}) {
+    INFO(model);
+    const std::string path = test::fixture_path("hf/" + model + "/decoder.pt2");
+    auto count = [](const ir::Graph& graph) {
+      int norms = 0, fused = 0;
+      for (const ir::Node& node : graph.nodes()) {
+        norms += node.op == ir::OpKind::kLayerNorm || node.op == ir::OpKind::kRmsNorm ? 1 : 0;
+        fused += node.op == ir::OpKind::kNormGemm ? 1 : 0;
+      }
+      return std::pair{norms, fused};
+    };
+    CHECK(count(load_decoder(path, 1, /*optimized=*/true)) == std::pair{0, 5});
+    CHECK(count(load_decoder(path, 64, /*optimized=*/true)) == std::pair{5, 0});
+  }
+}
+
 TEST_CASE("a written KV cache is state and its update an in-place index_copy") {
   const ir::Graph graph =
       load_decoder(test::fixture_path("hf/llama/decoder.pt2"), 1, /*optimized=*/true);

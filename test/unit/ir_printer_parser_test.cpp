@@ -109,6 +109,15 @@ Graph kitchen_sink() {
              {"beta", 0.0},
              {"activation", std::string("gelu_tanh")}}),
       "gemm_residual");
+  const ValueId gamma = g.add_constant("gamma", test::random_tensor(t(DType::kF32, {4}), 4));
+  add(g, OpKind::kNormGemm, {x, w, gamma, gamma, b},
+      attrs({{"trans_b", true},
+             {"alpha", 1.0},
+             {"beta", 1.0},
+             {"activation", std::string("none")},
+             {"norm", std::string("layer_norm")},
+             {"eps", 1e-5}}),
+      "norm_gemm");
   add(g, OpKind::kReshape, {x}, attrs({{"shape", IntList{4, 2}}}), "reshaped");
   add(g, OpKind::kPermute, {x}, attrs({{"dims", IntList{1, 0}}}), "permuted");
   add(g, OpKind::kExpand, {row}, attrs({{"shape", IntList{2, 4}}}), "expanded");

@@ -46,6 +46,12 @@ Attributes gemm(bool trans_b, const char* activation = "none") {
                 {"beta", 1.0},
                 {"activation", std::string(activation)}});
 }
+Attributes norm_gemm(const char* norm, const char* activation = "none") {
+  Attributes a = gemm(true, activation);
+  a.set("norm", std::string(norm));
+  a.set("eps", 1e-5);
+  return a;
+}
 Attributes without(Attributes a, const std::string& name) {
   Attributes out;
   for (const auto& [key, value] : a.entries()) {
@@ -113,6 +119,45 @@ const std::vector<Case>& cases() {
        attrs({{"alpha", int64_t{1}}, {"beta", 1.0}}),
        {},
        "attribute 'alpha' must be of type float"},
+      // norm_gemm: gemm(norm(x), b, c, d); x, b, weight[K], bias[K] (layer_norm only), c?, d?
+      {K::kNormGemm,
+       {f16({1, 16}), f16({32, 16}), f16({16}), f16({16})},
+       norm_gemm("layer_norm"),
+       {f16({1, 32})}},
+      {K::kNormGemm,
+       {f32({1, 1, 16}), f32({32, 16}), f32({16}), f32({32}), f32({1, 1, 32})},
+       norm_gemm("rms_norm", "gelu_tanh"),
+       {f32({1, 1, 32})}},
+      {K::kNormGemm,
+       {f32({2, 16}), f32({32, 16}), f32({16})},
+       norm_gemm("layer_norm"),
+       {},
+       "norm must be layer_norm (x, b, weight, bias, c?, d?) or rms_norm"},
+      {K::kNormGemm,
+       {f32({2, 16}), f32({32, 16}), f32({16})},
+       norm_gemm("group_norm"),
+       {},
+       "norm must be layer_norm"},
+      {K::kNormGemm,
+       {f32({2, 16}), f32({32, 16}), f32({8})},
+       norm_gemm("rms_norm"),
+       {},
+       "weight f32[8] must be f32[16] (x's last dim)"},
+      {K::kNormGemm,
+       {f32({2, 16}), f32({32, 16}), f32({16}), f16({16})},
+       norm_gemm("layer_norm"),
+       {},
+       "bias f16[16] must be f32[16]"},
+      {K::kNormGemm,
+       {i32({2, 16}), i32({32, 16}), i32({16})},
+       norm_gemm("rms_norm"),
+       {},
+       "expects a floating-point input"},
+      {K::kNormGemm,
+       {f32({2, 16}), f32({32, 8}), f32({16})},
+       norm_gemm("rms_norm"),
+       {},
+       "inner dimensions differ"},
       // gemm: activation(alpha * (a @ op(b)) + beta * c + d)
       {K::kGemm, {f32({4, 16}), f32({16, 32})}, gemm(false), {f32({4, 32})}},
       {K::kGemm, {f32({4, 16}), f32({32, 16})}, gemm(true), {f32({4, 32})}},

@@ -1,6 +1,8 @@
 // Shape rules of the GEMM family: linear, matmul, addmm and the canonical gemm.
+#include <cmath>
 #include <string>
 
+#include "ir/norm_gemm.h"
 #include "ir/rules/rules.h"
 #include "ir/shape_rules.h"
 
@@ -110,6 +112,37 @@ Expected<Types> gemm(OpKind op, const Types& in, const Attributes& attrs) {
   return one({a.dtype, *out});
 }
 
+// gemm's rule on x, b, c, d, and the norm's parameters: weight and bias [K] of x's dtype, a
+// floating x and a finite eps.
+Expected<Types> norm_gemm(OpKind op, const Types& in, const Attributes& attrs) {
+  const std::optional<NormGemmInputs> p = norm_gemm_inputs(attrs, in.size());
+  if (!p) {
+    return bad(op,
+               "norm must be layer_norm (x, b, weight, bias, c?, d?) or rms_norm (x, b, "
+               "weight, c?, d?), got \"" +
+                   attrs.get_string("norm") + "\" with " + std::to_string(in.size()) + " inputs");
+  }
+  const TensorType& x = in[static_cast<size_t>(p->x)];
+  INFERNO_RETURN_IF_ERROR(require_floating(op, x));
+  if (!std::isfinite(attrs.get_float("eps"))) return bad(op, "eps must be finite");
+  if (x.rank() < 2) return bad(op, "x must have rank >= 2, got " + x.to_string());
+  const Shape k{x.shape.back()};
+  for (const int i : {p->weight, p->bias}) {
+    if (i < 0) continue;
+    const TensorType& t = in[static_cast<size_t>(i)];
+    if (t.dtype != x.dtype || t.shape != k) {
+      return bad(op, std::string(i == p->weight ? "weight " : "bias ") + t.to_string() +
+                         " must be " + std::string(dtype_name(x.dtype)) + shape_to_string(k) +
+                         " (x's last dim)");
+    }
+  }
+  Types product = {x, in[static_cast<size_t>(p->b)]};
+  for (const int i : {p->c, p->d}) {
+    if (i >= 0) product.push_back(in[static_cast<size_t>(i)]);
+  }
+  return gemm(op, product, attrs);
+}
+
 }  // namespace
 
 void register_gemm_rules(ShapeRuleTable& table) {
@@ -117,6 +150,7 @@ void register_gemm_rules(ShapeRuleTable& table) {
   table.add(OpKind::kMatMul, matmul);
   table.add(OpKind::kAddMM, addmm);
   table.add(OpKind::kGemm, gemm);
+  table.add(OpKind::kNormGemm, norm_gemm);
 }
 
 }  // namespace inferno::ir::rules
