@@ -77,6 +77,38 @@ TEST_CASE("elementwise ops and cat read the rotary embedding's slices and permut
   CHECK(has(plan_text(graph), "nodes 0..8, %qkv\n"));
 }
 
+TEST_CASE("rotary reads q's slice, heads and permute in place, cos and sin broadcast",
+          "[codegen]") {
+  // kRotary after recognize-rotary: one rotary node over q, no neg, cat or fused kernel.
+  const ir::Graph graph =
+      parse(R"ir(graph(%x: f32[1,4,64], %cos: f32[1,1,4,16], %sin: f32[1,1,4,16]) {
+  %qkv: f32[1,4,64] = relu(%x)
+  %qs: f32[1,4,32] = slice(%qkv) {starts=[0, 0, 32], ends=[1, 4, 64], steps=[1, 1, 1]}
+  %qr: f32[1,4,2,16] = reshape(%qs) {shape=[1, 4, 2, 16]}
+  %q: f32[1,2,4,16] = permute(%qr) {dims=[0, 2, 1, 3]}
+  %y: f32[1,2,4,16] = rotary(%q, %cos, %sin) {rotary_dim=16}
+  return %y
+})ir");
+  const codegen::ViewPlan views = codegen::plan_views(graph);
+  for (const char* v : {"qs", "qr", "q"})
+    CHECK(lowering_of(graph, views, v) == LayoutLowering::kVirtual);
+  const std::string cu = generate_cu(graph);
+  CHECK_FALSE(has(cu, "strided_copy"));
+  // q[0, h, s, d] is qkv[32 + s * 64 + h * 16 + d]: over q's [1, 2, 4, 16], h = e / 64,
+  // s = e / 16 % 4, d = e % 16; the partner of d < 8 is d + 8, of d >= 8 d - 8; cos and sin
+  // [1, 1, 4, 16] repeat over the 2 heads (64 elements each).
+  CHECK(has(cu, "const int e = i, j = e % 16;"));
+  CHECK(has(cu,
+            "j < 8 ? -x[(e + 8) / 64 * 16 + (e + 8) / 16 % 4 * 64 + (e + 8) % 16] : "
+            "x[(e - 8) / 64 * 16 + (e - 8) / 16 % 4 * 64 + (e - 8) % 16];"));
+  CHECK(has(cu,
+            "x[(e) / 64 * 16 + (e) / 16 % 4 * 64 + (e) % 16] * cosine[(t) % 64] + "
+            "partner * sine[(t) % 64];"));
+  CHECK(has(cu, "(/* x */ (v_qkv + 32), /* cosine */ v_cos, /* sine */ v_sin, /* out */ v_y);"));
+  // qkv's bytes live until the rotary (node 4), which reads them through q.
+  CHECK(has(plan_text(graph), "nodes 0..4, %qkv\n"));
+}
+
 TEST_CASE("a layout node that a non-reader also reads stays a copy for every reader", "[codegen]") {
   const ir::Graph graph = parse(R"(graph(%x: f32[8,4]) {
   %a: f32[8,4] = relu(%x)
