@@ -5,6 +5,7 @@
 
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
+#include "codegen/emit_rotary.h"
 
 namespace inferno::codegen {
 namespace {
@@ -130,16 +131,6 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
 
 namespace {
 
-// True when a and b are the same bytes: one state, or arena buffers at one offset (an output
-// the plan placed over its input).
-bool same_bytes(const MemoryPlan& plan, ir::ValueId a, ir::ValueId b) {
-  const Storage &x = plan.of(a), &y = plan.of(b);
-  if (x.kind != y.kind) return false;
-  if (x.kind != StorageKind::kArena) return x.index == y.index && x.root == y.root;
-  return plan.buffers.at(static_cast<size_t>(x.index)).offset ==
-         plan.buffers.at(static_cast<size_t>(y.index)).offset;
-}
-
 // index_copy: over x's own bytes (a KV cache state, memory_plan.h), one thread per source element
 // writes its row (nothing when the index is out of range). Otherwise one thread per output
 // element takes x's value or the last source row whose index names its row; that reads the index
@@ -150,6 +141,13 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
   const ir::TensorType& ids = ctx.graph.type(node.inputs[1]);
   const ir::TensorType& source = ctx.graph.type(node.inputs[2]);
   if (!ctx.open_node(node, "write")) return Status::ok();
+  const ir::ValueId source_value = node.inputs[2];
+  const int32_t source_node = ctx.views.producer.at(static_cast<size_t>(source_value));
+  if (source_node >= 0 && rotary_row_target(ctx, source_node) == index) {
+    ctx.out.run.line("// (its rows written in place by the rotary kernel of %" +
+                     comment_text(ctx.graph.name(source_value), 60) + ")");
+    return Status::ok();
+  }
   const bool in_place = same_bytes(ctx.plan, node.inputs[0], node.outputs[0]);
   const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
   int64_t inner = 1;
