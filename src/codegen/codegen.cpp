@@ -17,6 +17,7 @@
 #include "codegen/emit_pool.h"
 #include "codegen/emit_profile.h"
 #include "codegen/emit_resize.h"
+#include "codegen/emit_rotary.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/profile_plan.h"
@@ -75,6 +76,7 @@ const LoweringTable& lowering_table() {
     register_resize_lowerings(t);
     register_norm_lowerings(t);
     register_attention_lowerings(t);
+    register_rotary_lowerings(t);
     register_cumsum_lowerings(t);
     register_extrema_lowerings(t);
     return t;

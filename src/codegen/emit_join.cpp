@@ -5,6 +5,7 @@
 
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
+#include "codegen/emit_rotary.h"
 
 namespace inferno::codegen {
 namespace {
@@ -130,21 +131,20 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
 
 namespace {
 
-// True when a and b are the same bytes: one state, or arena buffers at one offset (an output
-// the plan placed over its input).
-bool same_bytes(const MemoryPlan& plan, ir::ValueId a, ir::ValueId b) {
-  const Storage &x = plan.of(a), &y = plan.of(b);
-  if (x.kind != y.kind) return false;
-  if (x.kind != StorageKind::kArena) return x.index == y.index && x.root == y.root;
-  return plan.buffers.at(static_cast<size_t>(x.index)).offset ==
-         plan.buffers.at(static_cast<size_t>(y.index)).offset;
+// True when index_copy `index`'s rows are written by the rotary kernel that computes its source
+// (emit_rotary.h): it launches nothing of its own.
+bool rows_written_by_rotary(const EmitContext& ctx, int32_t index) {
+  const ir::ValueId source = ctx.graph.nodes()[static_cast<size_t>(index)].inputs[2];
+  const int32_t producer = ctx.views.producer.at(static_cast<size_t>(source));
+  return producer >= 0 && rotary_row_target(ctx, producer) == index;
 }
 
 // An in-place index_copy (a KV cache write, memory_plan.h) whose next node is one of the same
 // geometry and index that does not read its output: transformers writes a layer's K and V caches
 // back to back, and one launch for both saves a launch gap per layer of a decode step. Only
 // in-place pairs: their outputs are state buffers, which no arena buffer shares, so writing the
-// second one a node early cannot clobber anything still being read.
+// second one a node early cannot clobber anything still being read. A node whose rows its
+// rotary kernel writes does not pair.
 bool index_copy_pairs_with_next(const EmitContext& ctx, int32_t index) {
   const std::vector<ir::Node>& nodes = ctx.graph.nodes();
   if (index < 0 || static_cast<size_t>(index) + 1 >= nodes.size()) return false;
@@ -162,7 +162,8 @@ bool index_copy_pairs_with_next(const EmitContext& ctx, int32_t index) {
   for (const ir::ValueId v : b.inputs) {
     if (v == a.outputs[0]) return false;
   }
-  return in_place(a) && in_place(b) && a.inputs[1] == b.inputs[1] &&
+  return in_place(a) && in_place(b) && !rows_written_by_rotary(ctx, index) &&
+         !rows_written_by_rotary(ctx, index + 1) && a.inputs[1] == b.inputs[1] &&
          a.attrs.get_int("dim") == b.attrs.get_int("dim") && same_type(a.inputs[0], b.inputs[0]) &&
          same_type(a.inputs[2], b.inputs[2]) && ctx.graph.type(a.inputs[2]).numel() > 0;
 }
@@ -178,9 +179,15 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
   const ir::TensorType& ids = ctx.graph.type(node.inputs[1]);
   const ir::TensorType& source = ctx.graph.type(node.inputs[2]);
   if (!ctx.open_node(node, "write")) return Status::ok();
+  const ir::ValueId source_value = node.inputs[2];
+  if (rows_written_by_rotary(ctx, index)) {
+    ctx.out.run.line("// (its rows written in place by the rotary kernel of %" +
+                     comment_text(ctx.graph.name(source_value), 60) + ")");
+    return Status::ok();
+  }
   if (index_copy_pairs_with_next(ctx, index - 1)) {
-    ctx.out.run.line("// (written by the launch of %" +
-                     ctx.graph.name(ctx.graph.nodes()[static_cast<size_t>(index) - 1].outputs[0]) +
+    const ir::ValueId first = ctx.graph.nodes()[static_cast<size_t>(index) - 1].outputs[0];
+    ctx.out.run.line("// (written by the launch of %" + comment_text(ctx.graph.name(first), 60) +
                      ", with its own rows)");
     return Status::ok();
   }

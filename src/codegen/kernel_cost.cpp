@@ -162,6 +162,11 @@ double flops(const ir::Graph& graph, const ir::Node& node) {
       return 7.0 * numel(graph, node.outputs[0]);
     case OpKind::kFusedElementwise:
       return fused_flops(node);
+    case OpKind::kRotary: {  // two products and their sum per rotated element
+      const ir::TensorType& x = graph.type(node.inputs[0]);
+      return 3.0 *
+             static_cast<double>(x.numel() / x.shape.back() * node.attrs.get_int("rotary_dim"));
+    }
     default:
       return 0.0;  // layout ops, gathers, scatters, nearest upsampling: no arithmetic
   }

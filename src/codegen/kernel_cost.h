@@ -15,8 +15,9 @@
 //    add, scale), plus 1 per affine weight and 1 per bias. softmax and log_softmax 5 per element
 //    (max, sub, exp, sum, divide or log). Reductions and cumsum 1 per input element. Pooling:
 //    one per window tap per output element (adaptive pooling: one per input element). Bilinear
-//    upsampling 7 per output element (4 products, 3 sums). Layout ops, gathers, scatters and
-//    nearest upsampling 0.
+//    upsampling 7 per output element (4 products, 3 sums). rotary 3 per rotated element (two
+//    products and a sum; rotate_half's sign is free), 0 per element it passes through. Layout
+//    ops, gathers, scatters and nearest upsampling 0.
 //  - Bytes. Read: every distinct input's bytes once (a value read twice counts once); a slice,
 //    a gather (index_select) and an in-place row write (index_copy) read only the elements they
 //    copy, plus their indices. Written: the output's bytes; index_copy writes only its rows.

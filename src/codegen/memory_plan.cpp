@@ -208,6 +208,14 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
   return plan;
 }
 
+bool same_bytes(const MemoryPlan& plan, ir::ValueId a, ir::ValueId b) {
+  const Storage &x = plan.of(a), &y = plan.of(b);
+  if (x.kind != y.kind) return false;
+  if (x.kind != StorageKind::kArena) return x.index == y.index && x.root == y.root;
+  return plan.buffers.at(static_cast<size_t>(x.index)).offset ==
+         plan.buffers.at(static_cast<size_t>(y.index)).offset;
+}
+
 std::string memory_plan_to_string(const ir::Graph& graph, const MemoryPlan& plan) {
   const auto num_nodes = static_cast<int32_t>(graph.nodes().size());
   std::vector<int32_t> defined_at(static_cast<size_t>(graph.num_values()), -1);

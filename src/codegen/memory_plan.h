@@ -114,6 +114,10 @@ struct MemoryPlanOptions {
 /// kernels read those at the output's own index); none for other ops.
 std::vector<int32_t> elementwise_aligned_inputs(const ir::Graph& graph, const ir::Node& node);
 
+/// True when a and b are the same bytes: one state, or arena buffers at one offset (an output
+/// the plan placed over its input).
+bool same_bytes(const MemoryPlan& plan, ir::ValueId a, ir::ValueId b);
+
 /// Plans `graph`, which must be verified (topologically ordered, every value defined once).
 MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options = {});
 

@@ -116,6 +116,9 @@ std::vector<ViewReaderInput> view_reader_inputs(const ir::Node& node) {
     // emit_fused.cpp, emit_join.cpp: each element's offset is literal arithmetic.
     for (size_t i = 0; i < node.inputs.size(); ++i)
       inputs.push_back({static_cast<int32_t>(i), ViewAccess::kIndexed});
+  } else if (node.op == ir::OpKind::kRotary) {
+    // emit_rotary.cpp: x, cos and sin by literal index arithmetic, as elementwise inputs.
+    for (const int32_t i : {0, 1, 2}) inputs.push_back({i, ViewAccess::kIndexed});
   } else if (node.op == ir::OpKind::kIndexCopy) {
     inputs.push_back({2, ViewAccess::kIndexed});  // the source rows (emit_join.cpp)
   }

@@ -26,6 +26,7 @@ const rules::ShapeRuleTable& rule_table() {
     rules::register_resize_rules(t);
     rules::register_norm_rules(t);
     rules::register_attention_rules(t);
+    rules::register_rotary_rules(t);
     return t;
   }();
   return table;

@@ -29,10 +29,11 @@ bool widens_range(OpKind op) { return op_has_trait(op, ir::kWidensF16Range); }
 /// Ops whose result is back in range whatever their operand (a wide value stops at them).
 bool narrows_range(OpKind op) { return op_has_trait(op, ir::kNarrowsRange); }
 
-/// Ops that read a wide value in f32 (in f16): elementwise ops, reductions and norms.
+/// Ops that read a wide value in f32 (in f16): elementwise ops, reductions and norms, and rotary
+/// (the multiply-add that recognize-rotary made of elementwise ops, which would have read it so).
 bool follows_wide(OpKind op) {
   return op_has_trait(op, ir::kElementwise) || op_has_trait(op, ir::kReduction) ||
-         op_has_trait(op, ir::kNormalization);
+         op_has_trait(op, ir::kNormalization) || op == OpKind::kRotary;
 }
 
 class Converter {

@@ -23,8 +23,9 @@
 //        with logits of 70000 read in f32 does not overflow);
 //      * for f16 only (bf16 has f32's exponent range): exp, expm1, pow and sum, whose results can
 //        exceed f16's 65504, and every elementwise op, reduction or norm that reads such a
-//        "wide" value; their results are wide in turn, except after log, log1p, sqrt, rsqrt,
-//        tanh, sigmoid, erf, sin, cos and the norms, which bring values back into range;
+//        "wide" value (and rotary, written out in elementwise ops); their results are wide in
+//        turn, except after log, log1p, sqrt, rsqrt, tanh, sigmoid, erf, sin, cos and the
+//        norms, which bring values back into range;
 //      * what the model itself computes in f32 on purpose: the result of an explicit cast from
 //        f16/bf16 to f32 and every node that reads it (transitively), up to the model's cast back
 //        down (kept as it is, reading the f32 value);

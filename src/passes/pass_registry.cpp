@@ -19,6 +19,7 @@
 #include "passes/recognize_attention.h"
 #include "passes/recognize_gelu.h"
 #include "passes/recognize_rms_norm.h"
+#include "passes/recognize_rotary.h"
 #include "passes/simplify.h"
 #include "passes/transpose_gemm_weights.h"
 
@@ -44,6 +45,10 @@ const std::vector<PassInfo>& registered_passes() {
       {"recognize-rms-norm",
        "x * rsqrt(mean(x^2, -1) + eps) * w, with Llama's casts to f32 and back, becomes rms_norm",
        &recognize_rms_norm},
+      {"recognize-rotary",
+       "x * cos + rotate_half(x) * sin (Hugging Face's apply_rotary_pos_emb, partial rotary "
+       "included) becomes one rotary node",
+       &recognize_rotary},
       {"recognize-attention",
        "softmax(scale * q @ k^T + mask) @ v written out (masks, causal tril buffers, GQA repeats, "
        "3-D and core-ATen forms) becomes one attention node",

@@ -17,6 +17,9 @@ const std::vector<std::string_view>& default_pipeline() {
       // constants, their casts to the same dtype gone).
       "recognize-gelu",      // before fuse-epilogues, which folds the gelu into its gemm
       "recognize-rms-norm",  // its rules build on each other in one walk (norm, cast, weight)
+      // Before convert-precision, which then runs the rotary in 16 bits like the ops it replaced;
+      // before fuse-elementwise, which would fuse its multiply-add into a body of its own.
+      "recognize-rotary",
       // Before fuse-epilogues, which would fold the scores' scale into their gemm and an additive
       // mask into its addend; after fold-constants, which slices a causal buffer into a constant.
       "recognize-attention",

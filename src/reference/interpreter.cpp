@@ -43,6 +43,7 @@ const detail::KernelTable& kernel_table() {
     detail::register_resize_kernels(t);
     detail::register_norm_kernels(t);
     detail::register_attention_kernels(t);
+    detail::register_rotary_kernels(t);
     return t;
   }();
   return table;

@@ -147,6 +147,11 @@ Tensor rms_norm(const Tensor& x, const Tensor* weight, int64_t dims, double eps,
 Tensor group_norm(const Tensor& x, const Tensor* weight, const Tensor* bias, int64_t groups,
                   double eps, const TensorType& out);
 
+// rotary.cpp
+/// rotary (ops.def) over the first `rotary_dim` elements of x's last dim, cos and sin broadcast.
+Tensor rotary(const Tensor& x, const Tensor& cos, const Tensor& sin, int64_t rotary_dim,
+              const TensorType& out);
+
 // ---- the kernel table ------------------------------------------------------------------------
 /// One node's reference kernel: its inputs (already checked against their types) and its output
 /// type. Errors are for input the verifier may not have seen (a fused body read from text).
@@ -175,5 +180,6 @@ void register_join_kernels(KernelTable& table);
 void register_resize_kernels(KernelTable& table);
 void register_norm_kernels(KernelTable& table);
 void register_attention_kernels(KernelTable& table);
+void register_rotary_kernels(KernelTable& table);
 
 }  // namespace inferno::reference::detail

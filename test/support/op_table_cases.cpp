@@ -9,6 +9,7 @@
 #include "ir/builder.h"
 #include "ir/shape_rules.h"
 #include "support/catch.h"
+#include "support/rotary_cases.h"
 
 namespace inferno::test {
 namespace {
@@ -418,6 +419,10 @@ TableGraph table_graph() {
       t.labels.push_back(a.label);
     }
     for (const Application& a : attention_applications(dtype)) {
+      outputs.push_back(adder.add(a));
+      t.labels.push_back(a.label);
+    }
+    for (const Application& a : rotary_applications(dtype)) {
       outputs.push_back(adder.add(a));
       t.labels.push_back(a.label);
     }

@@ -81,8 +81,8 @@ std::vector<Application> attention_applications(ir::DType dtype);
 /// independently of the reference interpreter; not yet rounded to the output dtype.
 std::vector<double> attention_definition(const Application& application);
 
-/// Every row on every dtype it accepts, and the norm and attention applications, in one graph, one
-/// output per application.
+/// Every row on every dtype it accepts, and the norm, attention and rotary (rotary_cases.h)
+/// applications, in one graph, one output per application.
 struct TableGraph {
   ir::Graph graph;
   std::vector<ir::Tensor> inputs;   ///< one per graph input

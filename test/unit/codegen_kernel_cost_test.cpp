@@ -130,6 +130,18 @@ TEST_CASE("norms and softmax cost a fixed count per element", "[codegen]") {
   CHECK(softmax.flops == 18 * 5);
 }
 
+TEST_CASE("rotary costs 3 per rotated element and reads cos and sin once", "[codegen]") {
+  // Partial: 6 of 10 rotated in each of 2 * 3 rows; cos and sin [3, 6] broadcast over the batch.
+  const codegen::NodeWork rotary =
+      last_node_work(R"(graph(%x: f16[2,3,10], %cos: f16[3,6], %sin: f16[3,6]) {
+  %y: f16[2,3,10] = rotary(%x, %cos, %sin) {rotary_dim=6}
+  return %y
+})");
+  CHECK(rotary.flops == 6 * 6 * 3);
+  CHECK(rotary.bytes_read == (60 + 18 + 18) * 2);
+  CHECK(rotary.bytes_written == 60 * 2);
+}
+
 TEST_CASE("elementwise ops cost 1 FLOP per element unless they do no arithmetic", "[codegen]") {
   // mul(x, x) reads x once; the broadcast bias is read once too.
   const codegen::NodeWork square = last_node_work(R"(graph(%x: f32[4,8]) {

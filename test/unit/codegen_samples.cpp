@@ -122,6 +122,8 @@ int op_sample_variants(OpKind op) {
       return 2;
     case OpKind::kAttention:
       return 3;
+    case OpKind::kRotary:
+      return 2;
     default:
       return 1;
   }
@@ -371,6 +373,14 @@ Expected<ir::ValueId> add_op_sample(ir::Graph& graph, OpKind op, ir::ValueId x, 
                               constant(graph, tag + "_v", dtype, {1, 2, 5, 4}, seed + 1),
                               constant(graph, tag + "_mask", dtype, {1, 2, 1, 5}, seed + 2)},
                              a, tag);
+    }
+    case OpKind::kRotary: {  // 0: all 4 of x's last dim, cos and sin [3, 4] broadcast over the
+                             // batch; 1: partial, the first 2, cos and sin [2, 1, 2]
+      const ir::Shape table = variant == 0 ? ir::Shape{3, 4} : ir::Shape{2, 1, 2};
+      return ir::build_value(graph, op,
+                             {x, constant(graph, tag + "_cos", dtype, table, seed),
+                              constant(graph, tag + "_sin", dtype, table, seed + 1)},
+                             attrs({{"rotary_dim", int64_t{variant == 0 ? 4 : 2}}}), tag);
     }
     default: {  // other elementwise ops: x, then rank-0 constants (literals) for the rest
       std::vector<ir::ValueId> operands = {x};

@@ -78,6 +78,38 @@ TEST_CASE("elementwise ops and cat read the rotary embedding's slices and permut
   CHECK(has(plan_text(graph), "nodes 0..8, %qkv\n"));
 }
 
+TEST_CASE("rotary reads q's slice, heads and permute in place, cos and sin broadcast",
+          "[codegen]") {
+  // kRotary after recognize-rotary: one rotary node over q, no neg, cat or fused kernel.
+  const ir::Graph graph =
+      parse(R"ir(graph(%x: f32[1,4,64], %cos: f32[1,1,4,16], %sin: f32[1,1,4,16]) {
+  %qkv: f32[1,4,64] = relu(%x)
+  %qs: f32[1,4,32] = slice(%qkv) {starts=[0, 0, 32], ends=[1, 4, 64], steps=[1, 1, 1]}
+  %qr: f32[1,4,2,16] = reshape(%qs) {shape=[1, 4, 2, 16]}
+  %q: f32[1,2,4,16] = permute(%qr) {dims=[0, 2, 1, 3]}
+  %y: f32[1,2,4,16] = rotary(%q, %cos, %sin) {rotary_dim=16}
+  return %y
+})ir");
+  const codegen::ViewPlan views = codegen::plan_views(graph);
+  for (const char* v : {"qs", "qr", "q"})
+    CHECK(lowering_of(graph, views, v) == LayoutLowering::kVirtual);
+  const std::string cu = generate_cu(graph);
+  CHECK_FALSE(has(cu, "strided_copy"));
+  // q[0, h, s, d] is qkv[32 + s * 64 + h * 16 + d]: over q's [1, 2, 4, 16], h = e / 64,
+  // s = e / 16 % 4, d = e % 16; the partner of d < 8 is d + 8, of d >= 8 d - 8; cos and sin
+  // [1, 1, 4, 16] repeat over the 2 heads (64 elements each).
+  CHECK(has(cu, "const int e = i, j = e % 16;"));
+  CHECK(has(cu,
+            "j < 8 ? -x[(e + 8) / 64 * 16 + (e + 8) / 16 % 4 * 64 + (e + 8) % 16] : "
+            "x[(e - 8) / 64 * 16 + (e - 8) / 16 % 4 * 64 + (e - 8) % 16];"));
+  CHECK(has(cu,
+            "x[(e) / 64 * 16 + (e) / 16 % 4 * 64 + (e) % 16] * cosine[(t) % 64] + "
+            "partner * sine[(t) % 64];"));
+  CHECK(has(cu, "(/* x */ (v_qkv + 32), /* cosine */ v_cos, /* sine */ v_sin, /* out */ v_y);"));
+  // qkv's bytes live until the rotary (node 4), which reads them through q.
+  CHECK(has(plan_text(graph), "nodes 0..4, %qkv\n"));
+}
+
 TEST_CASE("a layout node that a non-reader also reads stays a copy for every reader", "[codegen]") {
   const ir::Graph graph = parse(R"(graph(%x: f32[8,4]) {
   %a: f32[8,4] = relu(%x)
@@ -220,6 +252,70 @@ TEST_CASE("a view's offsets past an int's range are computed in int64", "[codege
         "static_cast<int64_t>(i) / 8 * 2147483648 + static_cast<int64_t>(i) % 8");
   const StridedView near{{2, 8}, {1024, 1}};
   CHECK(loop_offset_expression(near, 16) == "i / 8 * 1024 + i % 8");
+}
+
+}  // namespace inferno
+
+namespace inferno {
+namespace {
+
+// Llama's k for one new token: sliced from the projection, rotated, written into the KV cache
+// state at %pos by an index_copy that is the state's only reader.
+std::string rotary_into_cache(const std::string& extra_body, const std::string& extra_out) {
+  return R"ir(graph(%x: f32[1,1,64], %cos: f32[1,1,1,16], %sin: f32[1,1,1,16], %pos: i64[1]) {
+  state %cache: f32[1,2,8,16] = zeros
+  %kv: f32[1,1,64] = relu(%x)
+  %ks: f32[1,1,32] = slice(%kv) {starts=[0, 0, 32], ends=[1, 1, 64], steps=[1, 1, 1]}
+  %kr: f32[1,1,2,16] = reshape(%ks) {shape=[1, 1, 2, 16]}
+  %k: f32[1,2,1,16] = permute(%kr) {dims=[0, 2, 1, 3]}
+  %ke: f32[1,2,1,16] = rotary(%k, %cos, %sin) {rotary_dim=16}
+  %new: f32[1,2,8,16] = index_copy(%cache, %pos, %ke) {dim=2}
+)ir" + extra_body +
+         "  return %kv" + extra_out + " updates %new\n}";
+}
+
+}  // namespace
+
+TEST_CASE("rotary writes k's new rows straight into the KV cache state", "[codegen]") {
+  const std::string cu = generate_cu(parse(rotary_into_cache("", "")));
+  // The rotary kernel takes the index and the state: element e of k [1, 2, 1, 16] is (o, p, c) =
+  // (e / 16, e / 16 % 1, e % 16) around dim 2 and lands in row pos[p] of head o.
+  CHECK(has(cu, "const int64_t c = e % 16, p = (e / 16) % 1, o = e / 16;"));
+  CHECK(has(cu, "if (r < 0 || r >= 8) continue;  // never out of bounds"));
+  CHECK(has(cu, "const int64_t at = (o * 8 + r) * 16 + c;"));
+  CHECK(has(cu, "out[at] = value;"));
+  CHECK(has(cu, "/* index */ v_pos, /* out */ v_new);"));
+  // The index_copy launches nothing.
+  CHECK(has(cu, "// (its rows written in place by the rotary kernel of %ke)"));
+  CHECK_FALSE(has(cu, "index_copy_f32"));
+}
+
+TEST_CASE("rotary keeps its own buffer when the cache write cannot take its rows", "[codegen]") {
+  // Another reader of the rotated k, a graph output of it, an index computed after the rotary, a
+  // state also read elsewhere (the index_copy is not in place): the rotary writes its own output
+  // and the index_copy copies it.
+  const std::string other_reader = generate_cu(
+      parse(rotary_into_cache("  %twice: f32[1,2,1,16] = add(%ke, %ke)\n", ", %twice")));
+  const std::string output = generate_cu(parse(rotary_into_cache("", ", %ke")));
+  const std::string old_read = generate_cu(
+      parse(rotary_into_cache("  %old: f32[1,2,8,16] = add(%cache, %new)\n", ", %old")));
+  const std::string late_index = generate_cu(parse(
+      R"ir(graph(%x: f32[1,1,64], %cos: f32[1,1,1,16], %sin: f32[1,1,1,16], %at: i64[1]) {
+  state %cache: f32[1,2,8,16] = zeros
+  %kv: f32[1,1,64] = relu(%x)
+  %ks: f32[1,1,32] = slice(%kv) {starts=[0, 0, 32], ends=[1, 1, 64], steps=[1, 1, 1]}
+  %kr: f32[1,1,2,16] = reshape(%ks) {shape=[1, 1, 2, 16]}
+  %k: f32[1,2,1,16] = permute(%kr) {dims=[0, 2, 1, 3]}
+  %ke: f32[1,2,1,16] = rotary(%k, %cos, %sin) {rotary_dim=16}
+  %pos: i64[1] = abs(%at)
+  %new: f32[1,2,8,16] = index_copy(%cache, %pos, %ke) {dim=2}
+  return %kv updates %new
+})ir"));
+  for (const std::string* cu : {&other_reader, &output, &old_read, &late_index}) {
+    CHECK(has(*cu, "out[i] = value;"));
+    CHECK(has(*cu, "index_copy_f32"));
+    CHECK_FALSE(has(*cu, "written in place by the rotary kernel"));
+  }
 }
 
 }  // namespace inferno

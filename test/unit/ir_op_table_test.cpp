@@ -25,8 +25,9 @@ std::string_view family(OpKind op) {
   if (op_has_trait(op, kWindow)) return "window";
   if (op_has_trait(op, kElementwise)) return "elementwise";
   if (op == OpKind::kConv2d || op == OpKind::kConvTranspose2d) return "convolution";
-  if (op == OpKind::kLayerNorm || op == OpKind::kGroupNorm) return "normalization";
+  if (op_has_trait(op, kNormalization)) return "normalization";
   if (op == OpKind::kAttention) return "attention";
+  if (op == OpKind::kRotary) return "position embedding";
   return "?";
 }
 

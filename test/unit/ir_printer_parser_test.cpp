@@ -221,6 +221,12 @@ Graph kitchen_sink() {
              {"mask", std::string("bool")},
              {"kv_groups", int64_t{2}}}),
       "attention");
+  // rotary: x [2, 4] rotating its first two elements, cos and sin a [1, 2] row broadcast.
+  const ValueId half_row =
+      add(g, OpKind::kSlice, {row},
+          attrs({{"starts", IntList{0, 0}}, {"ends", IntList{1, 2}}, {"steps", IntList{1, 1}}}),
+          "half_row");
+  add(g, OpKind::kRotary, {x, half_row, half_row}, attrs({{"rotary_dim", int64_t{2}}}), "rotary");
   // Float attribute values of every spelling (the schemas refuse attributes an op does not
   // take, so odd values sit in gemm's alpha and beta), and an odd source location.
   add(g, OpKind::kGemm, {x, w, b},

@@ -1,8 +1,8 @@
 // The transformer pattern passes on the transformer fixtures, in every form the fixture has
-// (TorchScript traced by torch 1.13, torch.export plain and core-ATen): attention, rms_norm and
-// the parallel gemm fusion fire, the default pipeline stays idempotent, and the optimized graph
-// gives the loaded graph's outputs on the fixture's inputs (fp32 tolerance: the fused ops round
-// once). The outputs against PyTorch are integration_fixtures_test's.
+// (TorchScript traced by torch 1.13, torch.export plain and core-ATen): attention, rms_norm,
+// rotary and the parallel gemm fusion fire, the default pipeline stays idempotent, and the
+// optimized graph gives the loaded graph's outputs on the fixture's inputs (fp32 tolerance: the
+// fused ops round once). The outputs against PyTorch are integration_fixtures_test's.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@ namespace {
 
 struct Expected {
   std::string model;
-  int attention, gemm, rms_norm;
+  int attention, gemm, rms_norm, rotary;
 };
 
 int count(const ir::Graph& graph, ir::OpKind op) {
@@ -29,13 +29,14 @@ int count(const ir::Graph& graph, ir::OpKind op) {
 
 TEST_CASE("transformer fixtures: the patterns fire in every form, idempotent, outputs kept") {
   // gpt2: its written-out causal attention (tril buffer, where) and gelu_new; llama: GQA
-  // attention via repeat_kv, two RMSNorms, q/k/v and gate/up fused (7 gemms -> 4); encoder:
-  // nn.MultiheadAttention (SDPA in the .pt2 forms, the fast path in TorchScript); sdpa: five
-  // scaled_dot_product_attention variants, whose core-ATen form is the math decomposition.
-  const std::vector<Expected> table = {{"transformer_gpt2", 1, 5, 0},
-                                       {"transformer_llama", 1, 4, 2},
-                                       {"transformer_encoder", 3, 10, 0},
-                                       {"transformer_sdpa", 5, 0, 0}};
+  // attention via repeat_kv, two RMSNorms, the rotary embedding of q and k (no neg left), q/k/v
+  // and gate/up fused (7 gemms -> 4); encoder: nn.MultiheadAttention (SDPA in the .pt2 forms, the
+  // fast path in TorchScript); sdpa: five scaled_dot_product_attention variants, whose core-ATen
+  // form is the math decomposition.
+  const std::vector<Expected> table = {{"transformer_gpt2", 1, 5, 0, 0},
+                                       {"transformer_llama", 1, 4, 2, 2},
+                                       {"transformer_encoder", 3, 10, 0, 0},
+                                       {"transformer_sdpa", 5, 0, 0, 0}};
   for (const Expected& want : table) {
     const std::vector<ir::Tensor> inputs = test::read_fixture_tensors(want.model, "input");
     for (const std::string& form : test::fixture_forms()) {
@@ -51,6 +52,8 @@ TEST_CASE("transformer fixtures: the patterns fire in every form, idempotent, ou
       CHECK(count(graph, ir::OpKind::kSoftmax) == 0);
       CHECK(count(graph, ir::OpKind::kGemm) == want.gemm);
       CHECK(count(graph, ir::OpKind::kRmsNorm) == want.rms_norm);
+      CHECK(count(graph, ir::OpKind::kRotary) == want.rotary);
+      CHECK(count(graph, ir::OpKind::kNeg) == 0);
       test::check_same_outputs(loaded, graph, inputs, test::kFp32);
     }
   }

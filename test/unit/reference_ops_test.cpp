@@ -608,6 +608,9 @@ std::pair<std::vector<TensorType>, Attributes> instance_of(OpKind op, DType dtyp
                  {"causal", true},
                  {"mask", std::string("additive")},
                  {"kv_groups", int64_t{2}}})};
+    case OpKind::kRotary:  // partial, 4 of 6, cos and sin broadcast over the heads
+      return {{{dtype, {1, 2, 3, 6}}, {dtype, {1, 1, 3, 4}}, {dtype, {1, 1, 3, 4}}},
+              attrs({{"rotary_dim", int64_t{4}}})};
     default:
       break;
   }

@@ -36,6 +36,7 @@ void register_join_rules(ShapeRuleTable& table);
 void register_resize_rules(ShapeRuleTable& table);
 void register_norm_rules(ShapeRuleTable& table);
 void register_attention_rules(ShapeRuleTable& table);
+void register_rotary_rules(ShapeRuleTable& table);
 
 /// "<op>: <what>", invalid input.
 Status bad(OpKind op, const std::string& what);
