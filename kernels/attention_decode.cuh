@@ -50,7 +50,7 @@ struct AttentionDecodeTile {
 template <typename T, int kHead>
 struct AttentionDecodeRows {
   static constexpr int kPer = 16 / static_cast<int>(sizeof(T));  ///< elements per chunk
-  static constexpr int kChunks = kHead / kPer;                    ///< chunks per row
+  static constexpr int kChunks = kHead / kPer;                   ///< chunks per row
   static constexpr bool kVectorV = kChunks <= 32;
   static constexpr int kRowsPerLoad = kVectorV ? 32 / kChunks : 1;
   static constexpr int kLoads = AttentionDecodeTile::kGroup / kRowsPerLoad;
@@ -100,16 +100,15 @@ __device__ __forceinline__ acc_t<T> attn_decode_dot(const acc_t<T>* qs, const T*
 /// r * kRowsPerLoad + lane / kChunks of the group (starting at `rows`), chunk lane % kChunks,
 /// only where `live` has the row's bit (a dead row's memory may lie past the cache).
 template <typename T, int kHead>
-__device__ __forceinline__ void attn_decode_load_v(uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch],
-                                                   const T* rows, int64_t stride, int r0,
-                                                   unsigned live, int lane, int dv) {
+__device__ __forceinline__ void attn_decode_load_v(
+    uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch], const T* rows, int64_t stride, int r0,
+    unsigned live, int lane, int dv) {
   using Rows = AttentionDecodeRows<T, kHead>;
   const int sub = lane / Rows::kChunks, chunk = lane % Rows::kChunks;
 #pragma unroll
   for (int r = 0; r < Rows::kBatch; ++r) {
     const int row = (r0 + r) * Rows::kRowsPerLoad + sub;
-    const bool read = r0 + r < Rows::kLoads && ((live >> row) & 1u) != 0 &&
-                      chunk * Rows::kPer < dv;
+    const bool read = r0 + r < Rows::kLoads && ((live >> row) & 1u) != 0 && chunk * Rows::kPer < dv;
     raw[r] = read ? *reinterpret_cast<const uint4*>(rows + row * stride + chunk * Rows::kPer)
                   : make_uint4(0, 0, 0, 0);
   }
@@ -193,7 +192,8 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
     const T* group_v = v + static_cast<int64_t>(g) * Tile::kGroup * p.vl.seq;
     uint4 raw_v[Rows::kBatch];
     if constexpr (Rows::kEarlyV) {
-      if (chunked_v) attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, live_bits, lane, p.dv);
+      if (chunked_v)
+        attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, live_bits, lane, p.dv);
     }
     A s = -acc_infinity<A>();
     if (live) {
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
     }
 #pragma unroll
     for (int c = 0; c < kCols; ++c) o[c] *= correction;
-    // One column per lane: the loads of 8 rows go out together (predicated, not branched on).
+      // One column per lane: the loads of 8 rows go out together (predicated, not branched on).
 #pragma unroll 8
     for (int jj = 0; jj < Tile::kGroup; ++jj) {
       const A w = __shfl_sync(0xffffffffu, e, jj);

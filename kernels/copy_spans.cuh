@@ -69,9 +69,9 @@ inline cudaError_t copy_spans(const CopySpan* spans, int count, cudaStream_t str
   // x blocks stride over the rest).
   int64_t blocks = (largest / 16 + kCopySpanThreads - 1) / kCopySpanThreads;
   blocks = blocks < 1 ? 1 : blocks > kCopySpanMaxBlocks ? kCopySpanMaxBlocks : blocks;
-  copy_spans_kernel<kCopySpanThreads><<<dim3(static_cast<unsigned>(blocks),
-                                             static_cast<unsigned>(count)),
-                                        kCopySpanThreads, 0, stream>>>(list);
+  copy_spans_kernel<kCopySpanThreads>
+      <<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(count)), kCopySpanThreads, 0,
+         stream>>>(list);
   return cudaGetLastError();
 }
 

@@ -10,7 +10,7 @@
 namespace inferno::codegen {
 namespace {
 
-constexpr int64_t kMaxCopyRank = 8;  // inferno::kernels::kMaxRank
+constexpr int64_t kMaxCopyRank = 8;            // inferno::kernels::kMaxRank
 constexpr size_t kMaxCopySpansPerLaunch = 32;  // inferno::kernels::kMaxCopySpans
 
 std::string int_list(const std::vector<int64_t>& values) {

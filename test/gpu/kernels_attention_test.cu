@@ -325,7 +325,7 @@ void attention_cases(bool all) {
       {1, 2, 2, 1, 70, 64, 64, false, kBoolMask, {1, 70}, 0, V::kContiguous},  // row 0 dead
       {2, 4, 2, 1, 1, 64, 64, true, kNoMask, {}, -1, V::kFusedQkv},
       {1, 2, 1, 2, 90, 20, 36, false, kBoolMask, {2, 90}, -1, V::kPadded},  // not multiples of 8
-      {1, 4, 2, 1, 100, 64, 40, false, kNoMask, {}, -1, V::kContiguous},  // V's chunks past dv
+      {1, 4, 2, 1, 100, 64, 40, false, kNoMask, {}, -1, V::kContiguous},    // V's chunks past dv
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     if (!all && i % 3 != 0) continue;  // f64: every third case

@@ -213,8 +213,8 @@ void refused_arguments() {
 /// copy_spans: spans of several sizes and alignments in one launch, each landing in its own
 /// output region with the bytes around it untouched; refused arguments.
 void copy_spans_cases() {
-  using inferno::kernels::CopySpan;
   using inferno::kernels::copy_spans;
+  using inferno::kernels::CopySpan;
   // (source offset, destination offset, bytes): aligned word copies, a tail, misaligned
   // pointers (byte path), an empty span, one larger than a block's stride.
   const std::vector<std::array<int64_t, 3>> spans = {

@@ -226,9 +226,10 @@ TEST_CASE("a layer's K and V cache writes go out in one launch", "[codegen]") {
     CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4<<<") == 1);
     CHECK(has(cu, "i < 32;"));  // two nodes' 16 source elements
     CHECK(has(cu, "const int64_t j = second ? i - 16 : i;"));
-    CHECK(has(cu, "(second ? next_out : out)[(o * 8 + r) * 4 + c] = second ? "
-                  "next_source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4] : "
-                  "source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4];"));
+    CHECK(has(cu,
+              "(second ? next_out : out)[(o * 8 + r) * 4 + c] = second ? "
+              "next_source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4] : "
+              "source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4];"));
     CHECK(has(cu, "/* next_source */ (v_kv + 8),"));
     CHECK(has(cu, "(written by the launch of %nk, with its own rows)"));
   }
