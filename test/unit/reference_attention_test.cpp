@@ -7,12 +7,12 @@
 // leave room for one rounding step of the output (the two sum in different orders).
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ir/builder.h"
 #include "reference/interpreter.h"
+#include "support/application_check.h"
 #include "support/catch.h"
 #include "support/op_table.h"
 #include "support/op_table_cases.h"
@@ -21,6 +21,9 @@
 namespace inferno {
 namespace {
 
+using test::check_against_definition;
+constexpr auto evaluate = test::evaluate_application;
+
 using ir::DType;
 using ir::OpKind;
 
@@ -28,17 +31,6 @@ using ir::OpKind;
 ir::Tensor tensor(const ir::TensorType& type, const std::vector<double>& values) {
   REQUIRE(static_cast<int64_t>(values.size()) == type.numel());
   return test::tensor_of(type, values);
-}
-
-ir::Tensor evaluate(const test::Application& application) {
-  ir::Graph graph;
-  test::ApplicationAdder adder(graph);
-  const ir::ValueId out = adder.add(application);
-  graph.set_outputs({out});
-  auto result = reference::evaluate(graph, adder.inputs());
-  INFO((result ? "" : result.status().to_string()));
-  REQUIRE(result.has_value());
-  return (*result)[0];
 }
 
 TEST_CASE("attention by hand: two keys, a masked key, a row that sees none") {
@@ -73,19 +65,7 @@ TEST_CASE("attention matches its definition on every floating dtype") {
     for (const test::Application& a : test::attention_applications(dtype)) {
       INFO(a.label);
       ++applications;
-      const ir::Tensor got = evaluate(a);
-      const std::vector<double> want = test::attention_definition(a);
-      REQUIRE(static_cast<int64_t>(want.size()) == got.numel());
-      const test::Tolerance tolerance = test::default_tolerance(dtype);
-      std::ostringstream failures;
-      int failed = 0;
-      for (int64_t i = 0; i < got.numel(); ++i) {
-        const double expected = test::round_result(want[static_cast<size_t>(i)], dtype, false);
-        const std::string what = test::mismatch(got.get(i), expected, tolerance);
-        if (!what.empty() && ++failed <= 4) failures << "\n  at " << i << ": " << what;
-      }
-      INFO(failed << " of " << got.numel() << " elements differ" << failures.str());
-      CHECK(failed == 0);
+      check_against_definition(evaluate(a), test::attention_definition(a), dtype);
     }
   }
   CHECK(applications == 4 * 9);  // f32, f64, f16, bf16
