@@ -26,17 +26,29 @@ std::vector<std::vector<Use>> uses_of_values(const ir::Graph& graph) {
   return uses;
 }
 
-// Whether a norm node has the form norm_gemm folds: over the last dim, with its weight (and, for
-// layer_norm, its bias).
+// Whether a norm node has the form norm_gemm folds: over the last dim. A norm without its weight
+// (or a layer_norm without its bias) folds too, with ones (zeros) for it (complete_norm_operands):
+// a model whose norm weights are still their initial ones has them simplified away.
 bool foldable_norm(const ir::Node& node) {
-  if (node.op == OpKind::kLayerNorm) {
-    if (node.inputs.size() != 3) return false;
-  } else if (node.op == OpKind::kRmsNorm) {
-    if (node.inputs.size() != 2) return false;
-  } else {
-    return false;
-  }
+  if (node.op != OpKind::kLayerNorm && node.op != OpKind::kRmsNorm) return false;
   return node.attrs.get_int("normalized_dims") == 1;
+}
+
+// norm's inputs with the weight (and a layer_norm's bias) it lacks as a constant of ones (zeros)
+// over the normalized dim: x * 1 and x + 0 are exact, so the product is unchanged.
+std::vector<ir::ValueId> complete_norm_operands(ir::Graph& graph, const ir::Node& norm) {
+  std::vector<ir::ValueId> inputs = norm.inputs;
+  const ir::TensorType& x = graph.type(norm.inputs[0]);
+  const ir::TensorType vector{x.dtype, {x.shape.back()}};
+  if (inputs.size() == 1) {
+    ir::Tensor ones = ir::Tensor::zeros(vector);
+    for (int64_t i = 0; i < ones.numel(); ++i) ones.set(i, 1.0);
+    inputs.push_back(graph.add_constant(graph.name(norm.outputs[0]) + "_weight", std::move(ones)));
+  }
+  if (norm.op == OpKind::kLayerNorm && inputs.size() == 2)
+    inputs.push_back(
+        graph.add_constant(graph.name(norm.outputs[0]) + "_bias", ir::Tensor::zeros(vector)));
+  return inputs;
 }
 
 // Whether gemm `node` reading the norm's output as x runs as the GEMV with an [N, K] weight, with
@@ -60,10 +72,11 @@ bool takes_gemv_nk(const ir::Graph& graph, const ir::Node& node) {
 }
 
 // gemm(norm(x), b, c?, d?) becomes norm_gemm(x, b, weight, bias?, c?, d?) in place: same output,
-// same position (after the norm, so after everything the norm reads).
-void fold(const ir::Node& norm, ir::Node& gemm) {
-  std::vector<ir::ValueId> inputs = {norm.inputs[0], gemm.inputs[1]};
-  inputs.insert(inputs.end(), norm.inputs.begin() + 1, norm.inputs.end());  // weight, bias
+// same position (after the norm, so after everything the norm reads). `norm_inputs`: the norm's
+// operands with weight and bias completed.
+void fold(const ir::Node& norm, const std::vector<ir::ValueId>& norm_inputs, ir::Node& gemm) {
+  std::vector<ir::ValueId> inputs = {norm_inputs[0], gemm.inputs[1]};
+  inputs.insert(inputs.end(), norm_inputs.begin() + 1, norm_inputs.end());  // weight, bias
   inputs.insert(inputs.end(), gemm.inputs.begin() + 2, gemm.inputs.end());  // c, d
   gemm.op = OpKind::kNormGemm;
   gemm.inputs = std::move(inputs);
@@ -88,7 +101,8 @@ Status fuse_norm_gemv(ir::Graph& graph, const PassOptions& /*options*/) {
     for (const Use& use : readers)
       all_gemv = all_gemv && use.slot == 0 && takes_gemv_nk(graph, nodes[use.node]);
     if (!all_gemv) continue;
-    for (const Use& use : readers) fold(norm, nodes[use.node]);
+    const std::vector<ir::ValueId> norm_inputs = complete_norm_operands(graph, norm);
+    for (const Use& use : readers) fold(norm, norm_inputs, nodes[use.node]);
     folded[i] = true;
   }
   std::vector<ir::Node> kept;

@@ -12,7 +12,9 @@
 //    and those rows small enough to be staged normalized in shared memory
 //    (target::gemv_norm_fits), N within an int;
 //  - its addends fit the GEMV's slots (target::gemv_addend_slots).
-// The norm needs its weight (and for layer_norm its bias), as the models have them.
+// A norm without its weight (or a layer_norm without its bias: a model whose norm weights are
+// still their initial ones and zeros has them simplified away) folds with a constant of ones
+// (zeros) in their place; the product is unchanged.
 // Left alone: a norm any other node or a graph output reads (a residual add), a reader that takes
 // the cuBLASLt path (a prefill variant with 128 rows), a norm over more than the last dim.
 //

@@ -118,11 +118,10 @@ graph(%p: f16[128,4], %x: f16[1,4], %q: f16[4,4], %d: f64[1,4], %t: f16[1,4], %l
 })");
 }
 
-TEST_CASE("fuse-norm-gemv: norms over two dims, without weight or bias, and odd addends stay") {
-  // layer_norm over the last two dims; layer_norm without a bias; rms_norm without a weight; a
-  // gemm whose two addends both want the row slot.
+TEST_CASE("fuse-norm-gemv: norms over two dims and odd addends stay") {
+  // layer_norm over the last two dims; a gemm whose two addends both want the row slot.
   check_unchanged({"fuse-norm-gemv"}, R"(
-graph(%x: f32[1,2,2], %y: f32[1,4], %z: f32[1,4], %u: f32[2,4]) {
+graph(%x: f32[1,2,2], %u: f32[2,4]) {
   %g22: f32[2,2] = constant [1, 2, 3, 4]
   %g: f32[4] = constant [1, 2, 3, 4]
   %w: f32[4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
@@ -131,13 +130,34 @@ graph(%x: f32[1,2,2], %y: f32[1,4], %z: f32[1,4], %u: f32[2,4]) {
   %b2: f32[1,4] = constant [2, 2, 2, 2]
   %h2: f32[1,2,2] = layer_norm(%x, %g22, %g22) {eps=1e-05, normalized_dims=2}
   %y2: f32[1,2,4] = gemm(%h2, %w2) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
-  %hn: f32[1,4] = layer_norm(%y, %g) {eps=1e-05, normalized_dims=1}
-  %yn: f32[1,4] = gemm(%hn, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
-  %hw: f32[1,4] = rms_norm(%z) {eps=1e-06, normalized_dims=1}
-  %yw: f32[1,4] = gemm(%hw, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
   %hu: f32[2,4] = rms_norm(%u, %g) {eps=1e-06, normalized_dims=1}
   %yu: f32[2,4] = gemm(%hu, %w, %b, %b2) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
-  return %y2, %yn, %yw, %yu
+  return %y2, %yu
+})");
+}
+
+TEST_CASE("fuse-norm-gemv: a norm without its weight or bias folds with ones and zeros") {
+  // A randomly initialized Llama keeps its norm weights at one, and simplify drops the multiply:
+  // the GEMV takes a constant of ones (and a layer_norm without bias one of zeros) instead.
+  check_pass({"fuse-norm-gemv"}, R"(
+graph(%y: f16[1,4], %z: f16[1,4]) {
+  %g: f16[4] = constant [1, 2, 3, 4]
+  %w: f16[4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %hn: f16[1,4] = layer_norm(%y, %g) {eps=1e-05, normalized_dims=1}
+  %yn: f16[1,4] = gemm(%hn, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %hw: f16[1,4] = rms_norm(%z) {eps=1e-06, normalized_dims=1}
+  %yw: f16[1,4] = gemm(%hw, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  return %yn, %yw
+})",
+             R"(
+graph(%y: f16[1,4], %z: f16[1,4]) {
+  %g: f16[4] = constant [1, 2, 3, 4]
+  %w: f16[4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %hn_bias: f16[4] = constant [0, 0, 0, 0]
+  %hw_weight: f16[4] = constant [1, 1, 1, 1]
+  %yn: f16[1,4] = norm_gemm(%y, %w, %g, %hn_bias) {activation="none", alpha=1.0, beta=1.0, eps=1e-05, norm="layer_norm", trans_b=true}
+  %yw: f16[1,4] = norm_gemm(%z, %w, %hw_weight) {activation="none", alpha=1.0, beta=1.0, eps=1e-06, norm="rms_norm", trans_b=true}
+  return %yn, %yw
 })");
 }
 
