@@ -10,10 +10,17 @@ namespace {
 
 constexpr int64_t kIntRange = int64_t{1} << 31;
 
+}  // namespace
+
 // The loop index is an int when no i it reaches (numel plus one grid's stride) overflows one.
 bool int_loop_index(int64_t numel) { return numel + kMaxBlocks * kBlockThreads < kIntRange; }
 
-}  // namespace
+bool int_offsets(const StridedView& coalesced) { return max_offset(coalesced) < kIntRange; }
+
+std::string element_offset(const StridedView& coalesced, const std::string& element) {
+  if (is_contiguous(coalesced)) return element;
+  return offset_expression(coalesced, "(" + element + ")");
+}
 
 std::string loop_header(int64_t numel) {
   const std::string n = std::to_string(numel);
@@ -28,7 +35,7 @@ std::string loop_header(int64_t numel) {
 
 std::string loop_offset_expression(const StridedView& coalesced, int64_t numel) {
   // Each term of the sum is at most the largest offset, and so is every partial sum.
-  const bool wide = int_loop_index(numel) && max_offset(coalesced) >= kIntRange;
+  const bool wide = int_loop_index(numel) && !int_offsets(coalesced);
   return offset_expression(coalesced, wide ? "static_cast<int64_t>(i)" : "i");
 }
 

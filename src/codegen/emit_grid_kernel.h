@@ -25,6 +25,13 @@ std::string launch_config(int64_t numel);
 /// offset_expression, but in int64 where i is an int and the view reaches past int's range (a
 /// view of a source larger than the loop).
 std::string loop_offset_expression(const StridedView& coalesced, int64_t numel);
+/// The offset through a coalesced view of the element at row-major index `element` (an
+/// expression): `element` itself when the view is its source's own contiguous bytes.
+std::string element_offset(const StridedView& coalesced, const std::string& element);
+/// Whether a grid loop over `numel` elements (and one grid's stride past it) counts in int.
+bool int_loop_index(int64_t numel);
+/// Whether every offset a coalesced view reaches fits an int.
+bool int_offsets(const StridedView& coalesced);
 
 /// "4x8", "scalar" for rank 0, or "n<numel>" when the dims would make a long name.
 std::string shape_tag(const ir::Shape& shape);

@@ -8,18 +8,6 @@
 #include "codegen/emit_rotary.h"
 
 namespace inferno::codegen {
-namespace {
-
-// The offset in a view-reading input (views.h) of its element at the row-major index `element`
-// (an int64 expression): `element` itself when the input is its own contiguous bytes.
-std::string view_offset(const ValueView& view, const std::string& element) {
-  const StridedView coalesced = coalesce(view.view);
-  if (is_contiguous(coalesced)) return element;
-  return offset_expression(coalesced, "(" + element + ")");
-}
-
-}  // namespace
-
 Status emit_cat(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
@@ -52,7 +40,7 @@ Status emit_cat(EmitContext& ctx, int32_t index) {
     const std::string element =
         "(o * " + std::to_string(size) + " + j - " + std::to_string(start) + ") * " + n + " + c";
     kernel.body.line(chain + "if (j < " + std::to_string(end) + ") out[i] = " + in + "[" +
-                     view_offset(view, element) + "];");
+                     element_offset(coalesce(view.view), element) + "];");
     chain = "else ";
     start = end;
   }
@@ -254,8 +242,10 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
     kernel.body.line("for (int64_t p = 0; p < " + count + "; ++p) {");
     kernel.body.line("  int64_t q = static_cast<int64_t>(index[p]);");
     kernel.body.line("  if (q < 0) q += " + size + ";");
-    kernel.body.line("  if (q == r) value = source[" +
-                     view_offset(source_view, "(o * " + count + " + p) * " + n + " + c") + "];");
+    kernel.body.line(
+        "  if (q == r) value = source[" +
+        element_offset(coalesce(source_view.view), "(o * " + count + " + p) * " + n + " + c") +
+        "];");
     kernel.body.line("}");
     kernel.body.line("out[i] = value;");
   }

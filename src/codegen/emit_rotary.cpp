@@ -9,18 +9,6 @@
 #include "codegen/views.h"
 
 namespace inferno::codegen {
-namespace {
-
-constexpr int64_t kIntRange = int64_t{1} << 31;
-
-// The offset in a view-read input of its element at row-major index `element`: `element` itself
-// when the input is its own contiguous bytes.
-std::string element_offset(const StridedView& coalesced, const std::string& element) {
-  if (is_contiguous(coalesced)) return element;
-  return offset_expression(coalesced, "(" + element + ")");
-}
-
-}  // namespace
 
 int32_t rotary_row_target(const EmitContext& ctx, int32_t rotary) {
   const ir::Graph& graph = ctx.graph;
@@ -92,8 +80,8 @@ Status emit_rotary(EmitContext& ctx, int32_t index) {
 
   // Element indices (i + h, the row * r of cos and sin) stay below numel; they and the views'
   // offsets are ints where every one of them fits (int division is the cheaper), else int64.
-  bool fits_int = out.numel() + kMaxBlocks * kBlockThreads < kIntRange;
-  for (const StridedView& view : views) fits_int = fits_int && max_offset(view) < kIntRange;
+  bool fits_int = int_loop_index(out.numel());
+  for (const StridedView& view : views) fits_int = fits_int && int_offsets(view);
   const std::string ds = std::to_string(d), rs = std::to_string(r), hs = std::to_string(h);
   const std::string index_type = fits_int ? "int" : "int64_t";
   kernel.body.line("const " + index_type + " e = i, j = e % " + ds + ";");
