@@ -18,6 +18,7 @@ namespace inferno::model_support {
 template <int kNumGemms>
 struct GemmState {
   const unsigned char* weights = nullptr;  // device copy of the weights blob
+  bool dependent_launch = false;
   cublasLtHandle_t lt = nullptr;
   Gemm gemms[kNumGemms] = {};
 

@@ -9,7 +9,8 @@
 // Two weight layouts, each read once, 16 bytes per load where the shape allows:
 //  - gemv_nk, W stored [N, K] (linear's weight, row n contiguous): a group of kLanes lanes
 //    (a power of two <= 32) per output column n walks the row in packs of kPack elements
-//    (lane `sub` takes packs sub, sub + kLanes, ...), four loads in flight per lane, then an xor
+//    (lane `sub` takes packs sub, sub + kLanes, ...), four loads in flight per lane (eight for
+//    rows longer than four packs a lane: gemv_nk_unroll), then an xor
 //    butterfly over the group. 128-thread blocks, so N = 768 with a full warp per column is 192
 //    blocks, enough for the 132 SMs of an H100.
 //  - gemv_kn, W stored [K, N] (addmm's and GPT-2 Conv1D's, columns contiguous): a block owns a
@@ -41,6 +42,10 @@
 // traffic, below the L1s' ~30 TB/s over the chip up to kM = 8. Weights under ~1 MB are bound by the
 // launch and one DRAM latency instead.
 //
+// Dependent launch (dependent_launch.cuh): each thread issues its first turn of weight loads, then
+// awaits the kernels before (which write x and the epilogue's operands), so the launch and the
+// first DRAM round trip overlap the previous kernel's tail.
+//
 // Epilogue (GemvEpilogue): the f32 sum times alpha, plus row_coefficient * row[n] (a bias) and
 // full_coefficient * full[m, n] (the output's own layout; it may be the output itself, read
 // before the same thread writes it), then act (a device functor float -> float), rounded once
@@ -49,6 +54,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "dependent_launch.cuh"
 
 namespace inferno::kernels {
 
@@ -57,6 +63,7 @@ constexpr int kGemvNkThreads = 128;
 // a larger one there fails the static_asserts below at nvcc time.
 constexpr int kGemvMaxRows = 8;
 constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
+constexpr int kGemvLongRowUnroll = 8;  // gemv_nk's, for rows longer than 4 packs a lane
 // target::kGemvLimits.max_norm_staged_bytes: gemv_nk_norm's normalized rows of x, leaving room for
 // its reduction scratch within the 48 KB of static shared memory a block may have.
 constexpr int64_t kGemvNormStagedBytes = 44 * 1024;
@@ -93,6 +100,15 @@ __host__ __device__ constexpr int gemv_nk_lanes(int64_t k) {
   int lanes = 1;
   while (lanes < 32 && lanes < packs) lanes *= 2;
   return lanes;
+}
+
+/// gemv_nk's weight loads in flight per lane: kGemvUnroll, or kGemvLongRowUnroll when a lane
+/// walks more packs than that (a long row, K = 5632 f16 in an LLM's down projection: 22 packs a
+/// lane would take six DRAM round trips in turn at four a turn, three at eight).
+template <typename T>
+__host__ __device__ constexpr int gemv_nk_unroll(int64_t k) {
+  const int64_t packs_per_lane = k / gemv_pack<T>(k) / gemv_nk_lanes<T>(k);
+  return packs_per_lane > kGemvUnroll ? kGemvLongRowUnroll : kGemvUnroll;
 }
 
 template <typename T>
@@ -195,29 +211,29 @@ __device__ __forceinline__ void gemv_axpy(float (&acc)[kM][kPack], const Pack<T,
 
 namespace detail {
 
-/// One turn of gemv_nk's weight stream: kGemvUnroll packs of W's row, `lanes` packs apart from
+/// One turn of gemv_nk's weight stream: kUnroll packs of W's row, `lanes` packs apart from
 /// pack p, all issued before any is used (the last turn predicated).
-template <typename T, int kPack, int kLanes>
-__device__ __forceinline__ void gemv_nk_load_turn(Pack<T, kPack> (&wv)[kGemvUnroll],
+template <typename T, int kPack, int kLanes, int kUnroll>
+__device__ __forceinline__ void gemv_nk_load_turn(Pack<T, kPack> (&wv)[kUnroll],
                                                   const T* __restrict__ row, int64_t packs,
                                                   int64_t p) {
 #pragma unroll
-  for (int u = 0; u < kGemvUnroll; ++u) {
+  for (int u = 0; u < kUnroll; ++u) {
     if (p + u * kLanes < packs) wv[u] = load_streaming<kPack>(row + (p + u * kLanes) * kPack);
   }
 }
 
 /// acc[m] = sum_k x[m, k] row[k] over lane `sub`'s packs, its first turn already in wv (issued
 /// by the caller, which may do other work while those loads are in flight).
-template <typename T, int kM, int kPack, int kLanes>
-__device__ __forceinline__ void gemv_nk_stream(float (&acc)[kM], Pack<T, kPack> (&wv)[kGemvUnroll],
+template <typename T, int kM, int kPack, int kLanes, int kUnroll>
+__device__ __forceinline__ void gemv_nk_stream(float (&acc)[kM], Pack<T, kPack> (&wv)[kUnroll],
                                                const T* __restrict__ x, const T* __restrict__ row,
                                                int64_t k, int sub) {
   const int64_t packs = k / kPack;
-  for (int64_t p = sub; p < packs; p += kGemvUnroll * kLanes) {
-    if (p != sub) gemv_nk_load_turn<T, kPack, kLanes>(wv, row, packs, p);
+  for (int64_t p = sub; p < packs; p += kUnroll * kLanes) {
+    if (p != sub) gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, packs, p);
 #pragma unroll
-    for (int u = 0; u < kGemvUnroll; ++u) {
+    for (int u = 0; u < kUnroll; ++u) {
       if (p + u * kLanes < packs)
         gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
     }
@@ -242,8 +258,9 @@ __device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int
 }  // namespace detail
 
 /// W stored [N, K]. Launch with gemv_nk_blocks<T>(n, k) blocks of kGemvNkThreads threads, kPack
-/// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k). x is [kM, K], out [kM, N].
-template <typename T, int kM, int kPack, int kLanes, typename Act>
+/// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k), kUnroll = gemv_nk_unroll<T>(k). x is
+/// [kM, K], out [kM, N].
+template <typename T, int kM, int kPack, int kLanes, int kUnroll = kGemvUnroll, typename Act>
 __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
                                         int64_t k, T* out, const GemvEpilogue<T>& epilogue,
                                         Act act) {
@@ -255,12 +272,11 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   float acc[kM];
 #pragma unroll
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
-  if (col < n) {
-    const T* row = w + col * k;
-    Pack<T, kPack> wv[kGemvUnroll];
-    detail::gemv_nk_load_turn<T, kPack, kLanes>(wv, row, k / kPack, sub);
-    detail::gemv_nk_stream<T, kM, kPack, kLanes>(acc, wv, x, row, k, sub);
-  }
+  const T* row = w + (col < n ? col : 0) * k;
+  Pack<T, kPack> wv[kUnroll];
+  if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, k / kPack, sub);
+  await_producers();  // the first weight loads are in flight; x is the kernel before's
+  if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, x, row, k, sub);
   detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
 }
 
@@ -403,13 +419,16 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
   const int sub = static_cast<int>(threadIdx.x) % kLanes;
   const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
   const T* row = w + (col < n ? col : 0) * kK;
-  Pack<T, kPack> wv[kGemvUnroll];
-  if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes>(wv, row, kK / kPack, sub);
+  constexpr int kUnroll = gemv_nk_unroll<T>(kK);
+  Pack<T, kPack> wv[kUnroll];
+  if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, kK / kPack, sub);
+  await_producers();
   detail::gemv_normalize_rows<T, kM, kPack, kK, kRms>(x, weight, bias, eps, staged, scratch);
   float acc[kM];
 #pragma unroll
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
-  if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes>(acc, wv, staged, row, kK, sub);
+  if (col < n)
+    detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, staged, row, kK, sub);
   detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
 }
 
@@ -435,13 +454,20 @@ __device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __rest
 #pragma unroll
     for (int e = 0; e < kPack; ++e) acc[m][e] = 0.0f;
   }
-  if (col < n) {  // n is a multiple of kPack: the whole pack is in
-    for (int64_t r = ty; r < k; r += kGemvUnroll * kRows) {  // as gemv_nk's loop
-      Pack<T, kPack> wv[kGemvUnroll];
+  // Rows r, r + kRows, ... of W at this thread's columns, kGemvUnroll loads in flight.
+  Pack<T, kPack> wv[kGemvUnroll];
+  auto load_turn = [&](int64_t r) {
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) {
-        if (r + u * kRows < k) wv[u] = detail::load_streaming<kPack>(w + (r + u * kRows) * n + col);
-      }
+    for (int u = 0; u < kGemvUnroll; ++u) {
+      if (r + u * kRows < k) wv[u] = detail::load_streaming<kPack>(w + (r + u * kRows) * n + col);
+    }
+  };
+  const bool in = col < n;  // n is a multiple of kPack: the whole pack is in
+  if (in) load_turn(ty);
+  await_producers();  // the first weight loads are in flight; x is the kernel before's
+  if (in) {
+    for (int64_t r = ty; r < k; r += kGemvUnroll * kRows) {  // as gemv_nk's loop
+      if (r != ty) load_turn(r);
 #pragma unroll
       for (int u = 0; u < kGemvUnroll; ++u) {
         if (r + u * kRows < k) detail::gemv_axpy<T, kM, kPack>(acc, wv[u], x, k, r + u * kRows);

@@ -3,7 +3,9 @@
 // checks and stale-error handling, and session_destroy live here once; a model.cu keeps only what
 // is its own: its State type and what State::init takes, and run()'s body.
 //
-// A State is default-constructible, has a `weights` member (the device weights it is bound to) and
+// A State is default-constructible, has a `weights` member (the device weights it is bound to), a
+// `dependent_launch` flag (whether run() may launch its kernels with programmatic dependent launch,
+// kernels/dependent_launch.cuh: decided once, when the session is made) and
 // `int32_t init(..., char* error, size_t error_size)`, which makes the rest of the session; its
 // destructor frees whatever init made, even after init failed halfway. WeightsState is the State
 // of a model without GEMMs; gemm_session.cuh has the one with cuBLASLt plans. Header-only.
@@ -16,6 +18,7 @@
 #include <new>
 
 #include "inferno/model_abi.h"
+#include "kernels/dependent_launch.cuh"
 #include "kernels/model_support.cuh"
 
 namespace inferno::model_support {
@@ -23,16 +26,19 @@ namespace inferno::model_support {
 /// The session of a model that needs nothing per session but its weights.
 struct WeightsState {
   const unsigned char* weights = nullptr;  // device copy of the weights blob
+  bool dependent_launch = false;
 
   int32_t init(char* /*error*/, size_t /*error_size*/) { return INFERNO_MODEL_OK; }
 };
 
 /// session_create: checks the arguments (the weights may be null only when the model has none),
-/// makes a State bound to `device_weights` and calls state->init(init_args..., error, error_size).
-/// On failure the State is deleted and *state_out stays null.
+/// makes a State bound to `device_weights` (with `dependent_launch` as given) and calls
+/// state->init(init_args..., error, error_size). On failure the State is deleted and *state_out
+/// stays null.
 template <typename State, typename... InitArgs>
-int32_t create_session(const void* device_weights, uint64_t weights_bytes, void** state_out,
-                       char* error, size_t error_size, const InitArgs&... init_args) {
+int32_t create_session(const void* device_weights, uint64_t weights_bytes, bool dependent_launch,
+                       void** state_out, char* error, size_t error_size,
+                       const InitArgs&... init_args) {
   if (state_out == nullptr) {
     write_error(error, error_size, "session_create: null state pointer");
     return INFERNO_MODEL_BAD_ARGUMENT;
@@ -48,6 +54,7 @@ int32_t create_session(const void* device_weights, uint64_t weights_bytes, void*
     return INFERNO_MODEL_CUDA_ERROR;
   }
   state->weights = static_cast<const unsigned char*>(device_weights);
+  state->dependent_launch = dependent_launch;
   const int32_t status = state->init(init_args..., error, error_size);
   if (status != INFERNO_MODEL_OK) {
     delete state;
@@ -63,8 +70,9 @@ template <typename State, typename... InitArgs>
 int32_t create_session_sized(const void* device_weights, void** state_out, char* error,
                              size_t error_size, uint64_t weights_bytes,
                              const InitArgs&... init_args) {
-  return create_session<State>(device_weights, weights_bytes, state_out, error, error_size,
-                               init_args...);
+  return create_session<State>(device_weights, weights_bytes,
+                               ::inferno::kernels::dependent_launch_available(), state_out, error,
+                               error_size, init_args...);
 }
 
 /// session_destroy: frees what create_session<State> made. Accepts null.

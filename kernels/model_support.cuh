@@ -14,6 +14,7 @@
 
 #include "inferno/model_abi.h"
 #include "kernels/cuda_errors.h"
+#include "kernels/dependent_launch.cuh"
 
 namespace inferno::model_support {
 
@@ -42,6 +43,13 @@ inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, s
     if (status_ != cudaSuccess) return cuda_failure(status_, node, error, error_size); \
   } while (0)
 #define MODEL_CHECK_LAUNCH(node) MODEL_CHECK_CUDA(cudaGetLastError(), node)
+// A generated kernel's launch, checked: `blocks` blocks of `threads` on `stream`, with the
+// dependent-launch attribute when run() allows it (`dependent_launch` in scope; every generated
+// kernel keeps kernels/dependent_launch.cuh's contract).
+#define MODEL_LAUNCH(kernel, blocks, threads, node, ...)                                         \
+  MODEL_CHECK_CUDA(::inferno::kernels::launch_kernel(dependent_launch, kernel, dim3(blocks),     \
+                                                     dim3(threads), 0, stream, __VA_ARGS__), \
+                   node)
 
 // Around each step of run_steps() (a node that launches kernels): the profiler's hook, when one
 // is set (inferno/model_profile.h), with the step's index and phase (0 before, 1 after).

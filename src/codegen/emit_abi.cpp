@@ -227,7 +227,9 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   const std::string used = strip_strings_and_comments(values.text()) + body_code;
   const bool uses_arena = uses_identifier(used, "arena") || uses_identifier(used, "workspace");
   const bool uses_weights = uses_identifier(used, "weights");
-  const bool uses_state = uses_weights || uses_identifier(used, "state");
+  // Generated kernels' launches read the session's dependent-launch choice (MODEL_LAUNCH).
+  const bool launches = uses_identifier(used, "MODEL_LAUNCH");
+  const bool uses_state = uses_weights || launches || uses_identifier(used, "state");
 
   SourceWriter w;
   // The steps call the profiler's hook (kernels/model_support.cuh); without steps it is unused.
@@ -247,6 +249,10 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   w.line("if (ready != INFERNO_MODEL_OK) return ready;");
   if (uses_state) w.line("const State* const state = static_cast<const State*>(state_ptr);");
   w.line("const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);");
+  if (launches) {  // a profiled run times each kernel alone: no overlap
+    w.line(std::string("const bool dependent_launch = state->dependent_launch") +
+           (hooks ? " && hook == nullptr;" : ";"));
+  }
   if (uses_arena) w.line("unsigned char* const arena = static_cast<unsigned char*>(args->arena);");
   if (uses_identifier(used, "workspace"))
     w.line("void* const workspace = arena + kWorkspaceOffset;");

@@ -146,9 +146,12 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       (slots->full ? "full" : "nullptr") + ", " +
       float_literal(static_cast<float>(slots->full ? slots->full->coefficient : 1.0)) + "};");
   const std::string contiguous = p.right_is_nk ? k : n;  // W's contiguous run
+  const std::string lanes = "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")";
   const std::string tiles =
-      p.right_is_nk ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
-                    : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
+      p.right_is_nk ? lanes : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
+  const std::string unroll =  // gemv_nk's loads in flight (gemv_nk_norm's follow from its K)
+      p.right_is_nk && !p.norm ? ", inferno::kernels::gemv_nk_unroll<" + type + ">(" + k + ")"
+                               : "";
   const std::string pack = "inferno::kernels::gemv_pack<" + type + ">(" + contiguous + ")";
   const std::string act = "[](float a) { return " + activation + "; }";
   if (p.norm) {  // gemv_nk_norm: K is a template argument (the staged rows' size)
@@ -159,8 +162,8 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
                  ");");
   } else {
     kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m + ", " +
-                 pack + ", " + tiles + ">(x, w, " + n + ", " + k + ", out, epilogue, " + act +
-                 ");");
+                 pack + ", " + tiles + unroll + ">(x, w, " + n + ", " + k + ", out, epilogue, " +
+                 act + ");");
   }
   kernels.close();
   kernels.line("");
@@ -168,9 +171,7 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::string blocks =
       p.right_is_nk ? "inferno::kernels::gemv_nk_blocks<" + type + ">(" + n + ", " + k + ")"
                     : "inferno::kernels::gemv_kn_blocks<" + type + ">(" + n + ")";
-  ctx.out.run.line(name + "<<<" + blocks + ", " + threads + ", 0, stream>>>(" + named_args(args) +
-                   ");");
-  ctx.out.run.line("MODEL_CHECK_LAUNCH(" + ctx.label(node) + ");");
+  emit_launch(ctx, name, blocks, threads, args, ctx.label(node));
 }
 
 }  // namespace inferno::codegen

@@ -17,8 +17,8 @@
 // ([K, N]) with the tile parameters the header's constexpr functions choose from the literal
 // shape, and the activation as a lambda around its inlined expression, so the kernel is compiled
 // for exactly this shape and epilogue (no functor type or table per activation). The launch is a
-// `<<<...>>>` named "k<node>_gemv_<nk|kn>_<dtype>_<M>x<K>x<N>", which --emit profile-plan shows
-// as "gemv_kn_f16_1x768x2304".
+// MODEL_LAUNCH (a dependent launch where the device allows it) of "k<node>_gemv_<nk|kn>_<dtype>_
+// <M>x<K>x<N>", which --emit profile-plan shows as "gemv_kn_f16_1x768x2304".
 #pragma once
 
 #include <cstdint>

@@ -39,10 +39,14 @@ std::string loop_offset_expression(const StridedView& coalesced, int64_t numel) 
   return offset_expression(coalesced, wide ? "static_cast<int64_t>(i)" : "i");
 }
 
-std::string launch_config(int64_t numel) {
-  const int64_t blocks =
-      std::clamp<int64_t>((numel + kBlockThreads - 1) / kBlockThreads, 1, kMaxBlocks);
-  return "<<<" + std::to_string(blocks) + ", " + std::to_string(kBlockThreads) + ", 0, stream>>>";
+int64_t grid_blocks(int64_t numel) {
+  return std::clamp<int64_t>((numel + kBlockThreads - 1) / kBlockThreads, 1, kMaxBlocks);
+}
+
+void emit_launch(EmitContext& ctx, const std::string& kernel, const std::string& blocks,
+                 const std::string& threads, const NamedArgs& args, const std::string& label) {
+  ctx.out.run.line("MODEL_LAUNCH(" + kernel + ", " + blocks + ", " + threads + ", " + label +
+                   ", " + named_args(args) + ");");
 }
 
 std::string node_kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index) {
@@ -76,14 +80,14 @@ void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
     begin = end + 1;
   }
   k.open("__global__ void " + kernel.name + "(" + kernel.params + ")");
+  k.line("inferno::kernels::await_producers();");
   k.open(loop_header(kernel.numel));
   k.append(kernel.body);
   k.close();
   k.close();
   k.line("");
-  ctx.out.run.line(kernel.name + launch_config(kernel.numel) + "(" + named_args(kernel.args) +
-                   ");");
-  ctx.out.run.line("MODEL_CHECK_LAUNCH(" + kernel.label + ");");
+  emit_launch(ctx, kernel.name, std::to_string(grid_blocks(kernel.numel)),
+              std::to_string(kBlockThreads), kernel.args, kernel.label);
 }
 
 void emit_gather_kernel(EmitContext& ctx, const std::string& name, const std::string& comment,

@@ -17,10 +17,14 @@ inline constexpr int64_t kBlockThreads = 256;
 inline constexpr int64_t kMaxBlocks = 132 * 32;
 
 /// "for (int i = ...; i < numel; ...)": the grid-stride loop over flat index `i` every generated
-/// kernel runs (int64 indices when int could overflow), and its launch "<<<blocks, 256, 0,
-/// stream>>>".
+/// kernel runs (int64 indices when int could overflow), and the blocks it is launched with.
 std::string loop_header(int64_t numel);
-std::string launch_config(int64_t numel);
+int64_t grid_blocks(int64_t numel);
+/// The launch of a generated kernel in run(): MODEL_LAUNCH (kernels/model_support.cuh), which
+/// checks it and names `label` on failure. Every generated kernel keeps the dependent-launch
+/// contract (kernels/dependent_launch.cuh): it awaits its producers before it reads run data.
+void emit_launch(EmitContext& ctx, const std::string& kernel, const std::string& blocks,
+                 const std::string& threads, const NamedArgs& args, const std::string& label);
 /// The source offset of the loop's element i (loop_header(numel)) through a coalesced view, as
 /// offset_expression, but in int64 where i is an int and the view reaches past int's range (a
 /// view of a source larger than the loop).

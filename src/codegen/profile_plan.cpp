@@ -33,12 +33,19 @@ bool has_identifier_starting(std::string_view code, std::string_view prefix) {
 }
 
 // "k18_gemm_epilogue_gelu_f32_4x32" -> "gemm_epilogue_gelu_f32_4x32": a generated kernel's name
-// without its node-number prefix (emit_grid_kernel.h names them k<node>_<what>_<dtype>_<shape>).
+// without its node-number prefix (emit_grid_kernel.h names them k<node>_<what>_<dtype>_<shape>),
+// from its launch "<name><<<..." or "MODEL_LAUNCH(<name>, ...".
 std::string generated_kernel(std::string_view line) {
-  const size_t end = line.find("<<<");
-  size_t begin = end;
+  constexpr std::string_view kLaunch = "MODEL_LAUNCH(";
+  if (starts_with(line, kLaunch)) {
+    line.remove_prefix(kLaunch.size());
+    line = line.substr(0, line.find(','));
+  } else {
+    line = line.substr(0, line.find("<<<"));
+  }
+  size_t begin = line.size();
   while (begin > 0 && is_identifier_char(line[begin - 1])) --begin;
-  std::string_view name = line.substr(begin, end - begin);
+  std::string_view name = line.substr(begin);
   if (name.size() > 1 && name[0] == 'k') {
     size_t digits = 1;
     while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
@@ -136,7 +143,10 @@ std::vector<std::string> launched_kernels(std::string_view run_block) {
       ++checks;
       continue;
     }
-    if (has(line, "<<<")) {
+    if (starts_with(line, "MODEL_LAUNCH(")) {  // a launch and its check in one
+      kernels.push_back(generated_kernel(line));
+      ++checks;
+    } else if (has(line, "<<<")) {
       kernels.push_back(generated_kernel(line));
       ++grid_launches;
     } else if (starts_with(line, "MODEL_CHECK_CUBLAS(run_gemm(")) {

@@ -6,9 +6,10 @@
 //
 // The launches are read back from the statements the lowering wrote for the node, so the plan
 // states what model.cu does rather than a second copy of each lowering's choices: every launch
-// is a statement checked by MODEL_CHECK_CUDA, MODEL_CHECK_CUBLAS or a `<<<...>>>` launch followed
-// by MODEL_CHECK_LAUNCH (kernels/model_session.cuh), and launched_kernels() refuses a block whose
-// checks and launches do not pair up.
+// is a generated kernel's MODEL_LAUNCH, a statement checked by MODEL_CHECK_CUDA or
+// MODEL_CHECK_CUBLAS, or a `<<<...>>>` launch followed by MODEL_CHECK_LAUNCH
+// (kernels/model_support.cuh), and launched_kernels() refuses a block whose checks and launches
+// do not pair up.
 #pragma once
 
 #include <cstdint>

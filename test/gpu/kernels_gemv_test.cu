@@ -49,8 +49,9 @@ double host_activation(Activation kind, double v) {
 template <typename T, int kM, int64_t kN, int64_t kK>
 __global__ void __launch_bounds__(kGemvNkThreads)
     nk_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act) {
-  inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK)>(x, w, kN, kK, out,
-                                                                           epilogue, act);
+  inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK),
+                           inferno::kernels::gemv_nk_unroll<T>(kK)>(x, w, kN, kK, out, epilogue,
+                                                                     act);
 }
 
 template <typename T, int kM, int64_t kN, int64_t kK>
@@ -158,6 +159,7 @@ void gemv_rows(std::mt19937_64& rng) {
   gemv_shape<T, kM, 5632, 2048>(rng);
   gemv_shape<T, kM, 1001, 768>(rng);
   gemv_shape<T, kM, 768, 100>(rng);
+  gemv_shape<T, kM, 72, 5632>(rng);  // a long row: 8 loads in flight a lane, a partial last turn
 }
 
 template <typename T>

@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
       {"graph", run_graph_capture_tests}, {"conv", run_conv_tests},
       {"norm", run_norm_tests},           {"attention", run_attention_tests},
       {"gemv", run_gemv_tests},           {"gemv_norm", run_gemv_norm_tests},
+      {"dependent", run_dependent_launch_tests},
   };
   for (const auto& family : families) {
     if (!only.empty() && std::find(only.begin(), only.end(), family.name) == only.end()) continue;

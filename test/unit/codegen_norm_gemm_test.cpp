@@ -43,7 +43,8 @@ graph(%x: f16[1,1,64], %w: f16[96,64], %g: f16[64], %r: f16[1,1,96]) {
               "norm_weight, nullptr, 9.99999997e-07f, out, epilogue, "));
     // With one row the residual is a row vector: the bias slot takes it.
     CHECK(has(cu, "rms_norm(%x, %g, eps = 1e-06) @ %w^T + %r[n]"));
-    CHECK(count(cu, "MODEL_CHECK_") == 1 + count(cu, "#define MODEL_CHECK_"));
+    CHECK(count(cu, "MODEL_LAUNCH(") == 1 + count(cu, "#define MODEL_LAUNCH("));
+    CHECK(count(cu, "MODEL_CHECK_") == count(cu, "#define MODEL_CHECK_"));
     CHECK_FALSE(has(cu, "kernels::rms_norm<"));
     CHECK_FALSE(has(cu, "run_gemm("));
     // Caller buffers read in packs are checked; the norm weight too.

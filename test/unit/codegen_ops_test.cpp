@@ -155,7 +155,10 @@ TEST_CASE("run() declares only the locals its code uses, whatever the values are
   REQUIRE(generated.has_value());
   const std::string& cu = generated->cuda_source;
   CHECK(cu.find("const unsigned char* const weights =") == std::string::npos);
-  CHECK(cu.find("const State* const state =") == std::string::npos);
+  // The session is read for its dependent-launch choice (the kernels' launches), once.
+  CHECK(count(cu, "const State* const state =") == 1);
+  CHECK(cu.find("const bool dependent_launch = state->dependent_launch && hook == nullptr;") !=
+        std::string::npos);
   CHECK(cu.find("float* const v_weights = reinterpret_cast<float*>(arena + 0);") !=
         std::string::npos);
   CHECK(cu.find("unsigned char* const arena =") != std::string::npos);
@@ -212,6 +215,7 @@ TEST_CASE("x @ W then ReLU is one cuBLASLt call and nothing else", "[codegen]") 
   const std::string body = run_body(cu);
   CHECK(count(body, "MODEL_CHECK_CUBLAS(run_gemm(") == 1);
   CHECK(count(body, "MODEL_CHECK_") == 1);  // no launch, copy or kernel besides it
+  CHECK(count(body, "MODEL_LAUNCH(") == 0);
   CHECK(count(cu, "__global__") == 0);
   CHECK(cu.find("/* epilogue */ CUBLASLT_EPILOGUE_RELU, /* bias */ -1,") != std::string::npos);
   CHECK(cu.find("//    epilogue: relu (cuBLASLt)\n") != std::string::npos);
@@ -237,6 +241,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
           std::string::npos);
     CHECK(cu.find("//    epilogue: + %b (cuBLASLt bias), relu (cuBLASLt)\n") != std::string::npos);
     CHECK(count(run_body(cu), "MODEL_CHECK_") == 1);
+    CHECK(count(run_body(cu), "MODEL_LAUNCH(") == 0);
   }
   SECTION("a bias scaled by beta is no epilogue bias: copied, then read as C with beta") {
     const std::string cu =
@@ -259,6 +264,7 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
           std::string::npos);  // a caller's buffer as C
     CHECK(cu.find("strided_copy") == std::string::npos);
     CHECK(count(run_body(cu), "MODEL_CHECK_") == 1);
+    CHECK(count(run_body(cu), "MODEL_LAUNCH(") == 0);
   }
   SECTION("gelu is never cuBLASLt's GELU (its docs do not say which GELU): an in-place kernel") {
     for (const std::string activation : {"gelu", "gelu_tanh"}) {
@@ -273,8 +279,10 @@ TEST_CASE("gemm epilogues: what cuBLASLt does, what is copied, what the in-place
       CHECK(cu.find(activation == "gelu"
                         ? "inferno::ew::erf(a * float(0.70710678118654752440))"
                         : "inferno::ew::tanh(float(0.79788456080286535588)") != std::string::npos);
-      CHECK(cu.find(kernel + "<<<1, 256, 0, stream>>>(/* out */ v_y);") != std::string::npos);
-      CHECK(count(run_body(cu), "MODEL_CHECK_") == 2);
+      CHECK(cu.find("MODEL_LAUNCH(" + kernel + ", 1, 256, \"%y\", /* out */ v_y);") !=
+            std::string::npos);
+      CHECK(count(run_body(cu), "MODEL_CHECK_") == 1);  // cuBLASLt's
+      CHECK(count(run_body(cu), "MODEL_LAUNCH(") == 1);
     }
   }
   SECTION("with C taken, a second addend goes to the kernel, and relu after it") {
@@ -326,7 +334,7 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
     const std::string cu = gemm("f16", 3, "%x, %w, %row, %r",
                                 "activation=\"gelu\", alpha=0.5, beta=2.0, trans_b=false");
     const std::string body = run_body(cu);
-    CHECK(count(body, "MODEL_CHECK_") == 1);
+    CHECK(count(body, "MODEL_LAUNCH(") == 1);
     CHECK(count(body, "run_gemm(") == 0);
     CHECK(cu.find("__global__ void __launch_bounds__(inferno::kernels::gemv_kn_threads<__half>(6, "
                   "3)) k0_gemv_kn_f16_3x8x6(const __half* x, const __half* w, const __half* row, "
@@ -338,8 +346,8 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
                   "inferno::kernels::gemv_kn_threads<__half>(6, 3)>(x, w, 6, 8, out, epilogue, "
                   "[](float a) { return ") != std::string::npos);
     CHECK(cu.find("inferno::ew::erf(a * float(0.70710678118654752440))") != std::string::npos);
-    CHECK(body.find("k0_gemv_kn_f16_3x8x6<<<inferno::kernels::gemv_kn_blocks<__half>(6), "
-                    "inferno::kernels::gemv_kn_threads<__half>(6, 3), 0, stream>>>(/* x */ v_x, "
+    CHECK(body.find("MODEL_LAUNCH(k0_gemv_kn_f16_3x8x6, inferno::kernels::gemv_kn_blocks<__half>(6), "
+                    "inferno::kernels::gemv_kn_threads<__half>(6, 3), \"%y\", /* x */ v_x, "
                     "/* w */ v_w, "
                     "/* row */ v_row, /* full */ v_r, /* out */ v_y);") != std::string::npos);
     // Caller buffers the kernel reads in packs are checked as for cuBLASLt.

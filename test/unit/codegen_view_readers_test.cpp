@@ -60,19 +60,19 @@ TEST_CASE("elementwise ops and cat read the rotary embedding's slices and permut
   // q[0, h, s, d] is qkv[s * 64 + h * 16 + d]; x2 = q[..., 8:] starts at qkv + 8. Over x2's
   // [1, 2, 4, 8]: h = i / 32, s = i / 8 % 4, d = i % 8.
   CHECK(has(cu, "in0[i / 32 * 16 + i / 8 % 4 * 64 + i % 8];  // %x2"));
-  CHECK(has(cu, "(/* in0 */ (v_qkv + 8), /* out */ v_n);"));
+  CHECK(has(cu, ", /* in0 */ (v_qkv + 8), /* out */ v_n);"));
   // cat: x1's element e = (o * 8 + j - 8) * 1 + c of [1, 2, 4, 8], from qkv itself.
   const std::string e = "((o * 8 + j - 8) * 1 + c)";
   CHECK(has(cu, "else if (j < 16) out[i] = in1[" + e + " / 32 * 16 + " + e + " / 8 % 4 * 64 + " +
                     e + " % 8];"));
   CHECK(has(cu, "if (j < 8) out[i] = in0[(o * 8 + j - 0) * 1 + c];"));  // n: its own buffer
-  CHECK(has(cu, "(/* in0 */ v_n, /* in1 */ v_qkv, /* out */ v_rot);"));
+  CHECK(has(cu, ", /* in0 */ v_n, /* in1 */ v_qkv, /* out */ v_rot);"));
   // The fused kernel over [1, 2, 4, 16]: q with h = i / 64, s = i / 16 % 4, d = i % 16; cos and
   // sin broadcast over the heads; rot contiguous.
   CHECK(has(cu, "in0[i / 64 * 16 + i / 16 % 4 * 64 + i % 16];  // %q"));
   CHECK(has(cu, "in1[i % 64];  // %cos"));
   CHECK(has(cu, "in2[i];  // %rot"));
-  CHECK(has(cu, "(/* in0 */ v_qkv, /* in1 */ v_cos, /* in2 */ v_rot, /* in3 */ v_sin, "));
+  CHECK(has(cu, ", /* in0 */ v_qkv, /* in1 */ v_cos, /* in2 */ v_rot, /* in3 */ v_sin, "));
 
   // qkv's bytes live until the fused kernel (node 8), its last reader through q.
   CHECK(has(plan_text(graph), "nodes 0..8, %qkv\n"));
@@ -105,7 +105,7 @@ TEST_CASE("rotary reads q's slice, heads and permute in place, cos and sin broad
   CHECK(has(cu,
             "x[(e) / 64 * 16 + (e) / 16 % 4 * 64 + (e) % 16] * cosine[(t) % 64] + "
             "partner * sine[(t) % 64];"));
-  CHECK(has(cu, "(/* x */ (v_qkv + 32), /* cosine */ v_cos, /* sine */ v_sin, /* out */ v_y);"));
+  CHECK(has(cu, ", /* x */ (v_qkv + 32), /* cosine */ v_cos, /* sine */ v_sin, /* out */ v_y);"));
   // qkv's bytes live until the rotary (node 4), which reads them through q.
   CHECK(has(plan_text(graph), "nodes 0..4, %qkv\n"));
 }
@@ -223,7 +223,7 @@ TEST_CASE("a layer's K and V cache writes go out in one launch", "[codegen]") {
   %nv: f32[1,2,8,4] = index_copy(%vc, %pos, %v) {dim=2}
   return %kv updates %nk, %nv
 })"));
-    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4<<<") == 1);
+    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4, ") == 1);
     CHECK(has(cu, "i < 32;"));  // two nodes' 16 source elements
     CHECK(has(cu, "const int64_t j = second ? i - 16 : i;"));
     CHECK(has(cu,
@@ -239,7 +239,7 @@ TEST_CASE("a layer's K and V cache writes go out in one launch", "[codegen]") {
   %nv: f32[1,2,8,4] = index_copy(%vc, %pos2, %v) {dim=2}
   return %kv updates %nk, %nv
 })"));
-    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4<<<") == 2);
+    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4, ") == 2);
     CHECK_FALSE(has(cu, "next_out"));
   }
 }

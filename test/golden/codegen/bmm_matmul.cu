@@ -33,6 +33,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f
 
 // %add = add(%view, %expand_1) at export_fixtures.py:166
 __global__ void k4_add_f32_2x20(const float* in0, const float* in1, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 40; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %view
     const float x1 = in1[i];  // %expand_1
@@ -67,6 +68,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   void* const workspace = arena + kWorkspaceOffset;
   const unsigned char* const weights = state->weights;
@@ -101,8 +103,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(2, 0);
   // %matmul = gemm(%a, %weight_nk) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
-  k2_gemv_nk_f32_8x8x5<<<inferno::kernels::gemv_nk_blocks<float>(5, 8), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_a, /* w */ v_weight_nk, /* out */ v_matmul);
-  MODEL_CHECK_LAUNCH("%matmul");
+  MODEL_LAUNCH(k2_gemv_nk_f32_8x8x5, inferno::kernels::gemv_nk_blocks<float>(5, 8), inferno::kernels::kGemvNkThreads, "%matmul", /* x */ v_a, /* w */ v_weight_nk, /* out */ v_matmul);
   MODEL_PROFILE_STEP(2, 1);
 
   // %view = reshape(%matmul) {shape=[2, 20]} at export_fixtures.py:166
@@ -110,8 +111,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(3, 0);
   // %add = add(%view, %expand_1) at export_fixtures.py:166
-  k4_add_f32_2x20<<<1, 256, 0, stream>>>(/* in0 */ v_view, /* in1 */ v_expand_1, /* out */ v_add);
-  MODEL_CHECK_LAUNCH("%add");
+  MODEL_LAUNCH(k4_add_f32_2x20, 1, 256, "%add", /* in0 */ v_view, /* in1 */ v_expand_1, /* out */ v_add);
   MODEL_PROFILE_STEP(3, 1);
   return INFERNO_MODEL_OK;
 }

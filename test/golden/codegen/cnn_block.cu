@@ -54,6 +54,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -139,8 +140,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(7, 0);
   // %linear_1 = gemm(%flatten_rows, %fc.weight, %fc.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k8_gemv_nk_f32_2x16x10<<<inferno::kernels::gemv_nk_blocks<float>(10, 16), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_flatten_rows, /* w */ v_fc_weight, /* row */ v_fc_bias, /* out */ v_linear_1);
-  MODEL_CHECK_LAUNCH("%linear_1");
+  MODEL_LAUNCH(k8_gemv_nk_f32_2x16x10, inferno::kernels::gemv_nk_blocks<float>(10, 16), inferno::kernels::kGemvNkThreads, "%linear_1", /* x */ v_flatten_rows, /* w */ v_fc_weight, /* row */ v_fc_bias, /* out */ v_linear_1);
   MODEL_PROFILE_STEP(7, 1);
 
   // %linear = reshape(%linear_1) {shape=[2, 10]} at linear.py:134

@@ -24,6 +24,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // %input.4 = fused_elementwise(%x, %input.4_scale_c_1, %input.4_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:17
 // expr: mul($0, $1); add(#0, $2)
 __global__ void k0_fused_mul_add_f32_2x3x8x8(const float* in0, const float* in1, const float* in2, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 384; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %x
     const float x1 = in1[i / 64 % 3];  // %input.4_scale_c_1
@@ -37,6 +38,7 @@ __global__ void k0_fused_mul_add_f32_2x3x8x8(const float* in0, const float* in1,
 // %input.1 = fused_elementwise(%input.4, %input.1_scale_c_1, %input.1_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_0.py:13
 // expr: mul($0, $1); add(#0, $2)
 __global__ void k6_fused_mul_add_f32_2x3x8x8(const float* in0, const float* in1, const float* in2, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 384; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %input.4
     const float x1 = in1[i / 64 % 3];  // %input.1_scale_c_1
@@ -49,6 +51,7 @@ __global__ void k6_fused_mul_add_f32_2x3x8x8(const float* in0, const float* in1,
 
 // %input.2 = relu(%input.4) at __torch__.py:24
 __global__ void k9_relu_f32_2x3x8x8(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 384; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %input.4
     const float s0 = x0 < float(0) ? float(0) : x0;  // #0 = relu($0) -> f32
@@ -59,6 +62,7 @@ __global__ void k9_relu_f32_2x3x8x8(const float* in0, float* out) {
 // %output7 = fused_elementwise(%input0.1, %87_scale_1, %87_shift_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:35
 // expr: mul($0, $1); add(#0, $2)
 __global__ void k13_fused_mul_add_f32_2x3(const float* in0, const float* in1, const float* in2, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 6; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %input0.1
     const float x1 = in1[i % 3];  // %87_scale_1
@@ -72,6 +76,7 @@ __global__ void k13_fused_mul_add_f32_2x3(const float* in0, const float* in1, co
 // %output8 = fused_elementwise(%input1.1, %96_scale_c_1, %96_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_1.py:17
 // expr: mul($0, $1); add(#0, $2)
 __global__ void k15_fused_mul_add_f32_2x3x64(const float* in0, const float* in1, const float* in2, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 384; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %input1.1
     const float x1 = in1[i / 64 % 3];  // %96_scale_c_1
@@ -84,6 +89,7 @@ __global__ void k15_fused_mul_add_f32_2x3x64(const float* in0, const float* in1,
 
 // %output0 = add(%a.1, %b.1) at __torch__.py:32
 __global__ void k16_add_f32_2x3x4x4(const float* in0, const float* in1, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 96; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %a.1
     const float x1 = in1[i];  // %b.1
@@ -107,6 +113,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -140,8 +147,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(0, 0);
   // %input.4 = fused_elementwise(%x, %input.4_scale_c_1, %input.4_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:17
-  k0_fused_mul_add_f32_2x3x8x8<<<2, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_input_4_scale_c_1, /* in2 */ v_input_4_shift_c_1, /* out */ v_input_4);
-  MODEL_CHECK_LAUNCH("%input.4");
+  MODEL_LAUNCH(k0_fused_mul_add_f32_2x3x8x8, 2, 256, "%input.4", /* in0 */ v_x, /* in1 */ v_input_4_scale_c_1, /* in2 */ v_input_4_shift_c_1, /* out */ v_input_4);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
@@ -171,8 +177,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(6, 0);
   // %input.1 = fused_elementwise(%input.4, %input.1_scale_c_1, %input.1_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_0.py:13
-  k6_fused_mul_add_f32_2x3x8x8<<<2, 256, 0, stream>>>(/* in0 */ v_input_4, /* in1 */ v_input_1_scale_c_1, /* in2 */ v_input_1_shift_c_1, /* out */ v_input_1);
-  MODEL_CHECK_LAUNCH("%input.1");
+  MODEL_LAUNCH(k6_fused_mul_add_f32_2x3x8x8, 2, 256, "%input.1", /* in0 */ v_input_4, /* in1 */ v_input_1_scale_c_1, /* in2 */ v_input_1_shift_c_1, /* out */ v_input_1);
   MODEL_PROFILE_STEP(6, 1);
 
   MODEL_PROFILE_STEP(7, 0);
@@ -187,8 +192,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(9, 0);
   // %input.2 = relu(%input.4) at __torch__.py:24
-  k9_relu_f32_2x3x8x8<<<2, 256, 0, stream>>>(/* in0 */ v_input_4, /* out */ v_input_2);
-  MODEL_CHECK_LAUNCH("%input.2");
+  MODEL_LAUNCH(k9_relu_f32_2x3x8x8, 2, 256, "%input.2", /* in0 */ v_input_4, /* out */ v_input_2);
   MODEL_PROFILE_STEP(9, 1);
 
   MODEL_PROFILE_STEP(10, 0);
@@ -206,8 +210,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(12, 0);
   // %output7 = fused_elementwise(%input0.1, %87_scale_1, %87_shift_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:35
-  k13_fused_mul_add_f32_2x3<<<1, 256, 0, stream>>>(/* in0 */ v_input0_1, /* in1 */ v_87_scale_1, /* in2 */ v_87_shift_1, /* out */ v_output7);
-  MODEL_CHECK_LAUNCH("%output7");
+  MODEL_LAUNCH(k13_fused_mul_add_f32_2x3, 1, 256, "%output7", /* in0 */ v_input0_1, /* in1 */ v_87_scale_1, /* in2 */ v_87_shift_1, /* out */ v_output7);
   MODEL_PROFILE_STEP(12, 1);
 
   // %input1.1 = reshape(%input.4) {shape=[2, 3, 64]} at __torch__.py:30
@@ -215,14 +218,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(13, 0);
   // %output8 = fused_elementwise(%input1.1, %96_scale_c_1, %96_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_1.py:17
-  k15_fused_mul_add_f32_2x3x64<<<2, 256, 0, stream>>>(/* in0 */ v_input1_1, /* in1 */ v_96_scale_c_1, /* in2 */ v_96_shift_c_1, /* out */ v_output8);
-  MODEL_CHECK_LAUNCH("%output8");
+  MODEL_LAUNCH(k15_fused_mul_add_f32_2x3x64, 2, 256, "%output8", /* in0 */ v_input1_1, /* in1 */ v_96_scale_c_1, /* in2 */ v_96_shift_c_1, /* out */ v_output8);
   MODEL_PROFILE_STEP(13, 1);
 
   MODEL_PROFILE_STEP(14, 0);
   // %output0 = add(%a.1, %b.1) at __torch__.py:32
-  k16_add_f32_2x3x4x4<<<1, 256, 0, stream>>>(/* in0 */ v_a_1, /* in1 */ v_b_1, /* out */ v_output0);
-  MODEL_CHECK_LAUNCH("%output0");
+  MODEL_LAUNCH(k16_add_f32_2x3x4x4, 1, 256, "%output0", /* in0 */ v_a_1, /* in1 */ v_b_1, /* out */ v_output0);
   MODEL_PROFILE_STEP(14, 1);
   return INFERNO_MODEL_OK;
 }

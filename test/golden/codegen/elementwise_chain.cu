@@ -24,6 +24,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // %sub_1 = fused_elementwise(%x, %scale, %y, %rsub_other, %div_other, %add_3_1, %sub_1_other) {expr="mul($0, $1); add(#0, $2); sigmoid(#1); sub($3, #2); tanh($0); div(#4, $4); sub(#3, #5); abs($0); neg(#7); exp(#8); add(#6, #9); add(#10, $3); div(#11, $5); sub(#12, $6)"} at export_fixtures.py:147
 // expr: mul($0, $1); add(#0, $2); sigmoid(#1); sub($3, #2); tanh($0); div(#4, $4); sub(#3, #5); abs($0); neg(#7); exp(#8); add(#6, #9); add(#10, $3); div(#11, $5); sub(#12, $6)
 __global__ void k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8(const float* in0, const float* in1, const float* in2, const float* in5, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %x
     const float x1 = in1[i % 8];  // %scale
@@ -50,6 +51,7 @@ __global__ void k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8(c
 // %add_4 = fused_elementwise(%sum_1, %mul_1_other, %mean) {expr="mul($0, $1); add($2, #0)"} at export_fixtures.py:150
 // expr: mul($0, $1); add($2, #0)
 __global__ void k3_fused_mul_add_f32_4x8(const float* in0, const float* in2, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
     const float x0 = in0[i % 8];  // %sum_1
     const float x2 = in2[i / 8];  // %mean
@@ -61,6 +63,7 @@ __global__ void k3_fused_mul_add_f32_4x8(const float* in0, const float* in2, flo
 
 // %relu = relu(%x) at export_fixtures.py:152
 __global__ void k5_relu_f32_4x8(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %x
     const float s0 = x0 < float(0) ? float(0) : x0;  // #0 = relu($0) -> f32
@@ -83,6 +86,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -100,8 +104,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(0, 0);
   // %sub_1 = fused_elementwise(%x, %scale, %y, %rsub_other, %div_other, %add_3_1, %sub_1_other) {expr="mul($0, $1); add(#0, $2); sigmoid(#1); sub($3, #2); tanh($0); div(#4, $4); sub(#3, #5); abs($0); neg(#7); exp(#8); add(#6, #9); add(#10, $3); div(#11, $5); sub(#12, $6)"} at export_fixtures.py:147
-  k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_scale, /* in2 */ v_y, /* in5 */ v_add_3_1, /* out */ v_sub_1);
-  MODEL_CHECK_LAUNCH("%sub_1");
+  MODEL_LAUNCH(k0_fused_mul_add_sigmoid_sub_tanh_div_sub_abs_neg_more_f32_4x8, 1, 256, "%sub_1", /* in0 */ v_x, /* in1 */ v_scale, /* in2 */ v_y, /* in5 */ v_add_3_1, /* out */ v_sub_1);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
@@ -116,8 +119,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(3, 0);
   // %add_4 = fused_elementwise(%sum_1, %mul_1_other, %mean) {expr="mul($0, $1); add($2, #0)"} at export_fixtures.py:150
-  k3_fused_mul_add_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_sum_1, /* in2 */ v_mean, /* out */ v_add_4);
-  MODEL_CHECK_LAUNCH("%add_4");
+  MODEL_LAUNCH(k3_fused_mul_add_f32_4x8, 1, 256, "%add_4", /* in0 */ v_sum_1, /* in2 */ v_mean, /* out */ v_add_4);
   MODEL_PROFILE_STEP(3, 1);
 
   MODEL_PROFILE_STEP(4, 0);
@@ -127,8 +129,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(5, 0);
   // %relu = relu(%x) at export_fixtures.py:152
-  k5_relu_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_relu);
-  MODEL_CHECK_LAUNCH("%relu");
+  MODEL_LAUNCH(k5_relu_f32_4x8, 1, 256, "%relu", /* in0 */ v_x, /* out */ v_relu);
   MODEL_PROFILE_STEP(5, 1);
   return INFERNO_MODEL_OK;
 }

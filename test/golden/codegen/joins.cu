@@ -21,6 +21,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 
 // %output0 = cat(%x, %y, %x) {dim=1} at export_ts_fixtures.py:78
 __global__ void k0_cat_f32_2x8x4x5(const float* in0, const float* in1, const float* in2, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 320; i += gridDim.x * 256) {
     const int64_t c = i % 20, j = (i / 20) % 8, o = i / 160;
     if (j < 3) out[i] = in0[(o * 3 + j - 0) * 20 + c];
@@ -31,6 +32,7 @@ __global__ void k0_cat_f32_2x8x4x5(const float* in0, const float* in1, const flo
 
 // %17 = relu(%x) at export_ts_fixtures.py:79
 __global__ void k1_relu_f32_2x3x4x5(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 120; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %x
     const float s0 = x0 < float(0) ? float(0) : x0;  // #0 = relu($0) -> f32
@@ -40,6 +42,7 @@ __global__ void k1_relu_f32_2x3x4x5(const float* in0, float* out) {
 
 // %output1 = cat(%x, %17) {dim=3} at export_ts_fixtures.py:79
 __global__ void k2_cat_f32_2x3x4x10(const float* in0, const float* in1, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 240; i += gridDim.x * 256) {
     const int64_t c = i % 1, j = (i / 1) % 10, o = i / 10;
     if (j < 5) out[i] = in0[(o * 5 + j - 0) * 1 + c];
@@ -49,6 +52,7 @@ __global__ void k2_cat_f32_2x3x4x10(const float* in0, const float* in1, float* o
 
 // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
 __global__ void k3_cast_f64_f64_2x2x4x5(const float* in0, double* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 80; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %y
     const double s0 = (static_cast<double>(x0));  // #0 = cast[f64]($0) -> f64
@@ -59,6 +63,7 @@ __global__ void k3_cast_f64_f64_2x2x4x5(const float* in0, double* out) {
 // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
 // expr: cast[f16]($0); cast[f64](#0)
 __global__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(const float* in0, double* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 80; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %y
     const float s0 = __half2float(__float2half_rn(x0));  // #0 = cast[f16]($0) -> f16
@@ -69,6 +74,7 @@ __global__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(const float* in0, double*
 
 // %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
 __global__ void k5_cat_f64_4x2x4x5(const double* in0, const double* in1, double* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 160; i += gridDim.x * 256) {
     const int64_t c = i % 40, j = (i / 40) % 4, o = i / 160;
     if (j < 2) out[i] = in0[(o * 2 + j - 0) * 40 + c];
@@ -78,6 +84,7 @@ __global__ void k5_cat_f64_4x2x4x5(const double* in0, const double* in1, double*
 
 // %output3 = constant_pad(%x, %25_fill) {after=[0, 0, 1, 2], before=[0, 0, 0, 1]} at export_ts_fixtures.py:81
 __global__ void k6_constant_pad_f32_2x3x5x8(const float* in, const float* fill, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 240; i += gridDim.x * 256) {
     int64_t rest = i, src = 0;
     bool inside = true;
@@ -102,6 +109,7 @@ __global__ void k6_constant_pad_f32_2x3x5x8(const float* in, const float* fill, 
 
 // %output4 = constant_pad(%output0, %27_fill) {after=[0, 0, -2, 1], before=[0, 0, 2, -1]} at export_ts_fixtures.py:82
 __global__ void k7_constant_pad_f32_2x8x4x5(const float* in, const float* fill, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 320; i += gridDim.x * 256) {
     int64_t rest = i, src = 0;
     bool inside = true;
@@ -126,6 +134,7 @@ __global__ void k7_constant_pad_f32_2x8x4x5(const float* in, const float* fill, 
 
 // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
 __global__ void k8_constant_pad_f32_2x4x4x5(const float* in, const float* fill, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 160; i += gridDim.x * 256) {
     int64_t rest = i, src = 0;
     bool inside = true;
@@ -163,6 +172,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -184,56 +194,47 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(0, 0);
   // %output0 = cat(%x, %y, %x) {dim=1} at export_ts_fixtures.py:78
-  k0_cat_f32_2x8x4x5<<<2, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_y, /* in2 */ v_x, /* out */ v_output0);
-  MODEL_CHECK_LAUNCH("%output0");
+  MODEL_LAUNCH(k0_cat_f32_2x8x4x5, 2, 256, "%output0", /* in0 */ v_x, /* in1 */ v_y, /* in2 */ v_x, /* out */ v_output0);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %17 = relu(%x) at export_ts_fixtures.py:79
-  k1_relu_f32_2x3x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_17);
-  MODEL_CHECK_LAUNCH("%17");
+  MODEL_LAUNCH(k1_relu_f32_2x3x4x5, 1, 256, "%17", /* in0 */ v_x, /* out */ v_17);
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
   // %output1 = cat(%x, %17) {dim=3} at export_ts_fixtures.py:79
-  k2_cat_f32_2x3x4x10<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_17, /* out */ v_output1);
-  MODEL_CHECK_LAUNCH("%output1");
+  MODEL_LAUNCH(k2_cat_f32_2x3x4x10, 1, 256, "%output1", /* in0 */ v_x, /* in1 */ v_17, /* out */ v_output1);
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);
   // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
-  k3_cast_f64_f64_2x2x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_y, /* out */ v_20);
-  MODEL_CHECK_LAUNCH("%20");
+  MODEL_LAUNCH(k3_cast_f64_f64_2x2x4x5, 1, 256, "%20", /* in0 */ v_y, /* out */ v_20);
   MODEL_PROFILE_STEP(3, 1);
 
   MODEL_PROFILE_STEP(4, 0);
   // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
-  k4_fused_cast_f16_cast_f64_f64_2x2x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_y, /* out */ v_23_cast1);
-  MODEL_CHECK_LAUNCH("%23_cast1");
+  MODEL_LAUNCH(k4_fused_cast_f16_cast_f64_f64_2x2x4x5, 1, 256, "%23_cast1", /* in0 */ v_y, /* out */ v_23_cast1);
   MODEL_PROFILE_STEP(4, 1);
 
   MODEL_PROFILE_STEP(5, 0);
   // %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
-  k5_cat_f64_4x2x4x5<<<1, 256, 0, stream>>>(/* in0 */ v_20, /* in1 */ v_23_cast1, /* out */ v_output2);
-  MODEL_CHECK_LAUNCH("%output2");
+  MODEL_LAUNCH(k5_cat_f64_4x2x4x5, 1, 256, "%output2", /* in0 */ v_20, /* in1 */ v_23_cast1, /* out */ v_output2);
   MODEL_PROFILE_STEP(5, 1);
 
   MODEL_PROFILE_STEP(6, 0);
   // %output3 = constant_pad(%x, %25_fill) {after=[0, 0, 1, 2], before=[0, 0, 0, 1]} at export_ts_fixtures.py:81
-  k6_constant_pad_f32_2x3x5x8<<<1, 256, 0, stream>>>(/* in */ v_x, /* fill */ v_25_fill, /* out */ v_output3);
-  MODEL_CHECK_LAUNCH("%output3");
+  MODEL_LAUNCH(k6_constant_pad_f32_2x3x5x8, 1, 256, "%output3", /* in */ v_x, /* fill */ v_25_fill, /* out */ v_output3);
   MODEL_PROFILE_STEP(6, 1);
 
   MODEL_PROFILE_STEP(7, 0);
   // %output4 = constant_pad(%output0, %27_fill) {after=[0, 0, -2, 1], before=[0, 0, 2, -1]} at export_ts_fixtures.py:82
-  k7_constant_pad_f32_2x8x4x5<<<2, 256, 0, stream>>>(/* in */ v_output0, /* fill */ v_27_fill, /* out */ v_output4);
-  MODEL_CHECK_LAUNCH("%output4");
+  MODEL_LAUNCH(k7_constant_pad_f32_2x8x4x5, 2, 256, "%output4", /* in */ v_output0, /* fill */ v_27_fill, /* out */ v_output4);
   MODEL_PROFILE_STEP(7, 1);
 
   MODEL_PROFILE_STEP(8, 0);
   // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
-  k8_constant_pad_f32_2x4x4x5<<<1, 256, 0, stream>>>(/* in */ v_y, /* fill */ v_29_fill, /* out */ v_output5);
-  MODEL_CHECK_LAUNCH("%output5");
+  MODEL_LAUNCH(k8_constant_pad_f32_2x4x4x5, 1, 256, "%output5", /* in */ v_y, /* fill */ v_29_fill, /* out */ v_output5);
   MODEL_PROFILE_STEP(8, 1);
   return INFERNO_MODEL_OK;
 }

@@ -51,6 +51,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -66,14 +67,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %fc1.weight, %fc1.bias) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
-  k0_gemv_nk_f32_4x16x32<<<inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_relu);
-  MODEL_CHECK_LAUNCH("%relu");
+  MODEL_LAUNCH(k0_gemv_nk_f32_4x16x32, inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_relu);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %linear_1 = gemm(%relu, %fc2.weight, %fc2.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k1_gemv_nk_f32_4x32x8<<<inferno::kernels::gemv_nk_blocks<float>(8, 32), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_relu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_linear_1);
-  MODEL_CHECK_LAUNCH("%linear_1");
+  MODEL_LAUNCH(k1_gemv_nk_f32_4x32x8, inferno::kernels::gemv_nk_blocks<float>(8, 32), inferno::kernels::kGemvNkThreads, "%linear_1", /* x */ v_relu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_linear_1);
   MODEL_PROFILE_STEP(1, 1);
   return INFERNO_MODEL_OK;
 }

@@ -22,6 +22,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 
 // %x_f16 = cast(%x) {dtype=f16}
 __global__ void k0_cast_f16_f16_4x16(const float* in0, __half* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 64; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %x
     const float s0 = __half2float(__float2half_rn(x0));  // #0 = cast[f16]($0) -> f16
@@ -47,6 +48,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f
 
 // %linear_1 = cast(%linear_1_f16) {dtype=f32} at linear.py:134
 __global__ void k3_cast_f32_f32_4x8(const __half* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 32; i += gridDim.x * 256) {
     const float x0 = __half2float(in0[i]);  // %linear_1_f16
     const float s0 = x0;  // #0 = cast[f32]($0) -> f32
@@ -69,6 +71,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -85,26 +88,22 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(0, 0);
   // %x_f16 = cast(%x) {dtype=f16}
-  k0_cast_f16_f16_4x16<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_x_f16);
-  MODEL_CHECK_LAUNCH("%x_f16");
+  MODEL_LAUNCH(k0_cast_f16_f16_4x16, 1, 256, "%x_f16", /* in0 */ v_x, /* out */ v_x_f16);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %relu = gemm(%x_f16, %fc1.weight_f16, %fc1.bias_f16) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k1_gemv_nk_f16_4x16x32<<<inferno::kernels::gemv_nk_blocks<__half>(32, 16), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_x_f16, /* w */ v_fc1_weight_f16, /* row */ v_fc1_bias_f16, /* out */ v_relu);
-  MODEL_CHECK_LAUNCH("%relu");
+  MODEL_LAUNCH(k1_gemv_nk_f16_4x16x32, inferno::kernels::gemv_nk_blocks<__half>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x_f16, /* w */ v_fc1_weight_f16, /* row */ v_fc1_bias_f16, /* out */ v_relu);
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
   // %linear_1_f16 = gemm(%relu, %fc2.weight_f16, %fc2.bias_f16) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k2_gemv_nk_f16_4x32x8<<<inferno::kernels::gemv_nk_blocks<__half>(8, 32), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_relu, /* w */ v_fc2_weight_f16, /* row */ v_fc2_bias_f16, /* out */ v_linear_1_f16);
-  MODEL_CHECK_LAUNCH("%linear_1_f16");
+  MODEL_LAUNCH(k2_gemv_nk_f16_4x32x8, inferno::kernels::gemv_nk_blocks<__half>(8, 32), inferno::kernels::kGemvNkThreads, "%linear_1_f16", /* x */ v_relu, /* w */ v_fc2_weight_f16, /* row */ v_fc2_bias_f16, /* out */ v_linear_1_f16);
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);
   // %linear_1 = cast(%linear_1_f16) {dtype=f32} at linear.py:134
-  k3_cast_f32_f32_4x8<<<1, 256, 0, stream>>>(/* in0 */ v_linear_1_f16, /* out */ v_linear_1);
-  MODEL_CHECK_LAUNCH("%linear_1");
+  MODEL_LAUNCH(k3_cast_f32_f32_4x8, 1, 256, "%linear_1", /* in0 */ v_linear_1_f16, /* out */ v_linear_1);
   MODEL_PROFILE_STEP(3, 1);
   return INFERNO_MODEL_OK;
 }

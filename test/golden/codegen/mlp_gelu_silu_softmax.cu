@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f
 
 // %silu = silu(%linear_2) at activation.py:475
 __global__ void k3_silu_f32_4x24(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 96; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %linear_2
     const float s0 = x0 / (float(1) + inferno::ew::exp(-x0));  // #0 = silu($0) -> f32
@@ -77,6 +78,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -100,32 +102,27 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %gelu = gemm(%x, %fc1.weight, %fc1.bias) {activation="gelu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%gelu", "%x", 16, error, error_size);
-  k0_gemv_nk_f32_4x16x32<<<inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_gelu);
-  MODEL_CHECK_LAUNCH("%gelu");
+  MODEL_LAUNCH(k0_gemv_nk_f32_4x16x32, inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%gelu", /* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_gelu);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %gelu_1 = gemm(%gelu, %fc2.weight, %fc2.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k1_gemv_nk_f32_4x32x32<<<inferno::kernels::gemv_nk_blocks<float>(32, 32), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_gelu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_gelu_1);
-  MODEL_CHECK_LAUNCH("%gelu_1");
+  MODEL_LAUNCH(k1_gemv_nk_f32_4x32x32, inferno::kernels::gemv_nk_blocks<float>(32, 32), inferno::kernels::kGemvNkThreads, "%gelu_1", /* x */ v_gelu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_gelu_1);
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
   // %linear_2 = gemm(%gelu_1, %fc3.weight, %fc3.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k2_gemv_nk_f32_4x32x24<<<inferno::kernels::gemv_nk_blocks<float>(24, 32), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_gelu_1, /* w */ v_fc3_weight, /* row */ v_fc3_bias, /* out */ v_linear_2);
-  MODEL_CHECK_LAUNCH("%linear_2");
+  MODEL_LAUNCH(k2_gemv_nk_f32_4x32x24, inferno::kernels::gemv_nk_blocks<float>(24, 32), inferno::kernels::kGemvNkThreads, "%linear_2", /* x */ v_gelu_1, /* w */ v_fc3_weight, /* row */ v_fc3_bias, /* out */ v_linear_2);
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);
   // %silu = silu(%linear_2) at activation.py:475
-  k3_silu_f32_4x24<<<1, 256, 0, stream>>>(/* in0 */ v_linear_2, /* out */ v_silu);
-  MODEL_CHECK_LAUNCH("%silu");
+  MODEL_LAUNCH(k3_silu_f32_4x24, 1, 256, "%silu", /* in0 */ v_linear_2, /* out */ v_silu);
   MODEL_PROFILE_STEP(3, 1);
 
   MODEL_PROFILE_STEP(4, 0);
   // %linear_3 = gemm(%silu, %fc4.weight, %fc4.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  k4_gemv_nk_f32_4x24x10<<<inferno::kernels::gemv_nk_blocks<float>(10, 24), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_silu, /* w */ v_fc4_weight, /* row */ v_fc4_bias, /* out */ v_linear_3);
-  MODEL_CHECK_LAUNCH("%linear_3");
+  MODEL_LAUNCH(k4_gemv_nk_f32_4x24x10, inferno::kernels::gemv_nk_blocks<float>(10, 24), inferno::kernels::kGemvNkThreads, "%linear_3", /* x */ v_silu, /* w */ v_fc4_weight, /* row */ v_fc4_bias, /* out */ v_linear_3);
   MODEL_PROFILE_STEP(4, 1);
 
   MODEL_PROFILE_STEP(5, 0);

@@ -43,6 +43,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   const unsigned char* const weights = state->weights;
 
   // Where each value lives.
@@ -53,8 +54,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %weight_nk) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:97
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
-  k0_gemv_nk_f32_8x16x32<<<inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, 0, stream>>>(/* x */ v_x, /* w */ v_weight_nk, /* out */ v_relu);
-  MODEL_CHECK_LAUNCH("%relu");
+  MODEL_LAUNCH(k0_gemv_nk_f32_8x16x32, inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x, /* w */ v_weight_nk, /* out */ v_relu);
   MODEL_PROFILE_STEP(0, 1);
   return INFERNO_MODEL_OK;
 }

@@ -24,6 +24,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // %input0.1_nhwc = fused_elementwise(%input.1, %31_other, %input0.1_other) {expr="mul($0, $1); add(#0, $2)"} at __torch__.py:30
 // expr: mul($0, $1); add(#0, $2)
 __global__ void k2_fused_mul_add_f32_2x5x6x8(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 480; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %input.1
     const float s0 = x0 * 3.0f;  // #0 = mul($0, $1) -> f32
@@ -47,6 +48,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   const unsigned char* const weights = state->weights;
 
@@ -98,8 +100,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(2, 0);
   // %input0.1_nhwc = fused_elementwise(%input.1, %31_other, %input0.1_other) {expr="mul($0, $1); add(#0, $2)"} at __torch__.py:30
-  k2_fused_mul_add_f32_2x5x6x8<<<2, 256, 0, stream>>>(/* in0 */ v_input_1, /* out */ v_input0_1_nhwc);
-  MODEL_CHECK_LAUNCH("%input0.1_nhwc");
+  MODEL_LAUNCH(k2_fused_mul_add_f32_2x5x6x8, 2, 256, "%input0.1_nhwc", /* in0 */ v_input_1, /* out */ v_input0_1_nhwc);
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);

@@ -19,6 +19,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 
 // %46 = mul(%28_1, %46_other) at __torch__.py:32
 __global__ void k15_mul_f32_2x3x5x7(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 210; i += gridDim.x * 256) {
     const float x0 = in0[i / 105 * 210 + i % 105];  // %28_1
     const float s0 = x0 * 2.0f;  // #0 = mul($0, $1) -> f32
@@ -28,6 +29,7 @@ __global__ void k15_mul_f32_2x3x5x7(const float* in0, float* out) {
 
 // %48 = cat(%15, %46) {dim=1} at __torch__.py:33
 __global__ void k16_cat_f32_2x6x5x7(const float* in0, const float* in1, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 420; i += gridDim.x * 256) {
     const int64_t c = i % 35, j = (i / 35) % 6, o = i / 210;
     if (j < 3) out[i] = in0[((o * 3 + j - 0) * 35 + c) / 105 * 210 + ((o * 3 + j - 0) * 35 + c) % 105];
@@ -38,6 +40,7 @@ __global__ void k16_cat_f32_2x6x5x7(const float* in0, const float* in1, float* o
 // %output0 = fused_elementwise(%16_squeeze0, %16_squeeze1, %a.1, %16_squeeze2) {expr="mul($0, $1); add($2, #0); sub(#1, $3)"} at __torch__.py:37
 // expr: mul($0, $1); add($2, #0); sub(#1, $3)
 __global__ void k19_fused_mul_add_sub_f32_2x5x7(const float* in0, const float* in1, const float* in2, const float* in3, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 70; i += gridDim.x * 256) {
     const float x0 = in0[i / 35 * 210 + i % 35];  // %16_squeeze0
     const float x1 = in1[i / 35 * 210 + i % 35];  // %16_squeeze1
@@ -52,6 +55,7 @@ __global__ void k19_fused_mul_add_sub_f32_2x5x7(const float* in0, const float* i
 
 // %output3 = mul(%a.1_slice, %46_other) at __torch__.py:38
 __global__ void k20_mul_f32_2x1x5x7(const float* in0, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 70; i += gridDim.x * 256) {
     const float x0 = in0[i / 35 * 210 + i % 35];  // %a.1_slice
     const float s0 = x0 * 2.0f;  // #0 = mul($0, $1) -> f32
@@ -72,7 +76,9 @@ INFERNO_MODEL_SESSION_FUNCTIONS(State, kWeightsBytes)
 int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* user, char* error, size_t error_size) {
   const int32_t ready = begin_run(state_ptr, args, kRunInputs | kRunOutputs | kRunArena, error, error_size);
   if (ready != INFERNO_MODEL_OK) return ready;
+  const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
 
   // Where each value lives.
@@ -166,14 +172,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(5, 0);
   // %46 = mul(%28_1, %46_other) at __torch__.py:32
-  k15_mul_f32_2x3x5x7<<<1, 256, 0, stream>>>(/* in0 */ (v_x + 105), /* out */ v_46);
-  MODEL_CHECK_LAUNCH("%46");
+  MODEL_LAUNCH(k15_mul_f32_2x3x5x7, 1, 256, "%46", /* in0 */ (v_x + 105), /* out */ v_46);
   MODEL_PROFILE_STEP(5, 1);
 
   MODEL_PROFILE_STEP(6, 0);
   // %48 = cat(%15, %46) {dim=1} at __torch__.py:33
-  k16_cat_f32_2x6x5x7<<<2, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ v_46, /* out */ v_48);
-  MODEL_CHECK_LAUNCH("%48");
+  MODEL_LAUNCH(k16_cat_f32_2x6x5x7, 2, 256, "%48", /* in0 */ v_x, /* in1 */ v_46, /* out */ v_48);
   MODEL_PROFILE_STEP(6, 1);
 
   // %52 = reshape(%48) {shape=[2, 2, 3, 5, 7]} at __torch__.py:35
@@ -190,14 +194,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(8, 0);
   // %output0 = fused_elementwise(%16_squeeze0, %16_squeeze1, %a.1, %16_squeeze2) {expr="mul($0, $1); add($2, #0); sub(#1, $3)"} at __torch__.py:37
-  k19_fused_mul_add_sub_f32_2x5x7<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* in1 */ (v_x + 35), /* in2 */ v_x, /* in3 */ (v_x + 70), /* out */ v_output0);
-  MODEL_CHECK_LAUNCH("%output0");
+  MODEL_LAUNCH(k19_fused_mul_add_sub_f32_2x5x7, 1, 256, "%output0", /* in0 */ v_x, /* in1 */ (v_x + 35), /* in2 */ v_x, /* in3 */ (v_x + 70), /* out */ v_output0);
   MODEL_PROFILE_STEP(8, 1);
 
   MODEL_PROFILE_STEP(9, 0);
   // %output3 = mul(%a.1_slice, %46_other) at __torch__.py:38
-  k20_mul_f32_2x1x5x7<<<1, 256, 0, stream>>>(/* in0 */ v_x, /* out */ v_output3);
-  MODEL_CHECK_LAUNCH("%output3");
+  MODEL_LAUNCH(k20_mul_f32_2x1x5x7, 1, 256, "%output3", /* in0 */ v_x, /* out */ v_output3);
   MODEL_PROFILE_STEP(9, 1);
 
   // %output6 = reshape(%shuffled.1) {shape=[2, 6, 5, 7]} at __torch__.py:39

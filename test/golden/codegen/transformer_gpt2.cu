@@ -25,6 +25,7 @@ constexpr uint64_t kWorkspaceBytes = 33554432;
 
 // %embedding = index_select(%wte.weight, %ids) {dim=0} at sparse.py:189
 __global__ void k0_index_select_f32_1x20x32(const float* in, const int64_t* index, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 640; i += gridDim.x * 256) {
     const int64_t c = i % 32, p = (i / 32) % 20, o = i / 640;
     int64_t r = static_cast<int64_t>(index[p]);
@@ -36,6 +37,7 @@ __global__ void k0_index_select_f32_1x20x32(const float* in, const int64_t* inde
 
 // %add = add(%embedding, %embedding_1_1) at transformer_models.py:98
 __global__ void k1_add_f32_1x20x32(const float* in0, const float* in1, float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 640; i += gridDim.x * 256) {
     const float x0 = in0[i];  // %embedding
     const float x1 = in1[i];  // %embedding_1_1
@@ -47,6 +49,7 @@ __global__ void k1_add_f32_1x20x32(const float* in0, const float* in1, float* ou
 // %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight_nk, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
 // The epilogue cuBLASLt does not do, in place on the GEMM's output.
 __global__ void k18_gemm_epilogue_gelu_tanh_f32_1x20x128(float* out) {
+  inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 2560; i += gridDim.x * 256) {
     const float a = out[i];
     out[i] = float(0.5) * a * (float(1) + inferno::ew::tanh(float(0.79788456080286535588) * (a + float(0.044715) * a * a * a)));
@@ -103,6 +106,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   if (ready != INFERNO_MODEL_OK) return ready;
   const State* const state = static_cast<const State*>(state_ptr);
   const cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  const bool dependent_launch = state->dependent_launch && hook == nullptr;
   unsigned char* const arena = static_cast<unsigned char*>(args->arena);
   void* const workspace = arena + kWorkspaceOffset;
   const unsigned char* const weights = state->weights;
@@ -132,14 +136,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(0, 0);
   // %embedding = index_select(%wte.weight, %ids) {dim=0} at sparse.py:189
-  k0_index_select_f32_1x20x32<<<3, 256, 0, stream>>>(/* in */ v_wte_weight, /* index */ v_ids, /* out */ v_embedding);
-  MODEL_CHECK_LAUNCH("%embedding");
+  MODEL_LAUNCH(k0_index_select_f32_1x20x32, 3, 256, "%embedding", /* in */ v_wte_weight, /* index */ v_ids, /* out */ v_embedding);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %add = add(%embedding, %embedding_1_1) at transformer_models.py:98
-  k1_add_f32_1x20x32<<<3, 256, 0, stream>>>(/* in0 */ v_embedding, /* in1 */ v_embedding_1_1, /* out */ v_add);
-  MODEL_CHECK_LAUNCH("%add");
+  MODEL_LAUNCH(k1_add_f32_1x20x32, 3, 256, "%add", /* in0 */ v_embedding, /* in1 */ v_embedding_1_1, /* out */ v_add);
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
@@ -204,8 +206,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(7, 0);
   // %mul_3 = gemm(%layer_norm_1, %h.0.c_fc.weight_nk, %h.0.c_fc.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at transformer_models.py:45
   MODEL_CHECK_CUBLAS(run_gemm(state->lt, kGemms[2], state->gemms[2], v_h_0_c_fc_weight_nk, v_layer_norm_1, v_mul_3, v_mul_3, workspace, kWorkspaceBytes, stream), "%mul_3");
-  k18_gemm_epilogue_gelu_tanh_f32_1x20x128<<<10, 256, 0, stream>>>(/* out */ v_mul_3);
-  MODEL_CHECK_LAUNCH("%mul_3");
+  MODEL_LAUNCH(k18_gemm_epilogue_gelu_tanh_f32_1x20x128, 10, 256, "%mul_3", /* out */ v_mul_3);
   MODEL_PROFILE_STEP(7, 1);
 
   MODEL_PROFILE_STEP(8, 0);
