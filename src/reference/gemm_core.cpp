@@ -133,16 +133,15 @@ void read_doubles(const ir::Tensor& t, int64_t offset, int64_t count, double* ou
     case ir::DType::kF32:
       return convert<float>(bytes, count, out, [](float v) { return static_cast<double>(v); });
     case ir::DType::kF16:
-      return convert<uint16_t>(bytes, count, out,
-                               [](uint16_t v) { return static_cast<double>(half_bits_to_float(v)); });
+      return convert<uint16_t>(
+          bytes, count, out, [](uint16_t v) { return static_cast<double>(half_bits_to_float(v)); });
     case ir::DType::kBF16:
-      return convert<uint16_t>(bytes, count, out,
-                               [](uint16_t v) { return static_cast<double>(bf16_bits_to_float(v)); });
+      return convert<uint16_t>(
+          bytes, count, out, [](uint16_t v) { return static_cast<double>(bf16_bits_to_float(v)); });
     case ir::DType::kF64:
       return convert<double>(bytes, count, out, [](double v) { return v; });
     case ir::DType::kI64:
-      return convert<int64_t>(bytes, count, out,
-                              [](int64_t v) { return static_cast<double>(v); });
+      return convert<int64_t>(bytes, count, out, [](int64_t v) { return static_cast<double>(v); });
     case ir::DType::kI32:
       return convert<int32_t>(bytes, count, out, [](int32_t v) { return static_cast<double>(v); });
     case ir::DType::kBool:
@@ -170,8 +169,8 @@ void batched_product(const ir::Tensor& a, const ir::Shape& sa, const ir::Tensor&
   p.batches = ir::shape_numel(*batch);
   INFERNO_CHECK(p.batches * p.m * p.n == out_numel, "gemm output size does not match");
   if (out_numel == 0) return;
-  const int64_t chunk_blocks = std::max<int64_t>(1, kChunkElements / std::max<int64_t>(p.k, 1) /
-                                                        kBlockRows);
+  const int64_t chunk_blocks =
+      std::max<int64_t>(1, kChunkElements / std::max<int64_t>(p.k, 1) / kBlockRows);
   p.chunk_rows = std::min(chunk_blocks, ceil_div(p.m, kBlockRows)) * kBlockRows;
   p.chunks = ceil_div(p.m, p.chunk_rows);
   p.panels = ceil_div(p.n, kPanelColumns);

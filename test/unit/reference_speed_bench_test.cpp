@@ -81,8 +81,8 @@ TEST_CASE("reference speed on GPT-2-small-sized nodes", "[.bench]") {
                              random_tensor({dtype, {columns, 768}}, 0.1, 2)},
                             {});
     const double t = seconds([&] { evaluate_one(head); });
-    std::printf("linear %s [128,768] x [%lld,768]: %.2f s\n", std::string(ir::dtype_name(dtype)).c_str(),
-                static_cast<long long>(columns), t);
+    std::printf("linear %s [128,768] x [%lld,768]: %.2f s\n",
+                std::string(ir::dtype_name(dtype)).c_str(), static_cast<long long>(columns), t);
   }
   {
     ir::Attributes attrs;
@@ -125,11 +125,11 @@ TEST_CASE("reference speed on GPT-2-small-sized nodes", "[.bench]") {
     ir::Attributes attrs;
     attrs.set("normalized_dims", int64_t{1});
     attrs.set("eps", 1e-5);
-    OneNode norm = one_node(ir::OpKind::kLayerNorm,
-                            {random_tensor({DType::kF16, {1, 128, 768}}, 1, 8),
-                             random_tensor({DType::kF16, {768}}, 1, 9),
-                             random_tensor({DType::kF16, {768}}, 1, 10)},
-                            attrs);
+    OneNode norm = one_node(
+        ir::OpKind::kLayerNorm,
+        {random_tensor({DType::kF16, {1, 128, 768}}, 1, 8),
+         random_tensor({DType::kF16, {768}}, 1, 9), random_tensor({DType::kF16, {768}}, 1, 10)},
+        attrs);
     std::printf("layer_norm f16 [1,128,768]: %.3f s\n", seconds([&] { evaluate_one(norm); }));
   }
 }
