@@ -22,7 +22,7 @@ namespace inferno::reference::detail {
 namespace {
 
 constexpr int64_t kBlockRows = 4;
-constexpr int64_t kPanelColumns = 8;
+constexpr int64_t kPanelColumns = 4;
 /// Panels per work item: enough work per item to amortize its a-chunk lookup, few enough items
 /// per product to balance the workers.
 constexpr int64_t kPanelsPerItem = 16;
@@ -83,19 +83,29 @@ void pack_panel(const ir::Tensor& b, const ProductLayout& p, int64_t bi, int64_t
     read_doubles(b, base + kk * p.n + n0, width, s.panel.data() + kk * kPanelColumns);
 }
 
+/// Two doubles, multiplied and added lane by lane (the GCC and Clang vector extension): IEEE
+/// operations per lane, so each lane's sum has the bits of the scalar loop, two at a time.
+using Pair = double __attribute__((vector_size(2 * sizeof(double))));
+constexpr int64_t kPairs = kPanelColumns / 2;
+static_assert(kPanelColumns % 2 == 0);
+
 /// The kBlockRows x kPanelColumns dot products of the rows at `a` (k apart) with the panel, each
-/// summed in k order from +0.0.
-void multiply_block(const double* a, int64_t k, const double* panel,
-                    std::array<double, kBlockRows * kPanelColumns>& sums) {
-  sums.fill(0.0);
+/// summed in k order from +0.0, into sums[row * kPanelColumns + column]. The accumulators stay
+/// in registers: kBlockRows x kPairs independent chains.
+void multiply_block(const double* a, int64_t k, const double* panel, double* sums) {
+  Pair acc[kBlockRows][kPairs] = {};
   for (int64_t kk = 0; kk < k; ++kk) {
-    const double* column = panel + kk * kPanelColumns;
+    Pair column[kPairs];
+    std::memcpy(column, panel + kk * kPanelColumns, sizeof column);
+#pragma GCC unroll 8
     for (int64_t i = 0; i < kBlockRows; ++i) {
       const double ai = a[i * k + kk];
-      double* row = sums.data() + i * kPanelColumns;
-      for (int64_t j = 0; j < kPanelColumns; ++j) row[j] += ai * column[j];
+      const Pair both = {ai, ai};
+#pragma GCC unroll 8
+      for (int64_t j = 0; j < kPairs; ++j) acc[i][j] += both * column[j];
     }
   }
+  std::memcpy(sums, acc, sizeof acc);
 }
 
 void run_item(const ir::Tensor& a, const ir::Tensor& b, const ProductLayout& p, int64_t item,
@@ -110,7 +120,7 @@ void run_item(const ir::Tensor& a, const ir::Tensor& b, const ProductLayout& p, 
     const int64_t n0 = panel * kPanelColumns, width = std::min(kPanelColumns, p.n - n0);
     pack_panel(b, p, bi, n0, s);
     for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
-      multiply_block(s.rows.data() + r0 * p.k, p.k, s.panel.data(), sums);
+      multiply_block(s.rows.data() + r0 * p.k, p.k, s.panel.data(), sums.data());
       for (int64_t i = 0; i < std::min(kBlockRows, rows - r0); ++i) {
         const int64_t out_row = (bi * p.m + first_row + r0 + i) * p.n + n0;
         for (int64_t j = 0; j < width; ++j)

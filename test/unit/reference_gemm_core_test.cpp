@@ -1,5 +1,5 @@
 // The blocked, threaded product behind the reference's GEMMs (reference/gemm_core.h) against the
-// straight triple loop it replaces, bit for bit: row and column tails of its 4 x 8 blocks, several
+// straight triple loop it replaces, bit for bit: row and column tails of its 4 x 4 blocks, several
 // row chunks and column groups, more workers than work, broadcast batches, transposed b, K = 0,
 // integers summed exactly, every dtype read as Tensor::get reads it, and an error in one
 // worker reaching the caller.
@@ -101,7 +101,7 @@ TEST_CASE("the blocked product gives the straight loop's bits for every worker c
       {{5, 7}, {7, 11}, false, {}},              // a row tail of 1, a column tail of 3
       {{5, 7}, {11, 7}, true, {}},               // transposed b
       {{1, 3}, {3, 1}, false, {}},               // one element: more workers than items
-      {{8, 16}, {16, 300}, false, {}},           // 38 panels: three column groups of 16
+      {{8, 16}, {16, 300}, false, {}},           // 75 panels of 4: five column groups of 16
       {{9, 70000}, {3, 70000}, true, {}},        // K this long: chunks of 4 rows, three of them
       {{2, 1, 5, 6}, {3, 6, 4}, false, {2, 3}},  // batches broadcast from both sides
       {{3, 5, 6}, {9, 6}, true, {3}},            // one b for every batch of a, transposed
