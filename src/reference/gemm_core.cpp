@@ -16,7 +16,6 @@
 #include "reference/kernels.h"
 #include "reference/parallel.h"
 #include "support/check.h"
-#include "support/half.h"
 
 namespace inferno::reference::detail {
 namespace {
@@ -30,15 +29,6 @@ constexpr int64_t kPanelsPerItem = 16;
 constexpr int64_t kChunkElements = int64_t{1} << 18;
 /// Multiply-adds below which another worker is not worth a thread.
 constexpr double kWorkPerWorker = 1 << 22;
-
-template <typename T, typename Convert>
-void convert(const std::byte* bytes, int64_t count, double* out, Convert to_double) {
-  for (int64_t i = 0; i < count; ++i) {
-    T v;
-    std::memcpy(&v, bytes + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    out[i] = to_double(v);
-  }
-}
 
 struct ProductLayout {
   int64_t batches = 0, m = 0, n = 0, k = 0;
@@ -133,31 +123,6 @@ void run_item(const ir::Tensor& a, const ir::Tensor& b, const ProductLayout& p, 
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 }  // namespace
-
-void read_doubles(const ir::Tensor& t, int64_t offset, int64_t count, double* out) {
-  INFERNO_CHECK(offset >= 0 && count >= 0 && offset <= t.numel() - count,
-                "tensor read out of range");
-  const std::byte* bytes =
-      t.data.data() + offset * static_cast<int64_t>(ir::dtype_size(t.type.dtype));
-  switch (t.type.dtype) {
-    case ir::DType::kF32:
-      return convert<float>(bytes, count, out, [](float v) { return static_cast<double>(v); });
-    case ir::DType::kF16:
-      return convert<uint16_t>(
-          bytes, count, out, [](uint16_t v) { return static_cast<double>(half_bits_to_float(v)); });
-    case ir::DType::kBF16:
-      return convert<uint16_t>(
-          bytes, count, out, [](uint16_t v) { return static_cast<double>(bf16_bits_to_float(v)); });
-    case ir::DType::kF64:
-      return convert<double>(bytes, count, out, [](double v) { return v; });
-    case ir::DType::kI64:
-      return convert<int64_t>(bytes, count, out, [](int64_t v) { return static_cast<double>(v); });
-    case ir::DType::kI32:
-      return convert<int32_t>(bytes, count, out, [](int32_t v) { return static_cast<double>(v); });
-    case ir::DType::kBool:
-      return convert<uint8_t>(bytes, count, out, [](uint8_t v) { return v != 0 ? 1.0 : 0.0; });
-  }
-}
 
 void batched_product(const ir::Tensor& a, const ir::Shape& sa, const ir::Tensor& b,
                      const ir::Shape& sb, bool trans_b, int64_t out_numel, const EmitFn& emit,

@@ -31,8 +31,4 @@ void batched_product(const ir::Tensor& a, const ir::Shape& sa, const ir::Tensor&
                      const ir::Shape& sb, bool trans_b, int64_t out_numel, const EmitFn& emit,
                      int workers = 0);
 
-/// `count` elements of `t` from flat index `offset`, converted to double as ir::Tensor::get
-/// converts them (checked against t's size once, then a loop per dtype).
-void read_doubles(const ir::Tensor& t, int64_t offset, int64_t count, double* out);
-
 }  // namespace inferno::reference::detail
