@@ -39,10 +39,10 @@ struct ProductLayout {
   int64_t items() const { return batches * chunks * groups; }
 };
 
-/// One worker's buffers: a's current row chunk (padded with zero rows to whole blocks) and the
-/// current panel.
+/// One worker's buffers: a's current row chunk (padded with zero rows to whole blocks), the
+/// current panel and one column of op(b) on its way into the panel.
 struct WorkerState {
-  std::vector<double> rows, panel;
+  std::vector<double> rows, panel, column;
   int64_t batch = -1, chunk = -1;
 };
 
@@ -61,11 +61,11 @@ void pack_panel(const ir::Tensor& b, const ProductLayout& p, int64_t bi, int64_t
   const int64_t width = std::min(kPanelColumns, p.n - n0), base = p.b_batch(bi) * p.k * p.n;
   s.panel.assign(static_cast<size_t>(p.k * kPanelColumns), 0.0);
   if (p.trans_b) {  // column n of op(b) is row n of b: contiguous in k
-    std::vector<double> column(static_cast<size_t>(p.k));
+    s.column.resize(static_cast<size_t>(p.k));
     for (int64_t j = 0; j < width; ++j) {
-      read_doubles(b, base + (n0 + j) * p.k, p.k, column.data());
+      read_doubles(b, base + (n0 + j) * p.k, p.k, s.column.data());
       for (int64_t kk = 0; kk < p.k; ++kk)
-        s.panel[static_cast<size_t>(kk * kPanelColumns + j)] = column[static_cast<size_t>(kk)];
+        s.panel[static_cast<size_t>(kk * kPanelColumns + j)] = s.column[static_cast<size_t>(kk)];
     }
     return;
   }
