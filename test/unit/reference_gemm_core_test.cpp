@@ -2,16 +2,22 @@
 // straight triple loop it replaces, bit for bit: row and column tails of its 4 x 4 blocks, several
 // row chunks and column groups, more workers than work, broadcast batches, transposed b, K = 0,
 // integers summed exactly, every dtype read as Tensor::get reads it, and an error in one
-// worker reaching the caller.
+// worker reaching the caller. Then the split itself (reference/parallel.h): ranges that tile the
+// items for any worker count, and workers chosen by the work.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "reference/gemm_core.h"
 #include "reference/kernels.h"
+#include "reference/parallel.h"
 #include "support/catch.h"
 #include "support/test_support.h"
 
@@ -167,6 +173,34 @@ TEST_CASE("the blocked product passes a worker's error to its caller") {
   CHECK_THROWS_WITH(reference::detail::batched_product(a, a.type.shape, b, b.type.shape, false,
                                                        64 * 64, fail_once, 4),
                     "last element");
+}
+
+TEST_CASE("parallel ranges cover every item once and workers follow the work") {
+  for (const int64_t count : {0, 1, 5, 64}) {
+    for (const int workers : {1, 2, 3, 7, 100}) {
+      INFO(count << " items, " << workers << " workers");
+      std::mutex mutex;  // Catch2's assertions are not thread-safe: collect, check afterwards
+      std::vector<std::pair<int64_t, int64_t>> ranges;
+      reference::detail::parallel_ranges(count, workers, [&](int64_t begin, int64_t end) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        ranges.emplace_back(begin, end);
+      });
+      std::sort(ranges.begin(), ranges.end());
+      CHECK(static_cast<int64_t>(ranges.size()) ==
+            std::max<int64_t>(1, std::min<int64_t>(workers, count)));
+      int64_t next = 0;  // sorted, the ranges tile [0, count)
+      for (const auto& [begin, end] : ranges) {
+        CHECK(begin == next);
+        CHECK(end >= begin);
+        next = end;
+      }
+      CHECK(next == count);
+    }
+  }
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  CHECK(reference::detail::choose_workers(1000, 1, 1e6) == 1);  // too little work to share
+  CHECK(reference::detail::choose_workers(3, 1e9, 1e6) == std::min(3, hardware));
+  CHECK(reference::detail::choose_workers(1000, 1e9, 1e6) == hardware);
 }
 
 }  // namespace inferno
