@@ -1,13 +1,15 @@
 // Reference kernel of attention: per batch, query head and query row, the scaled scores against
 // every key in double, the causal and explicit masks applied, a softmax in double (max
 // subtracted) and the weighted sum of v's rows, rounded once. A row left with no key (every
-// score masked or -inf) gives zeros, as the attention op defines.
+// score masked or -inf) gives zeros, as the attention op defines. The (batch, head) pairs are
+// split over threads (reference/parallel.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "reference/kernels.h"
+#include "reference/parallel.h"
 #include "support/check.h"
 
 namespace inferno::reference::detail {
@@ -39,31 +41,40 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   const double neg_inf = -std::numeric_limits<double>::infinity();
 
   Tensor y = Tensor::zeros(out);
-  std::vector<double> scores(static_cast<size_t>(skv));
-  std::vector<double> acc(static_cast<size_t>(dv));
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t kvh = h / groups;
-      const int64_t k_base = (b * kv_heads + kvh) * skv * d;
-      const int64_t v_base = (b * kv_heads + kvh) * skv * dv;
+  // One work item per (batch, query head): its output rows are its own, so the items split over
+  // workers give the same bits for any split. Each reads its q rows and its kv head's k and v
+  // into double once.
+  const int64_t items = batch * heads;
+  const double work_per_item = static_cast<double>(sq * skv * (d + dv));
+  const int workers = choose_workers(items, work_per_item, 1 << 22);
+  parallel_ranges(items, workers, [&](int64_t begin, int64_t end) {
+    std::vector<double> scores(static_cast<size_t>(skv)), acc(static_cast<size_t>(dv));
+    std::vector<double> qd(static_cast<size_t>(sq * d)), kd(static_cast<size_t>(skv * d)),
+        vd(static_cast<size_t>(skv * dv));
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t b = item / heads, h = item % heads, kvh = h / groups;
+      read_doubles(q, item * sq * d, sq * d, qd.data());
+      read_doubles(k, (b * kv_heads + kvh) * skv * d, skv * d, kd.data());
+      read_doubles(v, (b * kv_heads + kvh) * skv * dv, skv * dv, vd.data());
       for (int64_t i = 0; i < sq; ++i) {
-        const int64_t q_row = ((b * heads + h) * sq + i) * d;
+        const double* q_row = qd.data() + i * d;
         double max = neg_inf;
         for (int64_t j = 0; j < skv; ++j) {
           double s = neg_inf;
-          const int64_t flat = ((b * heads + h) * sq + i) * skv + j;
+          const int64_t flat = (item * sq + i) * skv + j;
           const bool kept = (!causal || j <= i) &&
                             (kind != MaskKind::kBool || load_int(*mask, mask_at(flat)) != 0);
           if (kept) {
+            const double* k_row = kd.data() + j * d;
             double dot = 0;
-            for (int64_t e = 0; e < d; ++e) dot += q.get(q_row + e) * k.get(k_base + j * d + e);
+            for (int64_t e = 0; e < d; ++e) dot += q_row[e] * k_row[e];
             s = dot * scale;
             if (kind == MaskKind::kAdditive) s += mask->get(mask_at(flat));
           }
           scores[static_cast<size_t>(j)] = s;
           if (s > max) max = s;
         }
-        const int64_t y_row = ((b * heads + h) * sq + i) * dv;
+        const int64_t y_row = (item * sq + i) * dv;
         if (max == neg_inf) continue;  // no key seen: zeros (a NaN score makes the row NaN below)
         double total = 0;
         std::fill(acc.begin(), acc.end(), 0.0);
@@ -71,13 +82,13 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
           const double p = std::exp(scores[static_cast<size_t>(j)] - max);
           if (p == 0) continue;
           total += p;
-          for (int64_t e = 0; e < dv; ++e)
-            acc[static_cast<size_t>(e)] += p * v.get(v_base + j * dv + e);
+          const double* v_row = vd.data() + j * dv;
+          for (int64_t e = 0; e < dv; ++e) acc[static_cast<size_t>(e)] += p * v_row[e];
         }
         for (int64_t e = 0; e < dv; ++e) store(y, y_row + e, acc[static_cast<size_t>(e)] / total);
       }
     }
-  }
+  });
   return y;
 }
 

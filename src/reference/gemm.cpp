@@ -1,58 +1,18 @@
 // Reference kernels for the GEMM family: linear, matmul (torch.matmul semantics), addmm, the
-// canonical gemm and norm_gemm (the norm's kernel, then gemm's). Straight triple loops; every dot
-// product accumulates in double and is rounded once, on store, to the output dtype (integer GEMMs
-// are therefore exact while partial sums stay below 2^53 in magnitude). All of them sum the same
-// products in the same order, so a gemm that replaces linear, matmul or addmm gives bit-identical
-// results.
+// canonical gemm and norm_gemm (the norm's kernel, then gemm's). Every dot product comes from one
+// blocked, threaded product (gemm_core.h) with the bits of a straight triple loop in double, and
+// is rounded once, on store, to the output dtype (integer GEMMs are therefore exact while partial
+// sums stay below 2^53 in magnitude). All of them sum the same products in the same order, so a
+// gemm that replaces linear, matmul or addmm gives bit-identical results.
 #include <optional>
 #include <string>
 
 #include "ir/norm_gemm.h"
-#include "ir/shape_rules.h"
+#include "reference/gemm_core.h"
 #include "reference/kernels.h"
 #include "support/check.h"
 
 namespace inferno::reference::detail {
-namespace {
-
-/// sum_k a[a_off + k * a_step] * b[b_off + k * b_step], in double.
-double dot(const Tensor& a, int64_t a_off, int64_t a_step, const Tensor& b, int64_t b_off,
-           int64_t b_step, int64_t k) {
-  double acc = 0;
-  for (int64_t i = 0; i < k; ++i) acc += a.get(a_off + i * a_step) * b.get(b_off + i * b_step);
-  return acc;
-}
-
-/// Calls emit(i, dot) for every flat index i of the row-major result [batch..., M, N] of
-/// a[batch_a..., M, K] @ b[batch_b..., K, N] (b[batch_b..., N, K] when trans_b), the batch dims
-/// broadcast. `sa` and `sb` are the operands' shapes, rank >= 2 (matmul lifts 1-D operands).
-template <typename Emit>
-void batched_product(const Tensor& a, const Shape& sa, const Tensor& b, const Shape& sb,
-                     bool trans_b, int64_t out_numel, Emit emit) {
-  const int64_t m_size = sa[sa.size() - 2], k = sa.back();
-  const int64_t n_size = trans_b ? sb[sb.size() - 2] : sb.back();
-  INFERNO_CHECK((trans_b ? sb.back() : sb[sb.size() - 2]) == k, "gemm inner dimensions differ");
-  const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
-  Expected<Shape> batch = ir::broadcast_shapes(batch_a, batch_b);
-  INFERNO_CHECK(batch.has_value(), "gemm batch dims do not broadcast");
-  const StridedIndex a_batch = broadcast_index(batch_a, *batch),
-                     b_batch = broadcast_index(batch_b, *batch);
-  const int64_t batches = ir::shape_numel(*batch);
-  INFERNO_CHECK(batches * m_size * n_size == out_numel, "gemm output size does not match");
-  // Element (k', n) of op(b) within one batch: b[k' * N + n], or b[n * K + k'] when transposed.
-  const int64_t b_k_step = trans_b ? 1 : n_size, b_n_step = trans_b ? k : 1;
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    const int64_t a_off = a_batch(bi) * m_size * k, b_off = b_batch(bi) * k * n_size;
-    for (int64_t m = 0; m < m_size; ++m) {
-      for (int64_t n = 0; n < n_size; ++n) {
-        emit((bi * m_size + m) * n_size + n,
-             dot(a, a_off + m * k, 1, b, b_off + n * b_n_step, b_k_step, k));
-      }
-    }
-  }
-}
-
-}  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, const TensorType& out) {
   const int64_t n_out = w.type.shape[0], k = w.type.shape[1];
@@ -63,13 +23,11 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor
   INFERNO_CHECK(bias == nullptr || bias->numel() == 1 || bias->numel() == n_out,
                 "linear bias does not match");
   Tensor y = Tensor::zeros(out);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t n = 0; n < n_out; ++n) {
-      double acc = dot(x, r * k, 1, w, n * k, 1, k);
-      if (bias != nullptr) acc += bias->get(bias->numel() == 1 ? 0 : n);
-      store(y, r * n_out + n, acc);
-    }
-  }
+  batched_product(x, {rows, k}, w, w.type.shape, /*trans_b=*/true, out.numel(),
+                  [&](int64_t i, double acc) {
+                    if (bias != nullptr) acc += bias->get(bias->numel() == 1 ? 0 : i % n_out);
+                    store(y, i, acc);
+                  });
   return y;
 }
 
@@ -95,14 +53,12 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
                 "addmm shapes do not match");
   const StridedIndex bias_index = broadcast_index(bias.type.shape, out.shape);
   Tensor y = Tensor::zeros(out);
-  for (int64_t m = 0; m < m_size; ++m) {
-    for (int64_t n = 0; n < n_size; ++n) {
-      const int64_t i = m * n_size + n;
-      double v = alpha * dot(a, m * k, 1, b, n, n_size, k);
-      if (beta != 0) v += beta * bias.get(bias_index(i));
-      store(y, i, v);
-    }
-  }
+  batched_product(a, a.type.shape, b, b.type.shape, /*trans_b=*/false, out.numel(),
+                  [&](int64_t i, double dot) {
+                    double v = alpha * dot;
+                    if (beta != 0) v += beta * bias.get(bias_index(i));
+                    store(y, i, v);
+                  });
   return y;
 }
 

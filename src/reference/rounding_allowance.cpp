@@ -68,15 +68,13 @@ double accumulator_roundoff(DType dtype) {
 /// This is a hard bound per term, not a random walk: no sqrt(K).
 constexpr double kTf32ProductError = 0x1p-9;
 
-/// `t` in f64, with every element made nonnegative when `absolute` (held in f64 so that a sum of
-/// magnitudes computed from it cannot overflow a 16-bit output type).
-Tensor as_f64(const Tensor& t, bool absolute = false) {
+/// `t`'s absolute values in f64 (an f64 tensor, so that a later sum of magnitudes stored into it
+/// cannot overflow a 16-bit type).
+Tensor absolute(const Tensor& t) {
   Tensor a = Tensor::zeros(TensorType{DType::kF64, t.type.shape});
-  for (int64_t i = 0; i < t.numel(); ++i) a.set(i, absolute ? std::fabs(t.get(i)) : t.get(i));
+  for (int64_t i = 0; i < t.numel(); ++i) a.set(i, std::fabs(t.get(i)));
   return a;
 }
-
-Tensor absolute(const Tensor& t) { return as_f64(t, /*absolute=*/true); }
 
 TensorType f64_like(const Tensor& t) { return TensorType{DType::kF64, t.type.shape}; }
 
@@ -86,23 +84,39 @@ int64_t product(const ir::Shape& shape, size_t from, size_t to) {
   return n;
 }
 
-/// f64 copies of a node's inputs (their absolute values, or as they are), and pointers to them in
-/// input order.
+/// |t| in t's own dtype for a floating t: its sign bits cleared, exact (an f16 LM head's weight
+/// stays 77 MB where f64 would take 309 MB); other dtypes as absolute() gives them. For the GEMM
+/// family, whose reference reads every operand into double and sums into the output's dtype.
+Tensor sign_cleared(const Tensor& t) {
+  if (!ir::is_floating(t.type.dtype)) return absolute(t);
+  Tensor a = t;
+  const size_t size = ir::dtype_size(t.type.dtype);  // little-endian: the sign is the top byte's
+  for (size_t i = size - 1; i < a.data.size(); i += size) a.data[i] &= std::byte{0x7f};
+  return a;
+}
+
+/// Copies of a node's inputs' absolute values (`magnitude`: absolute or sign_cleared), and
+/// pointers to them in input order.
 struct MagnitudeInputs {
   std::vector<Tensor> held;
   std::vector<const Tensor*> ptrs;
 };
 
-MagnitudeInputs f64_inputs(const std::vector<const Tensor*>& inputs, bool absolute) {
+MagnitudeInputs magnitudes_of(const std::vector<const Tensor*>& inputs,
+                              Tensor (*magnitude)(const Tensor&)) {
   MagnitudeInputs m;
   m.held.reserve(inputs.size());
-  for (const Tensor* t : inputs) m.held.push_back(as_f64(*t, absolute));
+  for (const Tensor* t : inputs) m.held.push_back(magnitude(*t));
   for (const Tensor& t : m.held) m.ptrs.push_back(&t);
   return m;
 }
 
 MagnitudeInputs absolute_inputs(const std::vector<const Tensor*>& inputs) {
-  return f64_inputs(inputs, /*absolute=*/true);
+  return magnitudes_of(inputs, absolute);
+}
+
+MagnitudeInputs sign_cleared_inputs(const std::vector<const Tensor*>& inputs) {
+  return magnitudes_of(inputs, sign_cleared);
 }
 
 /// A gemm's sum before its activation (alpha, beta, bias and residual applied), in f64: what a
@@ -111,10 +125,8 @@ Tensor gemm_before_activation(const ir::Node& node, const std::vector<const Tens
                               const Tensor& expected) {
   ir::Attributes attrs = node.attrs;
   attrs.set("activation", std::string("none"));
-  const MagnitudeInputs m = f64_inputs(inputs, /*absolute=*/false);
-  const auto& in = m.ptrs;
-  return detail::gemm(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr,
-                      in.size() > 3 ? in[3] : nullptr, attrs, f64_like(expected));
+  return detail::gemm(*inputs[0], *inputs[1], inputs.size() > 2 ? inputs[2] : nullptr,
+                      inputs.size() > 3 ? inputs[3] : nullptr, attrs, f64_like(expected));
 }
 
 /// The reference's value of a node that is linear in each input (attention: in v), evaluated on
@@ -132,7 +144,7 @@ Tensor linear_magnitudes(const ir::Node& node, const std::vector<const Tensor*>&
       if (attrs.has("alpha")) attrs.set("alpha", std::fabs(attrs.get_float("alpha")));
       if (attrs.has("beta")) attrs.set("beta", std::fabs(attrs.get_float("beta")));
       if (attrs.has("activation")) attrs.set("activation", std::string("none"));
-      const MagnitudeInputs m = absolute_inputs(inputs);
+      const MagnitudeInputs m = sign_cleared_inputs(inputs);
       const auto& in = m.ptrs;
       if (node.op == OpKind::kLinear)
         return detail::linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, out);
@@ -267,7 +279,7 @@ std::vector<double> norm_gemm_allowance(const ir::Node& node,
   attrs.set("alpha", std::fabs(attrs.get_float("alpha")));
   attrs.set("beta", std::fabs(attrs.get_float("beta")));
   attrs.set("activation", std::string("none"));
-  const MagnitudeInputs m = absolute_inputs(inputs);
+  const MagnitudeInputs m = sign_cleared_inputs(inputs);
   auto optional = [&](int i) { return i >= 0 ? m.ptrs[static_cast<size_t>(i)] : nullptr; };
   const Tensor& b = *m.ptrs[static_cast<size_t>(p->b)];
   const Tensor terms =

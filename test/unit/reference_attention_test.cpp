@@ -5,6 +5,7 @@
 // evaluation of softmax(scale * q @ k^T + mask) @ v written in the test support independently of
 // the reference, rounded once to the output dtype. Tolerances: torch.testing's defaults, which
 // leave room for one rounding step of the output (the two sum in different orders).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -69,6 +70,46 @@ TEST_CASE("attention matches its definition on every floating dtype") {
     }
   }
   CHECK(applications == 4 * 9);  // f32, f64, f16, bf16
+}
+
+/// The `index`-th block of `shape`'s size in `t`'s flat data, as a tensor of `shape`: one
+/// (batch, head) of a [B, H, S, D] tensor.
+ir::Tensor rows_of(const ir::Tensor& t, int64_t index, ir::Shape shape) {
+  ir::Tensor out = ir::Tensor::zeros({t.type.dtype, std::move(shape)});
+  const size_t bytes = out.data.size();
+  std::copy_n(t.data.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(index) * bytes),
+              bytes, out.data.begin());
+  return out;
+}
+
+TEST_CASE("attention split over threads gives each head's bits alone") {
+  // Big enough for the reference to split its 8 (batch, head) pairs over every core; each head
+  // evaluated alone (one pair: one worker) must give the same bits. Grouped queries: kv head
+  // h / 2, causal.
+  const int64_t batch = 2, heads = 4, kv_heads = 2, seq = 128, dim = 64;
+  test::Application all{"gqa", OpKind::kAttention, {}, {}};
+  all.attrs.set("scale", 0.125);
+  all.attrs.set("causal", true);
+  all.attrs.set("kv_groups", heads / kv_heads);
+  all.operands.push_back({false, test::random_tensor({DType::kF16, {batch, heads, seq, dim}}, 1)});
+  for (uint64_t seed : {2, 3})
+    all.operands.push_back(
+        {false, test::random_tensor({DType::kF16, {batch, kv_heads, seq, dim}}, seed)});
+  const ir::Tensor got = evaluate(all);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      INFO("batch " << b << " head " << h);
+      const ir::Shape one = {1, 1, seq, dim};
+      test::Application alone{"one head", OpKind::kAttention, all.attrs, {}};
+      alone.attrs.set("kv_groups", int64_t{1});
+      alone.operands.push_back({false, rows_of(all.operands[0].tensor, b * heads + h, one)});
+      for (size_t i : {1, 2}) {
+        alone.operands.push_back(
+            {false, rows_of(all.operands[i].tensor, b * kv_heads + h / 2, one)});
+      }
+      CHECK(evaluate(alone).data == rows_of(got, b * heads + h, one).data);
+    }
+  }
 }
 
 }  // namespace
