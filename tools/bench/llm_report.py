@@ -146,7 +146,8 @@ def legend(prompt, new, modes):
         "median of 3 calls after warm-up. Eager: the default (dynamic) cache. Compiled (modes: "
         f"{compiled}): model.forward = torch.compile(model.forward, mode=MODE, fullgraph=True, dynamic=False) "
         "and cache_implementation=\"static\" (generate's own automatic compile off); the warm-up runs "
-        f"generate() of {new} and of 1 token twice, so every compile and graph capture happens before timing.",
+        f"generate() of {new} and of 1 token and 3 prompt forwards, twice, so every compile and graph capture "
+        "happens before timing, and the timed calls run under torch.compiler.set_stance(\"fail_on_recompile\").",
         "- best PyTorch: the fastest of the HF columns that ran (eager included); its ratio is its time "
         "over infernoc's (above 1: infernoc is faster).",
         "- compile s: infernoc's cold build (no cache); HF compile MODE warm-up s: the compiled mode's warm-up.",
