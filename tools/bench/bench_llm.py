@@ -28,6 +28,7 @@ Writes DIR/bench_llm.md and prints it last.
 import argparse
 import collections
 import csv
+import importlib.metadata
 import io
 import re
 import subprocess
@@ -156,6 +157,13 @@ def decode_step_kernels(args, name, so, prompt_file):
     return "\n".join(lines) + "\n"
 
 
+def installed_version(package):
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def bench_model(args, name, modes, work):
     """One model's row: its export, then infernoc, then PyTorch, each failure its own cell."""
     row = {"model": name}
@@ -204,6 +212,7 @@ def main():
     work = Path(tempfile.gettempdir()) / "bench-llm"  # the exports and libraries: GBs, not --out
     work.mkdir(exist_ok=True)
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no CUDA device"
+    device += f", torch {torch.__version__}, transformers {installed_version('transformers')}"
     rows = []
     for name in args.models:
         rows.append(bench_model(args, name, modes, work))

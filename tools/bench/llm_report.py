@@ -152,8 +152,8 @@ def legend(prompt, new, modes):
         "over infernoc's (above 1: infernoc is faster).",
         "- compile s: infernoc's cold build (no cache); HF compile MODE warm-up s: the compiled mode's warm-up.",
         "- infernoc prefill ms: GPU time (CUDA events) of the prompt's run of the timed generation: one run of "
-        f"the {prompt}-token variant, all {prompt} rows of logits and the KV cache writes (`inferno-run` "
-        "prints it as \"prompt: ... ms on the GPU\"); one sample.",
+        f"the {prompt}-token variant, all {prompt} rows of logits and the KV cache writes, after the copies of its "
+        "token ids and positions to the GPU (`inferno-run` prints it as \"prompt: ... ms on the GPU\"); one sample.",
         f"- HF prefill ms: one forward, model(input_ids=prompt, use_cache=False): all {prompt} rows of logits, "
         "no cache; host time of the synchronized call, median of 10 after 10 warm-up calls.",
         "- TTFT ms: infernoc: host time from the generate call to the first token on the host (cache reset, "
