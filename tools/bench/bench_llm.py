@@ -95,10 +95,14 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
            "infernoc TTFT ms": figures["ttft_ms"], "infernoc prefill ms": figures["prefill_ms"],
            "floor ms/token": figures["floor_ms"]}
     if args.ncu:
-        with phase(f"{name}: ncu and profiles"):
-            with open(args.out / "decode_kernels.md", "a") as f:
-                f.write(decode_step_kernels(args, name, so, prompt_file) + "\n")
-            row.update(profile_decode_step(args, name, so, prompt_file, work))
+        try:  # on its own: a profiler's failure keeps the generation's figures
+            with phase(f"{name}: ncu and profiles"):
+                with open(args.out / "decode_kernels.md", "a") as f:
+                    f.write(decode_step_kernels(args, name, so, prompt_file) + "\n")
+                row.update(profile_decode_step(args, name, so, prompt_file, work))
+        except Exception as error:
+            report_failure(error)
+            row["profile steps us"] = error_cell(error)
     return row
 
 
@@ -157,6 +161,13 @@ def decode_step_kernels(args, name, so, prompt_file):
     return "\n".join(lines) + "\n"
 
 
+def report_failure(error):
+    """The traceback, and a tool's own message when its output was captured, to stderr."""
+    traceback.print_exc(file=sys.stderr)
+    if getattr(error, "stderr", None):
+        print(error.stderr, file=sys.stderr)
+
+
 def installed_version(package):
     try:
         return importlib.metadata.version(package)
@@ -171,7 +182,7 @@ def bench_model(args, name, modes, work):
         with phase(f"{name}: export"):
             model, pt2, symbol = export(name, work)
     except Exception as error:
-        traceback.print_exc(file=sys.stderr)
+        report_failure(error)
         row["error"] = error_cell(error)
         return row
     prompt = np.random.default_rng(0).integers(3, model.config.vocab_size, (1, PROMPT), dtype=np.int64)
@@ -181,8 +192,7 @@ def bench_model(args, name, modes, work):
         with phase(f"{name}: infernoc compile and generate"):
             row.update(run_infernoc(args, name, pt2, symbol, prompt_file, work))
     except Exception as error:
-        traceback.print_exc(file=sys.stderr)
-        print(getattr(error, "stderr", None) or "", file=sys.stderr)  # a tool's own message, when captured
+        report_failure(error)
         row["infernoc ms/token"] = error_cell(error)
     if not args.skip_hf:
         row.update(run_pytorch(model, prompt, modes, NEW))

@@ -97,8 +97,12 @@ def _compiled(model, ids, new, mode):
 def run_pytorch(model, prompt, modes, new):
     """The row's PyTorch cells ("HF eager ms/token", "HF compile default prefill ms", ...): eager, then
     each compiled mode, each on its own (a failure becomes its ms/token cell, the others still run)."""
-    model.cuda()
-    ids = torch.from_numpy(prompt).cuda()
+    try:
+        model.cuda()
+        ids = torch.from_numpy(prompt).cuda()
+    except Exception as error:  # out of memory, a broken device: every PyTorch cell is this one
+        traceback.print_exc(file=sys.stderr)
+        return {"HF eager ms/token": error_cell(error)}
     row = {}
     for label, mode in zip(pytorch_labels(modes), [None] + list(modes)):
         with phase(f"{label}"):
