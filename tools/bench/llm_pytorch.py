@@ -70,8 +70,9 @@ def _compiled(model, ids, new, mode):
     had_disable_compile = getattr(config, "disable_compile", False)
     config.cache_implementation = "static"
     config.disable_compile = True  # generate's automatic compile would wrap ours in its own mode
-    # dynamic=False: generate(1 new) may size its cache differently from generate(64 new); each size
-    # then gets its own static graph in the warm-up rather than one recompiled with symbolic sizes.
+    # generate keeps its static cache while it is long enough, so the warm-up's first call is the
+    # longest and later ones reuse its cache. dynamic=False: a cache of another size would get a
+    # static graph of its own (in the warm-up) rather than one recompiled with symbolic sizes.
     model.forward = torch.compile(model.forward, mode=mode, fullgraph=True, dynamic=False)
     try:
         start = time.perf_counter()
