@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""LLM generation benchmark on a GPU machine: per-token decode latency and time to first token at
-batch 1 in fp16, for GPT-2 small and a TinyLlama-1.1B-shaped Llama (random weights, a 128-token
-prompt, 64 new tokens), against Hugging Face's eager generate in the same process and against the
-bandwidth floor (weight bytes / device copy bandwidth).
+"""LLM generation benchmark on a GPU machine: per-token decode latency, prefill and time to first
+token at batch 1 in fp16, for GPT-2 small and a TinyLlama-1.1B-shaped Llama (random weights, a
+128-token prompt, 64 new tokens), against Hugging Face eager and torch.compile in the same process
+and against the bandwidth floor (weight bytes / device copy bandwidth).
 
 Each model is exported with transformers' decoder recipe (TorchExportableModuleForDecoderOnlyLM,
 a static cache of MAX_CACHE positions) in fp16, compiled by infernoc with its weights beside the
 library and two variants (the 128-token prompt and the one-token step), and run by
-`inferno-run --generate` (C++, each decode step one CUDA graph replay). Hugging Face's figures
-are generate() with its default cache: per token (t(64 new) - t(1 new)) / 63, first token t(1).
+`inferno-run --generate` (C++, each decode step one CUDA graph replay). Hugging Face's figures are
+generate() eager (its default cache) and with the forward under torch.compile (each mode of
+--compile-modes, a static cache), and one forward over the prompt in each; what each column times
+is written above the tables (llm_report.legend). Each PyTorch mode runs on its own: an error
+becomes its cell. Each phase's seconds go to stderr, and DIR/bench_llm.md is rewritten after each
+model, so a run cut short keeps the models done.
 
 With --ncu, each library's decode step is also profiled: `ncu` times every kernel of a generation
 of 1 and of 3 new tokens (--cache-control none --clock-control none: the caches and clocks of a
@@ -17,22 +21,29 @@ real run), and the difference over 2 is one decode step's kernels, summed per ke
 
 Usage: python3 tools/bench/bench_llm.py --infernoc build/src/infernoc \\
            --inferno-run build/runtime/inferno-run --out DIR [--models gpt2-small tinyllama] [--ncu]
+           [--compile-modes default reduce-overhead | none] [--max-autotune] [--skip-hf]
 Writes DIR/bench_llm.md and prints it last.
 """
 
 import argparse
 import collections
 import csv
+import importlib.metadata
 import io
 import re
 import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from llm_pytorch import release_gpu_memory, run_pytorch
+from llm_report import (COMPILE_MODES, ReportError, add_summary, compile_modes, error_cell, has_errors,
+                        parse_generate_output, phase, pytorch_labels, report)
 
 PROMPT, NEW, MAX_CACHE = 128, 64, 256
 
@@ -76,15 +87,22 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
                            "--max-new-tokens", str(NEW)], check=True, capture_output=True,
                           text=True).stdout
     (work / f"{name}.generate.txt").write_text(text)
-    per_token = float(re.search(r"median ([0-9.]+)", text).group(1))
-    ttft = float(re.search(r"time to first token: ([0-9.]+)", text).group(1))
-    floor = float(re.search(r"= ([0-9.]+) ms/token", text).group(1))
-    row = {"compile s": compile_s, "infernoc ms/token": per_token, "infernoc TTFT ms": ttft,
-           "floor ms/token": floor}
+    figures = parse_generate_output(text)
+    if (figures["prompt_tokens"], figures["prefill_runs"]) != (PROMPT, 1):
+        print(f"bench_llm: {name}: the prompt took {figures['prefill_runs']} runs for "
+              f"{figures['prompt_tokens']} tokens, not one run of {PROMPT}", file=sys.stderr)
+    row = {"compile s": compile_s, "infernoc ms/token": figures["per_token_ms"],
+           "infernoc TTFT ms": figures["ttft_ms"], "infernoc prefill ms": figures["prefill_ms"],
+           "floor ms/token": figures["floor_ms"]}
     if args.ncu:
-        with open(args.out / "decode_kernels.md", "a") as f:
-            f.write(decode_step_kernels(args, name, so, prompt_file) + "\n")
-        row.update(profile_decode_step(args, name, so, prompt_file, work))
+        try:  # on its own: a profiler's failure keeps the generation's figures
+            with phase(f"{name}: ncu and profiles"):
+                with open(args.out / "decode_kernels.md", "a") as f:
+                    f.write(decode_step_kernels(args, name, so, prompt_file) + "\n")
+                row.update(profile_decode_step(args, name, so, prompt_file, work))
+        except Exception as error:
+            report_failure(error)
+            row["profile steps us"] = error_cell(error)
     return row
 
 
@@ -143,25 +161,43 @@ def decode_step_kernels(args, name, so, prompt_file):
     return "\n".join(lines) + "\n"
 
 
-def run_hf(model, prompt):
-    model = model.cuda()
-    ids = torch.from_numpy(prompt).cuda()
+def report_failure(error):
+    """The traceback, and a tool's own message when its output was captured, to stderr."""
+    traceback.print_exc(file=sys.stderr)
+    if getattr(error, "stderr", None):
+        print(error.stderr, file=sys.stderr)
 
-    def timed(new):
-        times = []
-        for _ in range(3):
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            model.generate(ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, pad_token_id=0,
-                           cache_implementation=None)
-            torch.cuda.synchronize()
-            times.append(time.perf_counter() - start)
-        return sorted(times)[1] * 1e3
 
-    model.generation_config.cache_implementation = None  # Hugging Face's default (dynamic) cache
-    timed(2)  # warm-up
-    first, full = timed(1), timed(NEW)
-    return {"HF eager ms/token": (full - first) / (NEW - 1), "HF eager TTFT ms": first}
+def installed_version(package):
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def bench_model(args, name, modes, work):
+    """One model's row: its export, then infernoc, then PyTorch, each failure its own cell."""
+    row = {"model": name}
+    try:
+        with phase(f"{name}: export"):
+            model, pt2, symbol = export(name, work)
+    except Exception as error:
+        report_failure(error)
+        row["error"] = error_cell(error)
+        return row
+    prompt = np.random.default_rng(0).integers(3, model.config.vocab_size, (1, PROMPT), dtype=np.int64)
+    prompt_file = work / f"{name}.prompt.npy"
+    np.save(prompt_file, prompt)
+    try:
+        with phase(f"{name}: infernoc compile and generate"):
+            row.update(run_infernoc(args, name, pt2, symbol, prompt_file, work))
+    except Exception as error:
+        report_failure(error)
+        row["infernoc ms/token"] = error_cell(error)
+    if not args.skip_hf:
+        row.update(run_pytorch(model, prompt, modes, NEW))
+    add_summary(row, pytorch_labels(modes))
+    return row
 
 
 def main():
@@ -171,41 +207,32 @@ def main():
     parser.add_argument("--out", type=Path, default=Path("bench-llm"))
     parser.add_argument("--models", nargs="+", default=["gpt2-small", "tinyllama"])
     parser.add_argument("--ncu", action="store_true", help="profile one decode step's kernels with ncu")
+    parser.add_argument("--compile-modes", nargs="+", default=list(COMPILE_MODES), metavar="MODE",
+                        help="torch.compile modes for Hugging Face's forward ('none': eager only)")
+    parser.add_argument("--max-autotune", action="store_true",
+                        help="also torch.compile mode max-autotune (many minutes per model)")
+    parser.add_argument("--skip-hf", action="store_true", help="infernoc only: no Hugging Face figures")
     args = parser.parse_args()
+    try:
+        modes = compile_modes(args.compile_modes, args.max_autotune)
+    except ReportError as error:
+        parser.error(str(error))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "decode_kernels.md").unlink(missing_ok=True)
     work = Path(tempfile.gettempdir()) / "bench-llm"  # the exports and libraries: GBs, not --out
     work.mkdir(exist_ok=True)
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no CUDA device"
+    device += f", torch {torch.__version__}, transformers {installed_version('transformers')}"
     rows = []
     for name in args.models:
-        row = {"model": name}
-        try:
-            model, pt2, symbol = export(name, work)
-            prompt = np.random.default_rng(0).integers(3, model.config.vocab_size, (1, PROMPT), dtype=np.int64)
-            prompt_file = work / f"{name}.prompt.npy"
-            np.save(prompt_file, prompt)
-            row.update(run_infernoc(args, name, pt2, symbol, prompt_file, work))
-            row.update(run_hf(model, prompt))
-            row["floor / infernoc"] = row["floor ms/token"] / row["infernoc ms/token"]
-            row["HF / infernoc"] = row["HF eager ms/token"] / row["infernoc ms/token"]
-        except Exception as error:
-            row["error"] = f"{type(error).__name__}: {str(error)[:300]}"
-        print(row, flush=True)
-        rows.append(row)
-    keys = ["model", "infernoc ms/token", "floor ms/token", "floor / infernoc", "HF eager ms/token",
-            "HF / infernoc", "infernoc TTFT ms", "HF eager TTFT ms", "compile s"]
-    if args.ncu:
-        keys += ["profile steps us", "profile end to end us", "profile timing", "model.profile us",
-                 "model.profile timing"]
-    lines = [f"{torch.cuda.get_device_name()}, fp16, batch 1, prompt {PROMPT}, {NEW} new tokens, "
-             f"median per token", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    for row in rows:
-        lines.append("| " + " | ".join(f"{row[k]:.3f}" if isinstance(row.get(k), float) else str(row.get(k, "-"))
-                                       for k in keys) + " |")
-    text = "\n".join(lines)
-    (args.out / "bench_llm.md").write_text(text + "\n")
+        rows.append(bench_model(args, name, modes, work))
+        print(rows[-1], flush=True)
+        release_gpu_memory()  # the model went with bench_model's frame
+        # Rewritten after each model: a run cut short (a time limit) keeps the models done.
+        text = report(device, PROMPT, NEW, [] if args.skip_hf else modes, rows, args.ncu)
+        (args.out / "bench_llm.md").write_text(text + "\n")
     print(text)
-    return 0 if all("error" not in r for r in rows) else 1
+    return 1 if has_errors(rows) else 0
 
 
 if __name__ == "__main__":
