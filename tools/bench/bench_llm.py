@@ -30,6 +30,7 @@ import collections
 import csv
 import importlib.metadata
 import io
+import os
 import re
 import subprocess
 import sys
@@ -94,6 +95,11 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     row = {"compile s": compile_s, "infernoc ms/token": figures["per_token_ms"],
            "infernoc TTFT ms": figures["ttft_ms"], "infernoc prefill ms": figures["prefill_ms"],
            "floor ms/token": figures["floor_ms"]}
+    # The same library with programmatic dependent launch off (kernels/dependent_launch.cuh).
+    serial = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
+                             "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
+                            env={**os.environ, "INFERNO_DEPENDENT_LAUNCH": "0"}).stdout
+    row["no dependent launch ms/token"] = parse_generate_output(serial)["per_token_ms"]
     if args.ncu:
         try:  # on its own: a profiler's failure keeps the generation's figures
             with phase(f"{name}: ncu and profiles"):

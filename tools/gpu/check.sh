@@ -46,7 +46,8 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too). Several
 # modes may share one call (check.sh gpu-tests python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
-# --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times.
+# --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times,
+# LLM_MODELS and LLM_COMPILE_MODES bench_llm.py's --models and --compile-modes, LLM_NCU=0 its ncu.
 modes=("${@:-tests}")
 has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
@@ -123,8 +124,11 @@ if has llm-bench; then
   step "launch gap bench" launch_gap.log bash -c "nvcc -O2 -std=c++17 -arch=sm_90 '$root/tools/bench/launch_gap_bench.cu' \
     -o /tmp/launch_gap && /tmp/launch_gap"
   cat "$out/launch_gap.log"
-  step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" --ncu \
-    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS}
+  ncu_flag=--ncu
+  [[ ${LLM_NCU:-1} == 0 ]] && ncu_flag=
+  step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" $ncu_flag \
+    --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" ${LLM_MODELS:+--models $LLM_MODELS} \
+    ${LLM_COMPILE_MODES:+--compile-modes $LLM_COMPILE_MODES}
   for table in bench_llm.md decode_kernels.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
 fi
 
