@@ -42,17 +42,18 @@ __device__ __forceinline__ void await_producers() {
 #endif
 }
 
-namespace {
+// Both below have internal linkage (static, not an unnamed namespace: nvcc's host stubs cannot
+// name a kernel in an unnamed namespace nested in a namespace a `using` directive opens).
 
 /// An empty kernel compiled with the translation unit's flags: its PTX version says whether the
 /// unit's kernels hold the waits. (One per unit: a unit's own kernels are what it launches.)
-__global__ void dependent_launch_probe() {}
+static __global__ void dependent_launch_probe() {}
 
 /// Whether kernels of this translation unit may be launched with the dependent-launch attribute
 /// on the current device: compute capability 9.0 or later, machine code from PTX 9.0 or later
 /// (the waits are compiled in), and not turned off by INFERNO_DEPENDENT_LAUNCH=0. Asks the
 /// driver; call it once (session_create), not per launch.
-[[maybe_unused]] bool dependent_launch_available() {
+[[maybe_unused]] static bool dependent_launch_available() {
   const char* setting = std::getenv("INFERNO_DEPENDENT_LAUNCH");
   if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
   int device = 0, major = 0;
@@ -68,8 +69,6 @@ __global__ void dependent_launch_probe() {}
   }
   return major >= 9 && attributes.ptxVersion >= 90;
 }
-
-}  // namespace
 
 /// kernel<<<grid, block, shared_bytes, stream>>>(args...), with the dependent-launch attribute
 /// when `dependent` (the kernel keeps the contract above). Returns the launch's status.

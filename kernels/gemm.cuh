@@ -6,7 +6,7 @@
 // for the given workspace and pointer alignments); run() only calls run_gemm. Header-only.
 //
 // One cublasLtMatmul is one kernel launch unless the heuristic splits K and reduces the parts in
-// a second kernel. That is not steered away (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK): on an
+// a second kernel. That is not steered away (16-bit GEMMs only reduce in f32, below): on an
 // H200 (CUDA 13, fp32, as a CUDA graph) the split GEMMs it picks for few output tiles and a long
 // K were 5 to 180 times faster than the best one-kernel algorithm it offered (M,K,N 512,1024,512:
 // 20 us against 107 us with in-kernel reduction and a memset of its counters, 164 us unsplit;
@@ -112,13 +112,21 @@ inline int32_t create_gemm(cublasLtHandle_t lt, const GemmSpec& spec, const unsi
   const uint64_t workspace = workspace_bytes;
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  // A K split may keep its partial sums in the output type (in place, or in the workspace) and
+  // add them up there: for f16 and bf16 each part is rounded to 16 bits before the sum (GPT-2's
+  // f16 LM head came 4 ulps from the f32 sum on an H100). Only f32 partials (the compute type)
+  // are allowed for 16-bit data; a split with no reduction scheme is never masked.
+  const bool narrow_output = spec.data_type == CUDA_R_16F || spec.data_type == CUDA_R_16BF;
+  const uint32_t reduction_schemes =
+      narrow_output ? CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE : CUBLASLT_REDUCTION_SCHEME_MASK;
   const struct {
     cublasLtMatmulPreferenceAttributes_t attribute;
     uint32_t value;
   } settings[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, spec.align_a},
                   {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, spec.align_b},
                   {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, spec.align_c},
-                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, spec.align_d}};
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, spec.align_d},
+                  {CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, reduction_schemes}};
   for (const auto& setting : settings) {
     if (status == CUBLAS_STATUS_SUCCESS) {
       status = cublasLtMatmulPreferenceSetAttribute(preference, setting.attribute, &setting.value,

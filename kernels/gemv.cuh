@@ -402,7 +402,8 @@ __device__ __forceinline__ void gemv_normalize_rows(const T* __restrict__ x,
 /// again, kM * kK * sizeof(T) bytes of L2 traffic a block, small beside its share of W.
 /// The weight stream is gemv_nk's: its first turn of loads is issued before the norm, so their
 /// DRAM latency overlaps the statistics.
-template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms, typename Act>
+template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms,
+          int kUnroll = gemv_nk_unroll<T>(kK), typename Act>
 __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* __restrict__ w,
                                              int64_t n, const T* __restrict__ weight,
                                              const T* __restrict__ bias, float eps, T* out,
@@ -419,7 +420,6 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
   const int sub = static_cast<int>(threadIdx.x) % kLanes;
   const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
   const T* row = w + (col < n ? col : 0) * kK;
-  constexpr int kUnroll = gemv_nk_unroll<T>(kK);
   Pack<T, kPack> wv[kUnroll];
   if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, kK / kPack, sub);
   await_producers();

@@ -81,6 +81,7 @@ struct Results {
 Results run_chain(Buffers& buffers, const std::vector<float>& a0, const std::vector<__half>& x0,
                   bool dependent, bool graph, const std::string& what) {
   auto reset = [&] {
+    KT_CUDA(cudaStreamSynchronize(g_stream));  // the uploads do not wait for g_stream's work
     buffers.a.upload(a0);
     buffers.b.poison();
     buffers.x.upload(x0);

@@ -1,0 +1,178 @@
+// Times the decode GEMVs of kernels/gemv.cuh on an LLM's shapes (one row of x, f16, weight
+// stored [N, K]): TinyLlama-1.1B's (q/k/v with the RMS norm, o, gate/up with the norm, down, the
+// LM head) and GPT-2 small's, each with 2, 4, 8 and 16 weight loads in flight per lane (the
+// kUnroll the kernel is instantiated with; gemv_nk_unroll picks one). Each figure is the time of
+// one launch in a replayed CUDA graph of a chain of launches, every launch reading another copy
+// of the weight (the copies together are several times the L2), as a decode step reads each
+// layer's weights once: normal launches, and dependent launches (kernels/dependent_launch.cuh),
+// which overlap each launch with the one before. GB/s is the weight's bytes over that time;
+// the last column compares with a device-to-device copy measured the same way.
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I. tools/bench/gemv_bench.cu -o gemv_bench && ./gemv_bench
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "bench_cuda_check.h"
+#include "kernels/dependent_launch.cuh"
+#include "kernels/gemv.cuh"
+
+using namespace inferno::kernels;
+
+namespace {
+
+constexpr int kChain = 64, kReplays = 10;
+constexpr size_t kColdBytes = size_t{512} << 20;  // the weight copies together: ~10 L2s
+
+template <int64_t kN, int64_t kK, int kUnroll>
+__global__ void __launch_bounds__(kGemvNkThreads)
+    plain(const __half* x, const __half* w, __half* out) {
+  gemv_nk<__half, 1, gemv_pack<__half>(kK), gemv_nk_lanes<__half>(kK), kUnroll>(
+      x, w, kN, kK, out, GemvEpilogue<__half>{}, GemvNoActivation{});
+}
+
+template <int64_t kN, int64_t kK, int kUnroll>
+__global__ void __launch_bounds__(kGemvNkThreads)
+    normed(const __half* x, const __half* w, const __half* norm_weight, __half* out) {
+  gemv_nk_norm<__half, 1, gemv_pack<__half>(kK), gemv_nk_lanes<__half>(kK), kK, true, kUnroll>(
+      x, w, kN, norm_weight, nullptr, 1e-6f, out, GemvEpilogue<__half>{}, GemvNoActivation{});
+}
+
+float replay_us(cudaGraphExec_t exec, cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  CHECK(cudaGraphLaunch(exec, stream));  // warm-up
+  std::vector<float> times;
+  for (int r = 0; r < kReplays; ++r) {
+    CHECK(cudaEventRecord(start, stream));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(stop, stream));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1e3f / kChain);
+  }
+  std::sort(times.begin(), times.end());
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return times[times.size() / 2];
+}
+
+/// One launch's time in a graph of kChain launches, each `launch(i, stream)`.
+template <typename Launch>
+float chain_us(cudaStream_t stream, Launch launch) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < kChain; ++i) CHECK(launch(i, stream));
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  const float us = replay_us(exec, stream);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  return us;
+}
+
+struct Buffers {
+  std::vector<__half*> weights;
+  __half *x = nullptr, *out = nullptr, *norm_weight = nullptr;
+};
+
+Buffers make_buffers(int64_t n, int64_t k) {
+  Buffers b;
+  const size_t bytes = static_cast<size_t>(n * k) * sizeof(__half);
+  const size_t copies = std::max<size_t>(2, kColdBytes / bytes);
+  for (size_t c = 0; c < copies; ++c) {
+    __half* w = nullptr;
+    CHECK(cudaMalloc(&w, bytes));
+    CHECK(cudaMemset(w, 0x11, bytes));  // 0x1111: a small normal f16
+    b.weights.push_back(w);
+  }
+  CHECK(cudaMalloc(&b.x, static_cast<size_t>(k) * sizeof(__half)));
+  CHECK(cudaMemset(b.x, 0x22, static_cast<size_t>(k) * sizeof(__half)));
+  CHECK(cudaMalloc(&b.norm_weight, static_cast<size_t>(k) * sizeof(__half)));
+  CHECK(cudaMemset(b.norm_weight, 0x33, static_cast<size_t>(k) * sizeof(__half)));
+  CHECK(cudaMalloc(&b.out, static_cast<size_t>(n) * sizeof(__half)));
+  return b;
+}
+
+void free_buffers(Buffers& b) {
+  for (__half* w : b.weights) CHECK(cudaFree(w));
+  CHECK(cudaFree(b.x));
+  CHECK(cudaFree(b.norm_weight));
+  CHECK(cudaFree(b.out));
+}
+
+template <int64_t kN, int64_t kK, bool kNorm, int kUnroll>
+void time_variant(const char* name, Buffers& b, cudaStream_t stream, float copy_gbs) {
+  const double gb = static_cast<double>(kN * kK) * sizeof(__half) / 1e9;
+  float us[2];
+  for (const bool dependent : {false, true}) {
+    us[dependent] = chain_us(stream, [&](int i, cudaStream_t s) {
+      const __half* w = b.weights[static_cast<size_t>(i) % b.weights.size()];
+      const dim3 grid(gemv_nk_blocks<__half>(kN, kK)), block(kGemvNkThreads);
+      if constexpr (kNorm) {
+        return launch_kernel(dependent, normed<kN, kK, kUnroll>, grid, block, 0, s, b.x, w,
+                             b.norm_weight, b.out);
+      } else {
+        return launch_kernel(dependent, plain<kN, kK, kUnroll>, grid, block, 0, s, b.x, w, b.out);
+      }
+    });
+  }
+  std::printf("| %s | %lld x %lld | %s | %d%s | %.2f | %.0f | %.2f | %.0f | %.0f%% |\n", name,
+              static_cast<long long>(kN), static_cast<long long>(kK), kNorm ? "rms" : "-",
+              kUnroll, kUnroll == gemv_nk_unroll<__half>(kK) ? " (now)" : "", us[0], gb / us[0] * 1e6,
+              us[1], gb / us[1] * 1e6, 100.0 * gb / us[1] * 1e6 / copy_gbs);
+}
+
+template <int64_t kN, int64_t kK, bool kNorm>
+void time_shape(const char* name, cudaStream_t stream, float copy_gbs) {
+  Buffers b = make_buffers(kN, kK);
+  time_variant<kN, kK, kNorm, 2>(name, b, stream, copy_gbs);
+  time_variant<kN, kK, kNorm, 4>(name, b, stream, copy_gbs);
+  time_variant<kN, kK, kNorm, 8>(name, b, stream, copy_gbs);
+  time_variant<kN, kK, kNorm, 16>(name, b, stream, copy_gbs);
+  free_buffers(b);
+}
+
+/// Device-to-device copy bandwidth (read + write bytes over time), 256 MB, in a graph.
+float copy_gbs(cudaStream_t stream) {
+  const size_t bytes = size_t{256} << 20;
+  void *a = nullptr, *b = nullptr;
+  CHECK(cudaMalloc(&a, bytes));
+  CHECK(cudaMalloc(&b, bytes));
+  const float us = chain_us(stream, [&](int, cudaStream_t s) {
+    return cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s);
+  });
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  return static_cast<float>(2.0 * static_cast<double>(bytes) / 1e9 / us * 1e6);
+}
+
+}  // namespace
+
+int main() {
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const float copy = copy_gbs(stream);
+  std::printf("%s: f16 GEMV, 1 row, weight [N, K]; us per launch in a graph of %d; copy %.0f GB/s\n\n",
+              prop.name, kChain, copy);
+  std::printf("| shape | N x K | norm | loads a lane | us | GB/s | us (PDL) | GB/s (PDL) | of copy (PDL) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  time_shape<2560, 2048, true>("TinyLlama qkv", stream, copy);
+  time_shape<2048, 2048, false>("TinyLlama o", stream, copy);
+  time_shape<11264, 2048, true>("TinyLlama gate/up", stream, copy);
+  time_shape<2048, 5632, false>("TinyLlama down", stream, copy);
+  time_shape<32000, 2048, true>("TinyLlama LM head", stream, copy);
+  time_shape<2304, 768, true>("GPT-2 qkv", stream, copy);
+  time_shape<768, 768, false>("GPT-2 out", stream, copy);
+  time_shape<3072, 768, true>("GPT-2 fc", stream, copy);
+  time_shape<768, 3072, false>("GPT-2 proj", stream, copy);
+  CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
