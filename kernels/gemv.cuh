@@ -9,8 +9,8 @@
 // Two weight layouts, each read once, 16 bytes per load where the shape allows:
 //  - gemv_nk, W stored [N, K] (linear's weight, row n contiguous): a group of kLanes lanes
 //    (a power of two <= 32) per output column n walks the row in packs of kPack elements
-//    (lane `sub` takes packs sub, sub + kLanes, ...), four loads in flight per lane (eight for
-//    rows longer than four packs a lane: gemv_nk_unroll), then an xor
+//    (lane `sub` takes packs sub, sub + kLanes, ...), four loads in flight per lane (for rows
+//    longer than four packs a lane, two or sixteen: gemv_nk_unroll), then an xor
 //    butterfly over the group. 128-thread blocks, so N = 768 with a full warp per column is 192
 //    blocks, enough for the 132 SMs of an H100.
 //  - gemv_kn, W stored [K, N] (addmm's and GPT-2 Conv1D's, columns contiguous): a block owns a
@@ -63,7 +63,11 @@ constexpr int kGemvNkThreads = 128;
 // a larger one there fails the static_asserts below at nvcc time.
 constexpr int kGemvMaxRows = 8;
 constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
-constexpr int kGemvLongRowUnroll = 8;  // gemv_nk's, for rows longer than 4 packs a lane
+// gemv_nk's for rows longer than kGemvUnroll packs a lane (gemv_nk_unroll): with at least
+// kGemvManyBlocks blocks, and with fewer.
+constexpr int kGemvFewLoads = 2;
+constexpr int kGemvManyLoads = 16;
+constexpr int64_t kGemvManyBlocks = 4 * 132;
 // target::kGemvLimits.max_norm_staged_bytes: gemv_nk_norm's normalized rows of x, leaving room for
 // its reduction scratch within the 48 KB of static shared memory a block may have.
 constexpr int64_t kGemvNormStagedBytes = 44 * 1024;
@@ -102,13 +106,21 @@ __host__ __device__ constexpr int gemv_nk_lanes(int64_t k) {
   return lanes;
 }
 
-/// gemv_nk's weight loads in flight per lane: kGemvUnroll, or kGemvLongRowUnroll when a lane
-/// walks more packs than that (a long row, K = 5632 f16 in an LLM's down projection: 22 packs a
-/// lane would take six DRAM round trips in turn at four a turn, three at eight).
+/// gemv_nk's weight loads in flight per lane for an [n, k] weight: kGemvUnroll when a lane walks
+/// at most that many packs; for longer rows, few loads (registers, so more warps fit an SM) when
+/// the columns give many blocks, and many loads when they do not (the few warps must keep the
+/// DRAM busy alone). Measured on an H100 (tools/bench/gemv_bench.cu, f16, dependent launches,
+/// share of copy bandwidth with 2 / 4 / 8 / 16 loads): TinyLlama's gate/up (11264 x 2048)
+/// 89 / 84 / 79 / 82%, LM head (32000 x 2048) 99 / 96 / 95 / 96%, down (2048 x 5632)
+/// 67 / 56 / 55 / 66%, o (2048 x 2048) 63 / 51 / 59 / 66%; GPT-2's proj (768 x 3072)
+/// 28 / 25 / 26 / 34%.
 template <typename T>
-__host__ __device__ constexpr int gemv_nk_unroll(int64_t k) {
+__host__ __device__ constexpr int gemv_nk_unroll(int64_t n, int64_t k) {
   const int64_t packs_per_lane = k / gemv_pack<T>(k) / gemv_nk_lanes<T>(k);
-  return packs_per_lane > kGemvUnroll ? kGemvLongRowUnroll : kGemvUnroll;
+  if (packs_per_lane <= kGemvUnroll) return kGemvUnroll;
+  const int64_t blocks =
+      (n + kGemvNkThreads / gemv_nk_lanes<T>(k) - 1) / (kGemvNkThreads / gemv_nk_lanes<T>(k));
+  return blocks >= kGemvManyBlocks ? kGemvFewLoads : kGemvManyLoads;
 }
 
 template <typename T>
@@ -258,7 +270,7 @@ __device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int
 }  // namespace detail
 
 /// W stored [N, K]. Launch with gemv_nk_blocks<T>(n, k) blocks of kGemvNkThreads threads, kPack
-/// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k), kUnroll = gemv_nk_unroll<T>(k). x is
+/// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k), kUnroll = gemv_nk_unroll<T>(n, k). x is
 /// [kM, K], out [kM, N].
 template <typename T, int kM, int kPack, int kLanes, int kUnroll = kGemvUnroll, typename Act>
 __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
@@ -403,7 +415,7 @@ __device__ __forceinline__ void gemv_normalize_rows(const T* __restrict__ x,
 /// The weight stream is gemv_nk's: its first turn of loads is issued before the norm, so their
 /// DRAM latency overlaps the statistics.
 template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms,
-          int kUnroll = gemv_nk_unroll<T>(kK), typename Act>
+          int kUnroll = kGemvUnroll, typename Act>
 __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* __restrict__ w,
                                              int64_t n, const T* __restrict__ weight,
                                              const T* __restrict__ bias, float eps, T* out,
@@ -427,8 +439,7 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
   float acc[kM];
 #pragma unroll
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
-  if (col < n)
-    detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, staged, row, kK, sub);
+  if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, staged, row, kK, sub);
   detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
 }
 

@@ -46,8 +46,8 @@ inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, s
 // A generated kernel's launch, checked: `blocks` blocks of `threads` on `stream`, with the
 // dependent-launch attribute when run() allows it (`dependent_launch` in scope; every generated
 // kernel keeps kernels/dependent_launch.cuh's contract).
-#define MODEL_LAUNCH(kernel, blocks, threads, node, ...)                                         \
-  MODEL_CHECK_CUDA(::inferno::kernels::launch_kernel(dependent_launch, kernel, dim3(blocks),     \
+#define MODEL_LAUNCH(kernel, blocks, threads, node, ...)                                     \
+  MODEL_CHECK_CUDA(::inferno::kernels::launch_kernel(dependent_launch, kernel, dim3(blocks), \
                                                      dim3(threads), 0, stream, __VA_ARGS__), \
                    node)
 

@@ -149,21 +149,20 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::string lanes = "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")";
   const std::string tiles =
       p.right_is_nk ? lanes : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
-  const std::string unroll =  // gemv_nk's loads in flight (gemv_nk_norm's follow from its K)
-      p.right_is_nk && !p.norm ? ", inferno::kernels::gemv_nk_unroll<" + type + ">(" + k + ")"
-                               : "";
+  const std::string unroll =  // gemv_nk's and gemv_nk_norm's loads in flight
+      ", inferno::kernels::gemv_nk_unroll<" + type + ">(" + n + ", " + k + ")";
   const std::string pack = "inferno::kernels::gemv_pack<" + type + ">(" + contiguous + ")";
   const std::string act = "[](float a) { return " + activation + "; }";
   if (p.norm) {  // gemv_nk_norm: K is a template argument (the staged rows' size)
     kernels.line("inferno::kernels::gemv_nk_norm<" + type + ", " + m + ", " + pack + ", " + tiles +
-                 ", " + k + ", " + (p.norm->rms ? "true" : "false") + ">(x, w, " + n +
+                 ", " + k + ", " + (p.norm->rms ? "true" : "false") + unroll + ">(x, w, " + n +
                  ", norm_weight, " + (p.norm->bias != ir::kNoValue ? "norm_bias" : "nullptr") +
                  ", " + float_literal(static_cast<float>(p.norm->eps)) + ", out, epilogue, " + act +
                  ");");
   } else {
     kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m + ", " +
-                 pack + ", " + tiles + unroll + ">(x, w, " + n + ", " + k + ", out, epilogue, " +
-                 act + ");");
+                 pack + ", " + tiles + (p.right_is_nk ? unroll : "") + ">(x, w, " + n + ", " + k +
+                 ", out, epilogue, " + act + ");");
   }
   kernels.close();
   kernels.line("");

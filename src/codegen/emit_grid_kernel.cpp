@@ -45,8 +45,8 @@ int64_t grid_blocks(int64_t numel) {
 
 void emit_launch(EmitContext& ctx, const std::string& kernel, const std::string& blocks,
                  const std::string& threads, const NamedArgs& args, const std::string& label) {
-  ctx.out.run.line("MODEL_LAUNCH(" + kernel + ", " + blocks + ", " + threads + ", " + label +
-                   ", " + named_args(args) + ");");
+  ctx.out.run.line("MODEL_LAUNCH(" + kernel + ", " + blocks + ", " + threads + ", " + label + ", " +
+                   named_args(args) + ");");
 }
 
 std::string node_kernel_name(const ir::Graph& graph, const ir::Node& node, int32_t index) {

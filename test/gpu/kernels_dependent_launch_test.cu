@@ -16,7 +16,7 @@ namespace {
 
 namespace k = inferno::kernels;
 
-constexpr int64_t kElements = 1 << 20;  // 4096 blocks of 256: many waves
+constexpr int64_t kElements = 1 << 20;   // 4096 blocks of 256: many waves
 constexpr int64_t kN = 2048, kK = 2048;  // the GEMV's weight: 8 MB of f16
 constexpr int kSteps = 24;
 
@@ -59,9 +59,9 @@ cudaError_t launch_chain(Buffers& buffers, bool dependent) {
     if (e != cudaSuccess) return e;
   }
   for (int s = 0; s < kSteps; ++s) {
-    cudaError_t e = k::launch_kernel(dependent, gemv_step, k::gemv_nk_blocks<__half>(kN, kK),
-                                     k::kGemvNkThreads, 0, g_stream, buffers.x.get(),
-                                     buffers.w.get(), buffers.y.get());
+    cudaError_t e =
+        k::launch_kernel(dependent, gemv_step, k::gemv_nk_blocks<__half>(kN, kK), k::kGemvNkThreads,
+                         0, g_stream, buffers.x.get(), buffers.w.get(), buffers.y.get());
     if (e == cudaSuccess) {
       e = k::launch_kernel(dependent, squash, static_cast<unsigned>(kN / 256), 256, 0, g_stream,
                            buffers.y.get(), buffers.x.get(), kN);

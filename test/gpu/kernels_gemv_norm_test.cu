@@ -40,7 +40,8 @@ template <typename T, int kM, int64_t kN, int64_t kK, bool kRms>
 __global__ void __launch_bounds__(kGemvNkThreads)
     fused_kernel(const T* x, const T* w, const T* gamma, const T* beta, T* out,
                  GemvEpilogue<T> epilogue, Silu act) {
-  inferno::kernels::gemv_nk_norm<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK), kK, kRms>(
+  inferno::kernels::gemv_nk_norm<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK), kK, kRms,
+                                 inferno::kernels::gemv_nk_unroll<T>(kN, kK)>(
       x, w, kN, gamma, beta, static_cast<float>(kEps), out, epilogue, act);
 }
 
@@ -168,6 +169,7 @@ void norm_rows(std::mt19937_64& rng) {
   norm_shape<T, kM, 2304, 768>(rng);
   norm_shape<T, kM, 5632, 2048>(rng);
   norm_shape<T, kM, 768, 100>(rng);
+  norm_shape<T, kM, 72, 4096>(rng);  // few blocks of long rows: 16 loads in flight a lane
 }
 
 template <typename T>

@@ -50,8 +50,8 @@ template <typename T, int kM, int64_t kN, int64_t kK>
 __global__ void __launch_bounds__(kGemvNkThreads)
     nk_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act) {
   inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK),
-                           inferno::kernels::gemv_nk_unroll<T>(kK)>(x, w, kN, kK, out, epilogue,
-                                                                     act);
+                            inferno::kernels::gemv_nk_unroll<T>(kN, kK)>(x, w, kN, kK, out,
+                                                                         epilogue, act);
 }
 
 template <typename T, int kM, int64_t kN, int64_t kK>

@@ -92,11 +92,16 @@ int main(int argc, char** argv) {
     const char* name;
     void (*run)();
   } families[] = {
-      {"copy", run_copy_tests},           {"reduction", run_reduction_tests},
-      {"softmax", run_softmax_tests},     {"elementwise", run_elementwise_tests},
-      {"graph", run_graph_capture_tests}, {"conv", run_conv_tests},
-      {"norm", run_norm_tests},           {"attention", run_attention_tests},
-      {"gemv", run_gemv_tests},           {"gemv_norm", run_gemv_norm_tests},
+      {"copy", run_copy_tests},
+      {"reduction", run_reduction_tests},
+      {"softmax", run_softmax_tests},
+      {"elementwise", run_elementwise_tests},
+      {"graph", run_graph_capture_tests},
+      {"conv", run_conv_tests},
+      {"norm", run_norm_tests},
+      {"attention", run_attention_tests},
+      {"gemv", run_gemv_tests},
+      {"gemv_norm", run_gemv_norm_tests},
       {"dependent", run_dependent_launch_tests},
   };
   for (const auto& family : families) {

@@ -346,10 +346,11 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
                   "inferno::kernels::gemv_kn_threads<__half>(6, 3)>(x, w, 6, 8, out, epilogue, "
                   "[](float a) { return ") != std::string::npos);
     CHECK(cu.find("inferno::ew::erf(a * float(0.70710678118654752440))") != std::string::npos);
-    CHECK(body.find("MODEL_LAUNCH(k0_gemv_kn_f16_3x8x6, inferno::kernels::gemv_kn_blocks<__half>(6), "
-                    "inferno::kernels::gemv_kn_threads<__half>(6, 3), \"%y\", /* x */ v_x, "
-                    "/* w */ v_w, "
-                    "/* row */ v_row, /* full */ v_r, /* out */ v_y);") != std::string::npos);
+    CHECK(
+        body.find("MODEL_LAUNCH(k0_gemv_kn_f16_3x8x6, inferno::kernels::gemv_kn_blocks<__half>(6), "
+                  "inferno::kernels::gemv_kn_threads<__half>(6, 3), \"%y\", /* x */ v_x, "
+                  "/* w */ v_w, "
+                  "/* row */ v_row, /* full */ v_r, /* out */ v_y);") != std::string::npos);
     // Caller buffers the kernel reads in packs are checked as for cuBLASLt.
     CHECK(body.find("bad_alignment(\"%y\", \"%x\", 16") != std::string::npos);
     CHECK(body.find("bad_alignment(\"%y\", \"%r\", 16") == std::string::npos);
@@ -363,7 +364,8 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
     CHECK(cu.find("GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};") !=
           std::string::npos);
     CHECK(cu.find("inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), "
-                  "inferno::kernels::gemv_nk_lanes<float>(8)>") != std::string::npos);
+                  "inferno::kernels::gemv_nk_lanes<float>(8), "
+                  "inferno::kernels::gemv_nk_unroll<float>(6, 8)>") != std::string::npos);
     CHECK(cu.find("gemv_nk_blocks<float>(6, 8), inferno::kernels::kGemvNkThreads") !=
           std::string::npos);
     CHECK(count(run_body(cu), "run_gemm(") == 0);

@@ -123,8 +123,8 @@ void time_variant(const char* name, Buffers& b, cudaStream_t stream, float copy_
     });
   }
   std::printf("| %s | %lld x %lld | %s | %d%s | %.2f | %.0f | %.2f | %.0f | %.0f%% |\n", name,
-              static_cast<long long>(kN), static_cast<long long>(kK), kNorm ? "rms" : "-",
-              kUnroll, kUnroll == gemv_nk_unroll<__half>(kK) ? " (now)" : "", us[0], gb / us[0] * 1e6,
+              static_cast<long long>(kN), static_cast<long long>(kK), kNorm ? "rms" : "-", kUnroll,
+              kUnroll == gemv_nk_unroll<__half>(kN, kK) ? " (now)" : "", us[0], gb / us[0] * 1e6,
               us[1], gb / us[1] * 1e6, 100.0 * gb / us[1] * 1e6 / copy_gbs);
 }
 
@@ -160,9 +160,12 @@ int main() {
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const float copy = copy_gbs(stream);
-  std::printf("%s: f16 GEMV, 1 row, weight [N, K]; us per launch in a graph of %d; copy %.0f GB/s\n\n",
-              prop.name, kChain, copy);
-  std::printf("| shape | N x K | norm | loads a lane | us | GB/s | us (PDL) | GB/s (PDL) | of copy (PDL) |\n");
+  std::printf(
+      "%s: f16 GEMV, 1 row, weight [N, K]; us per launch in a graph of %d; copy %.0f GB/s\n\n",
+      prop.name, kChain, copy);
+  std::printf(
+      "| shape | N x K | norm | loads a lane | us | GB/s | us (PDL) | GB/s (PDL) | of copy (PDL) "
+      "|\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   time_shape<2560, 2048, true>("TinyLlama qkv", stream, copy);
   time_shape<2048, 2048, false>("TinyLlama o", stream, copy);

@@ -28,7 +28,7 @@ constexpr uint64_t kWorkspaceBytes = 33554432;
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f32_8x8x5(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), inferno::kernels::gemv_nk_lanes<float>(8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), inferno::kernels::gemv_nk_lanes<float>(8), inferno::kernels::gemv_nk_unroll<float>(5, 8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
 }
 
 // %add = add(%view, %expand_1) at export_fixtures.py:166

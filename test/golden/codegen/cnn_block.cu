@@ -36,7 +36,7 @@ struct conv_activation_relu_float {
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k8_gemv_nk_f32_2x16x10(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 2, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16)>(x, w, 10, 16, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 2, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(10, 16)>(x, w, 10, 16, out, epilogue, [](float a) { return a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_4x16x32(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
 }
 
 // %linear_1 = gemm(%relu, %fc2.weight, %fc2.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f32_4x32x8(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32), inferno::kernels::gemv_nk_unroll<float>(8, 32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ __global__ void k0_cast_f16_f16_4x16(const float* in0, __half* out) {
 // (f32 sums, the epilogue fused, one rounding to f16)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f16_4x16x32(const __half* x, const __half* w, const __half* row, __half* out) {
   const inferno::kernels::GemvEpilogue<__half> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(16), inferno::kernels::gemv_nk_lanes<__half>(16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
+  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(16), inferno::kernels::gemv_nk_lanes<__half>(16), inferno::kernels::gemv_nk_unroll<__half>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
 }
 
 // %linear_1_f16 = gemm(%relu, %fc2.weight_f16, %fc2.bias_f16) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f
 // (f32 sums, the epilogue fused, one rounding to f16)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f16_4x32x8(const __half* x, const __half* w, const __half* row, __half* out) {
   const inferno::kernels::GemvEpilogue<__half> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(32), inferno::kernels::gemv_nk_lanes<__half>(32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(32), inferno::kernels::gemv_nk_lanes<__half>(32), inferno::kernels::gemv_nk_unroll<__half>(8, 32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; });
 }
 
 // %linear_1 = cast(%linear_1_f16) {dtype=f32} at linear.py:134

@@ -26,7 +26,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_4x16x32(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16)>(x, w, 32, 16, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::erf(a * float(0.70710678118654752440))); });
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::erf(a * float(0.70710678118654752440))); });
 }
 
 // %gelu_1 = gemm(%gelu, %fc2.weight, %fc2.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f32_4x32x32(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32)>(x, w, 32, 32, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::tanh(float(0.79788456080286535588) * (a + float(0.044715) * a * a * a))); });
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32), inferno::kernels::gemv_nk_unroll<float>(32, 32)>(x, w, 32, 32, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::tanh(float(0.79788456080286535588) * (a + float(0.044715) * a * a * a))); });
 }
 
 // %linear_2 = gemm(%gelu_1, %fc3.weight, %fc3.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f32_4x32x24(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32)>(x, w, 24, 32, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32), inferno::kernels::gemv_nk_unroll<float>(24, 32)>(x, w, 24, 32, out, epilogue, [](float a) { return a; });
 }
 
 // %silu = silu(%linear_2) at activation.py:475
@@ -60,7 +60,7 @@ __global__ void k3_silu_f32_4x24(const float* in0, float* out) {
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k4_gemv_nk_f32_4x24x10(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(24), inferno::kernels::gemv_nk_lanes<float>(24)>(x, w, 10, 24, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(24), inferno::kernels::gemv_nk_lanes<float>(24), inferno::kernels::gemv_nk_unroll<float>(10, 24)>(x, w, 10, 24, out, epilogue, [](float a) { return a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_8x16x32(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
+  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------
