@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_cuda_check.h"
+#include "bench_graph_timing.h"
 #include "kernels/dependent_launch.cuh"
 #include "kernels/gemv.cuh"
 
@@ -40,27 +41,6 @@ __global__ void __launch_bounds__(kGemvNkThreads)
       x, w, kN, norm_weight, nullptr, 1e-6f, out, GemvEpilogue<__half>{}, GemvNoActivation{});
 }
 
-float replay_us(cudaGraphExec_t exec, cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaGraphLaunch(exec, stream));  // warm-up
-  std::vector<float> times;
-  for (int r = 0; r < kReplays; ++r) {
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms * 1e3f / kChain);
-  }
-  std::sort(times.begin(), times.end());
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  return times[times.size() / 2];
-}
-
 /// One launch's time in a graph of kChain launches, each `launch(i, stream)`.
 template <typename Launch>
 float chain_us(cudaStream_t stream, Launch launch) {
@@ -70,7 +50,7 @@ float chain_us(cudaStream_t stream, Launch launch) {
   for (int i = 0; i < kChain; ++i) CHECK(launch(i, stream));
   CHECK(cudaStreamEndCapture(stream, &graph));
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  const float us = replay_us(exec, stream);
+  const float us = median_replay_us(exec, stream, kReplays, kChain);
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   return us;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench_cuda_check.h"
+#include "bench_graph_timing.h"
 
 namespace {
 
@@ -50,25 +51,10 @@ double per_kernel_us(int blocks, int n, int mode, float* a, float* b, cudaStream
   }
   CHECK(cudaStreamEndCapture(stream, &graph));
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphLaunch(exec, stream));  // warm-up
-  CHECK(cudaStreamSynchronize(stream));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int r = 0; r < kReplays; ++r) {
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
+  const float us = median_replay_us(exec, stream, kReplays, kChain);
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
-  return times[times.size() / 2] * 1e3 / kChain;
+  return us;
 }
 
 }  // namespace
