@@ -67,11 +67,11 @@ constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
 // kGemvManyBlocks blocks, and with fewer.
 constexpr int kGemvFewLoads = 2;
 constexpr int kGemvManyLoads = 16;
-constexpr int64_t kGemvManyBlocks = 4 * 132;
 // target::kGemvLimits.max_norm_staged_bytes: gemv_nk_norm's normalized rows of x, leaving room for
 // its reduction scratch within the 48 KB of static shared memory a block may have.
 constexpr int64_t kGemvNormStagedBytes = 44 * 1024;
 constexpr int kGemvTargetBlocks = 132;
+constexpr int64_t kGemvManyBlocks = 4 * kGemvTargetBlocks;  // see gemv_nk_unroll
 
 /// What joins the sum before the activation; null pointers add nothing.
 template <typename T>
@@ -106,6 +106,12 @@ __host__ __device__ constexpr int gemv_nk_lanes(int64_t k) {
   return lanes;
 }
 
+template <typename T>
+__host__ __device__ constexpr unsigned gemv_nk_blocks(int64_t n, int64_t k) {
+  const int64_t columns = kGemvNkThreads / gemv_nk_lanes<T>(k);
+  return static_cast<unsigned>((n + columns - 1) / columns);
+}
+
 /// gemv_nk's weight loads in flight per lane for an [n, k] weight: kGemvUnroll when a lane walks
 /// at most that many packs; for longer rows, few loads (registers, so more warps fit an SM) when
 /// the columns give many blocks, and many loads when they do not (the few warps must keep the
@@ -118,15 +124,7 @@ template <typename T>
 __host__ __device__ constexpr int gemv_nk_unroll(int64_t n, int64_t k) {
   const int64_t packs_per_lane = k / gemv_pack<T>(k) / gemv_nk_lanes<T>(k);
   if (packs_per_lane <= kGemvUnroll) return kGemvUnroll;
-  const int64_t blocks =
-      (n + kGemvNkThreads / gemv_nk_lanes<T>(k) - 1) / (kGemvNkThreads / gemv_nk_lanes<T>(k));
-  return blocks >= kGemvManyBlocks ? kGemvFewLoads : kGemvManyLoads;
-}
-
-template <typename T>
-__host__ __device__ constexpr unsigned gemv_nk_blocks(int64_t n, int64_t k) {
-  const int64_t columns = kGemvNkThreads / gemv_nk_lanes<T>(k);
-  return static_cast<unsigned>((n + columns - 1) / columns);
+  return gemv_nk_blocks<T>(n, k) >= kGemvManyBlocks ? kGemvFewLoads : kGemvManyLoads;
 }
 
 /// gemv_kn's threads across a tile: 32, halved while that gives too few blocks, down to a

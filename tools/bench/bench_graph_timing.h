@@ -1,5 +1,6 @@
-// The standalone benchmarks' graph timing: a captured graph replayed several times on a stream,
-// each replay between two events, and the median replay's time per launch it holds.
+// The standalone benchmarks' graph timing: a chain of launches captured into a graph, replayed
+// several times on a stream, each replay between two events, and the median replay's time per
+// launch it holds.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,4 +33,20 @@ inline float median_replay_us(cudaGraphExec_t exec, cudaStream_t stream, int rep
   CHECK(cudaEventDestroy(start));
   CHECK(cudaEventDestroy(stop));
   return times[times.size() / 2];
+}
+
+/// The time per launch of `launches` calls launch(i, stream) (each returning a cudaError_t),
+/// captured into one graph and replayed `replays` times (median_replay_us).
+template <typename Launch>
+float captured_chain_us(cudaStream_t stream, int launches, int replays, Launch launch) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < launches; ++i) CHECK(launch(i, stream));
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  const float us = median_replay_us(exec, stream, replays, launches);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  return us;
 }

@@ -44,16 +44,7 @@ __global__ void __launch_bounds__(kGemvNkThreads)
 /// One launch's time in a graph of kChain launches, each `launch(i, stream)`.
 template <typename Launch>
 float chain_us(cudaStream_t stream, Launch launch) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < kChain; ++i) CHECK(launch(i, stream));
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  const float us = median_replay_us(exec, stream, kReplays, kChain);
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  return us;
+  return captured_chain_us(stream, kChain, kReplays, launch);
 }
 
 struct Buffers {

@@ -34,27 +34,18 @@ __global__ void step(const float* in, float* out, int n, int mode) {
 }
 
 double per_kernel_us(int blocks, int n, int mode, float* a, float* b, cudaStream_t stream) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < kChain; ++i) {
+  return captured_chain_us(stream, kChain, kReplays, [&](int i, cudaStream_t s) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(128);
-    config.stream = stream;
+    config.stream = s;
     cudaLaunchAttribute attribute;
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
     config.attrs = &attribute;
     config.numAttrs = mode > 0 ? 1 : 0;
-    CHECK(cudaLaunchKernelEx(&config, step, (i % 2) ? b : a, (i % 2) ? a : b, n, mode));
-  }
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  const float us = median_replay_us(exec, stream, kReplays, kChain);
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  return us;
+    return cudaLaunchKernelEx(&config, step, (i % 2) ? b : a, (i % 2) ? a : b, n, mode);
+  });
 }
 
 }  // namespace
