@@ -16,7 +16,8 @@ layers get random running statistics and affine parameters (mean N(0, 0.1), var 
 weight U(0.5, 1.5), bias N(0, 0.1)), so BN folding is exercised with statistics that matter.
 
 Usage: ``/usr/bin/python3 tools/export_zoo.py --out DIR [--only NAME[,NAME...]] [--if-changed]
-[--list]``. ``--if-changed`` skips a model whose directory holds a stamp of this script's text and
+[--pt2] [--list]``. ``--pt2`` also writes ``model.pt2`` (``torch.export``, torch 2.8 or newer), so
+that tools/bench/compile_times.py can time the LibTorch-free path too. ``--if-changed`` skips a model whose directory holds a stamp of this script's text and
 the torch and torchvision versions that match (a re-run of the tests re-exports nothing). Exit 77
 (ctest's skip code in test/zoo) when torch or torchvision cannot be imported.
 """
@@ -170,7 +171,7 @@ def stamp() -> str:
     return f"{script} torch {torch.__version__} torchvision {torchvision.__version__}\n"
 
 
-def export(name: str, out: Path) -> None:
+def export(name: str, out: Path, pt2: bool = False) -> None:
     make, make_inputs = MODELS[name]
     torch.manual_seed(seed_of(name))
     model = make().eval()
@@ -193,6 +194,12 @@ def export(name: str, out: Path) -> None:
         if a.shape != e.shape or not error <= 1e-6:
             raise RuntimeError(f"{name}: output {i} of the saved trace differs from the model's "
                                f"(relative L2 error {error:.2e})")
+    if pt2:  # optional: a model torch.export refuses keeps its TorchScript file only
+        try:
+            program = torch.export.export(model, inputs, strict=False)
+            torch.export.save(program, str(model_dir / "model.pt2"))
+        except Exception as e:  # noqa: BLE001 (any export failure)
+            print(f"{name}: no model.pt2: {type(e).__name__}: {str(e)[:200]}")
     for i, t in enumerate(inputs):  # token ids stay int64
         np.save(model_dir / f"input{i}.npy", t.numpy())
     for i, t in enumerate(expected):
@@ -205,6 +212,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="the directory to write (in the build tree)")
     parser.add_argument("--only", default="", help="comma-separated model names (default: all)")
     parser.add_argument("--if-changed", action="store_true", help="skip up-to-date models")
+    parser.add_argument("--pt2", action="store_true", help="also write model.pt2 (torch.export)")
     parser.add_argument("--list", action="store_true", help="print the model names and exit")
     args = parser.parse_args()
     if args.list:
@@ -219,11 +227,12 @@ def main() -> int:
     torch.set_num_threads(1)  # CI shares two cores between tests
     for name in names:
         stamp_file = args.out / name / "stamp"
-        if args.if_changed and stamp_file.is_file() and stamp_file.read_text() == stamp():
+        if (args.if_changed and stamp_file.is_file() and stamp_file.read_text() == stamp() and
+                (not args.pt2 or (args.out / name / "model.pt2").is_file())):
             print(f"{name}: up to date")
             continue
         start = time.monotonic()
-        export(name, args.out)
+        export(name, args.out, args.pt2)
         print(f"{name}: exported in {time.monotonic() - start:.1f} s")
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}")
     return 0

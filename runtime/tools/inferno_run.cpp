@@ -97,14 +97,19 @@ int check_only(const std::string& path, int sm) {
   return 0;
 }
 
-void print_latency(std::vector<double> micros) {
+// `micros`: each run's run + sync time; `enqueue`: the run call's own time (the host's cost of a
+// call, which the GPU's time does not move: what a binding adds on top of it compares with this).
+void print_latency(std::vector<double> micros, std::vector<double> enqueue) {
   std::sort(micros.begin(), micros.end());
+  std::sort(enqueue.begin(), enqueue.end());
   const auto at = [&](double q) {
     return micros[static_cast<size_t>(q * static_cast<double>(micros.size() - 1))];
   };
   std::printf(
       "latency over %zu runs (host, run + stream sync): median %.1f us, p90 %.1f us, min %.1f us\n",
       micros.size(), at(0.5), at(0.9), micros.front());
+  std::printf("host time of the run call alone (enqueue): median %.2f us\n",
+              enqueue[enqueue.size() / 2]);
 }
 
 // --count-kernels: captures one run into a CUDA graph of our own and counts its nodes by type.
@@ -218,15 +223,19 @@ int run(const Options& opt) {
 
   if (opt.iters > 0) {
     for (int i = 0; i < std::max(3, opt.iters / 10); ++i) run_once();  // warm-up (caches, clocks)
-    std::vector<double> micros;
+    std::vector<double> micros, enqueue_micros;
+    const auto since = [](std::chrono::steady_clock::time_point start) {
+      return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+          .count();
+    };
     for (int i = 0; i < opt.iters; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      run_once();
-      micros.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-              .count());
+      enqueue();
+      enqueue_micros.push_back(since(start));
+      check_cuda(cudaStreamSynchronize(h.stream), "cudaStreamSynchronize");
+      micros.push_back(since(start));
     }
-    print_latency(std::move(micros));
+    print_latency(std::move(micros), std::move(enqueue_micros));
   }
 
   if (!opt.save_dir.empty()) {
@@ -271,7 +280,8 @@ int main(int argc, char** argv) {
   app.add_option("--iters", opt.iters,
                  "after one run, time N more (after a warm-up of max(3, N/10) runs) and print "
                  "the median, p90 and minimum latency in microseconds, as the host sees it (run "
-                 "and stream sync; a CUDA graph replay unless --no-graph)")
+                 "and stream sync; a CUDA graph replay unless --no-graph), then the median "
+                 "host time of the run call alone (its enqueue)")
       ->type_name("N")
       ->check(non_negative);
   app.add_option("--device", opt.device, "the CUDA device to run on, by index (default 0)")

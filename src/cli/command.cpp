@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -220,6 +221,7 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
   build.keep_build_dir = options.keep_build_dir;
   if (build_so) build.cache_dir = resolve_cache_dir(options.cache);
   build.verbose = options.verbosity == Verbosity::kVerbose;
+  plan.source_hash = std::async(std::launch::async, driver::hash_file_hex, options.model).share();
   return plan;
 }
 
@@ -233,7 +235,7 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
                            times.time(Stage::kCodegen, [&]() -> Expected<codegen::GeneratedModel> {
                              INFERNO_ASSIGN_OR_RETURN(codegen_options.source_model_hash,
-                                                      driver::hash_file_hex(options.model));
+                                                      plan.source_hash.get());
                              return codegen::generate_variants(graphs, codegen_options);
                            }));
   spdlog::debug("generated model.cu: {} lines, weights {}",

@@ -3,6 +3,7 @@
 // optimized graph's inputs, and the CUDA backend (toolchain, codegen, nvcc).
 #pragma once
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct BackendPlan {
   driver::BuildOptions build;  ///< toolchain, archs, output, weights path, build dir
   bool have_toolchain = false;
   std::string weights_file_name;  ///< --weights external: the file name model.so looks for
+  /// The model file's hash for the descriptor, taken on a thread while the frontend loads it.
+  std::shared_future<Expected<std::string>> source_hash;
 };
 
 /// For --emit so and cu: the archs, the toolchain (an error when nvcc is needed and missing), the

@@ -40,12 +40,6 @@ Status TempFile::create(const std::filesystem::path& target) {
   return Status::ok();
 }
 
-Status TempFile::sync() {
-  if (fd_ >= 0 && ::fsync(fd_) != 0)
-    return io_error("cannot write '" + target_.string() + "': " + errno_text());
-  return Status::ok();
-}
-
 Status TempFile::commit() {
   if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) {
     return io_error("cannot write '" + target_.string() + "': " + errno_text());

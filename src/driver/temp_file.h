@@ -28,8 +28,6 @@ class TempFile {
   const std::filesystem::path& path() const { return path_; }
   const std::filesystem::path& target() const { return target_; }
 
-  /// Flushes the data to the disk before the rename (for files other processes rely on).
-  Status sync();
   /// Closes it (reporting late write errors) and renames it over the target.
   Status commit();
   void discard();

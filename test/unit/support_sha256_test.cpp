@@ -1,3 +1,4 @@
+#include <random>
 #include <string>
 
 #include "support/catch.h"
@@ -29,6 +30,23 @@ TEST_CASE("sha256 gives the same digest whatever pieces the input comes in") {
   }
   // Lengths around the padding boundary differ from each other.
   CHECK(sha256_hex(std::string(55, 'x')) != sha256_hex(std::string(56, 'x')));
+}
+
+TEST_CASE("sha256's SHA-instruction path gives the portable loop's digests") {
+  // On a CPU without the instructions both hashers take the loop and this only checks that.
+  INFO("hardware accelerated: " << Sha256::hardware_accelerated());
+  std::mt19937 rng(7);
+  std::string text(70000, '\0');
+  for (char& c : text) c = static_cast<char>(rng());
+  for (size_t size : {0u, 1u, 55u, 56u, 64u, 65u, 127u, 128u, 1000u, 4096u, 65537u, 70000u}) {
+    INFO(size);
+    const std::string_view part = std::string_view(text).substr(0, size);
+    Sha256 fast;
+    fast.update(part);
+    Sha256 portable = Sha256::portable();
+    portable.update(part);
+    CHECK(fast.finish() == portable.finish());
+  }
 }
 
 }  // namespace

@@ -79,18 +79,40 @@ def infernoc_plan(infernoc, pt2, extra_args=()):
     return int(match.group(1)), int(match.group(2))
 
 
-def inferno_run_latency(inferno_run, so, inputs, iters, work):
-    """Median ms per call of the model from C++ (inferno-run: one CUDA-graph replay + stream sync)."""
+def inferno_run_timing(inferno_run, so, inputs, iters, work):
+    """From C++ (inferno-run --iters): the median ms per call (one CUDA-graph replay + stream sync)
+    and the median microseconds of the run call alone (its enqueue, which GPU time does not move)."""
     paths = []
     for i, x in enumerate(inputs):
         paths.append(os.path.join(work, f"input{i}.npy"))
         np.save(paths[-1], x.cpu().numpy())
     result = subprocess.run([inferno_run, so, "--data", *paths, "--iters", str(iters)], capture_output=True,
                             text=True, check=True)
-    match = re.search(r"median ([0-9.]+) us", result.stdout)
-    if not match:
+    latency = re.search(r"median ([0-9.]+) us", result.stdout)
+    enqueue = re.search(r"\(enqueue\): median ([0-9.]+) us", result.stdout)
+    if not latency or not enqueue:
         raise RuntimeError("cannot parse inferno-run's output:\n" + result.stdout)
-    return float(match.group(1)) / 1e3
+    return float(latency.group(1)) / 1e3, float(enqueue.group(1))
+
+
+def inferno_run_latency(inferno_run, so, inputs, iters, work):
+    """Median ms per call of the model from C++ (inferno-run: one CUDA-graph replay + stream sync)."""
+    return inferno_run_timing(inferno_run, so, inputs, iters, work)[0]
+
+
+def enqueue_us(fn, iters, sync):
+    """Median microseconds of `fn()` alone (the host's cost of the call), each call synced after
+    its timing ends."""
+    for _ in range(max(10, iters // 10)):
+        fn()
+    sync()
+    samples = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+        sync()
+    return statistics.median(samples) * 1e6
 
 
 def kernel_launches(inferno_run, so):

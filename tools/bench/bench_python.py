@@ -2,11 +2,13 @@
 
 For each model (a small CNN, ResNet-18 and BERT-base at batch 1): `inferno.compile` into an empty
 cache (export + infernoc + load), the same call again (a cache hit: no export, no infernoc run), the
-output against eager PyTorch, then the median latency of one call + stream sync from C++
+output against eager PyTorch, then the median latency of one call + sync of its stream from C++
 (`inferno-run --iters`), from Python through the native extension (`model(x)` and `model(x,
 out=...)`, on torch's default stream, and `out=` on a stream of its own) and through ctypes, every
-column in this one process but the C++ one. The overhead
-columns are Python minus C++: what the binding adds per call.
+column in this one process but the C++ one; the columns take turns over three rounds. The overhead
+columns are Python minus C++: what the binding adds per call. The last three compare the host time
+of the call alone (its enqueue, no sync) from C++ and from Python with out=, which the GPU's own
+time (and its drift between processes) does not move.
 
     PYTHONPATH=tools/python:build/python:tools/bench INFERNOC=build/src/infernoc \
         python3 tools/bench/bench_python.py --infernoc build/src/infernoc \
@@ -15,6 +17,7 @@ columns are Python minus C++: what the binding adds per call.
 Writes bench_python.md (and prints it).
 """
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -25,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import inferno  # noqa: E402
 import inferno.runtime  # noqa: E402
 import transformer_models  # noqa: E402
-from bench_common import bench_parser, inferno_run_latency, time_calls, write_table  # noqa: E402
+from bench_common import bench_parser, enqueue_us, inferno_run_timing, time_calls, write_table  # noqa: E402
 
 
 class SmallCnn(torch.nn.Module):
@@ -69,13 +72,16 @@ def max_relative_error(got, want):
     return max(errors)
 
 
+ROUNDS = 3
+
+
 def ctypes_latency(path, inputs, iters):
     """The same call through the ctypes path: the loader picks its path per process at import
     (INFERNO_PYTHON_NATIVE=0), so this swaps the module's extension out for one loaded model."""
     native, inferno.runtime._native = inferno.runtime._native, None
     try:
         model = inferno.load(path)
-        ms = time_calls(lambda: model(*inputs), iters, torch.cuda.synchronize)
+        ms = time_calls(lambda: model(*inputs), iters, torch.cuda.current_stream().synchronize)
         model.close()
     finally:
         inferno.runtime._native = native
@@ -95,20 +101,39 @@ def bench(name, module, example, args, work):
         want = module.cuda()(*inputs)
     got = compiled(*inputs)
     error = max_relative_error(got, want)
-    sync = torch.cuda.synchronize
-    native_ms = time_calls(lambda: compiled(*inputs), args.iters, sync)
     out = compiled(*inputs)
-    out_ms = time_calls(lambda: compiled(*inputs, out=out), args.iters, sync)
     so = compiled.path
-    cpp_ms = inferno_run_latency(args.inferno_run, so, example, args.iters, work)
-    ctypes_ms = ctypes_latency(so, inputs, args.iters)
+    # Every column syncs its own stream (as inferno-run does), and the columns take turns for
+    # ROUNDS rounds, each column's figure the median of its rounds' medians: the GPU's clocks drift
+    # over a run by more than the few microseconds the binding costs.
+    default = torch.cuda.current_stream()
     side = torch.cuda.Stream()  # the control: a stream of the caller's own, not the legacy default
-    with torch.cuda.stream(side):
-        side_ms = time_calls(lambda: compiled(*inputs, out=out), args.iters, side.synchronize)
-    over = lambda ms: (ms - cpp_ms) * 1e3  # noqa: E731
-    return (f"| {name} | {cold_s:.1f} | {hit_s:.2f} | {error:.1e} | {cpp_ms:.4f} | {native_ms:.4f} | "
-            f"{out_ms:.4f} | {side_ms:.4f} | {ctypes_ms:.4f} | {over(native_ms):.1f} | {over(out_ms):.1f} | "
-            f"{over(side_ms):.1f} | {over(ctypes_ms):.1f} |")
+
+    def on_side():
+        with torch.cuda.stream(side):
+            return time_calls(lambda: compiled(*inputs, out=out), args.iters, side.synchronize)
+
+    columns = {
+        "cpp": lambda: inferno_run_timing(args.inferno_run, so, example, args.iters, work),
+        "native": lambda: time_calls(lambda: compiled(*inputs), args.iters, default.synchronize),
+        "out": lambda: time_calls(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
+        "side": on_side,
+        "ctypes": lambda: ctypes_latency(so, inputs, args.iters),
+        "out_enqueue": lambda: enqueue_us(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
+    }
+    rounds = {column: [] for column in columns}
+    for _ in range(ROUNDS):
+        for column, measure in columns.items():
+            rounds[column].append(measure())
+    print(f"{name}: per round: {rounds}", file=sys.stderr)
+    rounds["cpp_enqueue"] = [enqueue for _, enqueue in rounds["cpp"]]
+    rounds["cpp"] = [latency for latency, _ in rounds["cpp"]]
+    m = {column: statistics.median(values) for column, values in rounds.items()}
+    over = lambda t: (t - m["cpp"]) * 1e3  # noqa: E731
+    return (f"| {name} | {cold_s:.1f} | {hit_s:.2f} | {error:.1e} | {m['cpp']:.4f} | {m['native']:.4f} | "
+            f"{m['out']:.4f} | {m['side']:.4f} | {m['ctypes']:.4f} | {over(m['native']):.1f} | "
+            f"{over(m['out']):.1f} | {over(m['side']):.1f} | {over(m['ctypes']):.1f} | "
+            f"{m['cpp_enqueue']:.1f} | {m['out_enqueue']:.1f} | {m['out_enqueue'] - m['cpp_enqueue']:.1f} |")
 
 
 def main():
@@ -125,8 +150,9 @@ def main():
     os.environ.setdefault("INFERNOC", args.infernoc)
     lines = ["| model | compile s | cache hit s | max rel. error | C++ ms | native ms | native out= ms | "
              "out= side stream ms | ctypes ms | native over C++ us | out= over C++ us | "
-             "side stream over C++ us | ctypes over C++ us |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "side stream over C++ us | ctypes over C++ us | C++ enqueue us | out= enqueue us | "
+             "out= enqueue over C++ us |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in args.models:
         name, make = MODELS[key]
         torch.manual_seed(0)

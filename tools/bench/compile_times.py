@@ -2,10 +2,12 @@
 
 Each model is compiled to a model.so one at a time, cold (into an empty build cache), with `-v`,
 and the stage times infernoc logs (`infernoc: time: <stage> <ms> ms`, docs/build-cache.md) become
-one table row; a second compile of the same model then shows what a cache hit costs. Run it on an
-idle machine: every other process takes CPU from nvcc.
+one table row; a second compile of the same model then shows what a cache hit costs; where the
+model's directory also holds a model.pt2 (export_zoo.py --pt2), a cold compile of that is the last
+column (no TorchScript loader child). Run it on an idle machine: every other process takes CPU from
+nvcc.
 
-    /usr/bin/python3 tools/export_zoo.py --out zoo            # once: TorchScript files + inputs
+    /usr/bin/python3 tools/export_zoo.py --out zoo [--pt2]    # once: TorchScript files + inputs
     python3 tools/bench/compile_times.py --infernoc build/src/infernoc --zoo zoo --out results
 
 Writes compile_times.md (and prints it): per model the frontend, passes, codegen, nvcc and total
@@ -28,11 +30,12 @@ def stage_times(log):
     return {m.group(1).strip(): float(m.group(2)) for m in STAGE_LINE.finditer(log)}
 
 
-def compile_once(infernoc, model_dir, output, extra):
-    inputs = sorted(f for f in os.listdir(model_dir) if re.fullmatch(r"input\d+\.npy", f))
-    inputs.sort(key=lambda f: int(f[len("input"):-len(".npy")]))
-    argv = [infernoc, os.path.join(model_dir, "model.pt"), "--data"]
-    argv += [os.path.join(model_dir, f) for f in inputs]
+def compile_once(infernoc, model_dir, output, extra, model_file="model.pt"):
+    argv = [infernoc, os.path.join(model_dir, model_file)]
+    if model_file == "model.pt":  # TorchScript carries no input shapes: the inputs give them
+        inputs = sorted(f for f in os.listdir(model_dir) if re.fullmatch(r"input\d+\.npy", f))
+        inputs.sort(key=lambda f: int(f[len("input"):-len(".npy")]))
+        argv += ["--data"] + [os.path.join(model_dir, f) for f in inputs]
     argv += ["-o", output, "-v"] + extra
     result = subprocess.run(argv, capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -60,17 +63,23 @@ def main():
             cold = compile_once(args.infernoc, model_dir, output, cache)  # a miss, then a store
             hit = compile_once(args.infernoc, model_dir, output, cache)
             shutil.rmtree(cache[-1], ignore_errors=True)
-            rows.append((model, cold, hit))
+            pt2 = None
+            if os.path.isfile(os.path.join(model_dir, "model.pt2")):
+                pt2 = compile_once(args.infernoc, model_dir, output, cache, "model.pt2")
+                shutil.rmtree(cache[-1], ignore_errors=True)
+            rows.append((model, cold, hit, pt2))
             print(f"{model}: {cold.get('total', 0) / 1e3:.1f} s cold, "
                   f"{hit.get('total', 0) / 1e3:.2f} s from the cache", file=sys.stderr)
 
     cores = os.cpu_count()
     lines = [f"infernoc compile times, {args.arch}, {cores} CPUs, one model at a time (seconds)", "",
-             "| model | " + " | ".join(COLUMNS) + " | cache hit |",
-             "|---|" + "---|" * (len(COLUMNS) + 1)]
-    for model, cold, hit in rows:
+             "| model | " + " | ".join(COLUMNS) + " | cache hit | .pt2 total |",
+             "|---|" + "---|" * (len(COLUMNS) + 2)]
+    for model, cold, hit, pt2 in rows:
         cells = [f"{cold.get(c, 0) / 1e3:.1f}" for c in COLUMNS]
-        lines.append(f"| {model} | " + " | ".join(cells) + f" | {hit.get('total', 0) / 1e3:.2f} |")
+        pt2_cell = f"{pt2.get('total', 0) / 1e3:.1f}" if pt2 else "-"
+        lines.append(f"| {model} | " + " | ".join(cells) +
+                     f" | {hit.get('total', 0) / 1e3:.2f} | {pt2_cell} |")
     table = "\n".join(lines) + "\n"
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "compile_times.md"), "w") as f:

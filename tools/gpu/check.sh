@@ -92,7 +92,7 @@ fi
 
 if has compile-times && ! has python; then
   [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
-    --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+    --pt2 --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
     --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   [[ -f "$out/compile_times.md" ]] && { echo; cat "$out/compile_times.md"; }
@@ -105,7 +105,7 @@ if has python; then
     --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" \
     ${BENCH_PYTHON_MODELS:+--models $BENCH_PYTHON_MODELS}
   [[ ${COMPILE_TIMES:-1} == 0 ]] || [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
-    --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+    --pt2 --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   [[ ${COMPILE_TIMES:-1} == 0 ]] || step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
     --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   for table in bench_python.md compile_times.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
