@@ -120,6 +120,8 @@ def bench(name, module, example, args, work):
         "side": on_side,
         "ctypes": lambda: ctypes_latency(so, inputs, args.iters),
         "out_enqueue": lambda: enqueue_us(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
+        # Only in the log: the same calls synced with torch.cuda.synchronize() (the whole device).
+        "out_device_sync": lambda: time_calls(lambda: compiled(*inputs, out=out), args.iters, torch.cuda.synchronize),
     }
     rounds = {column: [] for column in columns}
     for _ in range(ROUNDS):
