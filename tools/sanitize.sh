@@ -5,12 +5,12 @@
 # runtime: nothing here runs on a GPU), builds it, runs every CPU test that needs no nvcc under the
 # sanitizers (the fuzz corpus replays included; each Catch2 executable as one process, see
 # cmake/InfernoCatch.cmake), then each fuzz target for
-# $INFERNO_FUZZ_SECONDS (default 60) from its seeds. Any sanitizer report, crash, leak or internal
+# $INFERNO_FUZZ_SECONDS (default 30) from its seeds. Any sanitizer report, crash, leak or internal
 # error fails the stage; libFuzzer leaves the input that caused it in build-asan/test/fuzz/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${INFERNO_ASAN_BUILD_DIR:-$root/build-asan}
-seconds=${INFERNO_FUZZ_SECONDS:-60}
+seconds=${INFERNO_FUZZ_SECONDS:-30}
 
 echo "sanitize: $build (clang, ASan + UBSan, libFuzzer)" >&2
 CC=clang CXX=clang++ INFERNO_BUILD_DIR=$build bash "$root/tools/build.sh" \
