@@ -113,6 +113,10 @@ def bench(name, module, example, args, work):
         with torch.cuda.stream(side):
             return time_calls(lambda: compiled(*inputs, out=out), args.iters, side.synchronize)
 
+    def on_side_enqueue():  # only in the log
+        with torch.cuda.stream(side):
+            return enqueue_us(lambda: compiled(*inputs, out=out), args.iters, side.synchronize)
+
     columns = {
         "cpp": lambda: inferno_run_timing(args.inferno_run, so, example, args.iters, work),
         "native": lambda: time_calls(lambda: compiled(*inputs), args.iters, default.synchronize),
@@ -120,6 +124,7 @@ def bench(name, module, example, args, work):
         "side": on_side,
         "ctypes": lambda: ctypes_latency(so, inputs, args.iters),
         "out_enqueue": lambda: enqueue_us(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
+        "side_enqueue": on_side_enqueue,
         # Only in the log: the same calls synced with torch.cuda.synchronize() (the whole device).
         "out_device_sync": lambda: time_calls(lambda: compiled(*inputs, out=out), args.iters, torch.cuda.synchronize),
     }

@@ -4,7 +4,8 @@
 // stream and joined back with two events (what the runtime may do for a legacy caller). Graphs
 // of 10 to 300 dependent one-block kernels, launched plainly and with programmatic dependent
 // launch (the edges generated code has on sm_90), so the table shows whether a stream's cost
-// grows with the graph.
+// grows with the graph. Each cell: the call with its sync, and in brackets the launch calls
+// alone (the host's enqueue, which the GPU's execution can hide in the first figure).
 //
 // Build and run on a GPU machine:
 //   nvcc -O2 -std=c++17 -arch=sm_90 tools/bench/stream_replay_bench.cu -o /tmp/stream_replay &&
@@ -61,48 +62,59 @@ struct Streams {
   cudaEvent_t fork, join;
 };
 
-void call(Way way, cudaGraphExec_t exec, const Streams& s) {
+// Enqueues one replay the way `way` says; returns the stream to sync.
+cudaStream_t launch(Way way, cudaGraphExec_t exec, const Streams& s) {
   switch (way) {
     case Way::kOwnStream:
       CHECK(cudaGraphLaunch(exec, s.own));
-      CHECK(cudaStreamSynchronize(s.own));
-      break;
+      return s.own;
     case Way::kLegacy:
-      CHECK(cudaGraphLaunch(exec, cudaStreamLegacy));
-      CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-      break;
     case Way::kLegacyDeviceSync:
       CHECK(cudaGraphLaunch(exec, cudaStreamLegacy));
-      CHECK(cudaDeviceSynchronize());
-      break;
+      return cudaStreamLegacy;
     case Way::kPerThread:
       CHECK(cudaGraphLaunch(exec, cudaStreamPerThread));
-      CHECK(cudaStreamSynchronize(cudaStreamPerThread));
-      break;
+      return cudaStreamPerThread;
     case Way::kLegacyForkJoin:
       CHECK(cudaEventRecord(s.fork, cudaStreamLegacy));
       CHECK(cudaStreamWaitEvent(s.side, s.fork, 0));
       CHECK(cudaGraphLaunch(exec, s.side));
       CHECK(cudaEventRecord(s.join, s.side));
       CHECK(cudaStreamWaitEvent(cudaStreamLegacy, s.join, 0));
-      CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-      break;
+      return cudaStreamLegacy;
+  }
+  return s.own;
+}
+
+void sync(Way way, cudaStream_t stream) {
+  if (way == Way::kLegacyDeviceSync) {
+    CHECK(cudaDeviceSynchronize());
+  } else {
+    CHECK(cudaStreamSynchronize(stream));
   }
 }
 
-// Median wall-clock microseconds of one call (launch + sync) over kCalls calls.
-double median_call_us(Way way, cudaGraphExec_t exec, const Streams& s) {
-  for (int i = 0; i < 50; ++i) call(way, exec, s);
-  std::vector<double> us;
-  us.reserve(kCalls);
+struct Timing {
+  double call_us, enqueue_us;  // medians: launch + sync; the launch calls alone
+};
+
+Timing median_call(Way way, cudaGraphExec_t exec, const Streams& s) {
+  for (int i = 0; i < 50; ++i) sync(way, launch(way, exec, s));
+  std::vector<double> total, enqueue;
+  const auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
   for (int i = 0; i < kCalls; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    call(way, exec, s);
-    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                     .count());
+    const cudaStream_t stream = launch(way, exec, s);
+    enqueue.push_back(since(start));
+    sync(way, stream);
+    total.push_back(since(start));
   }
-  std::nth_element(us.begin(), us.begin() + kCalls / 2, us.end());
-  return us[kCalls / 2];
+  std::nth_element(total.begin(), total.begin() + kCalls / 2, total.end());
+  std::nth_element(enqueue.begin(), enqueue.begin() + kCalls / 2, enqueue.end());
+  return {total[kCalls / 2], enqueue[kCalls / 2]};
 }
 
 }  // namespace
@@ -120,8 +132,10 @@ int main() {
   CHECK(cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming));
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("%s: median us per graph replay + sync (%d calls), by the caller's stream\n\n",
-              prop.name, kCalls);
+  std::printf(
+      "%s: median us per graph replay + sync (%d calls), by the caller's stream; in brackets "
+      "the launch calls alone (the host's enqueue)\n\n",
+      prop.name, kCalls);
   std::printf(
       "| kernels | dependent launch | own stream | legacy | legacy, device sync | per-thread | "
       "legacy forked to a side stream |\n|---|---|---|---|---|---|---|\n");
@@ -131,7 +145,8 @@ int main() {
       std::printf("| %d | %s |", kernels, dependent ? "yes" : "no");
       for (const Way way : {Way::kOwnStream, Way::kLegacy, Way::kLegacyDeviceSync, Way::kPerThread,
                             Way::kLegacyForkJoin}) {
-        std::printf(" %.1f |", median_call_us(way, exec, s));
+        const Timing t = median_call(way, exec, s);
+        std::printf(" %.1f (%.1f) |", t.call_us, t.enqueue_us);
       }
       std::printf("\n");
       CHECK(cudaGraphExecDestroy(exec));
