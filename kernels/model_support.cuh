@@ -36,6 +36,15 @@ inline int32_t cuda_failure(cudaError_t status, const char* node, char* error, s
   return is_sticky(status) ? INFERNO_MODEL_DEVICE_LOST : INFERNO_MODEL_CUDA_ERROR;
 }
 
+// The parts of run_steps(): host code that only fills in launch arguments and calls the
+// launchers, so g++ compiles them unoptimized (nvcc's host compile of a large model's launches
+// was a third of its time); the launchers they call keep the command line's level.
+#if defined(__GNUC__) && !defined(__clang__)
+#define MODEL_RUN_PART __attribute__((optimize("O0")))
+#else
+#define MODEL_RUN_PART
+#endif
+
 // Every failure in run() names the node it happened in.
 #define MODEL_CHECK_CUDA(call, node)                                                   \
   do {                                                                                 \

@@ -31,7 +31,8 @@ std::string emit_state(const EmitContext& ctx);
 /// size (and GEMM table).
 std::string emit_session_functions(const EmitContext& ctx);
 /// run(): begin_run (argument checks, stale errors), the pointer of every value the body uses,
-/// then `body` (the per-node launches and the output copies).
+/// then `body` (the per-node launches and the output copies); a body of many steps goes into
+/// functions of kStepsPerPart steps each (emit_abi.cpp), which run_steps() calls in turn.
 std::string emit_run(const EmitContext& ctx, const std::string& body);
 /// The tensor descriptors, the manifest and the inferno_model, inside the anonymous namespace.
 std::string emit_descriptors(const EmitContext& ctx);

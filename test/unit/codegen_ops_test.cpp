@@ -164,6 +164,34 @@ TEST_CASE("run() declares only the locals its code uses, whatever the values are
   CHECK(cu.find("unsigned char* const arena =") != std::string::npos);
 }
 
+TEST_CASE("a long run() is split into parts, each with its own locals", "[codegen]") {
+  // 100 kernels (a chain of unfused elementwise nodes): parts of 48, 48 and 4 steps.
+  std::string text = "graph(%x: f32[64]) {\n  %v0: f32[64] = relu(%x)\n";
+  for (int i = 1; i < 100; ++i) {
+    text += "  %v" + std::to_string(i) + ": f32[64] = " + (i % 2 ? "neg" : "relu") + "(%v" +
+            std::to_string(i - 1) + ")\n";
+  }
+  text += "  return %v99\n}";
+  const std::string cu = generate_cu(text);
+  CHECK(count(cu, "MODEL_RUN_PART int32_t run_steps_part") == 3);
+  CHECK(count(cu, "run_steps_part2(state_ptr, args, hook, user, error, error_size)") == 1);
+  const size_t part1 = cu.find("int32_t run_steps_part1(");
+  const size_t part2 = cu.find("int32_t run_steps_part2(");
+  REQUIRE(part1 != std::string::npos);
+  REQUIRE(part2 != std::string::npos);
+  const std::string second = cu.substr(part1, part2 - part1);
+  // Steps 48 to 95, in order; their values' pointers are declared here, the others' are not.
+  CHECK(count(second, ", 0);") == 48);
+  CHECK(second.find("MODEL_PROFILE_STEP(48, 0);") < second.find("MODEL_PROFILE_STEP(95, 0);"));
+  CHECK(second.find("v_v48 =") != std::string::npos);
+  CHECK(second.find("v_v20 =") == std::string::npos);
+  CHECK(second.find("const bool dependent_launch = state->dependent_launch && hook == nullptr;") !=
+        std::string::npos);
+  // A short run() stays one function.
+  CHECK(generate_cu("graph(%x: f32[4]) {\n  %y: f32[4] = relu(%x)\n  return %y\n}")
+            .find("run_steps_part") == std::string::npos);
+}
+
 TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[codegen]") {
   auto spec_line = [](const std::string& dtype, bool tf32) {
     codegen::CodegenOptions o = options();
