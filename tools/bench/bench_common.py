@@ -15,8 +15,9 @@ import numpy as np
 import torch
 
 
-def time_calls(fn, iters, sync):
-    """Median milliseconds of `fn(); sync()` over `iters` calls, after iters/10 (at least 10) warm-up calls."""
+def median_call_seconds(fn, iters, sync, timed_sync=True):
+    """Median seconds of `fn(); sync()` over `iters` calls (or of `fn()` alone, each call still
+    synced after its timing ends, without timed_sync), after iters/10 (at least 10) warm-up calls."""
     for _ in range(max(10, iters // 10)):
         fn()
     sync()
@@ -24,9 +25,17 @@ def time_calls(fn, iters, sync):
     for _ in range(iters):
         start = time.perf_counter()
         fn()
-        sync()
+        if timed_sync:
+            sync()
         samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e3
+        if not timed_sync:
+            sync()
+    return statistics.median(samples)
+
+
+def time_calls(fn, iters, sync):
+    """Median milliseconds of `fn(); sync()` over `iters` calls."""
+    return median_call_seconds(fn, iters, sync) * 1e3
 
 
 def pytorch_latencies(module, inputs, iters):
@@ -101,18 +110,8 @@ def inferno_run_latency(inferno_run, so, inputs, iters, work):
 
 
 def enqueue_us(fn, iters, sync):
-    """Median microseconds of `fn()` alone (the host's cost of the call), each call synced after
-    its timing ends."""
-    for _ in range(max(10, iters // 10)):
-        fn()
-    sync()
-    samples = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-        sync()
-    return statistics.median(samples) * 1e6
+    """Median microseconds of `fn()` alone (the host's cost of the call)."""
+    return median_call_seconds(fn, iters, sync, timed_sync=False) * 1e6
 
 
 def kernel_launches(inferno_run, so):

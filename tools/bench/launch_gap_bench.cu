@@ -5,7 +5,7 @@
 // step's GEMV-sized kernel), so the table shows both the bare gap and what PDL overlaps.
 //
 // Build and run on a GPU machine:
-//   nvcc -O2 -std=c++17 -arch=sm_90 tools/bench/launch_gap_bench.cu -o /tmp/launch_gap &&
+//   nvcc -O2 -std=c++17 -arch=sm_90 -I. tools/bench/launch_gap_bench.cu -o /tmp/launch_gap &&
 //   /tmp/launch_gap
 #include <cuda_runtime.h>
 
@@ -16,6 +16,7 @@
 
 #include "bench_cuda_check.h"
 #include "bench_graph_timing.h"
+#include "kernels/dependent_launch.cuh"
 
 namespace {
 
@@ -35,16 +36,8 @@ __global__ void step(const float* in, float* out, int n, int mode) {
 
 double per_kernel_us(int blocks, int n, int mode, float* a, float* b, cudaStream_t stream) {
   return captured_chain_us(stream, kChain, kReplays, [&](int i, cudaStream_t s) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(128);
-    config.stream = s;
-    cudaLaunchAttribute attribute;
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = mode > 0 ? 1 : 0;
-    return cudaLaunchKernelEx(&config, step, (i % 2) ? b : a, (i % 2) ? a : b, n, mode);
+    return inferno::kernels::launch_kernel(mode > 0, step, dim3(blocks), dim3(128), 0, s,
+                                           (i % 2) ? b : a, (i % 2) ? a : b, n, mode);
   });
 }
 

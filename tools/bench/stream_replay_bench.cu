@@ -8,7 +8,7 @@
 // alone (the host's enqueue, which the GPU's execution can hide in the first figure).
 //
 // Build and run on a GPU machine:
-//   nvcc -O2 -std=c++17 -arch=sm_90 tools/bench/stream_replay_bench.cu -o /tmp/stream_replay &&
+//   nvcc -O2 -std=c++17 -arch=sm_90 -I. tools/bench/stream_replay_bench.cu -o /tmp/stream_replay &&
 //   /tmp/stream_replay
 #include <cuda_runtime.h>
 
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench_cuda_check.h"
+#include "kernels/dependent_launch.cuh"
 
 namespace {
 
@@ -35,16 +36,8 @@ cudaGraphExec_t capture(int kernels, bool dependent, float* a, float* b) {
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   for (int i = 0; i < kernels; ++i) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(1);
-    config.blockDim = dim3(32);
-    config.stream = stream;
-    cudaLaunchAttribute attribute;
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = dependent ? 1 : 0;
-    CHECK(cudaLaunchKernelEx(&config, step, (i % 2) ? b : a, (i % 2) ? a : b, dependent));
+    CHECK(inferno::kernels::launch_kernel(dependent, step, dim3(1), dim3(32), 0, stream,
+                                          (i % 2) ? b : a, (i % 2) ? a : b, dependent));
   }
   cudaGraph_t graph;
   CHECK(cudaStreamEndCapture(stream, &graph));

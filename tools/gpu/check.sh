@@ -121,7 +121,7 @@ if has llm-check; then
 fi
 
 if has llm-bench; then
-  step "launch gap bench" launch_gap.log bash -c "nvcc -O2 -std=c++17 -arch=sm_90 '$root/tools/bench/launch_gap_bench.cu' \
+  step "launch gap bench" launch_gap.log bash -c "nvcc -O2 -std=c++17 -arch=sm_90 -I'$root' '$root/tools/bench/launch_gap_bench.cu' \
     -o /tmp/launch_gap && /tmp/launch_gap"
   cat "$out/launch_gap.log"
   ncu_flag=--ncu
