@@ -69,7 +69,7 @@ HostWeights HostWeights::read(const inferno_model& model, const std::string& so_
     weights.data_ = weights.owned_.get();
     source = "weights '" + file.string() + "'";
   }
-  const uint64_t checksum = inferno_fnv1a64(weights.data_, weights.size_);
+  const uint64_t checksum = inferno_weights_checksum(weights.data_, weights.size_);
   if (checksum != model.manifest.weights_checksum) {
     fail(INFERNO_STATUS_WEIGHTS_CORRUPT, source + " fail the checksum: manifest says " +
                                              hex64(model.manifest.weights_checksum) + ", data is " +

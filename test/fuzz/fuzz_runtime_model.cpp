@@ -161,7 +161,8 @@ void decode(Bytes& in, DecodedModel& out) {
   m.weights_bytes = out.weights.size() + (m.weights != nullptr ? 0 : declared_delta);
   m.weights_file = (placement & 2) ? out.weights_file.c_str() : nullptr;
   m.manifest.weights_checksum =
-      checksum_right ? inferno_fnv1a64(out.weights.data(), out.weights.size()) : in.next(8);
+      checksum_right ? inferno_weights_checksum(out.weights.data(), out.weights.size())
+                     : in.next(8);
   m.session_create = (placement & 64) ? nullptr : stub_create;
   m.run = stub_run;
   m.session_destroy = stub_destroy;
@@ -239,8 +240,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const HostWeights weights = HostWeights::read(model, so_path);
     check(weights.size() == model.weights_bytes, "weights of another size than declared");
-    check(inferno_fnv1a64(weights.data(), weights.size()) == model.manifest.weights_checksum,
-          "weights accepted against a wrong checksum");
+    check(
+        inferno_weights_checksum(weights.data(), weights.size()) == model.manifest.weights_checksum,
+        "weights accepted against a wrong checksum");
   } catch (const Error& e) {
     check(e.status() == INFERNO_STATUS_WEIGHTS_CORRUPT || e.status() == INFERNO_STATUS_IO,
           "HostWeights::read threw another status");

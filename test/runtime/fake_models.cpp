@@ -41,7 +41,7 @@ FakeLlm::FakeLlm(const std::vector<int64_t>& lengths, int64_t vocab, int64_t max
   inferno_model& m = entries_.front();
   m.weights_bytes = weights.size();
   m.weights = weights.data();
-  m.manifest.weights_checksum = inferno_fnv1a64(weights.data(), weights.size());
+  m.manifest.weights_checksum = inferno_weights_checksum(weights.data(), weights.size());
   m.num_states = static_cast<int32_t>(states.size());
   m.states = states.data();
   m.max_positions = max_positions;

@@ -14,7 +14,7 @@ inferno_manifest test_manifest(const int32_t (&archs)[N], const void* weights, u
   m.sm_archs = archs;
   m.num_sm_archs = N;
   m.source_model_hash = "0";
-  m.weights_checksum = inferno_fnv1a64(weights, size);
+  m.weights_checksum = inferno_weights_checksum(weights, size);
   return m;
 }
 

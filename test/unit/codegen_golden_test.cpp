@@ -168,7 +168,7 @@ TEST_CASE("the weights blob holds every stored constant at a 256-byte aligned of
     const ir::Graph graph = optimized_fixture(model);
     const codegen::GeneratedModel generated = generate_fixture(model);
     CHECK(generated.weights_checksum ==
-          inferno_fnv1a64(generated.weights.data(), generated.weights.size()));
+          inferno_weights_checksum(generated.weights.data(), generated.weights.size()));
     // Every constant of rank > 0 is in the blob, byte for byte, at an aligned offset that model.cu
     // names in the pointer declaration "reinterpret_cast<const T*>(weights + OFFSET)".
     int64_t expected_end = 0;

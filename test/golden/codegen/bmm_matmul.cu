@@ -139,7 +139,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xec933a08f440b7b5ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xb1c4777a46c17dfbull},  // compiler, CUDA, archs, source model hash, weights checksum
   2, kInputs,
   2, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

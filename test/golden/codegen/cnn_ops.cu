@@ -263,7 +263,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x831519c992037b80ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x9a8c989f035b42fcull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   9, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

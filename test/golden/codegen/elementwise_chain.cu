@@ -157,7 +157,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xda34dfab8249e299ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x4c77d1ed5bffaf98ull},  // compiler, CUDA, archs, source model hash, weights checksum
   2, kInputs,
   2, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

@@ -270,7 +270,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xc6ca73dc30bce182ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x74f76ba6ff482e69ull},  // compiler, CUDA, archs, source model hash, weights checksum
   2, kInputs,
   6, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

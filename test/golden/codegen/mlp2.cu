@@ -96,7 +96,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x9aeb842c083f46cfull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xf665c6a6c48f2ccfull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   1, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

@@ -78,7 +78,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x943abce74be376a1ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xf3ba24efff25e1e8ull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   1, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

@@ -208,7 +208,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xed5f5e020e1ea13eull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x4035accf69fb5e77ull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   10, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,

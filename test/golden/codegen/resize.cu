@@ -115,7 +115,7 @@ const int32_t kSmArchs[] = {90};
 const inferno_model kModel = {
   INFERNO_MODEL_ABI_VERSION,
   sizeof(inferno_model),
-  {"0.1.0", "13.0", kSmArchs, 1, "0", 0xcbf29ce484222325ull},  // compiler, CUDA, archs, source model hash, weights checksum
+  {"0.1.0", "13.0", kSmArchs, 1, "0", 0x58c94533b9407ce2ull},  // compiler, CUDA, archs, source model hash, weights checksum
   1, kInputs,
   8, kOutputs,
   kArenaBytes, kWorkspaceBytes, kWeightsBytes,
