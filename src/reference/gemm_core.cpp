@@ -21,6 +21,7 @@ namespace inferno::reference::detail {
 namespace {
 
 constexpr int64_t kBlockRows = 4;
+static_assert(kBlockRows == 4, "run_item names the smaller blocks 1 to 3");
 constexpr int64_t kPanelColumns = 4;
 /// Panels per work item: enough work per item to amortize its a-chunk lookup, few enough items
 /// per product to balance the workers.
@@ -79,16 +80,17 @@ using Pair = double __attribute__((vector_size(2 * sizeof(double))));
 constexpr int64_t kPairs = kPanelColumns / 2;
 static_assert(kPanelColumns % 2 == 0);
 
-/// The kBlockRows x kPanelColumns dot products of the rows at `a` (k apart) with the panel, each
-/// summed in k order from +0.0, into sums[row * kPanelColumns + column]. The accumulators stay
-/// in registers: kBlockRows x kPairs independent chains.
+/// The Rows x kPanelColumns dot products of the rows at `a` (k apart) with the panel, each summed
+/// in k order from +0.0, into sums[row * kPanelColumns + column]. The accumulators stay in
+/// registers: Rows x kPairs independent chains, so a sum's bits do not depend on Rows.
+template <int64_t Rows>
 void multiply_block(const double* a, int64_t k, const double* panel, double* sums) {
-  Pair acc[kBlockRows][kPairs] = {};
+  Pair acc[Rows][kPairs] = {};
   for (int64_t kk = 0; kk < k; ++kk) {
     Pair column[kPairs];
     std::memcpy(column, panel + kk * kPanelColumns, sizeof column);
 #pragma GCC unroll 8
-    for (int64_t i = 0; i < kBlockRows; ++i) {
+    for (int64_t i = 0; i < Rows; ++i) {
       const double ai = a[i * k + kk];
       const Pair both = {ai, ai};
 #pragma GCC unroll 8
@@ -110,7 +112,21 @@ void run_item(const ir::Tensor& a, const ir::Tensor& b, const ProductLayout& p, 
     const int64_t n0 = panel * kPanelColumns, width = std::min(kPanelColumns, p.n - n0);
     pack_panel(b, p, bi, n0, s);
     for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
-      multiply_block(s.rows.data() + r0 * p.k, p.k, s.panel.data(), sums.data());
+      // A last block of 1-3 rows (a decode step's single row) computes only those.
+      const double* block = s.rows.data() + r0 * p.k;
+      switch (std::min(kBlockRows, rows - r0)) {
+        case 1:
+          multiply_block<1>(block, p.k, s.panel.data(), sums.data());
+          break;
+        case 2:
+          multiply_block<2>(block, p.k, s.panel.data(), sums.data());
+          break;
+        case 3:
+          multiply_block<3>(block, p.k, s.panel.data(), sums.data());
+          break;
+        default:
+          multiply_block<kBlockRows>(block, p.k, s.panel.data(), sums.data());
+      }
       for (int64_t i = 0; i < std::min(kBlockRows, rows - r0); ++i) {
         const int64_t out_row = (bi * p.m + first_row + r0 + i) * p.n + n0;
         for (int64_t j = 0; j < width; ++j)

@@ -107,6 +107,8 @@ TEST_CASE("the blocked product gives the straight loop's bits for every worker c
       {{5, 7}, {7, 11}, false, {}},              // a row tail of 1, a column tail of 3
       {{5, 7}, {11, 7}, true, {}},               // transposed b
       {{1, 3}, {3, 1}, false, {}},               // one element: more workers than items
+      {{6, 7}, {7, 9}, false, {}},               // a row tail of 2
+      {{3, 9}, {6, 9}, true, {}},                // three rows: one block of 3
       {{8, 16}, {16, 300}, false, {}},           // 75 panels of 4: five column groups of 16
       {{9, 70000}, {3, 70000}, true, {}},        // K this long: chunks of 4 rows, three of them
       {{2, 1, 5, 6}, {3, 6, 4}, false, {2, 3}},  // batches broadcast from both sides
