@@ -59,24 +59,42 @@ assert infernoc_runs() == 1 and Path(first).is_file() and Path(first).is_relativ
 assert "--input input.1:2x8:f32 --precision fp32" in compiles()[0], compiles()
 
 # A hit: same module and flags (traced again, so TorchScript renames its classes): infernoc not run.
+# Compiled again unchanged in this process, the module is not even traced (recent.py).
+traces = []
+real_export = inferno.compiler._export.export
+inferno.compiler._export.export = lambda *args: traces.append(1) or real_export(*args)
 assert inferno.compile(mlp, (torch.randn(2, 8),), cache_dir=cache, load=False) == first
-assert infernoc_runs() == 1
+assert infernoc_runs() == 1 and not traces
+other = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
+other.load_state_dict(mlp.state_dict())  # another module, the same content: traced, then a hit
+assert inferno.compile(other, x, cache_dir=cache, load=False) == first
+assert infernoc_runs() == 1 and len(traces) == 1
+with torch.no_grad():  # an in-place update: traced again, compiled again
+    other[0].bias.add_(1.0)
+changed = inferno.compile(other, x, cache_dir=cache, load=False)
+assert changed != first and infernoc_runs() == 2 and len(traces) == 2
+other[0].bias.data = mlp[0].bias.detach().clone()  # a new tensor with mlp's values: traced, a hit
+assert inferno.compile(other, x, cache_dir=cache, load=False) == first and len(traces) == 3
+other.note = "any plain attribute"  # forward may read it: traced again (the same graph: a hit)
+assert inferno.compile(other, x, cache_dir=cache, load=False) == first and len(traces) == 4
+inferno.compiler._export.export = real_export
+assert infernoc_runs() == 2
 # Other weights, another flag value, other shapes: misses.
 tf32 = inferno.compile(mlp, x, precision="tf32", cache_dir=cache, load=False)
-assert infernoc_runs() == 2 and tf32 != first
+assert infernoc_runs() == 3 and tf32 != first
 inferno.check(tf32, 90)
 inferno.compile(mlp, torch.randn(3, 8), cache_dir=cache, load=False)
-assert infernoc_runs() == 3
+assert infernoc_runs() == 4
 # A truncated library is never used: the entry is rebuilt (a new file, not the old one rewritten).
 size = Path(first).stat().st_size
 with open(first, "r+b") as f:
     f.truncate(size // 2)
 assert inferno.compile(mlp, x, cache_dir=cache, load=False) == first
-assert infernoc_runs() == 4 and Path(first).stat().st_size == size
+assert infernoc_runs() == 5 and Path(first).stat().st_size == size
 inferno.check(first, 90)
 # So is an entry whose manifest is damaged.
 (Path(first).parent / "entry.json").write_text("{")
-assert inferno.compile(mlp, x, cache_dir=cache, load=False) == first and infernoc_runs() == 5
+assert inferno.compile(mlp, x, cache_dir=cache, load=False) == first and infernoc_runs() == 6
 
 
 # A small CNN with two inputs; loading it needs a GPU, which the runtime says is missing.
@@ -94,10 +112,10 @@ class SmallCnn(torch.nn.Module):
 cnn = SmallCnn().eval()
 cnn_inputs = (torch.randn(1, 3, 16, 16), torch.randn(1, 5))
 expect(lambda: inferno.compile(cnn, cnn_inputs, cache_dir=cache), inferno.InfernoError, "no_device", "no NVIDIA GPU")
-assert infernoc_runs() == 6
+assert infernoc_runs() == 7
 assert "--input image:1x3x16x16:f32 --input scale:1x5:f32" in compiles()[-1], compiles()
 inferno.check(inferno.compile(cnn, cnn_inputs, cache_dir=cache, load=False), 90)
-assert infernoc_runs() == 6
+assert infernoc_runs() == 7
 
 
 # Errors: an op infernoc does not compile (exit code 2 and its message), export failures.

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from . import export as _export
+from . import recent as _recent
 from .compile_cache import Cache, default_dir
 from .errors import CompileError
 
@@ -144,7 +145,8 @@ def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, ca
     torch.export (torch >= 2.8); with older torch the module is traced with torch.jit.trace and
     shapes are static. Results are cached in `cache_dir` (default: $INFERNO_PYTHON_CACHE, else
     $XDG_CACHE_HOME/inferno-python), keyed by the exported model, the flags, the infernoc and nvcc
-    versions and the target GPUs. Raises CompileError when export or infernoc fails."""
+    versions and the target GPUs; a module compiled before in this process and unchanged since is
+    not exported again (recent.py). Raises CompileError when export or infernoc fails."""
     import torch
 
     inputs = (example_inputs,) if isinstance(example_inputs, torch.Tensor) else tuple(example_inputs)
@@ -154,18 +156,27 @@ def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, ca
         raise TypeError("example_inputs must be a tensor or a tuple of tensors")
     infernoc = find_infernoc()
     cache = Cache(cache_dir if cache_dir is not None else default_dir())
-    with tempfile.TemporaryDirectory(prefix="inferno-export-") as scratch:
-        exported, input_arguments = _export.export(torch, module, inputs, Path(scratch), dynamic_shapes, strict)
-        arguments = input_arguments + ["--precision", str(precision)] + flag_arguments(flags)
-        key = _cache_key(exported, arguments, infernoc, _nvcc(flags), flags.get("arch") or _local_archs(torch))
-        library = cache.lookup(key)
-        if library is None:
-            build = cache.new_build_dir()
-            try:
-                _run_infernoc(infernoc, exported, arguments, build / "model.so")
-                library = cache.store(key, build)
-            finally:
-                shutil.rmtree(build, ignore_errors=True)  # gone already when stored
+    nvcc, archs = _nvcc(flags), flags.get("arch") or _local_archs(torch)
+    arguments = ["--precision", str(precision)] + flag_arguments(flags)
+    # Everything but the module and the inputs that the cache key depends on (recent.py).
+    settings = (tuple(arguments), repr(dynamic_shapes), strict, _stamp(infernoc), nvcc and _stamp(nvcc),
+                repr(archs), str(Path(cache.root).resolve()))
+    known = _recent.recall(module, inputs, settings)
+    library = cache.lookup(known) if known is not None else None
+    if library is None:
+        with tempfile.TemporaryDirectory(prefix="inferno-export-") as scratch:
+            exported, input_arguments = _export.export(torch, module, inputs, Path(scratch), dynamic_shapes, strict)
+            arguments = input_arguments + arguments
+            key = _cache_key(exported, arguments, infernoc, nvcc, archs)
+            library = cache.lookup(key)
+            if library is None:
+                build = cache.new_build_dir()
+                try:
+                    _run_infernoc(infernoc, exported, arguments, build / "model.so")
+                    library = cache.store(key, build)
+                finally:
+                    shutil.rmtree(build, ignore_errors=True)  # gone already when stored
+        _recent.remember(module, inputs, settings, key)
     if not load:
         return str(library)
     from .runtime import load as load_library
