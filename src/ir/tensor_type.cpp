@@ -57,9 +57,9 @@ Tensor Tensor::zeros(TensorType type) {
 
 namespace {
 template <typename T>
-T load(const std::vector<std::byte>& data, int64_t i) {
+T load(const std::byte* bytes, int64_t i) {
   T v;
-  std::memcpy(&v, data.data() + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  std::memcpy(&v, bytes + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
   return v;
 }
 /// double -> integer as a saturating conversion (NaN -> 0): a plain cast is undefined outside
@@ -78,25 +78,40 @@ void store(std::vector<std::byte>& data, int64_t i, T v) {
 }
 }  // namespace
 
-double Tensor::get(int64_t i) const {
-  INFERNO_CHECK(i >= 0 && i < numel(), "tensor index out of range");
+namespace {
+template <typename T, typename Convert>
+void convert(const std::byte* bytes, int64_t count, double* out, Convert to_double) {
+  for (int64_t i = 0; i < count; ++i) out[i] = to_double(load<T>(bytes, i));
+}
+}  // namespace
+
+void Tensor::read_doubles(int64_t offset, int64_t count, double* out) const {
+  INFERNO_CHECK(offset >= 0 && count >= 0 && offset <= numel() - count, "tensor read out of range");
+  const std::byte* bytes = data.data() + offset * static_cast<int64_t>(dtype_size(type.dtype));
   switch (type.dtype) {
     case DType::kF32:
-      return load<float>(data, i);
+      return convert<float>(bytes, count, out, [](float v) { return static_cast<double>(v); });
     case DType::kF16:
-      return half_bits_to_float(load<uint16_t>(data, i));
+      return convert<uint16_t>(
+          bytes, count, out, [](uint16_t v) { return static_cast<double>(half_bits_to_float(v)); });
     case DType::kBF16:
-      return bf16_bits_to_float(load<uint16_t>(data, i));
+      return convert<uint16_t>(
+          bytes, count, out, [](uint16_t v) { return static_cast<double>(bf16_bits_to_float(v)); });
     case DType::kF64:
-      return load<double>(data, i);
+      return convert<double>(bytes, count, out, [](double v) { return v; });
     case DType::kI64:
-      return static_cast<double>(load<int64_t>(data, i));
+      return convert<int64_t>(bytes, count, out, [](int64_t v) { return static_cast<double>(v); });
     case DType::kI32:
-      return load<int32_t>(data, i);
+      return convert<int32_t>(bytes, count, out, [](int32_t v) { return static_cast<double>(v); });
     case DType::kBool:
-      return load<uint8_t>(data, i) != 0 ? 1.0 : 0.0;
+      return convert<uint8_t>(bytes, count, out, [](uint8_t v) { return v != 0 ? 1.0 : 0.0; });
   }
-  return 0;
+}
+
+double Tensor::get(int64_t i) const {
+  double v = 0;
+  read_doubles(i, 1, &v);
+  return v;
 }
 
 void Tensor::set(int64_t i, double v) {

@@ -48,6 +48,9 @@ struct Tensor {
   static Tensor zeros(TensorType type);
   /// Element `i` (flat, row-major) converted to double; any dtype.
   double get(int64_t i) const;
+  /// Elements [offset, offset + count) converted as get() converts them, into out: the range
+  /// checked once, then one loop per dtype (for the reference's inner loops).
+  void read_doubles(int64_t offset, int64_t count, double* out) const;
   /// Stores `v` at flat index `i`, converting (and rounding, for f16/bf16) to the dtype.
   void set(int64_t i, double v);
   int64_t numel() const { return type.numel(); }

@@ -53,9 +53,9 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
         vd(static_cast<size_t>(skv * dv));
     for (int64_t item = begin; item < end; ++item) {
       const int64_t b = item / heads, h = item % heads, kvh = h / groups;
-      read_doubles(q, item * sq * d, sq * d, qd.data());
-      read_doubles(k, (b * kv_heads + kvh) * skv * d, skv * d, kd.data());
-      read_doubles(v, (b * kv_heads + kvh) * skv * dv, skv * dv, vd.data());
+      q.read_doubles(item * sq * d, sq * d, qd.data());
+      k.read_doubles((b * kv_heads + kvh) * skv * d, skv * d, kd.data());
+      v.read_doubles((b * kv_heads + kvh) * skv * dv, skv * dv, vd.data());
       for (int64_t i = 0; i < sq; ++i) {
         const double* q_row = qd.data() + i * d;
         double max = neg_inf;

@@ -22,44 +22,6 @@ namespace inferno::reference::detail {
 using ir::DType;
 using ir::OpKind;
 
-namespace {
-
-template <typename T, typename Convert>
-void convert(const std::byte* bytes, int64_t count, double* out, Convert to_double) {
-  for (int64_t i = 0; i < count; ++i) {
-    T v;
-    std::memcpy(&v, bytes + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    out[i] = to_double(v);
-  }
-}
-
-}  // namespace
-
-void read_doubles(const ir::Tensor& t, int64_t offset, int64_t count, double* out) {
-  INFERNO_CHECK(offset >= 0 && count >= 0 && offset <= t.numel() - count,
-                "tensor read out of range");
-  const std::byte* bytes =
-      t.data.data() + offset * static_cast<int64_t>(ir::dtype_size(t.type.dtype));
-  switch (t.type.dtype) {
-    case ir::DType::kF32:
-      return convert<float>(bytes, count, out, [](float v) { return static_cast<double>(v); });
-    case ir::DType::kF16:
-      return convert<uint16_t>(
-          bytes, count, out, [](uint16_t v) { return static_cast<double>(half_bits_to_float(v)); });
-    case ir::DType::kBF16:
-      return convert<uint16_t>(
-          bytes, count, out, [](uint16_t v) { return static_cast<double>(bf16_bits_to_float(v)); });
-    case ir::DType::kF64:
-      return convert<double>(bytes, count, out, [](double v) { return v; });
-    case ir::DType::kI64:
-      return convert<int64_t>(bytes, count, out, [](int64_t v) { return static_cast<double>(v); });
-    case ir::DType::kI32:
-      return convert<int32_t>(bytes, count, out, [](int32_t v) { return static_cast<double>(v); });
-    case ir::DType::kBool:
-      return convert<uint8_t>(bytes, count, out, [](uint8_t v) { return v != 0 ? 1.0 : 0.0; });
-  }
-}
-
 int64_t load_int(const Tensor& t, int64_t i) {
   INFERNO_CHECK(i >= 0 && i < t.numel(), "tensor index out of range");
   const std::byte* p = t.data.data() + i * ir::dtype_size(t.type.dtype);

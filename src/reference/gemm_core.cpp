@@ -51,7 +51,7 @@ void load_chunk(const ir::Tensor& a, const ProductLayout& p, int64_t bi, int64_t
                 WorkerState& s) {
   const int64_t first = chunk * p.chunk_rows, count = std::min(p.chunk_rows, p.m - first);
   s.rows.assign(static_cast<size_t>(p.chunk_rows * p.k), 0.0);
-  read_doubles(a, (p.a_batch(bi) * p.m + first) * p.k, count * p.k, s.rows.data());
+  a.read_doubles((p.a_batch(bi) * p.m + first) * p.k, count * p.k, s.rows.data());
   s.batch = bi;
   s.chunk = chunk;
 }
@@ -64,14 +64,14 @@ void pack_panel(const ir::Tensor& b, const ProductLayout& p, int64_t bi, int64_t
   if (p.trans_b) {  // column n of op(b) is row n of b: contiguous in k
     s.column.resize(static_cast<size_t>(p.k));
     for (int64_t j = 0; j < width; ++j) {
-      read_doubles(b, base + (n0 + j) * p.k, p.k, s.column.data());
+      b.read_doubles(base + (n0 + j) * p.k, p.k, s.column.data());
       for (int64_t kk = 0; kk < p.k; ++kk)
         s.panel[static_cast<size_t>(kk * kPanelColumns + j)] = s.column[static_cast<size_t>(kk)];
     }
     return;
   }
   for (int64_t kk = 0; kk < p.k; ++kk)
-    read_doubles(b, base + kk * p.n + n0, width, s.panel.data() + kk * kPanelColumns);
+    b.read_doubles(base + kk * p.n + n0, width, s.panel.data() + kk * kPanelColumns);
 }
 
 /// Two doubles, multiplied and added lane by lane (the GCC and Clang vector extension): IEEE

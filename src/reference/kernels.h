@@ -52,9 +52,6 @@ int64_t float_to_int(double v, ir::DType dtype);
 /// Stores a double result into any dtype: rounds for floating dtypes (Tensor::set), converts with
 /// float_to_int for integers, and stores v != 0 for bool. Kernels store through this.
 void store(Tensor& t, int64_t i, double v);
-/// `count` elements of `t` from flat index `offset`, converted to double as Tensor::get converts
-/// them: checked against t's size once, then a loop per dtype (for kernels' inner loops).
-void read_doubles(const Tensor& t, int64_t offset, int64_t count, double* out);
 
 // gemm.cpp
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias, const TensorType& out);

@@ -147,7 +147,7 @@ TEST_CASE("float to bf16 bits, round to nearest even") {
       bf16_bits_to_float(float_to_bf16_bits(std::bit_cast<float>(0x7f800001u)))));  // not inf
 }
 
-TEST_CASE("Tensor get and set for every dtype") {
+TEST_CASE("Tensor get, read_doubles and set for every dtype") {
   struct Row {
     DType dtype;
     double stored;
@@ -172,6 +172,11 @@ TEST_CASE("Tensor get and set for every dtype") {
     CHECK(t.get(4) == r.read_back);
     CHECK(t.get(3) == 0.0);
     CHECK(t.get(5) == 0.0);
+    double range[3] = {-1, -1, -1};
+    t.read_doubles(3, 3, range);
+    CHECK(range[0] == 0.0);
+    CHECK(range[1] == r.read_back);
+    CHECK(range[2] == 0.0);
   }
 }
 

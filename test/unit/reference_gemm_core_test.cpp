@@ -155,17 +155,6 @@ TEST_CASE("the blocked product sums integers exactly and keeps a zero's sign rul
   }
 }
 
-TEST_CASE("the blocked product reads every dtype as Tensor::get does") {
-  for (const DType dtype : {DType::kF16, DType::kBF16, DType::kF32, DType::kF64, DType::kI64,
-                            DType::kI32, DType::kBool}) {
-    INFO(ir::dtype_name(dtype));
-    const Tensor t = test::random_tensor({dtype, {37}}, 3);
-    std::vector<double> got(30);
-    reference::detail::read_doubles(t, 5, 30, got.data());
-    for (int64_t i = 0; i < 30; ++i) CHECK(got[static_cast<size_t>(i)] == t.get(5 + i));
-  }
-}
-
 TEST_CASE("the blocked product passes a worker's error to its caller") {
   const Tensor a = test::random_tensor({DType::kF32, {64, 8}}, 4),
                b = test::random_tensor({DType::kF32, {8, 64}}, 5);
