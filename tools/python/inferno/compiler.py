@@ -161,7 +161,8 @@ def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, ca
     # Everything but the module and the inputs that the cache key depends on (recent.py).
     settings = (tuple(arguments), repr(dynamic_shapes), strict, _stamp(infernoc), nvcc and _stamp(nvcc),
                 repr(archs), str(Path(cache.root).resolve()))
-    known = _recent.recall(module, inputs, settings)
+    memo = _recent.facts(module, inputs, settings)  # before export, which must not change it
+    known = _recent.recall(module, memo)
     library = cache.lookup(known) if known is not None else None
     if library is None:
         with tempfile.TemporaryDirectory(prefix="inferno-export-") as scratch:
@@ -176,7 +177,7 @@ def compile(module, example_inputs, *, precision="fp32", dynamic_shapes=None, ca
                     library = cache.store(key, build)
                 finally:
                     shutil.rmtree(build, ignore_errors=True)  # gone already when stored
-        _recent.remember(module, inputs, settings, key)
+        _recent.remember(module, memo, key)
     if not load:
         return str(library)
     from .runtime import load as load_library
