@@ -76,9 +76,7 @@ template <typename T>
 void store(std::vector<std::byte>& data, int64_t i, T v) {
   std::memcpy(data.data() + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
 }
-}  // namespace
 
-namespace {
 template <typename T, typename Convert>
 void convert(const std::byte* bytes, int64_t count, double* out, Convert to_double) {
   for (int64_t i = 0; i < count; ++i) out[i] = to_double(load<T>(bytes, i));

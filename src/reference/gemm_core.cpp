@@ -21,7 +21,6 @@ namespace inferno::reference::detail {
 namespace {
 
 constexpr int64_t kBlockRows = 4;
-static_assert(kBlockRows == 4, "run_item names the smaller blocks 1 to 3");
 constexpr int64_t kPanelColumns = 4;
 /// Panels per work item: enough work per item to amortize its a-chunk lookup, few enough items
 /// per product to balance the workers.
@@ -100,6 +99,11 @@ void multiply_block(const double* a, int64_t k, const double* panel, double* sum
   std::memcpy(sums, acc, sizeof acc);
 }
 
+/// multiply_block for 1 to kBlockRows rows, by the count.
+constexpr void (*kMultiplyBlock[])(const double*, int64_t, const double*, double*) = {
+    nullptr, multiply_block<1>, multiply_block<2>, multiply_block<3>, multiply_block<4>};
+static_assert(std::size(kMultiplyBlock) == kBlockRows + 1);
+
 void run_item(const ir::Tensor& a, const ir::Tensor& b, const ProductLayout& p, int64_t item,
               const EmitFn& emit, WorkerState& s) {
   const int64_t group = item % p.groups, chunk = item / p.groups % p.chunks;
@@ -113,21 +117,9 @@ void run_item(const ir::Tensor& a, const ir::Tensor& b, const ProductLayout& p, 
     pack_panel(b, p, bi, n0, s);
     for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
       // A last block of 1-3 rows (a decode step's single row) computes only those.
-      const double* block = s.rows.data() + r0 * p.k;
-      switch (std::min(kBlockRows, rows - r0)) {
-        case 1:
-          multiply_block<1>(block, p.k, s.panel.data(), sums.data());
-          break;
-        case 2:
-          multiply_block<2>(block, p.k, s.panel.data(), sums.data());
-          break;
-        case 3:
-          multiply_block<3>(block, p.k, s.panel.data(), sums.data());
-          break;
-        default:
-          multiply_block<kBlockRows>(block, p.k, s.panel.data(), sums.data());
-      }
-      for (int64_t i = 0; i < std::min(kBlockRows, rows - r0); ++i) {
+      const int64_t block_rows = std::min(kBlockRows, rows - r0);
+      kMultiplyBlock[block_rows](s.rows.data() + r0 * p.k, p.k, s.panel.data(), sums.data());
+      for (int64_t i = 0; i < block_rows; ++i) {
         const int64_t out_row = (bi * p.m + first_row + r0 + i) * p.n + n0;
         for (int64_t j = 0; j < width; ++j)
           emit(out_row + j, sums[static_cast<size_t>(i * kPanelColumns + j)]);
