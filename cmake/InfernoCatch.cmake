@@ -1,7 +1,13 @@
 # Catch2 (2.x or 3.x) for the test directories: the main library to link and
-# inferno_catch_tests(), which registers each test case with CTest.
+# inferno_catch_tests(), which registers each test case with CTest. Included by each directory of
+# tests, whose C++ it compiles unoptimized (below).
 find_package(Catch2 REQUIRED)
 include(Catch)
+
+# Test code compiles unoptimized, its debug information kept: at the build type's -O2 it was about
+# half of a fresh build's compile time, and the tests spend their time in the libraries under test
+# (and in nvcc), which keep the build type's level. For the including directory and those below.
+add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-O0>)
 
 if(Catch2_VERSION VERSION_GREATER_EQUAL 3)
   set(INFERNO_CATCH_MAIN Catch2::Catch2WithMain)

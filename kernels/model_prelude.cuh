@@ -32,3 +32,15 @@ extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_wei
       ".hidden inferno_weights_end\n"                      \
       "inferno_weights_end:\n"                             \
       ".previous\n")
+
+// A model whose run_steps() is in parts (codegen's emit_run) can be built as several objects
+// compiled in parallel (src/driver/build.cpp): each compile of model.cu then defines
+// INFERNO_MODEL_PARTS_FROM and _TO, the parts it holds, and INFERNO_MODEL_MAIN, 1 for the one
+// object that holds the rest (the weights, the session, the descriptors, the entry points).
+// Without them one compile holds everything.
+#ifndef INFERNO_MODEL_PARTS_FROM
+#define INFERNO_MODEL_PARTS_FROM 0
+#define INFERNO_MODEL_PARTS_TO 0x7fffffff
+#define INFERNO_MODEL_MAIN 1
+#endif
+#define MODEL_PART_HERE(k) (INFERNO_MODEL_PARTS_FROM <= (k) && (k) <= INFERNO_MODEL_PARTS_TO)

@@ -2,8 +2,8 @@
 //
 // Generated code returns an inferno_model_status and writes a message naming the failing node into
 // the caller's buffer (include/inferno/model_abi.h). These helpers and the MODEL_CHECK_* macros,
-// which expect `error` and `error_size` in scope, do that. Header-only: a model.cu is one
-// translation unit and exports nothing but its entry point.
+// which expect `error` and `error_size` in scope, do that. Header-only: a model.cu exports nothing
+// but its entry points, whether it is compiled as one object or several (model_prelude.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

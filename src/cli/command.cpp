@@ -219,6 +219,7 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
     build.external_weights = weights.string();
   }
   build.keep_build_dir = options.keep_build_dir;
+  build.jobs = options.jobs;
   if (build_so) build.cache_dir = resolve_cache_dir(options.cache);
   build.verbose = options.verbosity == Verbosity::kVerbose;
   plan.source_hash = std::async(std::launch::async, driver::hash_file_hex, options.model).share();

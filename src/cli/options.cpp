@@ -94,6 +94,10 @@ void add_build_options(CLI::App& app, CliOptions& o) {
                  "the nvcc to use (default: $CUDACXX, else $CUDA_HOME/bin/nvcc, else "
                  "/usr/local/cuda/bin/nvcc, "
                  "else nvcc on PATH); CUDA 12.0 or newer");
+  app.add_option("-j,--jobs", o.jobs,
+                 "nvcc processes at once for a large model, built as several objects (default: "
+                 "one per CPU this process may use)")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--keep-build", o.keep_build_dir,
                  "build in this directory and keep it: model.cu, weights.bin, exports.map, "
                  "nvcc.log and the nvcc "
@@ -268,7 +272,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   const std::string error = apply_shared_flags(app, flags, o);
   if (!error.empty()) return usage_error(error);
   const bool compiles = !o.reference && (o.emit == Emit::kSharedObject || o.emit == Emit::kCuda);
-  for (const char* flag : {"--arch", "--nvcc", "--tf32", "--weights", "--keep-build"}) {
+  for (const char* flag : {"--arch", "--nvcc", "--tf32", "--weights", "--keep-build", "--jobs"}) {
     if (!compiles && app.count(flag) > 0)
       return usage_error(std::string(flag) + " is only used with --emit so or cu");
   }

@@ -35,6 +35,7 @@ struct CliOptions {
   passes::IoPrecision io_precision = passes::IoPrecision::kModel;
   WeightsMode weights = WeightsMode::kEmbedded;  ///< --weights embedded|external
   std::string keep_build_dir;                    ///< --keep-build
+  int jobs = 0;                                  ///< --jobs; 0: one per available CPU
   bool full_constants = false;                   ///< --full-constants: print every constant's data
   bool reference = false;                        ///< --reference: run on the reference interpreter
   std::vector<std::string> data_files;           ///< --data, in graph input order

@@ -182,6 +182,7 @@ Status check_same_state(const std::vector<const ir::Graph*>& graphs) {
 // One variant's code, from its size constants to its descriptors; its plan; what it includes.
 struct VariantCode {
   std::string text;
+  RunCode run;  // its parts go around the anonymous namespace (emit_abi.h)
   MemoryPlan plan;
   ModelSections sections;
   std::vector<KernelCost> profile;  // its steps, in launch order (profile_plan.h)
@@ -202,8 +203,45 @@ void add_step(VariantCode& code, const ir::Graph& graph, int32_t node, size_t be
   code.profile.push_back(std::move(*step));
 }
 
+// A node's kernel text and the step that launches it (-1: none).
+struct KernelChunk {
+  size_t begin = 0, end = 0;
+  int32_t step = -1;
+  bool shared = false;  // file-scope functors, which later nodes reuse by name
+};
+
+// The kernels section, each node's kernels under the `#if MODEL_PART_HERE(k)` of the part of
+// run_steps() that launches them when there are parts, so that an object compiles only its own.
+std::string kernels_by_part(const std::string& text, const std::vector<KernelChunk>& chunks,
+                            int32_t num_parts, int32_t first_part) {
+  if (num_parts == 0) return text;
+  std::string out;
+  int32_t open = -1;  // the part whose #if is open
+  auto close = [&] {
+    if (open >= 0) out += "#endif\n";
+    open = -1;
+  };
+  size_t at = 0;
+  for (const KernelChunk& chunk : chunks) {
+    if (chunk.begin == chunk.end) continue;
+    const int32_t part =
+        chunk.shared || chunk.step < 0 ? -1 : first_part + chunk.step / kStepsPerPart;
+    if (chunk.begin > at || part != open) close();
+    out += text.substr(at, chunk.begin - at);  // nothing unless a chunk went unrecorded
+    if (part >= 0 && part != open) {
+      out += "#if MODEL_PART_HERE(" + std::to_string(part) + ")\n";
+      open = part;
+    }
+    out += text.substr(chunk.begin, chunk.end - chunk.begin);
+    at = chunk.end;
+  }
+  close();
+  return out + text.substr(at);
+}
+
 Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayout& weights,
-                                       const CodegenOptions& options, int32_t num_variants) {
+                                       const CodegenOptions& options, int32_t num_variants,
+                                       int32_t first_part, const std::string& ns) {
   VariantCode code;
   const ViewPlan views = plan_views(graph);
   code.plan = plan_memory(graph, plan_options(graph, views));
@@ -215,17 +253,35 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   if (!options.corrupt_node.empty()) {
     INFERNO_ASSIGN_OR_RETURN(corrupted, find_corrupted_node(graph, views, options.corrupt_node));
   }
+  std::vector<KernelChunk> chunks;
+  // Records the kernels that `emit` wrote, with the step it added.
+  auto record = [&](auto&& emit) -> Status {
+    KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};
+    const size_t functors = sections.functors.size(), steps = code.profile.size();
+    INFERNO_RETURN_IF_ERROR(emit());
+    chunk.end = sections.kernels.text().size();
+    chunk.shared = sections.functors.size() != functors;
+    if (code.profile.size() != steps) chunk.step = static_cast<int32_t>(steps);
+    chunks.push_back(chunk);
+    return Status::ok();
+  };
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
-    const size_t begin = sections.run.text().size();
-    INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
-    add_step(code, graph, i, begin, options);
-    if (i == corrupted) emit_corruption(ctx, i);
+    INFERNO_RETURN_IF_ERROR(record([&]() -> Status {
+      const size_t begin = sections.run.text().size();
+      INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
+      add_step(code, graph, i, begin, options);
+      if (i == corrupted) emit_corruption(ctx, i);
+      return Status::ok();
+    }));
   }
   if (!plan.output_copies.empty()) sections.run.line("");
-  const size_t copies_begin = sections.run.text().size();
-  emit_output_copies(ctx);
-  add_step(code, graph, -1, copies_begin, options);
+  INFERNO_RETURN_IF_ERROR(record([&]() -> Status {
+    const size_t copies_begin = sections.run.text().size();
+    emit_output_copies(ctx);
+    add_step(code, graph, -1, copies_begin, options);
+    return Status::ok();
+  }));
   if (!code.profile.empty() && code.profile.back().node == -1) {
     for (const OutputCopy& copy : plan.output_copies) {  // each reads and writes its value
       code.profile.back().work.bytes_read += graph.type(copy.value).size_bytes();
@@ -236,13 +292,18 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     plan.workspace_bytes = kGemmWorkspaceBytes;
     plan.arena_bytes = plan.workspace_offset + kGemmWorkspaceBytes;
   }
+  code.run = emit_run(ctx, sections.run.text(), first_part, ns);
   code.text = emit_size_constants(ctx) + "\n";
-  if (!sections.kernels.empty())
-    code.text += section("Kernels, in node order") + "\n" + sections.kernels.text();
+  if (!sections.kernels.empty()) {
+    code.text += section("Kernels, in node order") + "\n" +
+                 kernels_by_part(sections.kernels.text(), chunks, code.run.num_parts, first_part);
+  }
+  // With parts, what follows the state is the main object's alone (model_prelude.cuh).
+  const bool parts = code.run.num_parts > 0;
   code.text += section("The session") + "\n" + emit_state(ctx) + "\n" +
-               emit_session_functions(ctx) + "\n" + emit_run(ctx, sections.run.text()) + "\n" +
-               section("The model") + "\n" + emit_descriptors(ctx) + "\n" +
-               emit_profile(code.profile, num_variants);
+               (parts ? "#if INFERNO_MODEL_MAIN\n" : "") + emit_session_functions(ctx) + "\n" +
+               code.run.run + "\n" + section("The model") + "\n" + emit_descriptors(ctx) + "\n" +
+               emit_profile(code.profile, num_variants) + (parts ? "#endif\n" : "");
   return code;
 }
 
@@ -263,11 +324,14 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   ModelSections all;  // what the file includes: every variant's headers and GEMMs
   CodegenOptions variant_options = options;  // --corrupt-node: the model's own graph only
   variant_options.corrupt_node.clear();
+  int32_t num_parts = 0;  // run_steps() parts so far, numbered across the variants
   for (size_t k = 0; k < graphs.size(); ++k) {
+    const std::string ns = num_variants == 0 ? "" : "v" + std::to_string(k);
     INFERNO_ASSIGN_OR_RETURN(
         variants.emplace_back(),
         generate_variant(*graphs[k], weights[k], k == 0 ? options : variant_options,
-                         k == 0 ? num_variants : 0));
+                         k == 0 ? num_variants : 0, num_parts, ns));
+    num_parts += variants.back().run.num_parts;
     all.num_gemms += variants.back().sections.num_gemms;
     all.headers.insert(variants.back().sections.headers.begin(),
                        variants.back().sections.headers.end());
@@ -276,10 +340,22 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   const ViewPlan views = plan_views(model);
   const EmitContext ctx(model, variants.front().plan, views, weights.front(), options, all);
 
-  std::string cu = emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" +
-                   emit_weights_embedding(ctx) +
-                   "\nnamespace {\n\nusing namespace inferno::model_support;  // "
-                   "kernels/model_session.cuh, gemm_session.cuh\n\n";
+  std::string declarations, parts;  // of run_steps()'s parts, around the anonymous namespace
+  for (const VariantCode& variant : variants) {
+    declarations += variant.run.declarations;
+    parts += variant.run.parts;
+  }
+  std::string cu =
+      emit_file_header(ctx) + "\n" + emit_includes(ctx) + "\n" + emit_weights_embedding(ctx) + "\n";
+  if (num_parts > 0) {
+    cu +=
+        "// run_steps() in parts, defined after the anonymous namespace: the driver may compile\n"
+        "// them into several objects at once (MODEL_PART_HERE, kernels/model_prelude.cuh).\n" +
+        declarations + "\n";
+  }
+  cu +=
+      "namespace {\n\nusing namespace inferno::model_support;  // "
+      "kernels/model_session.cuh, gemm_session.cuh\n\n";
   const std::string states = emit_state_descriptors(model, weights.front());
   if (!states.empty()) cu += states + "\n";
   if (num_variants == 0) {
@@ -293,21 +369,24 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
       list += (k > 1 ? ", &" : "&") + ns + "::kModel";
       profiles += (k > 1 ? ", &" : "&") + ns + "::kProfile";
     }
-    cu +=
-        "// The model's other entry points (model_abi.h).\nconst inferno_model* const kVariants[] "
-        "= {" +
-        list + "};\n// Their profile tables (model_profile.h).\n" +
-        "const inferno_model_profile* const kProfileVariants[] = {" + profiles + "};\n\n" +
-        section("Variant 0: the model") + "\nnamespace v0 {\n\n" + variants.front().text +
-        "\n}  // namespace v0\n";
+    cu += std::string(num_parts > 0 ? "#if INFERNO_MODEL_MAIN\n" : "") +
+          "// The model's other entry points (model_abi.h).\nconst inferno_model* const "
+          "kVariants[] = {" +
+          list + "};\n// Their profile tables (model_profile.h).\n" +
+          "const inferno_model_profile* const kProfileVariants[] = {" + profiles + "};\n" +
+          (num_parts > 0 ? "#endif\n" : "") + "\n" + section("Variant 0: the model") +
+          "\nnamespace v0 {\n\n" + variants.front().text + "\n}  // namespace v0\n";
   }
-  cu += "\n}  // namespace\n\n" +
-        (num_variants == 0 ? emit_entry_point() : emit_entry_point("v0::kModel", "v0::kProfile"));
+  cu += "\n}  // namespace\n\n";
+  if (num_parts > 0) cu += parts + "#if INFERNO_MODEL_MAIN\n";
+  cu += num_variants == 0 ? emit_entry_point() : emit_entry_point("v0::kModel", "v0::kProfile");
+  if (num_parts > 0) cu += "#endif\n";
 
   Generated out;
   out.model.cuda_source = std::move(cu);
   out.model.weights = std::move(weights.front().blob);
   out.model.weights_checksum = weights.front().checksum;
+  out.model.num_parts = num_parts;
   out.model.exports_map =
       "{\n  global:\n    inferno_model_describe;\n    inferno_model_describe_profile;\n  local:\n  "
       "  "

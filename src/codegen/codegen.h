@@ -41,6 +41,9 @@ struct GeneratedModel {
   uint64_t weights_checksum = 0;   // inferno_weights_checksum of weights
   std::string exports_map;         // linker version script exporting inferno_model_describe
                                    // and inferno_model_describe_profile
+  /// The parts of run_steps() in model.cu (0: none): the driver may build them as separate
+  /// objects in parallel, each compile defining which parts it holds (kernels/model_prelude.cuh).
+  int32_t num_parts = 0;
 };
 
 Expected<GeneratedModel> generate(const ir::Graph& graph, const CodegenOptions& options);

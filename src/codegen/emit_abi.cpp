@@ -167,8 +167,9 @@ std::string emit_weights_embedding(const EmitContext& ctx) {
     w.line("// The model has no weights.");
     return w.text();
   }
-  w.line("// The weights blob, weights.bin in the build directory, embedded into the host object.");
-  w.line("#ifndef __CUDA_ARCH__");
+  w.line("// The weights blob, weights.bin in the build directory, embedded into the host object");
+  w.line("// (the main one when the model is built as several: model_prelude.cuh).");
+  w.line("#if !defined(__CUDA_ARCH__) && INFERNO_MODEL_MAIN");
   w.line(R"cu(INFERNO_MODEL_EMBED_WEIGHTS(".incbin \"weights.bin\"\n");)cu");
   w.line("#endif");
   return w.text();
@@ -218,11 +219,6 @@ std::string emit_session_functions(const EmitContext& ctx) {
 }
 
 namespace {
-
-// Steps per function of run_steps(): g++'s optimizer time grows faster than a function's length,
-// and one run_steps() of a large model was most of nvcc's host compile. DenseNet-121 (253 steps)
-// on 2 cores: nvcc 14.2 s -> 12.6 s in parts of 48, 11.5 s with the parts unoptimized.
-constexpr int kStepsPerPart = 48;
 
 // `body` cut before every kStepsPerPart-th step (a "MODEL_PROFILE_STEP(k, 0);" line); one piece
 // when it has no more steps than that.
@@ -298,31 +294,50 @@ std::string run_reads(const Uses& uses) {
 
 }  // namespace
 
-std::string emit_run(const EmitContext& ctx, const std::string& body) {
+// Why parts (kStepsPerPart): g++'s optimizer time grows faster than a function's length, and one
+// run_steps() of a large model was most of nvcc's host compile. DenseNet-121 (253 steps) on 2
+// cores: nvcc 14.2 s -> 12.6 s in parts of 48, 11.5 s with the parts unoptimized. The parts also
+// let the driver build a large model as several objects at once.
+RunCode emit_run(const EmitContext& ctx, const std::string& body, int32_t first_part,
+                 const std::string& ns) {
   const std::string body_code = strip_strings_and_comments(body);
   // The steps call the profiler's hook (kernels/model_support.cuh); without steps it is unused.
   const bool hooks = body_code.find("MODEL_PROFILE_STEP(") != std::string::npos;
   const std::string hook_params =
       hooks ? "inferno_profile_hook hook, void* user" : "inferno_profile_hook, void*";
-  const std::vector<std::string> parts = split_steps(body);
+  const std::vector<std::string> pieces = split_steps(body);
   const Uses uses = uses_of(ctx, body_code);
-  SourceWriter w;
-  if (parts.size() > 1) {
-    w.line("// run_steps() in parts of " + std::to_string(kStepsPerPart) +
-           " steps: one long function made the host compiler slow (MODEL_RUN_PART).");
-    for (size_t k = 0; k < parts.size(); ++k) {
-      w.open("MODEL_RUN_PART int32_t run_steps_part" + std::to_string(k) +
-             "([[maybe_unused]] void* state_ptr, const inferno_model_run_args* args, " +
-             "[[maybe_unused]] inferno_profile_hook hook, [[maybe_unused]] void* user, " +
-             "[[maybe_unused]] char* error, [[maybe_unused]] size_t error_size)");
-      emit_locals(uses_of(ctx, strip_strings_and_comments(parts[k])), true, w);
-      w.line("");
-      w.lines(parts[k]);
-      w.line("return INFERNO_MODEL_OK;");
-      w.close();
-      w.line("");
+  RunCode code;
+  const auto part_name = [&](size_t k) {
+    return "run_steps_part" + std::to_string(first_part + static_cast<int32_t>(k));
+  };
+  const std::string part_params =
+      "(void* state_ptr, const inferno_model_run_args* args, inferno_profile_hook hook, void* "
+      "user, char* error, size_t error_size)";
+  if (pieces.size() > 1) {
+    code.num_parts = static_cast<int32_t>(pieces.size());
+    SourceWriter declarations, parts;
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      declarations.line("MODEL_RUN_PART int32_t " + part_name(k) + part_params + ";");
+      parts.line("#if MODEL_PART_HERE(" + std::to_string(first_part + static_cast<int32_t>(k)) +
+                 ")");
+      parts.open("MODEL_RUN_PART int32_t " + part_name(k) +
+                 "([[maybe_unused]] void* state_ptr, const inferno_model_run_args* args, " +
+                 "[[maybe_unused]] inferno_profile_hook hook, [[maybe_unused]] void* user, " +
+                 "[[maybe_unused]] char* error, [[maybe_unused]] size_t error_size)");
+      if (!ns.empty()) parts.line("using namespace " + ns + ";");
+      emit_locals(uses_of(ctx, strip_strings_and_comments(pieces[k])), true, parts);
+      parts.line("");
+      parts.lines(pieces[k]);
+      parts.line("return INFERNO_MODEL_OK;");
+      parts.close();
+      parts.line("#endif");
+      parts.line("");
     }
+    code.declarations = declarations.text();
+    code.parts = parts.text();
   }
+  SourceWriter w;
   w.line("// Enqueues one inference on args->stream: never allocates, never synchronizes. With a");
   w.line("// hook, calls it around each step (inferno/model_profile.h).");
   w.open("int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, " + hook_params +
@@ -330,9 +345,11 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
   w.line("const int32_t ready = begin_run(state_ptr, args, " + run_reads(uses) +
          ", error, error_size);");
   w.line("if (ready != INFERNO_MODEL_OK) return ready;");
-  if (parts.size() > 1) {
-    for (size_t k = 0; k < parts.size(); ++k) {
-      w.line("if (const int32_t status = run_steps_part" + std::to_string(k) +
+  if (pieces.size() > 1) {
+    w.line("// In parts of " + std::to_string(kStepsPerPart) +
+           " steps, after the anonymous namespace (MODEL_RUN_PART).");
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      w.line("if (const int32_t status = " + part_name(k) +
              "(state_ptr, args, hook, user, error, error_size); status != INFERNO_MODEL_OK)");
       w.line("  return status;");
     }
@@ -349,7 +366,8 @@ std::string emit_run(const EmitContext& ctx, const std::string& body) {
       "error_size)");
   w.line("return run_steps(state_ptr, args, nullptr, nullptr, error, error_size);");
   w.close();
-  return w.text();
+  code.run = w.text();
+  return code;
 }
 
 std::string emit_descriptors(const EmitContext& ctx) {

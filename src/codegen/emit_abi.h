@@ -30,10 +30,24 @@ std::string emit_state(const EmitContext& ctx);
 /// session_create and session_destroy: INFERNO_MODEL_SESSION_FUNCTIONS with the model's weights
 /// size (and GEMM table).
 std::string emit_session_functions(const EmitContext& ctx);
+/// Steps per part of run_steps(): a longer body is cut into functions of this many steps.
+inline constexpr int32_t kStepsPerPart = 48;
+
+/// run_steps() and run() of one variant. A body of more than kStepsPerPart steps is cut into
+/// parts, numbered on from `first_part` across the variants: functions at file scope (outside
+/// the anonymous namespace, so that the driver can compile them into separate objects in
+/// parallel; model_prelude.cuh), each under `#if MODEL_PART_HERE(k)`.
+struct RunCode {
+  std::string run;           ///< run_steps() and run(), in the variant's namespace
+  std::string declarations;  ///< the parts' declarations, at file scope before the namespace
+  std::string parts;         ///< the parts' definitions, at file scope after it
+  int32_t num_parts = 0;     ///< 0: run_steps() is one function
+};
 /// run(): begin_run (argument checks, stale errors), the pointer of every value the body uses,
-/// then `body` (the per-node launches and the output copies); a body of many steps goes into
-/// functions of kStepsPerPart steps each (emit_abi.cpp), which run_steps() calls in turn.
-std::string emit_run(const EmitContext& ctx, const std::string& body);
+/// then `body` (the per-node launches and the output copies), or calls of its parts in turn.
+/// `ns`: the variant's namespace inside the anonymous one ("v1"), empty for a single model.
+RunCode emit_run(const EmitContext& ctx, const std::string& body, int32_t first_part,
+                 const std::string& ns);
 /// The tensor descriptors, the manifest and the inferno_model, inside the anonymous namespace.
 std::string emit_descriptors(const EmitContext& ctx);
 /// inferno_model_describe, at file scope.

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "driver/build_cache.h"
+#include "driver/nvcc_plan.h"
 #include "driver/process.h"
 #include "driver/temp_file.h"
 #include "support/version.h"
@@ -204,31 +205,15 @@ std::string format_size(uint64_t bytes) {
   return text;
 }
 
-std::vector<std::string> nvcc_command(const BuildOptions& options) {
-  // nvcc's -O is the host compiler's level only (the PTX and the machine code are the same at -O1
-  // and -O3). The host side of model.cu is launch code, and optimizing its long run function was
-  // most of DenseNet-121's nvcc time at -O3 (the host compile 10.1 s, 4.7 s at -O1: the whole
-  // nvcc 16.2 -> 9.7 s on two cores; ConvNeXt-Tiny 13.7 -> 11.1 s).
-  std::vector<std::string> argv = {options.toolchain.nvcc,
-                                   "-O1",
-                                   "-std=c++17",
-                                   "--shared",
-                                   "-Xcompiler",
-                                   "-fPIC,-fvisibility=hidden",
-                                   "-cudart",
-                                   "static",
-                                   "--threads=0",
-                                   "--split-compile=0",
-                                   "-I.",
-                                   "-Iinclude"};
-  for (std::string& flag : gencode_flags(options.archs)) argv.push_back(std::move(flag));
-  // --as-needed: only the cuBLAS libraries the code calls become dependencies of model.so.
-  for (const char* flag : {"--version-script=exports.map", "--no-undefined", "--as-needed"}) {
-    argv.insert(argv.end(), {"-Xlinker", flag});
-  }
-  argv.insert(argv.end(), {"-o", kLibraryFile, kSourceFile, "-lcublasLt", "-lcublas"});
-  return argv;
+namespace {
+
+// The commands for `model` on this machine.
+NvccPlan plan_for(const codegen::GeneratedModel& model, const BuildOptions& options) {
+  const int cpus = available_cpus();
+  return nvcc_plan(options, model.num_parts, options.jobs > 0 ? options.jobs : cpus, cpus);
 }
+
+}  // namespace
 
 Status write_build_dir(const std::string& dir_name, const codegen::GeneratedModel& model,
                        const BuildOptions& options) {
@@ -259,9 +244,14 @@ Status write_build_dir(const std::string& dir_name, const codegen::GeneratedMode
       return io_error("cannot copy '" + from.string() + "' to '" + to.string() +
                       "': " + ec.message());
   }
-  const std::string command =
-      "# the nvcc command infernoc ran (or would run); run it in this directory\n" +
-      shell_quote(nvcc_command(options)) + "\n";
+  const NvccPlan plan = plan_for(model, options);
+  std::string command =
+      plan.link.empty()
+          ? "# the nvcc command infernoc ran (or would run); run it in this directory\n"
+          : "# the nvcc commands infernoc ran (or would run) in this directory: the compiles at "
+            "once, then the link\n";
+  for (const std::vector<std::string>& argv : plan.compiles) command += shell_quote(argv) + "\n";
+  if (!plan.link.empty()) command += shell_quote(plan.link) + "\n";
   return write_file(dir / kCommandFile, command.data(), command.size());
 }
 
@@ -274,6 +264,50 @@ Status write_bytes_atomic(const std::string& path, const std::vector<std::byte>&
 }
 
 namespace {
+
+// nvcc's end as a status: ok, or an internal error quoting its log (`log`, in `dir`).
+Status nvcc_outcome(const ProcessResult& result, const fs::path& log, const fs::path& dir) {
+  if (result.succeeded() || result.cancelled) return Status::ok();
+  int total = 0;
+  std::string quoted = first_lines(log, kQuotedLogLines, &total);
+  if (total > kQuotedLogLines)
+    quoted += "  ... (" + std::to_string(total - kQuotedLogLines) + " more lines)\n";
+  return internal_error("nvcc failed on the generated code (" + result.describe_end() +
+                        "); this is a bug in infernoc. nvcc said:\n" + quoted +
+                        "the build directory is kept at '" + dir.string() + "' (" +
+                        log.filename().string() + ": nvcc's output, command.txt: the commands)");
+}
+
+// Runs `plan` in `dir`: the compiles at once, each into a log of its own when there are
+// several, then the link; nvcc.log ends up with all of their output in order. An interruption
+// stops them and returns early (the caller checks for it).
+Status run_plan(const NvccPlan& plan, const fs::path& dir) {
+  const bool one = plan.link.empty();
+  std::vector<RunOptions> runs(plan.compiles.size());
+  std::vector<fs::path> logs;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    logs.push_back(one ? dir / kLogFile : dir / ("nvcc-" + std::to_string(k) + ".log"));
+    runs[k].cwd = dir.string();
+    runs[k].output_file = logs.back().string();
+    runs[k].cancel = [] { return InterruptGuard::pending() != 0; };
+  }
+  std::vector<Expected<ProcessResult>> results = run_programs(plan.compiles, runs);
+  for (const Expected<ProcessResult>& result : results) {
+    if (!result) return result.status();
+  }
+  for (size_t k = 0; k < results.size(); ++k)
+    INFERNO_RETURN_IF_ERROR(nvcc_outcome(*results[k], logs[k], dir));
+  if (one || InterruptGuard::pending() != 0) return Status::ok();
+
+  const fs::path link_log = dir / "nvcc-link.log";
+  RunOptions link = runs.front();
+  link.output_file = link_log.string();
+  INFERNO_ASSIGN_OR_RETURN(const ProcessResult linked, run_program(plan.link, link));
+  std::ofstream all(dir / kLogFile, std::ios::binary | std::ios::trunc);
+  logs.push_back(link_log);
+  for (const fs::path& log : logs) all << read_text(log);
+  return nvcc_outcome(linked, link_log, dir);
+}
 
 /// The build; on interruption it returns early (the caller delivers the signal once this
 /// function's temp files and build directory are gone).
@@ -328,36 +362,24 @@ Status build(const codegen::GeneratedModel& model, const BuildOptions& options,
   report.build_dir_ms = elapsed_ms(step_start);
   if (InterruptGuard::pending() != 0) return interrupted;
 
-  const std::vector<std::string> argv = nvcc_command(options);
-  spdlog::info("compiling model.cu with nvcc {} for {} ...", options.toolchain.version.to_string(),
-               describe(options.archs));
-  if (options.verbose) {
-    spdlog::info("in {}: {}", dir.path().string(), shell_quote(argv));
-  } else {
-    spdlog::debug("in {}: {}", dir.path().string(), shell_quote(argv));
+  const NvccPlan plan = plan_for(model, options);
+  spdlog::info("compiling model.cu with nvcc {} for {}{} ...",
+               options.toolchain.version.to_string(), describe(options.archs),
+               plan.link.empty() ? "" : " as " + std::to_string(plan.compiles.size()) + " objects");
+  for (const std::vector<std::string>& argv : plan.compiles) {
+    if (options.verbose) {
+      spdlog::info("in {}: {}", dir.path().string(), shell_quote(argv));
+    } else {
+      spdlog::debug("in {}: {}", dir.path().string(), shell_quote(argv));
+    }
   }
-  RunOptions run;
-  run.cwd = dir.path().string();
-  run.output_file = (dir.path() / kLogFile).string();
-  run.cancel = [] { return InterruptGuard::pending() != 0; };
   step_start = std::chrono::steady_clock::now();
-  Expected<ProcessResult> result = run_program(argv, run);
+  const Status built = run_plan(plan, dir.path());
   report.nvcc_ms = elapsed_ms(step_start);
-  if (!result) {
+  if (InterruptGuard::pending() != 0) return interrupted;
+  if (!built.is_ok()) {
     dir.keep();
-    return result.status();
-  }
-  if (result->cancelled) return interrupted;
-  if (!result->succeeded()) {
-    dir.keep();
-    int total = 0;
-    std::string quoted = first_lines(dir.path() / kLogFile, kQuotedLogLines, &total);
-    if (total > kQuotedLogLines)
-      quoted += "  ... (" + std::to_string(total - kQuotedLogLines) + " more lines)\n";
-    return internal_error("nvcc failed on the generated code (" + result->describe_end() +
-                          "); this is a bug in infernoc. nvcc said:\n" + quoted +
-                          "the build directory is kept at '" + dir.path().string() +
-                          "' (nvcc.log: nvcc's output, command.txt: the command)");
+    return built;
   }
   if (options.verbose) {
     const std::string log = read_text(dir.path() / kLogFile);

@@ -30,6 +30,8 @@ struct BuildOptions {
       external_weights;        ///< non-empty: write the weights blob to this path, not into the .so
   std::string keep_build_dir;  ///< non-empty: build in this directory and keep it
   bool verbose = false;        ///< log the nvcc command and its output
+  /// nvcc processes at once for a model in parts (nvcc_plan.h); 0: one per available CPU.
+  int jobs = 0;
   /// non-empty: the build cache's directory (build_cache.h); a hit copies model.so (and the
   /// weights) out of it instead of building, a miss stores the result. --keep-build always builds.
   std::string cache_dir;
@@ -64,14 +66,9 @@ inline constexpr const char* kLogFile = "nvcc.log";
 inline constexpr const char* kCommandFile = "command.txt";
 inline constexpr const char* kLibraryFile = "model.so";
 
-/// The nvcc argv, run in the build directory. --threads=0 builds the archs in parallel and
-/// --split-compile=0 runs each arch's optimizations on parts of the code concurrently, both on
-/// every CPU: nvcc on model.cu is nearly all of a compile, otherwise on one thread.
-std::vector<std::string> nvcc_command(const BuildOptions& options);
-
 /// Writes the build directory `dir` (created if needed): model.cu, weights.bin (unless
 /// external), exports.map, kernels/, include/inferno/model_abi.h and command.txt, the exact
-/// command to run there. I/O errors name the file.
+/// commands to run there (nvcc_plan.h). I/O errors name the file.
 Status write_build_dir(const std::string& dir, const codegen::GeneratedModel& model,
                        const BuildOptions& options);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "driver/build_cache.h"
+#include "driver/nvcc_plan.h"
 #include "driver/program_search.h"
 #include "support/sha256.h"
 

@@ -13,10 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <thread>
+
+#include "support/check.h"
 
 extern char** environ;
 
@@ -183,6 +187,30 @@ std::string ProcessResult::last_line() const {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
   const size_t start = text.rfind('\n');
   return std::string(start == std::string_view::npos ? text : text.substr(start + 1));
+}
+
+std::vector<Expected<ProcessResult>> run_programs(
+    const std::vector<std::vector<std::string>>& argvs, const std::vector<RunOptions>& options) {
+  INFERNO_CHECK(argvs.size() == options.size(), "run_programs: one RunOptions per program");
+  std::atomic<bool> failed{false};
+  std::vector<std::optional<Expected<ProcessResult>>> results(argvs.size());
+  {
+    std::vector<std::thread> threads;
+    threads.reserve(argvs.size());
+    for (size_t i = 0; i < argvs.size(); ++i) {
+      threads.emplace_back([&, i] {
+        RunOptions run = options[i];
+        run.cancel = [&failed, own = options[i].cancel] { return failed.load() || (own && own()); };
+        results[i].emplace(run_program(argvs[i], run));
+        if (!*results[i] || !(*results[i])->succeeded()) failed = true;
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  std::vector<Expected<ProcessResult>> out;
+  out.reserve(results.size());
+  for (auto& result : results) out.push_back(std::move(*result));
+  return out;
 }
 
 std::filesystem::path executable_dir() {

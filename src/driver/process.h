@@ -43,6 +43,12 @@ struct ProcessResult {
 Expected<ProcessResult> run_program(const std::vector<std::string>& argv,
                                     const RunOptions& options);
 
+/// Runs several programs at once, each as run_program would on a thread of its own, and waits
+/// for all. When one cannot start or ends unsuccessfully, the others are cancelled (their results
+/// say so); each one's own cancel callback is polled as well. Results in the order of `argvs`.
+std::vector<Expected<ProcessResult>> run_programs(
+    const std::vector<std::vector<std::string>>& argvs, const std::vector<RunOptions>& options);
+
 /// The directory holding the running executable (from /proc/self/exe); empty when unknown. Where
 /// infernoc finds what is installed beside it (its kernels, its TorchScript loader).
 std::filesystem::path executable_dir();

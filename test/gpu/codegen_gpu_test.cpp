@@ -442,3 +442,23 @@ TEST_CASE("gpu: time x @ W then ReLU", "[.][gpu_timing]") {
 }
 
 }  // namespace inferno
+
+namespace inferno {
+namespace {
+
+TEST_CASE("gpu: a model in parts, built as several objects at once, matches the reference",
+          "[gpu][codegen]") {
+  // 107 steps: run_steps() in parts of 48 (three), built as an object per part when the machine
+  // has the CPUs (driver/nvcc_plan.h); a GEMM (its cuBLASLt plan made by the session, which is
+  // the main object's) in the last part.
+  Case c;
+  ir::ValueId v = c.input("x", DType::kF32, {8, 64});
+  for (int i = 0; i < 106; ++i)
+    v = c.node(i % 2 ? OpKind::kNeg : OpKind::kTanh, {v}, {}, "v" + std::to_string(i));
+  c.output(c.gemm("mm", {v, c.constant("w", DType::kF32, {64, 32})}, false, 1.0, 1.0, "none"));
+  const std::string cu = c.check();
+  CHECK(cu.find("#if MODEL_PART_HERE(2)") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace inferno

@@ -9,6 +9,7 @@
 
 #include "codegen/codegen.h"
 #include "driver/build.h"
+#include "driver/nvcc_plan.h"
 #include "support/catch.h"
 #include "support/conv_epilogue_graph.h"
 #include "support/subprocess.h"

@@ -8,6 +8,7 @@
 
 #include "codegen/codegen.h"
 #include "driver/build.h"
+#include "driver/nvcc_plan.h"
 #include "passes/legalize.h"
 #include "support/catch.h"
 #include "support/conv_cases.h"

@@ -9,6 +9,7 @@
 
 #include "codegen/codegen.h"
 #include "driver/build.h"
+#include "driver/nvcc_plan.h"
 #include "support/catch.h"
 #include "support/op_table_cases.h"
 #include "support/subprocess.h"

@@ -164,21 +164,32 @@ TEST_CASE("run() declares only the locals its code uses, whatever the values are
   CHECK(cu.find("unsigned char* const arena =") != std::string::npos);
 }
 
-TEST_CASE("a long run() is split into parts, each with its own locals", "[codegen]") {
-  // 100 kernels (a chain of unfused elementwise nodes): parts of 48, 48 and 4 steps.
-  std::string text = "graph(%x: f32[64]) {\n  %v0: f32[64] = relu(%x)\n";
-  for (int i = 1; i < 100; ++i) {
-    text += "  %v" + std::to_string(i) + ": f32[64] = " + (i % 2 ? "neg" : "relu") + "(%v" +
-            std::to_string(i - 1) + ")\n";
+// A chain of `n` unfused elementwise nodes (n kernels, n steps) on `shape`.
+std::string chain_graph(int n, const std::string& shape) {
+  std::string text = "graph(%x: f32[" + shape + "]) {\n  %v0: f32[" + shape + "] = relu(%x)\n";
+  for (int i = 1; i < n; ++i) {
+    text += "  %v" + std::to_string(i) + ": f32[" + shape + "] = " + (i % 2 ? "neg" : "relu") +
+            "(%v" + std::to_string(i - 1) + ")\n";
   }
-  text += "  return %v99\n}";
-  const std::string cu = generate_cu(text);
-  CHECK(count(cu, "MODEL_RUN_PART int32_t run_steps_part") == 3);
+  return text + "  return %v" + std::to_string(n - 1) + "\n}";
+}
+
+TEST_CASE("a long run() is split into parts, each with its own locals", "[codegen]") {
+  // 100 kernels: parts of 48, 48 and 4 steps.
+  auto generated = codegen::generate(parse(chain_graph(100, "64")), options());
+  REQUIRE(generated.has_value());
+  const std::string& cu = generated->cuda_source;
+  CHECK(generated->num_parts == 3);
+  // Declared before the anonymous namespace, defined after it, each under its own #if.
+  CHECK(count(cu, "MODEL_RUN_PART int32_t run_steps_part") == 6);
   CHECK(count(cu, "run_steps_part2(state_ptr, args, hook, user, error, error_size)") == 1);
-  const size_t part1 = cu.find("int32_t run_steps_part1(");
-  const size_t part2 = cu.find("int32_t run_steps_part2(");
+  const size_t part1 = cu.find("MODEL_RUN_PART int32_t run_steps_part1([[maybe_unused]]");
+  const size_t part2 = cu.find("MODEL_RUN_PART int32_t run_steps_part2([[maybe_unused]]");
   REQUIRE(part1 != std::string::npos);
   REQUIRE(part2 != std::string::npos);
+  CHECK(cu.find("namespace {") < cu.find("}  // namespace\n"));
+  CHECK(cu.find("}  // namespace\n") < cu.find("#if MODEL_PART_HERE(0)\nMODEL_RUN_PART"));
+  CHECK(cu.rfind("#if MODEL_PART_HERE(1)\n", part1) != std::string::npos);
   const std::string second = cu.substr(part1, part2 - part1);
   // Steps 48 to 95, in order; their values' pointers are declared here, the others' are not.
   CHECK(count(second, ", 0);") == 48);
@@ -187,9 +198,45 @@ TEST_CASE("a long run() is split into parts, each with its own locals", "[codege
   CHECK(second.find("v_v20 =") == std::string::npos);
   CHECK(second.find("const bool dependent_launch = state->dependent_launch && hook == nullptr;") !=
         std::string::npos);
-  // A short run() stays one function.
-  CHECK(generate_cu("graph(%x: f32[4]) {\n  %y: f32[4] = relu(%x)\n  return %y\n}")
-            .find("run_steps_part") == std::string::npos);
+  // Each node's kernel is compiled with the part that launches it: node 50's in part 1.
+  const size_t kernel50 = cu.find("__global__ void k50_");
+  REQUIRE(kernel50 != std::string::npos);
+  CHECK(cu.rfind("#if MODEL_PART_HERE(", kernel50) == cu.rfind("#if MODEL_PART_HERE(1)", kernel50));
+  CHECK(cu.find("#endif", kernel50) < cu.find("__global__ void k96_"));
+  // The weights, the session, the descriptors and the entry points are the main object's.
+  CHECK(cu.find("#if INFERNO_MODEL_MAIN\nextern \"C\"") != std::string::npos);
+  CHECK(cu.find("#if INFERNO_MODEL_MAIN\n// session_create and session_destroy") !=
+        std::string::npos);
+  // A short run() stays one function, with no parts and nothing under their #ifs.
+  auto small = codegen::generate(parse(chain_graph(1, "4")), options());
+  REQUIRE(small.has_value());
+  CHECK(small->num_parts == 0);
+  CHECK(small->cuda_source.find("run_steps_part") == std::string::npos);
+  CHECK(small->cuda_source.find("MODEL_PART_HERE") == std::string::npos);
+  CHECK(small->cuda_source.find("#if INFERNO_MODEL_MAIN\n") == std::string::npos);
+}
+
+TEST_CASE("the parts of several variants are numbered across them", "[codegen]") {
+  const ir::Graph model = parse(chain_graph(60, "64"));
+  const ir::Graph variant = parse(chain_graph(60, "32"));
+  auto generated = codegen::generate_variants({&model, &variant}, options());
+  INFO((generated ? "" : generated.status().to_string()));
+  REQUIRE(generated.has_value());
+  const std::string& cu = generated->cuda_source;
+  CHECK(generated->num_parts == 4);  // two of 48 + 12 steps each
+  for (int k = 0; k < 4; ++k) {
+    CHECK(count(cu, "#if MODEL_PART_HERE(" + std::to_string(k) + ")\nMODEL_RUN_PART") == 1);
+  }
+  // The model's parts come first (0 and 1), then the variant's; each looks its names up in its
+  // variant's namespace.
+  const size_t part0 = cu.find("MODEL_RUN_PART int32_t run_steps_part0([[maybe_unused]]");
+  const size_t part2 = cu.find("MODEL_RUN_PART int32_t run_steps_part2([[maybe_unused]]");
+  REQUIRE(part0 != std::string::npos);
+  REQUIRE(part2 != std::string::npos);
+  CHECK(cu.find("using namespace v0;", part0) < cu.find("run_steps_part1([[maybe_unused]]"));
+  CHECK(cu.find("using namespace v1;", part2) < cu.find("run_steps_part3([[maybe_unused]]"));
+  CHECK(cu.find("using namespace v1;") > part2);
+  CHECK(cu.find("#if INFERNO_MODEL_MAIN\n// The model's other entry points") != std::string::npos);
 }
 
 TEST_CASE("GEMM data and compute types follow the dtype and the tf32 option", "[codegen]") {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "driver/build.h"
+#include "driver/nvcc_plan.h"
 #include "driver/process.h"
 #include "driver_test_helpers.h"
 #include "support/catch.h"
@@ -197,17 +198,17 @@ TEST_CASE("the nvcc command uses relative names and the gencode flags") {
   const std::vector<std::string> expected = {"/usr/local/cuda/bin/nvcc",
                                              "-O1",
                                              "-std=c++17",
-                                             "--shared",
                                              "-Xcompiler",
                                              "-fPIC,-fvisibility=hidden",
-                                             "-cudart",
-                                             "static",
                                              "--threads=0",
                                              "--split-compile=0",
                                              "-I.",
                                              "-Iinclude",
                                              "-gencode=arch=compute_80,code=sm_80",
                                              "-gencode=arch=compute_90a,code=sm_90a",
+                                             "--shared",
+                                             "-cudart",
+                                             "static",
                                              "-Xlinker",
                                              "--version-script=exports.map",
                                              "-Xlinker",
@@ -220,6 +221,94 @@ TEST_CASE("the nvcc command uses relative names and the gencode flags") {
                                              "-lcublasLt",
                                              "-lcublas"};
   CHECK(nvcc_command(options) == expected);
+}
+
+// The -D flags of `argv` that say which parts it compiles, "FROM TO MAIN".
+std::string parts_of(const std::vector<std::string>& argv) {
+  std::string from, to, main;
+  for (const std::string& arg : argv) {
+    const auto value = [&](const std::string& name) { return arg.substr(name.size()); };
+    if (arg.rfind("-DINFERNO_MODEL_PARTS_FROM=", 0) == 0)
+      from = value("-DINFERNO_MODEL_PARTS_FROM=");
+    if (arg.rfind("-DINFERNO_MODEL_PARTS_TO=", 0) == 0) to = value("-DINFERNO_MODEL_PARTS_TO=");
+    if (arg.rfind("-DINFERNO_MODEL_MAIN=", 0) == 0) main = value("-DINFERNO_MODEL_MAIN=");
+  }
+  return from + " " + to + " " + main;
+}
+
+TEST_CASE("a model in parts is planned as objects built at once, then linked") {
+  BuildOptions options;
+  options.toolchain.nvcc = "/usr/local/cuda/bin/nvcc";
+  // No parts, or one job: the one command.
+  CHECK(nvcc_plan(options, 0, 16, 16).compiles ==
+        std::vector<std::vector<std::string>>{nvcc_command(options)});
+  CHECK(nvcc_plan(options, 3, 1, 16).link.empty());
+  // Jobs for every part and the rest: an object each, the rest (MAIN) holding no part.
+  const NvccPlan wide = nvcc_plan(options, 3, 16, 16);
+  REQUIRE(wide.compiles.size() == 4);
+  CHECK(parts_of(wide.compiles[0]) == "0 -1 1");
+  CHECK(parts_of(wide.compiles[1]) == "0 0 0");
+  CHECK(parts_of(wide.compiles[3]) == "2 2 0");
+  CHECK(contains(shell_quote(wide.compiles[2]), "--split-compile=4 "));  // 16 CPUs, 4 objects
+  CHECK(contains(shell_quote(wide.compiles[2]), " -c -o model-2.o model.cu"));
+  CHECK(wide.objects ==
+        std::vector<std::string>{"model-0.o", "model-1.o", "model-2.o", "model-3.o"});
+  CHECK(contains(shell_quote(wide.link),
+                 "--shared -cudart static -Xlinker --version-script=exports.map"));
+  CHECK(contains(shell_quote(wide.link),
+                 "-o model.so model-0.o model-1.o model-2.o model-3.o -lcublasLt -lcublas"));
+  // Fewer jobs: the parts dealt out in runs, the odd ones to the last objects, away from the rest.
+  const NvccPlan narrow = nvcc_plan(options, 5, 2, 2);
+  REQUIRE(narrow.compiles.size() == 2);
+  CHECK(parts_of(narrow.compiles[0]) == "0 1 1");
+  CHECK(parts_of(narrow.compiles[1]) == "2 4 0");
+  CHECK(contains(shell_quote(narrow.compiles[1]), "--split-compile=1 "));
+  CHECK(available_cpus() >= 1);
+}
+
+// A fake nvcc for a model in parts: an object is its -o name, the link checks that each object is
+// there; `fail` is the object whose compile fails.
+std::string write_objects_nvcc(const fs::path& path, const std::string& fail) {
+  return test::write_fake_nvcc(
+      path, "13.0",
+      "out=; prev=\n"
+      "for a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n"
+      "case $out in\n"
+      "  " +
+          fail +
+          ") echo \"model.cu(7): error: no $out\" >&2; exit 2;;\n"
+          "  *.o) echo \"compiled $out\"; printf '%s\\n' \"$out\" > \"$out\";;\n"
+          "  model.so) cat model-0.o model-1.o model-2.o > model.so || exit 1; echo linked;;\n"
+          "esac\n");
+}
+
+TEST_CASE("a model in parts builds as objects and reports the object that failed") {
+  ScratchDir dir("objects");
+  codegen::GeneratedModel model = tiny_model();
+  model.num_parts = 2;
+  BuildOptions options =
+      fake_options(dir, write_objects_nvcc(dir.path() / "bin" / "nvcc", "none"), dir / "model.so");
+  options.jobs = 3;
+  options.keep_build_dir = dir / "kept";
+  Status status = build_shared_object(model, options);
+  INFO(status.to_string());
+  REQUIRE(status.is_ok());
+  CHECK(test::read_text_file(dir / "model.so") == "model-0.o\nmodel-1.o\nmodel-2.o\n");
+  const std::string log = test::read_text_file(dir / "kept" / "nvcc.log");
+  CHECK(log == "compiled model-0.o\ncompiled model-1.o\ncompiled model-2.o\nlinked\n");
+  const std::string command = test::read_text_file(dir / "kept" / "command.txt");
+  CHECK(contains(command, "the compiles at once, then the link"));
+  CHECK(contains(command, " -o model.so model-0.o model-1.o model-2.o "));
+
+  ScratchDir failing("objects_failing");
+  options = fake_options(failing, write_objects_nvcc(failing.path() / "bin" / "nvcc", "model-1.o"),
+                         failing / "model.so");
+  options.jobs = 3;
+  status = build_shared_object(model, options);
+  CHECK(status.code() == ErrorCode::kInternal);
+  CHECK(contains(status.message(), "model.cu(7): error: no model-1.o"));
+  CHECK(contains(status.message(), "nvcc-1.log: nvcc's output"));
+  CHECK_FALSE(fs::exists(failing.path() / "model.so"));
 }
 
 TEST_CASE("the real nvcc builds a tiny model into a self-contained .so at an awkward path") {
