@@ -44,3 +44,7 @@ extern "C" __attribute__((visibility("hidden"))) const unsigned char inferno_wei
 #define INFERNO_MODEL_MAIN 1
 #endif
 #define MODEL_PART_HERE(k) (INFERNO_MODEL_PARTS_FROM <= (k) && (k) <= INFERNO_MODEL_PARTS_TO)
+#if !INFERNO_MODEL_MAIN
+// An object of parts only: the model's size constants, which the rest reads, go unused here.
+#pragma nv_diag_suppress 177
+#endif

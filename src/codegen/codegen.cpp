@@ -258,7 +258,8 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   auto record = [&](auto&& emit) -> Status {
     KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};
     const size_t functors = sections.functors.size(), steps = code.profile.size();
-    INFERNO_RETURN_IF_ERROR(emit());
+    const Status status = emit();
+    if (!status.is_ok()) return status;
     chunk.end = sections.kernels.text().size();
     chunk.shared = sections.functors.size() != functors;
     if (code.profile.size() != steps) chunk.step = static_cast<int32_t>(steps);
@@ -267,21 +268,23 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   };
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
-    INFERNO_RETURN_IF_ERROR(record([&]() -> Status {
+    const Status emitted = record([&]() -> Status {
       const size_t begin = sections.run.text().size();
       INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
       add_step(code, graph, i, begin, options);
       if (i == corrupted) emit_corruption(ctx, i);
       return Status::ok();
-    }));
+    });
+    if (!emitted.is_ok()) return emitted;
   }
   if (!plan.output_copies.empty()) sections.run.line("");
-  INFERNO_RETURN_IF_ERROR(record([&]() -> Status {
+  const Status copied = record([&]() -> Status {
     const size_t copies_begin = sections.run.text().size();
     emit_output_copies(ctx);
     add_step(code, graph, -1, copies_begin, options);
     return Status::ok();
-  }));
+  });
+  if (!copied.is_ok()) return copied;
   if (!code.profile.empty() && code.profile.back().node == -1) {
     for (const OutputCopy& copy : plan.output_copies) {  // each reads and writes its value
       code.profile.back().work.bytes_read += graph.type(copy.value).size_bytes();

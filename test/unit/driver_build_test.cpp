@@ -294,9 +294,9 @@ TEST_CASE("a model in parts builds as objects and reports the object that failed
   INFO(status.to_string());
   REQUIRE(status.is_ok());
   CHECK(test::read_text_file(dir / "model.so") == "model-0.o\nmodel-1.o\nmodel-2.o\n");
-  const std::string log = test::read_text_file(dir / "kept" / "nvcc.log");
+  const std::string log = test::read_text_file(dir.path() / "kept" / "nvcc.log");
   CHECK(log == "compiled model-0.o\ncompiled model-1.o\ncompiled model-2.o\nlinked\n");
-  const std::string command = test::read_text_file(dir / "kept" / "command.txt");
+  const std::string command = test::read_text_file(dir.path() / "kept" / "command.txt");
   CHECK(contains(command, "the compiles at once, then the link"));
   CHECK(contains(command, " -o model.so model-0.o model-1.o model-2.o "));
 

@@ -4,8 +4,9 @@
 #include "kernels/model_prelude.cuh"  // CUDA, the model ABI, the session helpers
 #include "kernels/elementwise.cuh"
 
-// The weights blob, weights.bin in the build directory, embedded into the host object.
-#ifndef __CUDA_ARCH__
+// The weights blob, weights.bin in the build directory, embedded into the host object
+// (the main one when the model is built as several: model_prelude.cuh).
+#if !defined(__CUDA_ARCH__) && INFERNO_MODEL_MAIN
 INFERNO_MODEL_EMBED_WEIGHTS(".incbin \"weights.bin\"\n");
 #endif
 
