@@ -4,37 +4,27 @@
 // functors are the ops' ops.def expressions; the GPU test (test/gpu/conv_gpu_test.cpp) runs the
 // same graph against the reference. Label nvcc.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/codegen.h"
-#include "driver/build.h"
 #include "driver/nvcc_plan.h"
 #include "support/catch.h"
 #include "support/conv_epilogue_graph.h"
-#include "support/subprocess.h"
+#include "support/nvcc_build.h"
 
 namespace inferno {
 
 TEST_CASE("nvcc compiles conv2d with every epilogue and layout", "[codegen][nvcc]") {
-  auto toolchain = driver::check_toolchain(driver::NvccSearch::from_environment(""));
-  if (!toolchain) {
-    WARN("SKIPPED: no nvcc: " << toolchain.status().to_string());
-    return;
-  }
-  auto sources = driver::find_source_dirs();
-  INFO((sources ? "" : sources.status().to_string()));
-  REQUIRE(sources.has_value());
+  const std::optional<test::Nvcc> nvcc = test::find_nvcc();
+  if (!nvcc) return;
 
   Expected<test::ConvEpilogueGraph> convs = test::conv_epilogue_graph(
       {ir::DType::kF32, ir::DType::kF16, ir::DType::kBF16, ir::DType::kF64});
   INFO((convs ? "" : convs.status().to_string()));
   REQUIRE(convs.has_value());
-  codegen::CodegenOptions options;
-  options.target.sm_archs = {90};
-  options.source_model_hash = "0";
-  options.cuda_version = toolchain->version.to_string();
-  auto generated = codegen::generate(convs->graph, options);
+  auto generated = codegen::generate(convs->graph, nvcc->codegen_options());
   INFO((generated ? "" : generated.status().to_string()));
   REQUIRE(generated.has_value());
   const std::string& cu = generated->cuda_source;
@@ -59,17 +49,8 @@ TEST_CASE("nvcc compiles conv2d with every epilogue and layout", "[codegen][nvcc
   CHECK(residuals == nodes / 2);
   CHECK(cu.find("/* nhwc */ true") != std::string::npos);
 
-  char pattern[] = "/tmp/inferno_conv_epilogue_nvcc_XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const std::string dir = pattern;
-  driver::BuildOptions build;
-  build.toolchain = *toolchain;
-  build.source_dirs = *sources;
-  build.archs = {driver::SmArch{90, false}};
-  build.output = dir + "/" + driver::kLibraryFile;
-  REQUIRE(driver::write_build_dir(dir, *generated, build).is_ok());
-  std::vector<std::string> argv = driver::nvcc_command(build);
-  argv.insert(argv.begin() + 1, {"-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra,-Werror"});
+  const test::NvccBuildDir dir(*nvcc, *generated, "conv_epilogue_nvcc");
+  std::vector<std::string> argv = driver::nvcc_command(dir.build);
   // PTX only: what varies here is the epilogue's C++, which the front end and cicc check; ptxas
   // on 72 kernel instantiations would take most of ten minutes, and every conv kernel path is
   // already assembled to SASS by codegen_conv_nvcc_test.cpp.
@@ -78,10 +59,8 @@ TEST_CASE("nvcc compiles conv2d with every epilogue and layout", "[codegen][nvcc
   argv.erase(sass);
   REQUIRE(std::find(argv.begin(), argv.end(), "-gencode=arch=compute_90,code=compute_90") !=
           argv.end());
-  const test::ProcessResult result = test::run_process(argv, dir);
-  INFO(nodes << " nodes; nvcc in " << dir << ": " << result.out << result.err);
-  REQUIRE(result.exit_code == 0);
-  driver::remove_tree(dir);
+  INFO(nodes << " nodes");
+  dir.run_strict(argv);
 }
 
 }  // namespace inferno

@@ -8,14 +8,18 @@ out=...)`, on torch's default stream, and `out=` on a stream of its own) and thr
 column in this one process but the C++ one; the columns take turns over three rounds. The overhead
 columns are Python minus C++: what the binding adds per call. The last three compare the host time
 of the call alone (its enqueue, no sync) from C++ and from Python with out=, which the GPU's own
-time (and its drift between processes) does not move.
+time (and its drift between processes) does not move. The last two take the C API call's own
+enqueue in this process (session_run_timer.cpp, through --timer: the same session, tensors and
+stream), so that the difference is the binding's cost with nothing else between the columns.
 
     PYTHONPATH=tools/python:build/python:tools/bench INFERNOC=build/src/infernoc \
         python3 tools/bench/bench_python.py --infernoc build/src/infernoc \
-        --inferno-run build/runtime/inferno-run --out results
+        --inferno-run build/runtime/inferno-run --timer build/runtime/inferno_bench_timer.so \
+        --out results
 
 Writes bench_python.md (and prints it).
 """
+import ctypes
 import os
 import statistics
 import sys
@@ -88,6 +92,20 @@ def ctypes_latency(path, inputs, iters):
     return ms
 
 
+def c_enqueue_us(timer, model, inputs, out, iters, stream):
+    """Median microseconds of the C API's inferno_session_run alone in this process, on the
+    session, tensors and stream the binding's calls use (session_run_timer.cpp)."""
+    keep = []
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    ins = (inferno.runtime._Tensor * len(inputs))(*[model._tensor(t, keep) for t in inputs])
+    res = (inferno.runtime._Tensor * len(outs))(*[model._tensor(t, keep) for t in outs])
+    us = timer.inferno_bench_run_enqueue_us(model._session(), ctypes.c_void_p(stream.cuda_stream), ins,
+                                            len(inputs), res, len(outs), iters)
+    if us < 0:
+        raise RuntimeError("inferno_bench_run_enqueue_us failed: " + inferno.runtime._library().inferno_last_error().decode())
+    return us
+
+
 def bench(name, module, example, args, work):
     cache = os.path.join(work, "cache")
     start = time.perf_counter()
@@ -124,6 +142,7 @@ def bench(name, module, example, args, work):
         "side": on_side,
         "ctypes": lambda: ctypes_latency(so, inputs, args.iters),
         "out_enqueue": lambda: enqueue_us(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
+        "c_enqueue": lambda: c_enqueue_us(args.timer, compiled, inputs, out, args.iters, default),
         "side_enqueue": on_side_enqueue,
         # Only in the log: the same calls synced with torch.cuda.synchronize() (the whole device).
         "out_device_sync": lambda: time_calls(lambda: compiled(*inputs, out=out), args.iters, torch.cuda.synchronize),
@@ -140,13 +159,17 @@ def bench(name, module, example, args, work):
     return (f"| {name} | {cold_s:.1f} | {hit_s:.2f} | {error:.1e} | {m['cpp']:.4f} | {m['native']:.4f} | "
             f"{m['out']:.4f} | {m['side']:.4f} | {m['ctypes']:.4f} | {over(m['native']):.1f} | "
             f"{over(m['out']):.1f} | {over(m['side']):.1f} | {over(m['ctypes']):.1f} | "
-            f"{m['cpp_enqueue']:.1f} | {m['out_enqueue']:.1f} | {m['out_enqueue'] - m['cpp_enqueue']:.1f} |")
+            f"{m['cpp_enqueue']:.1f} | {m['out_enqueue']:.1f} | {m['out_enqueue'] - m['cpp_enqueue']:.1f} | "
+            f"{m['c_enqueue']:.1f} | {m['out_enqueue'] - m['c_enqueue']:.1f} |")
 
 
 def main():
     parser = bench_parser(__doc__, 1000)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--timer", required=True, help="inferno_bench_timer.so (session_run_timer.cpp)")
     args = parser.parse_args()
+    args.timer = ctypes.CDLL(args.timer)
+    args.timer.inferno_bench_run_enqueue_us.restype = ctypes.c_double
     os.makedirs(args.out, exist_ok=True)
     # Eager PyTorch is the accuracy reference: full f32 (cuDNN's convolutions default to TF32).
     torch.backends.cudnn.allow_tf32 = False
@@ -158,8 +181,8 @@ def main():
     lines = ["| model | compile s | cache hit s | max rel. error | C++ ms | native ms | native out= ms | "
              "out= side stream ms | ctypes ms | native over C++ us | out= over C++ us | "
              "side stream over C++ us | ctypes over C++ us | C++ enqueue us | out= enqueue us | "
-             "out= enqueue over C++ us |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "out= enqueue over C++ us | C API enqueue here us | out= enqueue over C API here us |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in args.models:
         name, make = MODELS[key]
         torch.manual_seed(0)

@@ -5,8 +5,9 @@ one at a time, cold (into an empty build cache), with `-v`,
 and the stage times infernoc logs (`infernoc: time: <stage> <ms> ms`, docs/build-cache.md) become
 one table row; a second compile of the same model then shows what a cache hit costs; where the
 model's directory also holds a model.pt2 (export_zoo.py --pt2), a cold compile of that is the last
-column (no TorchScript loader child). Run it on an idle machine: every other process takes CPU from
-nvcc.
+column (no TorchScript loader child), and the nvcc time of a cold compile with `--jobs 1` (one nvcc
+process: a large model is otherwise built as several objects at once) the one before it. Run it on
+an idle machine: every other process takes CPU from nvcc.
 
     /usr/bin/python3 tools/export_zoo.py --out zoo [--pt2]    # once: TorchScript files + inputs
     python3 tools/bench/compile_times.py --infernoc build/src/infernoc --zoo zoo --out results
@@ -73,19 +74,21 @@ def main():
             if os.path.isfile(os.path.join(model_dir, "model.pt2")):
                 pt2 = compile_once(args.infernoc, model_dir, output, cache, "model.pt2")
                 shutil.rmtree(cache[-1], ignore_errors=True)
-            rows.append((model, cold, hit, pt2))
+            one = compile_once(args.infernoc, model_dir, output,
+                               ["--arch", args.arch, "--no-cache", "--jobs", "1"])
+            rows.append((model, cold, hit, pt2, one))
             print(f"{model}: {cold.get('total', 0) / 1e3:.1f} s cold, "
                   f"{hit.get('total', 0) / 1e3:.2f} s from the cache", file=sys.stderr)
 
     cores = os.cpu_count()
     lines = [f"infernoc compile times, {args.arch}, {cores} CPUs, one model at a time (seconds)", "",
-             "| model | " + " | ".join(COLUMNS) + " | cache hit | .pt2 total |",
-             "|---|" + "---|" * (len(COLUMNS) + 2)]
-    for model, cold, hit, pt2 in rows:
+             "| model | " + " | ".join(COLUMNS) + " | cache hit | nvcc, one object | .pt2 total |",
+             "|---|" + "---|" * (len(COLUMNS) + 3)]
+    for model, cold, hit, pt2, one in rows:
         cells = [f"{cold.get(c, 0) / 1e3:.1f}" for c in COLUMNS]
         pt2_cell = f"{pt2.get('total', 0) / 1e3:.1f}" if pt2 else "-"
         lines.append(f"| {model} | " + " | ".join(cells) +
-                     f" | {hit.get('total', 0) / 1e3:.2f} | {pt2_cell} |")
+                     f" | {hit.get('total', 0) / 1e3:.2f} | {one.get('nvcc', 0) / 1e3:.1f} | {pt2_cell} |")
     table = "\n".join(lines) + "\n"
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "compile_times.md"), "w") as f:

@@ -56,7 +56,7 @@ targets=()
 if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then  # e.g. llm-bench
   targets=(--target infernoc inferno-run inferno_runtime)
   has runtime-gpu && targets+=(test_runtime_gpu)
-  has python && targets+=(inferno_python_native)
+  has python && targets+=(inferno_python_native inferno_bench_timer)
 fi
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -91,10 +91,10 @@ if has bench || has all; then
 fi
 
 if has compile-times && ! has python; then
-  [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
-    --pt2 --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+  [[ -d "$build/zoo-times" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
+    --pt2 --out "$build/zoo-times" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
-    --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+    --zoo "$build/zoo-times" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   [[ -f "$out/compile_times.md" ]] && { echo; cat "$out/compile_times.md"; }
 fi
 
@@ -103,11 +103,12 @@ if has python; then
               INFERNOC="$build/src/infernoc")
   step "bench python" bench_python.log "${python_env[@]}" python3 "$root/tools/bench/bench_python.py" \
     --infernoc "$build/src/infernoc" --inferno-run "$build/runtime/inferno-run" --out "$out" \
+    --timer "$build/runtime/inferno_bench_timer.so" \
     ${BENCH_PYTHON_MODELS:+--models $BENCH_PYTHON_MODELS}
-  [[ ${COMPILE_TIMES:-1} == 0 ]] || [[ -d "$build/zoo/resnet50" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
-    --pt2 --out "$build/zoo" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+  [[ ${COMPILE_TIMES:-1} == 0 ]] || [[ -d "$build/zoo-times" ]] || step "zoo export" zoo_export.log python3 "$root/tools/export_zoo.py" \
+    --pt2 --out "$build/zoo-times" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   [[ ${COMPILE_TIMES:-1} == 0 ]] || step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
-    --zoo "$build/zoo" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
+    --zoo "$build/zoo-times" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   for table in bench_python.md compile_times.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
 fi
 

@@ -1,0 +1,34 @@
+// The C API's own call time, for tools/bench/bench_python.py: inferno_session_run timed in C++
+// inside the Python process that also times the same call through the binding, on the same
+// session, tensors and stream, so that the difference is the binding's cost alone (the GPU, the
+// process and its CUDA context are the same for both). Loaded with ctypes; one ctypes call runs
+// the whole loop. Built with the runtime (runtime/CMakeLists.txt), shipped nowhere.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "inferno/runtime.h"
+
+/// The median microseconds of inferno_session_run alone (its enqueue; the stream is synced after
+/// each call, outside the timed span) over `iters` calls after `iters / 10` untimed ones; a
+/// negative value when a call or a sync fails.
+extern "C" __attribute__((visibility("default"))) double inferno_bench_run_enqueue_us(
+    inferno_session* session, void* stream, const inferno_tensor* inputs, int32_t num_inputs,
+    const inferno_tensor* outputs, int32_t num_outputs, int32_t iters) {
+  if (iters <= 0) return -1;
+  std::vector<double> micros;
+  micros.reserve(static_cast<size_t>(iters));
+  for (int32_t i = -(iters / 10); i < iters; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const inferno_status status =
+        inferno_session_run(session, stream, inputs, num_inputs, outputs, num_outputs);
+    const auto end = std::chrono::steady_clock::now();
+    if (status != INFERNO_STATUS_OK) return -1;
+    if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess) return -1;
+    if (i >= 0) micros.push_back(std::chrono::duration<double, std::micro>(end - start).count());
+  }
+  std::nth_element(micros.begin(), micros.begin() + iters / 2, micros.end());
+  return micros[static_cast<size_t>(iters / 2)];
+}
