@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The dynamic-shape fixtures (test/fixtures/dynamic, tools/export_dynamic_fixtures.py): models
+# exported with torch.export's dynamic dims, each with inputs and PyTorch's outputs at three sizes
+# (every dim at its minimum, its middle and its maximum). test/CMakeLists.txt registers:
+#   dynamic_fixture_test.sh reference INFERNOC NPY_COMPARE DIR
+#       at each size, the model's dims bound to that size's inputs (--data) and run on the CPU
+#       reference: every output within torch.testing's f32 tolerances of PyTorch's;
+#   dynamic_fixture_test.sh specialize INFERNOC INFERNO_RUN DIR SYMBOL
+#       one library holding a variant per size of dim SYMBOL (--specialize SYMBOL=min,mid,max;
+#       nvcc, no GPU), whose descriptor (inferno-run --check) lists the three input shapes.
+set -euo pipefail
+mode=$1
+shift
+
+# The first input's shape at size $1 ("1x16"), from its .npy header.
+npy_shape() {
+  local header
+  header=$(head -c 128 "$1" | tr -d '\0')
+  header=${header#*\'shape\': (}
+  header=${header%%)*}
+  header=${header//,/x}
+  header=${header// /}
+  echo "${header%x}"
+}
+
+case $mode in
+reference)
+  infernoc=$1 compare=$2 dir=$3
+  failed=0
+  for size in min mid max; do
+    out=$(mktemp -d)
+    "$infernoc" "$dir/model.pt2" --reference --data "$dir/$size"/input*.npy --save-outputs "$out"
+    for expected in "$dir/$size"/output*.npy; do
+      i=${expected##*/output}
+      i=${i%.npy}
+      echo -n "$size, output $i: "
+      "$compare" "$out/out$i.npy" "$expected" || failed=1
+    done
+    rm -rf "$out"
+  done
+  exit $failed
+  ;;
+specialize)
+  infernoc=$1 inferno_run=$2 dir=$3 symbol=$4
+  values=() shapes=()
+  for size in min mid max; do
+    shape=$(npy_shape "$dir/$size/input0.npy")
+    shapes+=("$shape")
+    values+=("${shape%%x*}")  # the batch dim: the first
+  done
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  "$infernoc" "$dir/model.pt2" --specialize "$symbol=$(IFS=,; echo "${values[*]}")" \
+    -o "$work/model.so" --no-cache
+  "$inferno_run" "$work/model.so" --check 90 | tee "$work/check.txt"
+  for shape in "${shapes[@]}"; do
+    dims="[${shape//x/,}]"
+    grep -qF "f32$dims" "$work/check.txt" || { echo "no variant takes f32$dims"; exit 1; }
+  done
+  ;;
+*)
+  echo "dynamic_fixture_test.sh: unknown mode $mode" >&2
+  exit 2
+  ;;
+esac
