@@ -50,7 +50,7 @@ std::string describe(const ir::Graph& graph) {
 }
 
 Status emit_text(const CliOptions& options, const std::string& text) {
-  if (options.output.empty()) {
+  if (options.output.empty() || options.output == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return std::fflush(stdout) == 0 ? Status::ok() : io_error("cannot write to stdout");
   }

@@ -233,7 +233,7 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   app.add_option(
       "-o,--output", o.output,
       "the output file (default for so: the model's file name with .so, in the current directory; "
-      "the other emits go to stdout without it)");
+      "the other emits go to stdout without it or with -o -)");
   add_build_options(app, o);
   add_optimizer_options(app, flags);
   app.add_option("--weights", weights,

@@ -83,6 +83,11 @@ TEST_CASE("emit ir prints the graph and -o writes it to a file") {
   CHECK(contains(unoptimized.out, "= linear("));
   CHECK(contains(unoptimized.out, "= relu("));
   CHECK(contains(result.out, "<elided>"));  // the weights, without --full-constants
+  // "-o -" is stdout too, not a file named "-".
+  auto dash = infernoc({fixture_path("mlp2/model.pt2"), "--emit", "ir", "-o", "-"});
+  REQUIRE(dash.exit_code == 0);
+  CHECK(dash.out == result.out);
+  CHECK_FALSE(std::filesystem::exists("-"));
 
   const auto dir = scratch_dir("emit");
   const std::string dot = (dir / "mlp2.dot").string();
