@@ -218,9 +218,9 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
   add_input_options(app, o);
   app.add_option("--specialize", o.specialize,
                  "SYMBOL=V1,V2,...: compile one variant per value of the model's dynamic dim "
-                 "SYMBOL (e.g. s0=1,16,64) into one library; the first is the model's own "
-                 "interface, the others are picked at run time by the inputs' shapes (see "
-                 "docs/llm.md)")
+                 "SYMBOL (e.g. s0=1,16,64) into one library; several dims: every combination "
+                 "(at most 16); the first is the model's own interface, the others are picked at "
+                 "run time by the inputs' shapes (see docs/llm.md)")
       ->take_all();
   app.add_option("--emit", emit,
                  "what to write: so (a CUDA shared library, the default), cu (the generated CUDA "

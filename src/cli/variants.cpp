@@ -1,23 +1,24 @@
 #include "cli/variants.h"
 
 #include <charconv>
+#include <utility>
 
 namespace inferno::cli {
 
-Expected<std::vector<Specialization>> specializations(const CliOptions& options) {
-  std::vector<Specialization> variants;
-  if (options.specialize.empty()) return variants;
-  if (options.specialize.size() > 1)
-    return invalid_input("--specialize names one dynamic dim (SYMBOL=V1,V2,...)");
-  const std::string& text = options.specialize.front();
+namespace {
+
+// Bounded: each variant is a full compile of the model.
+constexpr size_t kMaxVariants = 16;
+
+// One --specialize text, SYMBOL=V1,V2,...: its symbol and sizes (distinct, in order).
+Expected<std::pair<std::string, std::vector<int64_t>>> parse_specialize(const std::string& text) {
   const size_t eq = text.find('=');
   const std::string symbol = text.substr(0, eq);
   if (eq == std::string::npos || symbol.empty() || eq + 1 == text.size()) {
     return invalid_input("--specialize '" + text +
                          "': expected SYMBOL=V1,V2,... (e.g. s0=1,16,64)");
   }
-  // Bounded: each variant is a full compile of the model.
-  constexpr size_t kMaxVariants = 16;
+  std::vector<int64_t> values;
   for (size_t begin = eq + 1; begin <= text.size();) {
     size_t end = text.find(',', begin);
     if (end == std::string::npos) end = text.size();
@@ -29,15 +30,44 @@ Expected<std::vector<Specialization>> specializations(const CliOptions& options)
       return invalid_input("--specialize '" + text + "': '" + text.substr(begin, end - begin) +
                            "' is not a size");
     }
-    for (const Specialization& seen : variants) {
-      if (seen.at(symbol) == value)
+    for (const int64_t seen : values) {
+      if (seen == value)
         return invalid_input("--specialize '" + text + "' lists " + std::to_string(value) +
                              " twice");
     }
-    variants.push_back({{symbol, value}});
-    if (variants.size() > kMaxVariants)
+    values.push_back(value);
+    if (values.size() > kMaxVariants)
       return invalid_input("--specialize: at most " + std::to_string(kMaxVariants) + " variants");
     begin = end + 1;
+  }
+  return std::pair{symbol, std::move(values)};
+}
+
+}  // namespace
+
+Expected<std::vector<Specialization>> specializations(const CliOptions& options) {
+  std::vector<Specialization> variants;
+  if (options.specialize.empty()) return variants;
+  variants.emplace_back();
+  for (const std::string& text : options.specialize) {
+    INFERNO_ASSIGN_OR_RETURN(auto parsed, parse_specialize(text));
+    const auto& [symbol, values] = parsed;
+    if (variants.front().count(symbol) != 0)
+      return invalid_input("--specialize names dim '" + symbol + "' twice");
+    if (variants.size() * values.size() > kMaxVariants) {
+      return invalid_input("--specialize: at most " + std::to_string(kMaxVariants) +
+                           " variants (every combination of the sizes is one)");
+    }
+    // Every combination, the earlier dims' sizes varying slowest: the first variant (the
+    // library's own interface) takes each dim's first size.
+    std::vector<Specialization> combined;
+    for (const Specialization& variant : variants) {
+      for (const int64_t value : values) {
+        combined.push_back(variant);
+        combined.back()[symbol] = value;
+      }
+    }
+    variants = std::move(combined);
   }
   return variants;
 }
@@ -58,8 +88,10 @@ std::vector<Specialization> default_specializations(
 std::string describe_variants(const std::vector<Specialization>& variants) {
   std::string text;
   for (const Specialization& variant : variants) {
+    std::string one;
     for (const auto& [symbol, value] : variant)
-      text += (text.empty() ? "" : ", ") + symbol + "=" + std::to_string(value);
+      one += (one.empty() ? "" : " ") + symbol + "=" + std::to_string(value);
+    text += (text.empty() ? "" : ", ") + one;
   }
   return text;
 }

@@ -17,7 +17,8 @@ namespace inferno::cli {
 /// One variant: a value for each dynamic dim it fixes, by symbol ("s0" -> 16).
 using Specialization = std::map<std::string, int64_t, std::less<>>;
 
-/// The variants --specialize names (SYMBOL=V1,V2,...; one symbol), or none.
+/// The variants --specialize names, or none: each SYMBOL=V1,V2,... one dynamic dim's sizes, and
+/// with several dims every combination of their sizes (at most 16 variants).
 Expected<std::vector<Specialization>> specializations(const CliOptions& options);
 
 /// The lengths a model with state and one dynamic dim (transformers' decoder recipe: the
@@ -30,7 +31,7 @@ inline constexpr int64_t kDefaultLengths[] = {1, 16, 64, 128};
 std::vector<Specialization> default_specializations(
     const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims);
 
-/// "s0=1, s0=16, s0=64" for a log line.
+/// "s0=1, s0=16, s0=64" (with two dims "s0=1 s1=2, s0=1 s1=8, ...") for a log line.
 std::string describe_variants(const std::vector<Specialization>& variants);
 
 }  // namespace inferno::cli

@@ -52,5 +52,28 @@ TEST_CASE("the --specialize flag chooses the lengths, and its mistakes are exit 
   CHECK(contains(out.err, "outside the range the model was exported for"));
 }
 
+TEST_CASE("several --specialize dims compile every combination of their sizes") {
+  // The dynamic BERT layer (test/fixtures/dynamic): batch s55 in 1..8, seq s26 in 2..64.
+  const std::string layer = test::fixture_path("dynamic/dyn_bert_layer/model.pt2");
+  const test::ProcessResult r = infernoc({layer, "--emit", "cu", "--arch", "sm_90", "--specialize",
+                                          "s55=1,8", "--specialize", "s26=2,33,64"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.err,
+                 "compiling 6 variants: s26=2 s55=1, s26=33 s55=1, s26=64 s55=1, "
+                 "s26=2 s55=8, s26=33 s55=8, s26=64 s55=8"));
+  CHECK(contains(r.out, "{\"x\", INFERNO_DTYPE_F32, 3, kInput0Shape}"));
+  CHECK(contains(r.out, "const int64_t kInput0Shape[] = {8, 64, 32};"));
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"s55=1,8", "s55=2"}, {"s55=1,2,3,4,5", "s26=2,3,4,5"}}) {
+    std::vector<std::string> args = {layer, "--emit", "ir"};
+    for (const std::string& flag : bad) args.insert(args.end(), {"--specialize", flag});
+    const test::ProcessResult wrong = infernoc(args);
+    INFO(wrong.err);
+    CHECK(wrong.exit_code == 3);
+    CHECK(contains(wrong.err, "infernoc: error: --specialize"));
+  }
+}
+
 }  // namespace
 }  // namespace inferno
