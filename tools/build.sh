@@ -26,11 +26,16 @@ bash "$root/tools/install-deps.sh"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 werror=OFF
-[[ "${CI:-}" == "true" ]] && werror=ON
+ci_flags=()
+if [[ "${CI:-}" == "true" ]]; then
+  werror=ON
+  # CI reads no debug information: without it a fresh build takes about a sixth less time.
+  ci_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
+fi
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   echo "build: configuring $build" >&2
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DINFERNO_WERROR="$werror" "${configure_args[@]}" >"$root/build.configure.log" 2>&1 ||
+    -DINFERNO_WERROR="$werror" "${ci_flags[@]}" "${configure_args[@]}" >"$root/build.configure.log" 2>&1 ||
     { cat "$root/build.configure.log" >&2; exit 1; }
   rm -f "$root/build.configure.log"
 fi
