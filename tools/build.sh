@@ -44,6 +44,6 @@ if ((${#targets[@]} > 0)); then
   echo "build: compiling ${targets[*]} (about 6 minutes on 2 idle cores the first time)" >&2
   cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
 else
-  echo "build: compiling everything, the tests included (15 to 20 minutes on 2 cores the first time)" >&2
+  echo "build: compiling everything, the tests included (12 to 20 minutes on 2 cores the first time)" >&2
   cmake --build "$build" --parallel "$(nproc)"
 fi
