@@ -254,37 +254,30 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     INFERNO_ASSIGN_OR_RETURN(corrupted, find_corrupted_node(graph, views, options.corrupt_node));
   }
   std::vector<KernelChunk> chunks;
-  // Records the kernels that `emit` wrote, with the step it added.
-  auto record = [&](auto&& emit) -> Status {
-    KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};
-    const size_t functors = sections.functors.size(), steps = code.profile.size();
-    const Status status = emit();
-    if (!status.is_ok()) return status;
+  // The kernels written since `chunk` was begun, and the step added since (`steps` before).
+  const auto finish = [&](KernelChunk chunk, size_t functors, size_t steps) {
     chunk.end = sections.kernels.text().size();
     chunk.shared = sections.functors.size() != functors;
     if (code.profile.size() != steps) chunk.step = static_cast<int32_t>(steps);
     chunks.push_back(chunk);
-    return Status::ok();
   };
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
-    const Status emitted = record([&]() -> Status {
-      const size_t begin = sections.run.text().size();
-      INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
-      add_step(code, graph, i, begin, options);
-      if (i == corrupted) emit_corruption(ctx, i);
-      return Status::ok();
-    });
-    if (!emitted.is_ok()) return emitted;
+    const KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};
+    const size_t functors = sections.functors.size(), steps = code.profile.size();
+    const size_t begin = sections.run.text().size();
+    INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
+    add_step(code, graph, i, begin, options);
+    if (i == corrupted) emit_corruption(ctx, i);
+    finish(chunk, functors, steps);
   }
   if (!plan.output_copies.empty()) sections.run.line("");
-  const Status copied = record([&]() -> Status {
-    const size_t copies_begin = sections.run.text().size();
-    emit_output_copies(ctx);
-    add_step(code, graph, -1, copies_begin, options);
-    return Status::ok();
-  });
-  if (!copied.is_ok()) return copied;
+  const KernelChunk copies{sections.kernels.text().size(), 0, -1, false};
+  const size_t functors = sections.functors.size(), steps = code.profile.size();
+  const size_t copies_begin = sections.run.text().size();
+  emit_output_copies(ctx);
+  add_step(code, graph, -1, copies_begin, options);
+  finish(copies, functors, steps);
   if (!code.profile.empty() && code.profile.back().node == -1) {
     for (const OutputCopy& copy : plan.output_copies) {  // each reads and writes its value
       code.profile.back().work.bytes_read += graph.type(copy.value).size_bytes();
