@@ -46,6 +46,10 @@
 // awaits the kernels before (which write x and the epilogue's operands), so the launch and the
 // first DRAM round trip overlap the previous kernel's tail.
 //
+// L2 prefetch (l2_prefetch.cuh): each kernel may also be handed the next GEMV's weight (`next`);
+// after its own first loads it asks L2 for its share of those bytes, so that the next GEMV's DRAM
+// traffic overlaps this one's tail and the small kernels between them.
+//
 // Epilogue (GemvEpilogue): the f32 sum times alpha, plus row_coefficient * row[n] (a bias) and
 // full_coefficient * full[m, n] (the output's own layout; it may be the output itself, read
 // before the same thread writes it), then act (a device functor float -> float), rounded once
@@ -55,6 +59,7 @@
 
 #include "common.cuh"
 #include "dependent_launch.cuh"
+#include "l2_prefetch.cuh"
 
 namespace inferno::kernels {
 
@@ -273,7 +278,7 @@ __device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int
 template <typename T, int kM, int kPack, int kLanes, int kUnroll = kGemvUnroll, typename Act>
 __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
                                         int64_t k, T* out, const GemvEpilogue<T>& epilogue,
-                                        Act act) {
+                                        Act act, const L2Prefetch& next = {}) {
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
   constexpr int kColumns = kGemvNkThreads / kLanes;
@@ -285,6 +290,7 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   const T* row = w + (col < n ? col : 0) * k;
   Pack<T, kPack> wv[kUnroll];
   if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, k / kPack, sub);
+  prefetch_l2_share(next);
   await_producers();  // the first weight loads are in flight; x is the kernel before's
   if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, x, row, k, sub);
   detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
@@ -417,7 +423,8 @@ template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms,
 __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* __restrict__ w,
                                              int64_t n, const T* __restrict__ weight,
                                              const T* __restrict__ bias, float eps, T* out,
-                                             const GemvEpilogue<T>& epilogue, Act act) {
+                                             const GemvEpilogue<T>& epilogue, Act act,
+                                             const L2Prefetch& next = {}) {
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
   static_assert(kK >= 1 && kK % kPack == 0, "packs tile the rows");
@@ -432,6 +439,7 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
   const T* row = w + (col < n ? col : 0) * kK;
   Pack<T, kPack> wv[kUnroll];
   if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, kK / kPack, sub);
+  prefetch_l2_share(next);
   await_producers();
   detail::gemv_normalize_rows<T, kM, kPack, kK, kRms>(x, weight, bias, eps, staged, scratch);
   float acc[kM];
@@ -446,7 +454,7 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
 template <typename T, int kM, int kPack, int kTx, int kThreads, typename Act>
 __device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
                                         int64_t k, T* out, const GemvEpilogue<T>& epilogue,
-                                        Act act) {
+                                        Act act, const L2Prefetch& next = {}) {
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kTx >= 1 && kTx <= 32 && (kTx & (kTx - 1)) == 0, "tile threads: 2^i <= 32");
   static_assert(kThreads % 32 == 0 && kThreads >= kTx * kPack, "whole warps, one per column");
@@ -473,6 +481,7 @@ __device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __rest
   };
   const bool in = col < n;  // n is a multiple of kPack: the whole pack is in
   if (in) load_turn(ty);
+  prefetch_l2_share(next);
   await_producers();  // the first weight loads are in flight; x is the kernel before's
   if (in) {
     for (int64_t r = ty; r < k; r += kGemvUnroll * kRows) {  // as gemv_nk's loop

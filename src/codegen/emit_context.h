@@ -41,6 +41,9 @@ class EmitContext {
   ModelSections& out;
   /// The model's other variants (kVariants), emitted for the first variant only; else 0.
   int32_t num_variants = 0;
+  /// By node: the weight its GEMV prefetches into L2 for the next GEMV (plan_gemv_prefetches,
+  /// emit_gemm.h), or kNoValue; empty: none anywhere.
+  std::vector<ir::ValueId> gemv_prefetch;
 
   /// The pointer variable run() declares for a value (see codegen.cpp), e.g. "v_fc1_weight".
   const std::string& pointer(ir::ValueId v) const {

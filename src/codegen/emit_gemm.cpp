@@ -440,6 +440,41 @@ Status emit_norm_gemm(EmitContext& ctx, int32_t index) {
 
 }  // namespace
 
+namespace {
+
+// The weight node `index`'s GEMV streams, or kNoValue when the node runs no GEMV.
+ir::ValueId gemv_streamed_weight(const ir::Graph& graph, int32_t index) {
+  const ir::Node& node = graph.nodes()[static_cast<size_t>(index)];
+  if (node.op != ir::OpKind::kGemm && node.op != ir::OpKind::kNormGemm) return ir::kNoValue;
+  if (graph.type(node.outputs[0]).numel() == 0) return ir::kNoValue;
+  RowMajorGemm g;
+  if (!plan_operands(graph, node, g).is_ok() || g.k == 0) return ir::kNoValue;
+  if (node.op == ir::OpKind::kGemm && !gemv_fits(graph, node, gemv_product(node, g)))
+    return ir::kNoValue;
+  return g.right;  // a norm_gemm is a GEMV or refused
+}
+
+}  // namespace
+
+std::vector<ir::ValueId> plan_gemv_prefetches(const ir::Graph& graph,
+                                              const WeightsLayout& weights) {
+  std::vector<int32_t> gemvs;  // nodes whose GEMV streams a stored weight, in run order
+  std::vector<ir::ValueId> streamed(graph.nodes().size(), ir::kNoValue);
+  for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
+    const ir::ValueId w = gemv_streamed_weight(graph, i);
+    if (w == ir::kNoValue || !weights.stored(w)) continue;
+    gemvs.push_back(i);
+    streamed[static_cast<size_t>(i)] = w;
+  }
+  std::vector<ir::ValueId> next(graph.nodes().size(), ir::kNoValue);
+  for (size_t g = 0; g < gemvs.size(); ++g) {
+    const ir::ValueId mine = streamed[static_cast<size_t>(gemvs[g])];
+    const ir::ValueId after = streamed[static_cast<size_t>(gemvs[(g + 1) % gemvs.size()])];
+    if (after != mine) next[static_cast<size_t>(gemvs[g])] = after;
+  }
+  return next;
+}
+
 void register_gemm_lowerings(LoweringTable& table) {
   table.add(ir::OpKind::kGemm, {emit_gemm, no_scratch, gemm_in_place_inputs});
   // Every block reads all of x (and the norm's parameters): the output takes no input's bytes.

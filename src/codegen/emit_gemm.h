@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "codegen/emit_context.h"
 #include "codegen/lowering.h"
@@ -46,6 +47,12 @@ namespace inferno::codegen {
 
 /// Lowers GEMM node `index`: a kGemms entry and its launches in run().
 Status emit_gemm(EmitContext& ctx, int32_t index);
+
+/// By node: the weight the next GEMV of the run streams (node order; the last GEMV's next is the
+/// first, which the next run starts with), for that node's GEMV to prefetch into L2
+/// (kernels/l2_prefetch.cuh). kNoValue for nodes without a GEMV, and where the next weight is the
+/// node's own (one GEMV) or not a stored constant.
+std::vector<ir::ValueId> plan_gemv_prefetches(const ir::Graph& graph, const WeightsLayout& weights);
 
 /// The canonical gemm (the legalize pass turns every other matrix product into one).
 void register_gemm_lowerings(LoweringTable& table);

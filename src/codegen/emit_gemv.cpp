@@ -71,6 +71,9 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::optional<Slots> slots = assign_slots(ctx.graph, out_type, p);
   INFERNO_CHECK(slots.has_value(), "gemv: an epilogue the kernel cannot take");
   const std::string type(storage_type(dtype));
+  const ir::ValueId next = ctx.gemv_prefetch.empty()
+                               ? ir::kNoValue
+                               : ctx.gemv_prefetch.at(static_cast<size_t>(index));
   const std::string m = decimal(p.m), n = decimal(p.n), k = decimal(p.k);
   const char* layout = p.right_is_nk ? "nk" : "kn";
   const char* norm_name = !p.norm ? "" : p.norm->rms ? "rms_norm_" : "layer_norm_";
@@ -118,6 +121,10 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       std::string("// (") +
       (p.norm ? "x's rows normalized in f32 and rounded, as the norm's kernel does; " : "") +
       "f32 sums, the epilogue fused, one rounding to " + std::string(ir::dtype_name(dtype)) + ")");
+  if (next != ir::kNoValue) {
+    kernels.line("// Asks L2 for " + value(next) +
+                 ", the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).");
+  }
   std::string params = "const " + type + "* x, const " + type + "* w";
   NamedArgs args = {{"x", ctx.pointer(p.left)}, {"w", ctx.pointer(p.right)}};
   if (p.norm) {
@@ -138,6 +145,14 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   }
   params += ", " + type + "* out";
   args.push_back({"out", ctx.pointer(out)});
+  std::string prefetch;  // the call's last argument: the next GEMV's weight, for L2
+  if (next != ir::kNoValue) {
+    params += ", const void* next_weight, long long next_bytes";
+    args.push_back({"next_weight", ctx.pointer(next)});
+    args.push_back({"next_bytes", "inferno::kernels::l2_prefetch_bytes(" +
+                                      decimal(ctx.graph.type(next).size_bytes()) + ")"});
+    prefetch = ", {next_weight, next_bytes}";
+  }
   kernels.open("__global__ void __launch_bounds__(" + threads + ") " + name + "(" + params + ")");
   kernels.line(
       "const inferno::kernels::GemvEpilogue<" + type + "> epilogue{" +
@@ -158,11 +173,11 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
                  ", " + k + ", " + (p.norm->rms ? "true" : "false") + unroll + ">(x, w, " + n +
                  ", norm_weight, " + (p.norm->bias != ir::kNoValue ? "norm_bias" : "nullptr") +
                  ", " + float_literal(static_cast<float>(p.norm->eps)) + ", out, epilogue, " + act +
-                 ");");
+                 prefetch + ");");
   } else {
     kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m + ", " +
                  pack + ", " + tiles + (p.right_is_nk ? unroll : "") + ">(x, w, " + n + ", " + k +
-                 ", out, epilogue, " + act + ");");
+                 ", out, epilogue, " + act + prefetch + ");");
   }
   kernels.close();
   kernels.line("");

@@ -4,7 +4,9 @@
 // partial warp per column). Each shape runs without an epilogue, with the whole one (alpha, a
 // bias, a scaled residual, silu or gelu), and once with the residual read from the output itself
 // (in place). The wrappers are the kernels codegen generates (emit_gemv.cpp): one __global__
-// around the device function, its tile parameters from the header's constexpr choices.
+// around the device function, its tile parameters from the header's constexpr choices. The cases
+// with an epilogue also hand the kernel a buffer to prefetch into L2 (as a model's GEMV gets the
+// next GEMV's weight): a hint that must change no result.
 //
 // Tolerance: torch.testing's for the dtype (the inputs are the rounded values, so a 16-bit result
 // is off by its one rounding, at most half an ulp: 4.9e-4 for f16, 3.9e-3 for bf16, both inside
@@ -48,17 +50,19 @@ double host_activation(Activation kind, double v) {
 
 template <typename T, int kM, int64_t kN, int64_t kK>
 __global__ void __launch_bounds__(kGemvNkThreads)
-    nk_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act) {
+    nk_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act,
+              inferno::kernels::L2Prefetch next) {
   inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK),
                             inferno::kernels::gemv_nk_unroll<T>(kN, kK)>(x, w, kN, kK, out,
-                                                                         epilogue, act);
+                                                                         epilogue, act, next);
 }
 
 template <typename T, int kM, int64_t kN, int64_t kK>
 __global__ void __launch_bounds__(gemv_kn_threads<T>(kN, kM))
-    kn_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act) {
+    kn_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act,
+              inferno::kernels::L2Prefetch next) {
   inferno::kernels::gemv_kn<T, kM, gemv_pack<T>(kN), gemv_kn_tx<T>(kN), gemv_kn_threads<T>(kN, kM)>(
-      x, w, kN, kK, out, epilogue, act);
+      x, w, kN, kK, out, epilogue, act, next);
 }
 
 struct Epilogue {
@@ -116,12 +120,17 @@ void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
     dout.poison();
   }
   const TestActivation act{epilogue.activation};
+  // A prefetch of 3 MB and 40 bytes (not a multiple of 16: the last 8 are left out).
+  const DeviceBuffer<unsigned char> prefetched((3 << 20) + 40);
+  const inferno::kernels::L2Prefetch next =
+      epilogue.on ? inferno::kernels::L2Prefetch{prefetched.get(), (3 << 20) + 40}
+                  : inferno::kernels::L2Prefetch{};
   if (nk) {
     nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
-        dx.get(), dw.get(), dout.get(), e, act);
+        dx.get(), dw.get(), dout.get(), e, act, next);
   } else {
     kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), gemv_kn_threads<T>(kN, kM), 0, g_stream>>>(
-        dx.get(), dw.get(), dout.get(), e, act);
+        dx.get(), dw.get(), dout.get(), e, act, next);
   }
   char what[160];
   std::snprintf(what, sizeof what, "gemv_%s %s M %d K %lld N %lld%s%s", nk ? "nk" : "kn",
@@ -133,10 +142,10 @@ void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
   if (!epilogue.in_place) {  // a second run gives the same bits
     if (nk) {
       nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
-          dx.get(), dw.get(), dout.get(), e, act);
+          dx.get(), dw.get(), dout.get(), e, act, next);
     } else {
       kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), gemv_kn_threads<T>(kN, kM), 0, g_stream>>>(
-          dx.get(), dw.get(), dout.get(), e, act);
+          dx.get(), dw.get(), dout.get(), e, act, next);
     }
     if (expect_launch(cudaGetLastError(), std::string(what) + ", again"))
       expect_bitwise_equal(std::string(what) + ": reproducible", dout.download(), got);

@@ -95,11 +95,18 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     row = {"compile s": compile_s, "infernoc ms/token": figures["per_token_ms"],
            "infernoc TTFT ms": figures["ttft_ms"], "infernoc prefill ms": figures["prefill_ms"],
            "floor ms/token": figures["floor_ms"]}
-    # The same library with programmatic dependent launch off (kernels/dependent_launch.cuh).
-    serial = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
-                             "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
-                            env={**os.environ, "INFERNO_DEPENDENT_LAUNCH": "0"}).stdout
-    row["no dependent launch ms/token"] = parse_generate_output(serial)["per_token_ms"]
+    def per_token_ms(setting):  # the same library, run with one more environment variable
+        text = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
+                               "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
+                              env={**os.environ, **setting}).stdout
+        return parse_generate_output(text)["per_token_ms"]
+
+    # Programmatic dependent launch off (kernels/dependent_launch.cuh); the GEMVs' L2 prefetch off,
+    # and at other caps than the default (kernels/l2_prefetch.cuh; the others only in the log).
+    row["no dependent launch ms/token"] = per_token_ms({"INFERNO_DEPENDENT_LAUNCH": "0"})
+    row["no L2 prefetch ms/token"] = per_token_ms({"INFERNO_L2_PREFETCH_MB": "0"})
+    caps = {mb: per_token_ms({"INFERNO_L2_PREFETCH_MB": str(mb)}) for mb in (4, 8, 16, 32, 48)}
+    print(f"bench_llm: {name}: ms/token by L2 prefetch cap (MB): {caps}", file=sys.stderr)
     if args.ncu:
         try:  # on its own: a profiler's failure keeps the generation's figures
             with phase(f"{name}: ncu and profiles"):

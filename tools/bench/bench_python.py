@@ -11,6 +11,9 @@ of the call alone (its enqueue, no sync) from C++ and from Python with out=, whi
 time (and its drift between processes) does not move. The last two take the C API call's own
 enqueue in this process (session_run_timer.cpp, through --timer: the same session, tensors and
 stream), so that the difference is the binding's cost with nothing else between the columns.
+The final two call the C API once per iteration of a Python loop like the binding's columns
+(through ctypes, less the same ctypes call of a function that does nothing), so that the C call
+meets the caches a Python loop leaves, as the binding's call does.
 
     PYTHONPATH=tools/python:build/python:tools/bench INFERNOC=build/src/infernoc \
         python3 tools/bench/bench_python.py --infernoc build/src/infernoc \
@@ -106,6 +109,23 @@ def c_enqueue_us(timer, model, inputs, out, iters, stream):
     return us
 
 
+def c_call_from_python_us(timer, model, inputs, out, iters, stream):
+    """Median microseconds of inferno_session_run called once per iteration of a Python loop
+    (through ctypes), minus the same loop around a C function that takes the same arguments and
+    does nothing: the C call's enqueue inside a Python loop like the binding's."""
+    keep = []
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    ins = (inferno.runtime._Tensor * len(inputs))(*[model._tensor(t, keep) for t in inputs])
+    res = (inferno.runtime._Tensor * len(outs))(*[model._tensor(t, keep) for t in outs])
+    call = (model._session(), ctypes.c_void_p(stream.cuda_stream), ctypes.cast(ins, ctypes.c_void_p), len(inputs),
+            ctypes.cast(res, ctypes.c_void_p), len(outs))
+    once, nothing = timer.inferno_bench_run_once, timer.inferno_bench_no_run
+    if once(*call) != 0:
+        raise RuntimeError("inferno_bench_run_once failed: " + inferno.runtime._library().inferno_last_error().decode())
+    return enqueue_us(lambda: once(*call), iters, stream.synchronize) - enqueue_us(
+        lambda: nothing(*call), iters, stream.synchronize)
+
+
 def bench(name, module, example, args, work):
     cache = os.path.join(work, "cache")
     start = time.perf_counter()
@@ -143,6 +163,7 @@ def bench(name, module, example, args, work):
         "ctypes": lambda: ctypes_latency(so, inputs, args.iters),
         "out_enqueue": lambda: enqueue_us(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
         "c_enqueue": lambda: c_enqueue_us(args.timer, compiled, inputs, out, args.iters, default),
+        "c_from_python": lambda: c_call_from_python_us(args.timer, compiled, inputs, out, args.iters, default),
         "side_enqueue": on_side_enqueue,
         # Only in the log: the same calls synced with torch.cuda.synchronize() (the whole device).
         "out_device_sync": lambda: time_calls(lambda: compiled(*inputs, out=out), args.iters, torch.cuda.synchronize),
@@ -160,7 +181,8 @@ def bench(name, module, example, args, work):
             f"{m['out']:.4f} | {m['side']:.4f} | {m['ctypes']:.4f} | {over(m['native']):.1f} | "
             f"{over(m['out']):.1f} | {over(m['side']):.1f} | {over(m['ctypes']):.1f} | "
             f"{m['cpp_enqueue']:.1f} | {m['out_enqueue']:.1f} | {m['out_enqueue'] - m['cpp_enqueue']:.1f} | "
-            f"{m['c_enqueue']:.1f} | {m['out_enqueue'] - m['c_enqueue']:.1f} |")
+            f"{m['c_enqueue']:.1f} | {m['out_enqueue'] - m['c_enqueue']:.1f} | {m['c_from_python']:.1f} | "
+            f"{m['out_enqueue'] - m['c_from_python']:.1f} |")
 
 
 def main():
@@ -170,6 +192,9 @@ def main():
     args = parser.parse_args()
     args.timer = ctypes.CDLL(args.timer)
     args.timer.inferno_bench_run_enqueue_us.restype = ctypes.c_double
+    call_types = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32]
+    for function in (args.timer.inferno_bench_run_once, args.timer.inferno_bench_no_run):
+        function.argtypes, function.restype = call_types, ctypes.c_int32
     os.makedirs(args.out, exist_ok=True)
     # Eager PyTorch is the accuracy reference: full f32 (cuDNN's convolutions default to TF32).
     torch.backends.cudnn.allow_tf32 = False
@@ -181,8 +206,9 @@ def main():
     lines = ["| model | compile s | cache hit s | max rel. error | C++ ms | native ms | native out= ms | "
              "out= side stream ms | ctypes ms | native over C++ us | out= over C++ us | "
              "side stream over C++ us | ctypes over C++ us | C++ enqueue us | out= enqueue us | "
-             "out= enqueue over C++ us | C API enqueue here us | out= enqueue over C API here us |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "out= enqueue over C++ us | C API enqueue here us | out= enqueue over C API here us | "
+             "C API enqueue in a Python loop us | out= enqueue over that us |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in args.models:
         name, make = MODELS[key]
         torch.manual_seed(0)

@@ -32,3 +32,20 @@ extern "C" __attribute__((visibility("default"))) double inferno_bench_run_enque
   std::nth_element(micros.begin(), micros.begin() + iters / 2, micros.end());
   return micros[static_cast<size_t>(iters / 2)];
 }
+
+/// One inferno_session_run, for a Python loop to time through ctypes: the same loop around
+/// inferno_bench_no_run (the same arguments, nothing called) gives what ctypes and the loop cost,
+/// so that the difference is the C call's enqueue with Python's loop around it (its caches as
+/// cold as the binding's calls find them).
+extern "C" __attribute__((visibility("default"))) int32_t inferno_bench_run_once(
+    inferno_session* session, void* stream, const inferno_tensor* inputs, int32_t num_inputs,
+    const inferno_tensor* outputs, int32_t num_outputs) {
+  return inferno_session_run(session, stream, inputs, num_inputs, outputs, num_outputs);
+}
+
+/// inferno_bench_run_once's arguments, and nothing done (the ctypes call's own cost).
+extern "C" __attribute__((visibility("default"))) int32_t inferno_bench_no_run(
+    inferno_session* /*session*/, void* /*stream*/, const inferno_tensor* /*inputs*/,
+    int32_t /*num_inputs*/, const inferno_tensor* /*outputs*/, int32_t /*num_outputs*/) {
+  return 0;
+}
