@@ -30,7 +30,7 @@ struct L2Prefetch {
 };
 
 /// The default cap of one prefetch (see the header comment).
-constexpr long long kL2PrefetchDefaultBytes = 24ll << 20;
+constexpr long long kL2PrefetchDefaultBytes = 4ll << 20;
 
 /// This thread's part of `next`: the bytes are split over the grid's warps in 16-byte units, and
 /// lane 0 of each warp asks for its warp's share with one bulk prefetch. A no-op before sm_90.

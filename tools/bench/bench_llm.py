@@ -105,7 +105,7 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     # and at other caps than the default (kernels/l2_prefetch.cuh; the others only in the log).
     row["no dependent launch ms/token"] = per_token_ms({"INFERNO_DEPENDENT_LAUNCH": "0"})
     row["no L2 prefetch ms/token"] = per_token_ms({"INFERNO_L2_PREFETCH_MB": "0"})
-    caps = {mb: per_token_ms({"INFERNO_L2_PREFETCH_MB": str(mb)}) for mb in (4, 8, 16, 32, 48)}
+    caps = {mb: per_token_ms({"INFERNO_L2_PREFETCH_MB": str(mb)}) for mb in args.prefetch_caps}
     print(f"bench_llm: {name}: ms/token by L2 prefetch cap (MB): {caps}", file=sys.stderr)
     if args.ncu:
         try:  # on its own: a profiler's failure keeps the generation's figures
@@ -228,6 +228,8 @@ def main():
     parser.add_argument("--max-autotune", action="store_true",
                         help="also torch.compile mode max-autotune (many minutes per model)")
     parser.add_argument("--skip-hf", action="store_true", help="infernoc only: no Hugging Face figures")
+    parser.add_argument("--prefetch-caps", nargs="*", type=int, default=[1, 2, 8, 16], metavar="MB",
+                        help="also time the decode step with these INFERNO_L2_PREFETCH_MB caps (log only)")
     args = parser.parse_args()
     try:
         modes = compile_modes(args.compile_modes, args.max_autotune)

@@ -11,9 +11,10 @@ of the call alone (its enqueue, no sync) from C++ and from Python with out=, whi
 time (and its drift between processes) does not move. The last two take the C API call's own
 enqueue in this process (session_run_timer.cpp, through --timer: the same session, tensors and
 stream), so that the difference is the binding's cost with nothing else between the columns.
-The final two call the C API once per iteration of a Python loop like the binding's columns
-(through ctypes, less the same ctypes call of a function that does nothing), so that the C call
-meets the caches a Python loop leaves, as the binding's call does.
+The final two come from one loop that times, per iteration, the binding's out= call, the C API
+call through ctypes and a ctypes call of a function with the same arguments that does nothing:
+the C call's enqueue in a Python loop (ctypes less the no-op), and the median per-iteration
+difference between the binding's call and it, which the machine's drift moves least.
 
     PYTHONPATH=tools/python:build/python:tools/bench INFERNOC=build/src/infernoc \
         python3 tools/bench/bench_python.py --infernoc build/src/infernoc \
@@ -109,10 +110,13 @@ def c_enqueue_us(timer, model, inputs, out, iters, stream):
     return us
 
 
-def c_call_from_python_us(timer, model, inputs, out, iters, stream):
-    """Median microseconds of inferno_session_run called once per iteration of a Python loop
-    (through ctypes), minus the same loop around a C function that takes the same arguments and
-    does nothing: the C call's enqueue inside a Python loop like the binding's."""
+def paired_binding_us(timer, model, inputs, out, iters, stream):
+    """The binding's own cost, paired: each iteration times, one right after the other (each call
+    synced outside its timing), the binding's out= call, inferno_session_run through ctypes and a
+    ctypes call of a C function that takes the same arguments and does nothing. Returns the
+    medians of the C call's enqueue in this loop (ctypes less the no-op) and of the binding's call
+    less it, per iteration: the machine's drift (which moves each column by microseconds between
+    rounds) meets both sides of each difference alike."""
     keep = []
     outs = out if isinstance(out, (tuple, list)) else (out,)
     ins = (inferno.runtime._Tensor * len(inputs))(*[model._tensor(t, keep) for t in inputs])
@@ -122,8 +126,23 @@ def c_call_from_python_us(timer, model, inputs, out, iters, stream):
     once, nothing = timer.inferno_bench_run_once, timer.inferno_bench_no_run
     if once(*call) != 0:
         raise RuntimeError("inferno_bench_run_once failed: " + inferno.runtime._library().inferno_last_error().decode())
-    return enqueue_us(lambda: once(*call), iters, stream.synchronize) - enqueue_us(
-        lambda: nothing(*call), iters, stream.synchronize)
+    clock, sync, c_call, over = time.perf_counter, stream.synchronize, [], []
+    for i in range(-(iters // 10), iters):
+        t0 = clock()
+        model(*inputs, out=out)
+        t1 = clock()
+        sync()
+        t2 = clock()
+        once(*call)
+        t3 = clock()
+        sync()
+        t4 = clock()
+        nothing(*call)
+        t5 = clock()
+        if i >= 0:
+            c_call.append((t3 - t2) - (t5 - t4))
+            over.append((t1 - t0) - c_call[-1])
+    return statistics.median(c_call) * 1e6, statistics.median(over) * 1e6
 
 
 def bench(name, module, example, args, work):
@@ -163,7 +182,7 @@ def bench(name, module, example, args, work):
         "ctypes": lambda: ctypes_latency(so, inputs, args.iters),
         "out_enqueue": lambda: enqueue_us(lambda: compiled(*inputs, out=out), args.iters, default.synchronize),
         "c_enqueue": lambda: c_enqueue_us(args.timer, compiled, inputs, out, args.iters, default),
-        "c_from_python": lambda: c_call_from_python_us(args.timer, compiled, inputs, out, args.iters, default),
+        "paired": lambda: paired_binding_us(args.timer, compiled, inputs, out, args.iters, default),
         "side_enqueue": on_side_enqueue,
         # Only in the log: the same calls synced with torch.cuda.synchronize() (the whole device).
         "out_device_sync": lambda: time_calls(lambda: compiled(*inputs, out=out), args.iters, torch.cuda.synchronize),
@@ -174,6 +193,8 @@ def bench(name, module, example, args, work):
             rounds[column].append(measure())
     print(f"{name}: per round: {rounds}", file=sys.stderr)
     rounds["cpp_enqueue"] = [enqueue for _, enqueue in rounds["cpp"]]
+    rounds["c_in_loop"] = [c for c, _ in rounds["paired"]]
+    rounds["binding"] = [b for _, b in rounds.pop("paired")]
     rounds["cpp"] = [latency for latency, _ in rounds["cpp"]]
     m = {column: statistics.median(values) for column, values in rounds.items()}
     over = lambda t: (t - m["cpp"]) * 1e3  # noqa: E731
@@ -181,8 +202,8 @@ def bench(name, module, example, args, work):
             f"{m['out']:.4f} | {m['side']:.4f} | {m['ctypes']:.4f} | {over(m['native']):.1f} | "
             f"{over(m['out']):.1f} | {over(m['side']):.1f} | {over(m['ctypes']):.1f} | "
             f"{m['cpp_enqueue']:.1f} | {m['out_enqueue']:.1f} | {m['out_enqueue'] - m['cpp_enqueue']:.1f} | "
-            f"{m['c_enqueue']:.1f} | {m['out_enqueue'] - m['c_enqueue']:.1f} | {m['c_from_python']:.1f} | "
-            f"{m['out_enqueue'] - m['c_from_python']:.1f} |")
+            f"{m['c_enqueue']:.1f} | {m['out_enqueue'] - m['c_enqueue']:.1f} | {m['c_in_loop']:.1f} | "
+            f"{m['binding']:.1f} |")
 
 
 def main():
@@ -207,7 +228,7 @@ def main():
              "out= side stream ms | ctypes ms | native over C++ us | out= over C++ us | "
              "side stream over C++ us | ctypes over C++ us | C++ enqueue us | out= enqueue us | "
              "out= enqueue over C++ us | C API enqueue here us | out= enqueue over C API here us | "
-             "C API enqueue in a Python loop us | out= enqueue over that us |",
+             "C API enqueue in the Python loop us | out= enqueue over it, paired us |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in args.models:
         name, make = MODELS[key]
