@@ -13,8 +13,13 @@
 // Only weights are prefetched (constants: the dependent-launch contract allows reading them before
 // await_producers, and a prefetch changes no value anyway). How many bytes: the next weight's,
 // capped at kL2PrefetchDefaultBytes, or at INFERNO_L2_PREFETCH_MB megabytes from the environment
-// (0 turns prefetching off, for comparisons); read once per process. A cap keeps what one kernel
-// prefetches well inside L2 (50 MB on an H100), so that it is not evicted before its reader runs.
+// (0 turns prefetching off, for comparisons); read once per process. Why 4 MB (H100, fp16 decode
+// steps, tools/bench/bench_llm.py, ms/token): a TinyLlama-shaped Llama took 1.184 / 1.177 without
+// prefetching, 1.169 at 1 MB, 1.152-1.161 at 2-8 MB, and 1.208, 1.260, 1.277 at 16, 32, 48 MB:
+// a large prefetch competes for the DRAM with the GEMV running beside it (its weight is streamed
+// right then) and with the next one's own loads. GPT-2 small's step (0.27-0.30 ms) moved by no
+// more than its run-to-run noise at any cap: its GEMVs (0.5-4.7 MB) are bound by launches and
+// their own latency, not by DRAM idling between them.
 #pragma once
 
 #include <cstdint>
