@@ -4,7 +4,8 @@
 # (every dim at its minimum, its middle and its maximum). test/CMakeLists.txt registers:
 #   dynamic_fixture_test.sh reference INFERNOC NPY_COMPARE DIR
 #       at each size, the model's dims bound to that size's inputs (--data) and run on the CPU
-#       reference: every output within torch.testing's f32 tolerances of PyTorch's;
+#       reference, for the export as saved and after run_decompositions(): every output within
+#       torch.testing's f32 tolerances of PyTorch's;
 #   dynamic_fixture_test.sh specialize INFERNOC INFERNO_RUN DIR SYMBOL
 #       one library holding a variant per size of dim SYMBOL (--specialize SYMBOL=min,mid,max;
 #       nvcc, no GPU), whose descriptor (inferno-run --check) lists the three input shapes.
@@ -27,16 +28,18 @@ case $mode in
 reference)
   infernoc=$1 compare=$2 dir=$3
   failed=0
-  for size in min mid max; do
-    out=$(mktemp -d)
-    "$infernoc" "$dir/model.pt2" --reference --data "$dir/$size"/input*.npy --save-outputs "$out"
-    for expected in "$dir/$size"/output*.npy; do
-      i=${expected##*/output}
-      i=${i%.npy}
-      echo -n "$size, output $i: "
-      "$compare" "$out/out$i.npy" "$expected" || failed=1
+  for model in model.pt2 model_decomposed.pt2; do
+    for size in min mid max; do
+      out=$(mktemp -d)
+      "$infernoc" "$dir/$model" --reference --data "$dir/$size"/input*.npy --save-outputs "$out"
+      for expected in "$dir/$size"/output*.npy; do
+        i=${expected##*/output}
+        i=${i%.npy}
+        echo -n "$model at $size, output $i: "
+        "$compare" "$out/out$i.npy" "$expected" || failed=1
+      done
+      rm -rf "$out"
     done
-    rm -rf "$out"
   done
   exit $failed
   ;;

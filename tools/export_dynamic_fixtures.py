@@ -16,8 +16,9 @@ this script reuses). Tiny fp32 models with fixed seeds, in eval mode:
                       batch 1..8, seq 2..31 (below its 32 positions);
 * ``dyn_derived``     x [batch, 2 * seq, 8] and y [batch, seq, 8]: a derived dim, seq 2..40.
 
-The first export (torch 2.11, 2026-11-28) wrote the first three; dyn_gpt2 and dyn_derived failed
-on the ranges above, since corrected, and wait for the next run on a machine with torch 2.x.
+The first export (torch 2.11, 2026-11-28) wrote the first three (dyn_gpt2 and dyn_derived failed
+on the ranges they had then); a second run with the ranges above wrote the other two, committed
+without touching the first three.
 
 For each model ``<out>/<model>/`` gets ``model.pt2`` (the default export), ``model_decomposed.pt2``
 (after ``run_decompositions()``), and for each of three sizes (every dim at its minimum, in its

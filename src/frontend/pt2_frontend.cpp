@@ -100,6 +100,8 @@ class Loader {
   Status find_mutated_buffers(const JsonRef& signature, const std::vector<JsonRef>& nodes);
   Status lower(const JsonRef& node);
   Status lower_region(const JsonRef& node, const std::vector<std::string>& outs);
+  Status lower_sym_int_op(const JsonRef& node, std::string_view target,
+                          const std::vector<std::string>& outs, const AtenCall& call);
   Expected<AtenArg> decode(const JsonRef& arg) const;
   Expected<int64_t> sym_value(const JsonRef& sym) const;
   Status check_type(const std::string& name, ValueId v, const std::string& node,
@@ -395,9 +397,10 @@ Status Loader::collect_unsupported(const std::vector<JsonRef>& nodes,
       continue;
     }
     const bool known =
-        parsed.aten && (is_supported_aten_op(parsed.op) || parsed.op == "aten::sym_size" ||
-                        std::find(std::begin(kAssertOps), std::end(kAssertOps), parsed.op) !=
-                            std::end(kAssertOps));
+        is_sym_int_op(target) ||
+        (parsed.aten && (is_supported_aten_op(parsed.op) || parsed.op == "aten::sym_size" ||
+                         std::find(std::begin(kAssertOps), std::end(kAssertOps), parsed.op) !=
+                             std::end(kAssertOps)));
     if (known) continue;
     INFERNO_ASSIGN_OR_RETURN(std::vector<std::string> outs, output_names(node));
     missing.push_back(
@@ -537,6 +540,36 @@ Status Loader::check_type(const std::string& name, ValueId v, const std::string&
                        node, loc);
 }
 
+// A SymInt arithmetic node (pt2_model.h): every size is static by now, so its value is computed
+// here and read by later nodes' SymInt arguments, like a sym_size's.
+Status Loader::lower_sym_int_op(const JsonRef& node, std::string_view target,
+                                const std::vector<std::string>& outs, const AtenCall& call) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  std::vector<int64_t> args;
+  for (const JsonRef& input : inputs) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+    INFERNO_ASSIGN_OR_RETURN(auto member, arg.one_of());
+    if (member.first == "as_int") {
+      INFERNO_ASSIGN_OR_RETURN(args.emplace_back(), member.second.integer());
+    } else if (member.first == "as_sym_int") {
+      INFERNO_ASSIGN_OR_RETURN(args.emplace_back(), sym_value(member.second));
+    } else {
+      return invalid_input(record_ + ": " + std::string(target) + " takes integers, not '" +
+                               member.first + "'",
+                           call.node_name, call.loc);
+    }
+  }
+  const std::optional<int64_t> value = eval_sym_int_op(target, args);
+  if (!value || outs.size() != 1 || outs[0].empty()) {
+    return invalid_input(record_ + ": " + std::string(target) +
+                             " has malformed arguments or outputs, or overflows",
+                         call.node_name, call.loc);
+  }
+  sym_sizes_[outs[0]] = *value;
+  return Status::ok();
+}
+
 Status Loader::lower(const JsonRef& node) {
   INFERNO_ASSIGN_OR_RETURN(JsonRef t, node.at("target"));
   INFERNO_ASSIGN_OR_RETURN(std::string target, t.string());
@@ -551,6 +584,7 @@ Status Loader::lower(const JsonRef& node) {
   }
   if (std::find(std::begin(kAssertOps), std::end(kAssertOps), call.op) != std::end(kAssertOps))
     return Status::ok();
+  if (is_sym_int_op(target)) return lower_sym_int_op(node, target, outs, call);
   if (is_inlined_region(target)) {
     const Status s = lower_region(node, outs);
     if (s.is_ok() || !s.node().empty()) return s;

@@ -2,6 +2,7 @@
 // source locations; and a small evaluator for symbolic size expressions.
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "frontend/pt2_json.h"
 #include "frontend/pt2_model.h"
@@ -316,6 +317,37 @@ std::string symbol_name(std::string_view expr) {
 
 std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols) {
   return ExprParser(expr, symbols).parse();
+}
+
+namespace {
+
+// The SymInt operators and what eval_sym_expr spells them; neg takes one argument.
+constexpr std::pair<std::string_view, std::string_view> kSymIntOps[] = {
+    {"_operator.add", "+"},       {"_operator.sub", "-"}, {"_operator.mul", "*"},
+    {"_operator.floordiv", "//"}, {"_operator.mod", "%"}, {"_operator.neg", "-"}};
+
+}  // namespace
+
+bool is_sym_int_op(std::string_view target) {
+  for (const auto& [name, spelling] : kSymIntOps) {
+    if (name == target) return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> eval_sym_int_op(std::string_view target, const std::vector<int64_t>& args) {
+  for (const auto& [name, spelling] : kSymIntOps) {
+    if (name != target) continue;
+    const size_t arity = name == "_operator.neg" ? 1 : 2;
+    if (args.size() != arity) return std::nullopt;
+    // Parenthesized literals: a negative argument stays one operand.
+    const std::string a = "(" + std::to_string(args[0]) + ")";
+    const std::string text = arity == 1 ? std::string(spelling) + a
+                                        : a + " " + std::string(spelling) + " (" +
+                                              std::to_string(args[1]) + ")";
+    return eval_sym_expr(text, {});
+  }
+  return std::nullopt;
 }
 
 std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols) {

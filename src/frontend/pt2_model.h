@@ -65,6 +65,12 @@ std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbo
 /// The symbol an expression is, when it is one ("s0", or sympy's "Symbol('s0', ...)"); else the
 /// expression itself. Symbols are keyed by this name.
 std::string symbol_name(std::string_view expr);
+/// True for the SymInt arithmetic nodes of a dynamic export's graph ("_operator.mul", ...: sizes
+/// computed from sym_size results, which run_decompositions() writes out as nodes).
+bool is_sym_int_op(std::string_view target);
+/// Such a node's value for integer arguments, with eval_sym_expr's semantics (floor division,
+/// nullopt on overflow, division by zero or the wrong number of arguments).
+std::optional<int64_t> eval_sym_int_op(std::string_view target, const std::vector<int64_t>& args);
 /// A SymDim's value: static, or its expression evaluated; nullopt when unknown.
 std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols);
 

@@ -391,6 +391,24 @@ TEST_CASE("pt2 symbolic size expressions", "[frontend][pt2]") {
   CHECK(!pt2::eval_sym_expr(std::string(100000, '-') + "1", syms).has_value());
 }
 
+TEST_CASE("pt2 SymInt arithmetic nodes", "[frontend][pt2]") {
+  CHECK(pt2::is_sym_int_op("_operator.mul"));
+  CHECK(pt2::is_sym_int_op("_operator.floordiv"));
+  CHECK_FALSE(pt2::is_sym_int_op("_operator.truediv"));  // a float: not a size
+  CHECK_FALSE(pt2::is_sym_int_op("torch.ops.aten.mul.Tensor"));
+  CHECK(pt2::eval_sym_int_op("_operator.mul", {3, 4}) == 12);
+  CHECK(pt2::eval_sym_int_op("_operator.add", {3, -4}) == -1);
+  CHECK(pt2::eval_sym_int_op("_operator.sub", {-3, -4}) == 1);
+  CHECK(pt2::eval_sym_int_op("_operator.floordiv", {-7, 2}) == -4);  // floor, as Python
+  CHECK(pt2::eval_sym_int_op("_operator.mod", {-7, 2}) == 1);
+  CHECK(pt2::eval_sym_int_op("_operator.neg", {5}) == -5);
+  CHECK(!pt2::eval_sym_int_op("_operator.floordiv", {7, 0}).has_value());
+  CHECK(!pt2::eval_sym_int_op("_operator.mul", {INT64_MAX, 2}).has_value());
+  CHECK(!pt2::eval_sym_int_op("_operator.neg", {INT64_MIN}).has_value());
+  CHECK(!pt2::eval_sym_int_op("_operator.mul", {3}).has_value());
+  CHECK(!pt2::eval_sym_int_op("_operator.truediv", {3, 4}).has_value());
+}
+
 // The byte offset of `record`'s entry in the central directory (its "PK\1\2" signature).
 size_t central_entry(const std::string& zip, const std::string& record) {
   const size_t name_at = zip.rfind("m/" + record);
