@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_dims.h"
 #include "inferno/model_profile.h"
 #include "kernels/model_session.cuh"
 

@@ -222,6 +222,42 @@ inferno_status inferno_model_variant_output(const inferno_loaded_model* model, i
   return describe(model, variant, index, desc, false);
 }
 
+inferno_status inferno_model_num_dynamic_dims(const inferno_loaded_model* model, int32_t* count) {
+  return guarded([&] {
+    require(model, "model");
+    require(count, "count");
+    *count = static_cast<int32_t>(model->model->dynamic_dims().size());
+  });
+}
+
+inferno_status inferno_model_dynamic_dim(const inferno_loaded_model* model, int32_t index,
+                                         const char** name, int64_t* min, int64_t* max,
+                                         int32_t* num_uses) {
+  return guarded([&] {
+    require(model, "model");
+    const auto& dims = model->model->dynamic_dims();
+    check_index("dynamic dim", index, static_cast<int32_t>(dims.size()));
+    const inferno::runtime::DynamicDim& dim = dims[static_cast<size_t>(index)];
+    if (name != nullptr) *name = dim.name.c_str();
+    if (min != nullptr) *min = dim.min;
+    if (max != nullptr) *max = dim.max;
+    if (num_uses != nullptr) *num_uses = static_cast<int32_t>(dim.uses.size());
+  });
+}
+
+inferno_status inferno_model_dynamic_dim_use(const inferno_loaded_model* model, int32_t index,
+                                             int32_t use, int32_t* input, int32_t* axis) {
+  return guarded([&] {
+    require(model, "model");
+    const auto& dims = model->model->dynamic_dims();
+    check_index("dynamic dim", index, static_cast<int32_t>(dims.size()));
+    const auto& uses = dims[static_cast<size_t>(index)].uses;
+    check_index("use", use, static_cast<int32_t>(uses.size()));
+    if (input != nullptr) *input = uses[static_cast<size_t>(use)].input;
+    if (axis != nullptr) *axis = uses[static_cast<size_t>(use)].axis;
+  });
+}
+
 inferno_status inferno_model_manifest(const inferno_loaded_model* model,
                                       const inferno_manifest** manifest) {
   return guarded([&] {

@@ -45,6 +45,10 @@ std::shared_ptr<const Model> Model::load(const std::string& path, int device) {
       model->library_.find_symbol(INFERNO_MODEL_PROFILE_ENTRY_NAME));
   model->profiles_ = read_profile_tables(describe_profile != nullptr ? describe_profile() : nullptr,
                                          model->entries_, path);
+  const auto describe_dims = reinterpret_cast<inferno_model_dims_fn>(
+      model->library_.find_symbol(INFERNO_MODEL_DIMS_ENTRY_NAME));
+  model->dims_ = read_dynamic_dims(describe_dims != nullptr ? describe_dims() : nullptr,
+                                   model->entries_, path);
   model->generation_ = analyze_generation(model->entries_, model->abi_->max_positions);
   const HostWeights weights = HostWeights::read(*model->abi_, path);
   if (device == INFERNO_DEVICE_NONE) return model;

@@ -8,6 +8,7 @@
 
 #include "inferno/model_abi.h"
 #include "inferno/model_profile.h"
+#include "runtime/dynamic_dims.h"
 #include "runtime/entry_points.h"
 #include "runtime/generation_layout.h"
 #include "runtime/shared_library.h"
@@ -40,6 +41,9 @@ class Model {
   const inferno_model_profile* profile(size_t entry) const {
     return entry < profiles_.size() ? profiles_[entry] : nullptr;
   }
+  /// The dims that were dynamic in the model's export (inferno/model_dims.h), checked; empty for
+  /// a model without them.
+  const DynamicDims& dynamic_dims() const { return dims_; }
   /// Whether the model has machine code for compute capability `sm` (e.g. 90).
   bool has_arch(int sm) const;
   /// The model's archs as text: "sm_90, sm_80".
@@ -54,6 +58,7 @@ class Model {
   const inferno_model* abi_ = nullptr;
   EntryPoints entries_;
   std::vector<const inferno_model_profile*> profiles_;  // per entry point; empty: none
+  DynamicDims dims_;
   GenerationLayout generation_;
   int device_;
   void* device_weights_ = nullptr;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/cuda_util.h"
+#include "runtime/dynamic_dims.h"
 #include "runtime/entry_points.h"
 #include "runtime/error.h"
 #include "runtime/generator.h"
@@ -143,16 +144,30 @@ int32_t Session::checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
                                const inferno_tensor* outputs, int32_t num_outputs) {
   const EntryPoints& entries = model_->entries();
   int32_t entry = 0;
+  // A refusal in the terms of the export's dynamic dims, where they explain it; else "".
+  const auto dims_error = [&] {
+    return dynamic_dims_error(model_->dynamic_dims(), entries, inputs, num_inputs);
+  };
   if (entries.size() > 1) {
     entry = select_entry(entries, inputs, num_inputs);
     if (entry < 0) {
+      if (const std::string why = dims_error(); !why.empty())
+        fail(INFERNO_STATUS_INVALID_ARGUMENT, why);
       fail(INFERNO_STATUS_INVALID_ARGUMENT, "inputs (" + given_inputs_text(inputs, num_inputs) +
                                                 ") match no variant of model '" + model_->path() +
                                                 "', which takes " + accepted_inputs_text(entries));
     }
   }
   const inferno_model& abi = *entries[entry];
-  check_tensors("input", abi.inputs, abi.num_inputs, inputs, num_inputs);
+  try {
+    check_tensors("input", abi.inputs, abi.num_inputs, inputs, num_inputs);
+  } catch (const Error& error) {  // a refusal: its cost does not matter
+    if (error.status() == INFERNO_STATUS_INVALID_ARGUMENT) {
+      if (const std::string why = dims_error(); !why.empty())
+        fail(INFERNO_STATUS_INVALID_ARGUMENT, why);
+    }
+    throw;
+  }
   check_tensors("output", abi.outputs, abi.num_outputs, outputs, num_outputs);
   key_.clear();
   key_.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(entry)));

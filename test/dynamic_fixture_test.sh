@@ -8,7 +8,8 @@
 #       torch.testing's f32 tolerances of PyTorch's;
 #   dynamic_fixture_test.sh specialize INFERNOC INFERNO_RUN DIR SYMBOL
 #       one library holding a variant per size of dim SYMBOL (--specialize SYMBOL=min,mid,max;
-#       nvcc, no GPU), whose descriptor (inferno-run --check) lists the three input shapes.
+#       nvcc, no GPU), whose descriptor (inferno-run --check) lists the three input shapes and
+#       the dim's exported range and compiled sizes.
 set -euo pipefail
 mode=$1
 shift
@@ -22,6 +23,16 @@ npy_shape() {
   header=${header//,/x}
   header=${header// /}
   echo "${header%x}"
+}
+
+# The range of dim $2 as the manifest beside fixture $1 records it ("1..64").
+jq_range() {
+  python3 -c 'import json, sys
+manifest = json.load(open(sys.argv[1] + "/../manifest.json"))
+name = sys.argv[1].rstrip("/").split("/")[-1]
+model = next(m for m in manifest["models"] if m["name"] == name)
+low, high = model["range_constraints"][sys.argv[2]][3:-1].split(", ")
+print(low + ".." + high)' "$1" "$2"
 }
 
 case $mode in
@@ -60,6 +71,9 @@ specialize)
     dims="[${shape//x/,}]"
     grep -qF "f32$dims" "$work/check.txt" || { echo "no variant takes f32$dims"; exit 1; }
   done
+  # The export's range of the dim, where the input has it, and the sizes compiled.
+  line="dynamic dim $symbol: exported for $(jq_range "$dir" "$symbol") (x dim 0), compiled for $(IFS=,; echo "${values[*]}" | sed 's/,/, /g')"
+  grep -qxF "$line" "$work/check.txt" || { echo "no line: $line"; exit 1; }
   ;;
 *)
   echo "dynamic_fixture_test.sh: unknown mode $mode" >&2

@@ -176,6 +176,23 @@ INFERNO_RUNTIME_API inferno_status inferno_model_variant_output(const inferno_lo
                                                                 int32_t variant, int32_t index,
                                                                 inferno_tensor_desc* desc);
 
+/* Dynamic dims (inferno/model_dims.h): the input dims that were dynamic in the model's export,
+ * each with the range it was exported for. The library runs the sizes its variants were compiled
+ * for; a call with another size is refused with a message in these terms. A model without them
+ * gives *count 0. */
+INFERNO_RUNTIME_API inferno_status inferno_model_num_dynamic_dims(const inferno_loaded_model* model,
+                                                                  int32_t* count);
+/* Dim `index`: its name (the export's symbol, e.g. "s77"; lives with the model), its range (max
+ * -1: unbounded) and how many input dims have it. */
+INFERNO_RUNTIME_API inferno_status inferno_model_dynamic_dim(const inferno_loaded_model* model,
+                                                             int32_t index, const char** name,
+                                                             int64_t* min, int64_t* max,
+                                                             int32_t* num_uses);
+/* The `use`-th input dim that has dim `index`: the input's index and the axis. */
+INFERNO_RUNTIME_API inferno_status inferno_model_dynamic_dim_use(const inferno_loaded_model* model,
+                                                                 int32_t index, int32_t use,
+                                                                 int32_t* input, int32_t* axis);
+
 /* Where the model came from (compiler, CUDA version, archs, checksum); lives with the model. */
 INFERNO_RUNTIME_API inferno_status inferno_model_manifest(const inferno_loaded_model* model,
                                                           const inferno_manifest** manifest);

@@ -56,6 +56,19 @@ inline size_t byte_size(const inferno_tensor_desc& desc) {
 }
 
 /// A loaded model (see inferno_model_load). Cheap to share by reference between threads.
+/// A dim that was dynamic in the model's export: its range (max -1: unbounded) and the input
+/// dims that have it. The library runs the sizes its variants were compiled for.
+struct DynamicDim {
+  struct Use {
+    int32_t input = 0;
+    int32_t axis = 0;
+  };
+  std::string name;
+  int64_t min = 0;
+  int64_t max = -1;
+  std::vector<Use> uses;
+};
+
 class Model {
  public:
   /// Loads `path` on `device` (an index, INFERNO_DEVICE_CURRENT or INFERNO_DEVICE_NONE).
@@ -109,6 +122,23 @@ class Model {
   }
   inferno_tensor_desc variant_output(int32_t variant, int32_t index) const {
     return query<inferno_tensor_desc>(inferno_model_variant_output, variant, index);
+  }
+  /// The input dims that were dynamic in the model's export (see inferno_model_num_dynamic_dims).
+  std::vector<DynamicDim> dynamic_dims() const {
+    std::vector<DynamicDim> dims(static_cast<size_t>(query<int32_t>(inferno_model_num_dynamic_dims)));
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const char* name = nullptr;
+      int32_t uses = 0;
+      const auto index = static_cast<int32_t>(d);
+      check(inferno_model_dynamic_dim(handle_, index, &name, &dims[d].min, &dims[d].max, &uses));
+      dims[d].name = name;
+      dims[d].uses.resize(static_cast<size_t>(uses));
+      for (int32_t u = 0; u < uses; ++u) {
+        DynamicDim::Use& use = dims[d].uses[static_cast<size_t>(u)];
+        check(inferno_model_dynamic_dim_use(handle_, index, u, &use.input, &use.axis));
+      }
+    }
+    return dims;
   }
   const inferno_manifest& manifest() const {
     return *query<const inferno_manifest*>(inferno_model_manifest);

@@ -216,6 +216,15 @@ std::string count_error(const char* role, size_t expected, Py_ssize_t given) {
 }
 
 PyObject* raise_no_variant(const Runner* self, const TensorView* inputs, Py_ssize_t count) {
+  if (self->session != nullptr) {  // the runtime's words: in a dynamic dim's terms where it can
+    inferno_tensor given[kMaxTensors];
+    for (Py_ssize_t i = 0; i < count; ++i)
+      given[i] = {inputs[i].data, inputs[i].type.dtype, inputs[i].type.rank, inputs[i].type.shape};
+    // Refused while the inputs are checked, before the stream or any output is looked at.
+    const inferno_status status =
+        inferno_session_run(self->session, nullptr, given, static_cast<int32_t>(count), nullptr, 0);
+    if (status != INFERNO_STATUS_OK) return raise_status(status);
+  }
   const std::vector<Variant>& variants = *self->variants;
   if (variants.size() == 1) {  // the runtime then checks the model's own inputs one by one
     const std::vector<InputSpec>& specs = variants[0].inputs;

@@ -72,6 +72,33 @@ void print_abi2(const inferno_loaded_model* model) {
     }
     std::printf("variant %d: %s\n", v, text.c_str());
   }
+  // The export's dynamic dims: their ranges, where the inputs have them, the sizes compiled.
+  int32_t dims = 0;
+  check(inferno_model_num_dynamic_dims(model, &dims));
+  for (int32_t d = 0; d < dims; ++d) {
+    const char* name = nullptr;
+    int64_t min = 0, max = 0;
+    int32_t uses = 0;
+    check(inferno_model_dynamic_dim(model, d, &name, &min, &max, &uses));
+    std::string where, compiled;
+    for (int32_t u = 0; u < uses; ++u) {
+      int32_t input = 0, axis = 0;
+      check(inferno_model_dynamic_dim_use(model, d, u, &input, &axis));
+      inferno_tensor_desc desc{};
+      check(inferno_model_variant_input(model, 0, input, &desc));
+      where += std::string(u > 0 ? ", " : "") + desc.name + " dim " + std::to_string(axis);
+      if (u > 0) continue;
+      for (int32_t v = 0; v < variants; ++v) {  // each variant's size, once
+        check(inferno_model_variant_input(model, v, input, &desc));
+        const std::string size = std::to_string(desc.shape[axis]);
+        if ((", " + compiled + ",").find(", " + size + ",") == std::string::npos)
+          compiled += (compiled.empty() ? "" : ", ") + size;
+      }
+    }
+    std::printf("dynamic dim %s: exported for %lld..%s (%s), compiled for %s\n", name,
+                static_cast<long long>(min), max < 0 ? "" : std::to_string(max).c_str(),
+                where.c_str(), compiled.c_str());
+  }
   int64_t vocab = 0;
   if (inferno_model_vocab_size(model, &vocab) == INFERNO_STATUS_OK) {
     std::printf("generates: vocab %lld\n", static_cast<long long>(vocab));

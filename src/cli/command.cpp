@@ -227,8 +227,10 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 }
 
 Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions& options,
-                   const BackendPlan& plan, StageTimes& times) {
+                   const BackendPlan& plan, StageTimes& times,
+                   const std::vector<codegen::ModelDim>& dims) {
   codegen::CodegenOptions codegen_options;
+  codegen_options.dynamic_dims = dims;
   codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
   codegen_options.corrupt_node = options.corrupt_node;  // verify's testing flag; else empty
@@ -261,6 +263,24 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   spdlog::info("wrote the build directory {}", options.keep_build_dir);
   return Status::ok();
 }
+
+namespace {
+
+// The frontend's record of the dynamic dims, as the library's dims table takes them.
+std::vector<codegen::ModelDim> model_dims(
+    const std::map<std::string, frontend::DynamicDim, std::less<>>& dims) {
+  std::vector<codegen::ModelDim> table;
+  for (const auto& [name, dim] : dims) {
+    codegen::ModelDim& entry = table.emplace_back();
+    entry.name = name;
+    entry.min = dim.min;
+    entry.max = dim.max;
+    for (const frontend::DimUse& use : dim.uses) entry.uses.emplace_back(use.input, use.axis);
+  }
+  return table;
+}
+
+}  // namespace
 
 Status run_command(const CliOptions& options) {
   if (options.command == Command::kVerify) return run_verify(options);
@@ -331,7 +351,7 @@ Status run_command(const CliOptions& options) {
     for (const ir::Graph& other : others) graphs.push_back(&other);
     if (graphs.size() > 1)
       spdlog::info("compiling {} variants: {}", graphs.size(), describe_variants(variants));
-    return run_backend(graphs, options, *backend, times);
+    return run_backend(graphs, options, *backend, times, model_dims(dynamic_dims));
   }
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   if (options.emit == Emit::kPlan) {

@@ -46,8 +46,9 @@ struct BackendPlan {
 Expected<BackendPlan> plan_backend(const CliOptions& options);
 
 /// Generates model.cu for `graphs` (the model, then its variants) and builds it (--emit so) or
-/// writes it (--emit cu).
+/// writes it (--emit cu). `dims`: the model's dynamic dims, for the library's dims table.
 Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions& options,
-                   const BackendPlan& plan, StageTimes& times);
+                   const BackendPlan& plan, StageTimes& times,
+                   const std::vector<codegen::ModelDim>& dims = {});
 
 }  // namespace inferno::cli

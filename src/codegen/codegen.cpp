@@ -377,6 +377,8 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   cu += "\n}  // namespace\n\n";
   if (num_parts > 0) cu += parts + "#if INFERNO_MODEL_MAIN\n";
   cu += num_variants == 0 ? emit_entry_point() : emit_entry_point("v0::kModel", "v0::kProfile");
+  const std::string dims_table = emit_dims_table(options.dynamic_dims);
+  if (!dims_table.empty()) cu += "\n" + dims_table;
   if (num_parts > 0) cu += "#endif\n";
 
   Generated out;
@@ -384,10 +386,10 @@ Expected<Generated> generate_with_plan(const std::vector<const ir::Graph*>& grap
   out.model.weights = std::move(weights.front().blob);
   out.model.weights_checksum = weights.front().checksum;
   out.model.num_parts = num_parts;
-  out.model.exports_map =
-      "{\n  global:\n    inferno_model_describe;\n    inferno_model_describe_profile;\n  local:\n  "
-      "  "
-      "*;\n};\n";
+  out.model.exports_map = std::string("{\n  global:\n    inferno_model_describe;\n") +
+                          "    inferno_model_describe_profile;\n" +
+                          (dims_table.empty() ? "" : "    inferno_model_describe_dims;\n") +
+                          "  local:\n    *;\n};\n";
   out.plan = std::move(variants.front().plan);
   out.profile = std::move(variants.front().profile);
   return out;

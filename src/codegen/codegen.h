@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -21,6 +22,15 @@
 #include "target/target.h"
 
 namespace inferno::codegen {
+
+/// A dynamic dim of the model's inputs, for the library's dims table (include/inferno/
+/// model_dims.h): the code itself is compiled for fixed sizes of it.
+struct ModelDim {
+  std::string name;  ///< the export's symbol, e.g. "s77"
+  int64_t min = 0;
+  int64_t max = -1;  ///< -1: unbounded
+  std::vector<std::pair<int32_t, int32_t>> uses;  ///< (input, axis) pairs that have it
+};
 
 struct CodegenOptions {
   target::Target target;              // the archs (machine code for each) and TF32 (target.h)
@@ -31,6 +41,8 @@ struct CodegenOptions {
   /// Testing only (`infernoc verify --corrupt-node`, emit_corruption.h): the node (by its output's
   /// name) whose output the model deliberately corrupts after computing it. Empty: none.
   std::string corrupt_node;
+  /// The model's dynamic dims (model_dims.h); empty: the library exports no dims table.
+  std::vector<ModelDim> dynamic_dims;
 };
 
 struct GeneratedModel {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codegen/elementwise_table.h"
+#include "inferno/model_dims.h"
 #include "support/version.h"
 
 namespace inferno::codegen {
@@ -467,6 +468,51 @@ std::string emit_entry_point(const std::string& model, const std::string& profil
          profile +
          ";\n"
          "}\n";
+}
+
+std::string emit_dims_table(const std::vector<ModelDim>& all) {
+  // The dims a reader accepts (model_dims.h): a name of printable ASCII within
+  // INFERNO_MODEL_DIM_NAME_MAX bytes (a derived dim is named by its expression, which may be
+  // longer), and some input that has it.
+  std::vector<ModelDim> dims;
+  for (const ModelDim& dim : all) {
+    const bool readable =
+        !dim.name.empty() && dim.name.size() <= INFERNO_MODEL_DIM_NAME_MAX &&
+        std::all_of(dim.name.begin(), dim.name.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+    if (readable && !dim.uses.empty()) dims.push_back(dim);
+  }
+  if (dims.empty()) return "";
+  SourceWriter w;
+  w.line("// The model's dynamic dims, as exported, and the input dims that have them");
+  w.line("// (inferno/model_dims.h). The code above is compiled for fixed sizes of them.");
+  w.line("namespace {");
+  w.line("");
+  w.open("const inferno_model_dim kDims[] =");
+  std::string uses;
+  int32_t num_uses = 0;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    w.line("{" + c_string_literal(dims[d].name) + ", " + std::to_string(dims[d].min) + ", " +
+           std::to_string(dims[d].max) + "},");
+    for (const auto& [input, axis] : dims[d].uses) {
+      uses += "{" + std::to_string(input) + ", " + std::to_string(axis) + ", " +
+              std::to_string(d) + "}, ";
+      ++num_uses;
+    }
+  }
+  w.close("};");
+  w.line("const inferno_model_dim_use kDimUses[] = {" +
+         (uses.empty() ? std::string("{0, 0, 0}") : uses.substr(0, uses.size() - 2)) + "};");
+  w.line("const inferno_model_dims kModelDims = {INFERNO_MODEL_DIMS_VERSION, "
+         "sizeof(inferno_model_dims), " +
+         std::to_string(dims.size()) + ", kDims, " + std::to_string(num_uses) + ", kDimUses};");
+  w.line("");
+  w.line("}  // namespace");
+  w.line("");
+  w.line("extern \"C\" __attribute__((visibility(\"default\"))) const inferno_model_dims* "
+         "inferno_model_describe_dims() {");
+  w.line("  return &kModelDims;");
+  w.line("}");
+  return w.text();
 }
 
 }  // namespace inferno::codegen

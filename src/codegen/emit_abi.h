@@ -57,5 +57,10 @@ std::string emit_state_descriptors(const ir::Graph& graph, const WeightsLayout& 
 /// `inferno_model_describe_profile`, returning `profile` (kProfile, or v0::kProfile).
 std::string emit_entry_point(const std::string& model = "kModel",
                              const std::string& profile = "kProfile");
+/// The dims table (include/inferno/model_dims.h) of a model with dynamic dims and
+/// `inferno_model_describe_dims` returning it, at file scope; the names escaped. "" when no dim
+/// is left after dropping those a reader would refuse (a name too long or not printable) and
+/// those no input has.
+std::string emit_dims_table(const std::vector<ModelDim>& dims);
 
 }  // namespace inferno::codegen

@@ -31,12 +31,19 @@ struct InputSpec {
 /// DIMS field) means rank 0. DTYPE is an IR dtype name. Errors are invalid-input Statuses.
 Expected<InputSpec> parse_input_spec(std::string_view text);
 
-/// A dynamic dim of a model's inputs: its export range (max: -1 when unbounded) and the value it
-/// was bound to by this load.
+/// Where a dynamic dim appears: dim `axis` of user input `input`.
+struct DimUse {
+  int32_t input = 0;
+  int32_t axis = 0;
+};
+
+/// A dynamic dim of a model's inputs: its export range (max: -1 when unbounded), the value it
+/// was bound to by this load, and the input dims that have it.
 struct DynamicDim {
   int64_t min = 0;
   int64_t max = -1;
   int64_t value = 0;
+  std::vector<DimUse> uses = {};
 };
 
 /// What a frontend needs besides the model file.

@@ -203,6 +203,9 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
   const bool given = !options_.inputs.empty();
   if (given) INFERNO_RETURN_IF_ERROR(check_input_specs(options_.inputs, names));
   std::vector<ir::TensorType> types;
+  if (options_.dynamic_dims) {  // a map kept over several loads (variants) lists each use once
+    for (auto& [symbol, dim] : *options_.dynamic_dims) dim.uses.clear();
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& [name, meta] = inputs[i];
     INFERNO_ASSIGN_OR_RETURN(ir::DType dtype,
@@ -245,6 +248,10 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
       if (!given) {
         auto chosen = options_.symbols.find(symbol);
         type.shape[k] = chosen != options_.symbols.end() ? chosen->second : *d.hint;
+      }
+      if (options_.dynamic_dims) {
+        (*options_.dynamic_dims)[symbol].uses.push_back(
+            {static_cast<int32_t>(i), static_cast<int32_t>(k)});
       }
       auto [it, fresh] = symbols_.emplace(symbol, type.shape[k]);
       if (!fresh && it->second != type.shape[k]) {

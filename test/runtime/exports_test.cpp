@@ -1,10 +1,12 @@
 // What the shared libraries export, read with `nm -D --defined-only` (spawned, no shell): a model
-// exports only its entry point; the runtime only its C API (inferno_*), not the cudart inside it.
+// exports only its entry points (the describe functions); the runtime only its C API (inferno_*),
+// not the cudart inside it.
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_dims.h"
 #include "runtime_test_support.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
@@ -27,12 +29,17 @@ std::vector<std::string> exported_symbols(const std::string& library) {
 
 }  // namespace
 
-TEST_CASE("each test model exports only the entry symbol", "[runtime]") {
-  for (const char* variant :
-       {"good", "bad_abi", "bad_checksum", "sm75", "external", "fault", "llm", "llm_f16"}) {
+TEST_CASE("each test model exports only its entry symbols", "[runtime]") {
+  for (const char* variant : {"good", "bad_abi", "bad_checksum", "sm75", "external", "fault"}) {
     const std::string path = inferno::test::model_path(variant);
     INFO(path);
     CHECK(exported_symbols(path) == std::vector<std::string>{INFERNO_MODEL_ENTRY_NAME});
+  }
+  for (const char* variant : {"llm", "llm_f16"}) {  // with the dims table (model_dims.h)
+    const std::string path = inferno::test::model_path(variant);
+    INFO(path);
+    CHECK(exported_symbols(path) ==
+          std::vector<std::string>{INFERNO_MODEL_ENTRY_NAME, INFERNO_MODEL_DIMS_ENTRY_NAME});
   }
 }
 

@@ -1,9 +1,12 @@
 // The C API's view of a model ABI 2 LLM without a GPU (the test LLM, test_llm.cu, loaded for
-// inspection): its states, max_positions and variants, generate's argument checks, and what
-// `inferno-run --check` prints about them.
+// inspection): its states, max_positions, variants and dynamic dims (the C++ wrapper's too),
+// generate's argument checks, and what `inferno-run --check` prints about them.
 #include <string>
 
+#include <vector>
+
 #include "inferno/runtime.h"
+#include "inferno/runtime.hpp"
 #include "runtime_test_support.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
@@ -87,6 +90,47 @@ TEST_CASE("llm: variants are listed, the model itself first", "[runtime]") {
   CHECK(inferno_model_num_variants(nullptr, &count) == INFERNO_STATUS_INVALID_ARGUMENT);
 }
 
+TEST_CASE("llm: the dynamic dims are listed with their range and uses", "[runtime]") {
+  Inspected llm;
+  int32_t count = 0;
+  REQUIRE(inferno_model_num_dynamic_dims(llm.model, &count) == INFERNO_STATUS_OK);
+  REQUIRE(count == 1);
+  const char* name = nullptr;
+  int64_t min = 0, max = 0;
+  int32_t uses = 0;
+  REQUIRE(inferno_model_dynamic_dim(llm.model, 0, &name, &min, &max, &uses) == INFERNO_STATUS_OK);
+  CHECK(std::string(name) == "seq_length");
+  CHECK(min == 1);
+  CHECK(max == 31);
+  REQUIRE(uses == 2);
+  int32_t input = -1, axis = -1;
+  REQUIRE(inferno_model_dynamic_dim_use(llm.model, 0, 1, &input, &axis) == INFERNO_STATUS_OK);
+  CHECK(input == 1);
+  CHECK(axis == 0);
+  CHECK(inferno_model_dynamic_dim_use(llm.model, 0, 2, &input, &axis) ==
+        INFERNO_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(last_error(), "use index 2 out of range (2)"));
+  CHECK(inferno_model_dynamic_dim(llm.model, 1, &name, &min, &max, &uses) ==
+        INFERNO_STATUS_INVALID_ARGUMENT);
+  CHECK(inferno_model_num_dynamic_dims(nullptr, &count) == INFERNO_STATUS_INVALID_ARGUMENT);
+  // The C++ wrapper reads the same.
+  const inferno::Model model(model_path("llm"), INFERNO_DEVICE_NONE);
+  const std::vector<inferno::DynamicDim> dims = model.dynamic_dims();
+  REQUIRE(dims.size() == 1);
+  CHECK(dims[0].name == "seq_length");
+  CHECK(dims[0].max == 31);
+  REQUIRE(dims[0].uses.size() == 2);
+  CHECK(dims[0].uses[0].input == 0);
+  CHECK(dims[0].uses[0].axis == 1);
+  // A model without dynamic dims lists none.
+  inferno_loaded_model* good = nullptr;
+  REQUIRE(inferno_model_load(model_path("good").c_str(), INFERNO_DEVICE_NONE, &good) ==
+          INFERNO_STATUS_OK);
+  CHECK(inferno_model_num_dynamic_dims(good, &count) == INFERNO_STATUS_OK);
+  CHECK(count == 0);
+  inferno_model_unload(good);
+}
+
 TEST_CASE("llm: generate and reset check their arguments before anything else", "[runtime]") {
   inferno_generate_options options{};
   REQUIRE(inferno_generate_options_default(&options) == INFERNO_STATUS_OK);
@@ -116,4 +160,6 @@ TEST_CASE("llm: inferno-run --check lists states, max_positions and variants", "
   CHECK(contains(result.out, "variant 1: input_ids i64[1,1], cache_position i64[1]"));
   CHECK(contains(result.out, "variant 2: input_ids i64[1,8], cache_position i64[8]"));
   CHECK(contains(result.out, "generates: vocab 1000"));
+  CHECK(contains(result.out, "dynamic dim seq_length: exported for 1..31 (input_ids dim 1, "
+                             "cache_position dim 0), compiled for 4, 1, 8"));
 }

@@ -57,6 +57,8 @@ def greedy(prompt, n):
 model = inferno.load(os.path.join(os.environ["INFERNO_TEST_MODEL_DIR"], "test_model_llm.so"))
 assert model.states == [("cache", torch.int64, (32,), 256), ("counter", torch.int64, (1,), 8)], model.states
 assert model.max_positions == 32 and model.vocab_size == 1000, (model.max_positions, model.vocab_size)
+assert model.dynamic_dims == [{"name": "seq_length", "min": 1, "max": 31, "compiled": [4, 1, 8],
+                               "uses": [("input_ids", 1), ("cache_position", 0)]}], model.dynamic_dims
 assert [ins[0][2] for ins, _ in model.variants] == [(1, 4), (1, 1), (1, 8)], model.variants
 
 # Runs: the variant is chosen by shape, the state carries over, reset_state restores it.
@@ -65,6 +67,12 @@ for p in range(3):
     logits = model(torch.tensor([[p + 2]], device="cuda"), torch.tensor([p], device="cuda"))
     assert logits.shape == (1, 1, VOCAB)
     assert logits.argmax(-1).item() == reference.run([p + 2], [p])[0]
+# A length no variant was compiled for: refused in the terms of the export's dynamic dim.
+try:
+    model(torch.tensor([[1, 2, 3]], device="cuda"), torch.arange(3, device="cuda"))
+    raise AssertionError("three tokens ran")
+except inferno.InfernoError as e:
+    assert e.status == "invalid_argument" and "seq_length = 3 (input 'input_ids' dim 1) is in the range" in str(e), e
 model.reset_state()
 logits = model(torch.tensor([[2, 3, 4, 5]], device="cuda"), torch.arange(4, device="cuda"))
 assert logits.argmax(-1).tolist() == [Reference().run([2, 3, 4, 5], [0, 1, 2, 3])], logits.argmax(-1)

@@ -1,5 +1,6 @@
 """The Python loader (tools/python/inferno) without a GPU or torch: finding libinferno_runtime and
-checking model files, with errors raised as InfernoError carrying the runtime's status."""
+checking model files, with errors raised as InfernoError carrying the runtime's status, and its
+ctypes prototypes against the C API."""
 import os
 
 import inferno
@@ -40,4 +41,17 @@ assert ctypes.sizeof(rt._GenerateStats) == 64  # 4 int32 and 6 doubles
 # inferno_kernel_cost: 2 int32, 4 strings, 2 int32, a double and 2 uint64 (profile_table_test.cpp
 # holds the C struct to the same size).
 assert ctypes.sizeof(rt._KernelCost) == 72, ctypes.sizeof(rt._KernelCost)
+# The dynamic dims functions' prototypes (Model.dynamic_dims reads through them), on the test LLM
+# loaded for inspection (INFERNO_DEVICE_NONE, -2).
+lib, handle = rt._library(), ctypes.c_void_p()
+assert lib.inferno_model_load(os.fsencode(model("llm")), -2, ctypes.byref(handle)) == 0
+count, name, low, high, uses = ctypes.c_int32(), ctypes.c_char_p(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int32()
+assert lib.inferno_model_num_dynamic_dims(handle, ctypes.byref(count)) == 0 and count.value == 1
+assert lib.inferno_model_dynamic_dim(handle, 0, ctypes.byref(name), ctypes.byref(low), ctypes.byref(high),
+                                     ctypes.byref(uses)) == 0
+assert (name.value, low.value, high.value, uses.value) == (b"seq_length", 1, 31, 2), (name.value, high.value)
+index, axis = ctypes.c_int32(), ctypes.c_int32()
+assert lib.inferno_model_dynamic_dim_use(handle, 0, 0, ctypes.byref(index), ctypes.byref(axis)) == 0
+assert (index.value, axis.value) == (0, 1)
+assert lib.inferno_model_unload(handle) == 0
 print("python loader: ok")

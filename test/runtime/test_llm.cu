@@ -1,6 +1,7 @@
 // A hand-written test double of an LLM compiled from transformers' ExecuTorch recipe (model ABI 2):
 // entry points for 4 tokens (the model), 1 token (the decode step) and 8 tokens (variants), with
-// inputs input_ids i64[1,S] and cache_position i64[S] and logits [1,S,1000]; two states.
+// inputs input_ids i64[1,S] and cache_position i64[S] and logits [1,S,1000]; two states. S is a
+// dynamic dim of the export, "seq_length" in 1..31 (the dims table, inferno/model_dims.h).
 //
 //   cache   i64[32], zeros: a run writes cache[p] = id + 1 for each of its (id, position p) pairs,
 //           like a KV cache (32 is max_positions).
@@ -19,6 +20,7 @@
 #include <new>
 
 #include "inferno/model_abi.h"
+#include "inferno/model_dims.h"
 #include "test_llm_shape.h"
 #include "test_model_manifest.h"
 
@@ -163,4 +165,13 @@ extern "C" __attribute__((visibility("default"))) const inferno_model* INFERNO_M
     return m;
   }();
   return &model;
+}
+
+extern "C" __attribute__((visibility("default"))) const inferno_model_dims* INFERNO_MODEL_DIMS_ENTRY(
+    void) {
+  static const inferno_model_dim dims[] = {{"seq_length", 1, kMaxPositions - 1}};
+  static const inferno_model_dim_use uses[] = {{0, 1, 0}, {1, 0, 0}};
+  static const inferno_model_dims table{INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1,
+                                        dims, 2, uses};
+  return &table;
 }

@@ -64,6 +64,10 @@ TEST_CASE("several --specialize dims compile every combination of their sizes") 
                  "s26=2 s55=8, s26=33 s55=8, s26=64 s55=8"));
   CHECK(contains(r.out, "{\"x\", INFERNO_DTYPE_F32, 3, kInput0Shape}"));
   CHECK(contains(r.out, "const int64_t kInput0Shape[] = {8, 64, 32};"));
+  // The dims table (inferno/model_dims.h): each dim's export range and the input dims that have
+  // it (x [batch, seq, 32], the additive mask [batch, 1, 1, seq]).
+  CHECK(contains(r.out, "{\"s26\", 2, 64},\n  {\"s55\", 1, 8},"));
+  CHECK(contains(r.out, "kDimUses[] = {{0, 1, 0}, {1, 3, 0}, {0, 0, 1}, {1, 0, 1}};"));
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"s55=1,8", "s55=2"}, {"s55=1,2,3,4,5", "s26=2,3,4,5"}}) {
     std::vector<std::string> args = {layer, "--emit", "ir"};

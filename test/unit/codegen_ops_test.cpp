@@ -145,6 +145,42 @@ TEST_CASE("model strings reach model.cu only escaped", "[codegen]") {
   }
 }
 
+TEST_CASE("a model with dynamic dims exports their table, names escaped", "[codegen]") {
+  ir::Graph graph;
+  const ir::ValueId x = graph.add_input("x", {ir::DType::kF32, {4, 3}});
+  auto y = ir::build_value(graph, ir::OpKind::kRelu, {x}, {}, "y", {});
+  REQUIRE(y.has_value());
+  graph.set_outputs({*y});
+  codegen::CodegenOptions o = options();
+  auto plain = codegen::generate(graph, o);
+  REQUIRE(plain.has_value());
+  CHECK(plain->cuda_source.find("inferno_model_describe_dims") == std::string::npos);
+  CHECK(plain->exports_map.find("inferno_model_describe_dims") == std::string::npos);
+  // Kept: a plain symbol and a printable name with a quote and a backslash; dropped (a reader
+  // would refuse them): a name with a newline, an over-long one, one no input has.
+  o.dynamic_dims = {{"s77", 1, 64, {{0, 0}}},
+                    {"b\"\\#error", 2, -1, {{0, 1}}},
+                    {"c\n#error", 1, 2, {{0, 1}}},
+                    {std::string(200, 's'), 1, 2, {{0, 1}}},
+                    {"s9", 1, 2, {}}};
+  auto generated = codegen::generate(graph, o);
+  REQUIRE(generated.has_value());
+  const std::string& cu = generated->cuda_source;
+  CHECK(cu.find("{\"s77\", 1, 64},") != std::string::npos);
+  CHECK(cu.find("{\"b\\\"\\\\#error\", 2, -1},") != std::string::npos);
+  CHECK(cu.find("c\\012") == std::string::npos);
+  CHECK(cu.find("ssssssss") == std::string::npos);
+  CHECK(cu.find("\"s9\"") == std::string::npos);
+  CHECK(cu.find("const inferno_model_dim_use kDimUses[] = {{0, 0, 0}, {0, 1, 1}};") !=
+        std::string::npos);
+  CHECK(cu.find("sizeof(inferno_model_dims), 2, kDims, 2, kDimUses};") != std::string::npos);
+  CHECK(cu.find("const inferno_model_dims* inferno_model_describe_dims() {") != std::string::npos);
+  CHECK(generated->exports_map.find("inferno_model_describe_dims;") != std::string::npos);
+  for (size_t at = cu.find('\n'); at != std::string::npos; at = cu.find('\n', at + 1)) {
+    CHECK(cu.compare(at + 1, 6, "#error") != 0);
+  }
+}
+
 TEST_CASE("run() declares only the locals its code uses, whatever the values are called",
           "[codegen]") {
   // Names that spell run()'s own locals appear in strings and comments, never as code.

@@ -163,6 +163,9 @@ def _bind(lib):
         "inferno_model_variant_num_outputs": ([p, i32, P(i32)], c),
         "inferno_model_variant_input": ([p, i32, i32, P(_TensorDesc)], c),
         "inferno_model_variant_output": ([p, i32, i32, P(_TensorDesc)], c),
+        "inferno_model_num_dynamic_dims": ([p, P(i32)], c),
+        "inferno_model_dynamic_dim": ([p, i32, P(ctypes.c_char_p), P(ctypes.c_int64), P(ctypes.c_int64), P(i32)], c),
+        "inferno_model_dynamic_dim_use": ([p, i32, i32, P(i32), P(i32)], c),
         "inferno_session_reset_state": ([p, p], c),
         "inferno_generate_options_default": ([P(_GenerateOptions)], c),
         "inferno_session_generate": ([p, p, P(ctypes.c_int64), i32, P(_GenerateOptions),
@@ -235,6 +238,7 @@ class Model:
                          for v in range(count.value)]
         self.inputs, self.outputs = self.variants[0]
         self.states = self._states()
+        self.dynamic_dims = self._dynamic_dims()
         value = ctypes.c_int64()
         _check(lib.inferno_model_max_positions(h, ctypes.byref(value)))
         self.max_positions = value.value
@@ -267,6 +271,29 @@ class Model:
             _check(self._lib.inferno_model_state(self._handle, index, ctypes.byref(d), ctypes.byref(size)))
             states.append(self._spec(d.tensor) + (size.value,))
         return states
+
+    def _dynamic_dims(self):
+        """The input dims that were dynamic in the model's export, each a dict: name (the export's
+        symbol), min, max (None: unbounded), uses ((input name, axis) pairs) and compiled (the
+        sizes this library's variants run)."""
+        lib, h = self._lib, self._handle
+        count = ctypes.c_int32()
+        _check(lib.inferno_model_num_dynamic_dims(h, ctypes.byref(count)))
+        dims = []
+        for d in range(count.value):
+            name, low, high, uses = ctypes.c_char_p(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int32()
+            _check(lib.inferno_model_dynamic_dim(h, d, ctypes.byref(name), ctypes.byref(low), ctypes.byref(high),
+                                                 ctypes.byref(uses)))
+            places = []
+            for u in range(uses.value):
+                index, axis = ctypes.c_int32(), ctypes.c_int32()
+                _check(lib.inferno_model_dynamic_dim_use(h, d, u, ctypes.byref(index), ctypes.byref(axis)))
+                places.append((index.value, axis.value))
+            first_input, first_axis = places[0]
+            compiled = list(dict.fromkeys(ins[first_input][2][first_axis] for ins, _ in self.variants))
+            dims.append({"name": name.value.decode(), "min": low.value, "max": high.value if high.value >= 0 else None,
+                         "uses": [(self.inputs[i][0], axis) for i, axis in places], "compiled": compiled})
+        return dims
 
     def _outputs_for(self, inputs):
         """The output specs of the variant whose input shapes the given tensors have (the runtime
