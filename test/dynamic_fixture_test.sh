@@ -9,7 +9,10 @@
 #   dynamic_fixture_test.sh specialize INFERNOC INFERNO_RUN DIR SYMBOL
 #       one library holding a variant per size of dim SYMBOL (--specialize SYMBOL=min,mid,max;
 #       nvcc, no GPU), whose descriptor (inferno-run --check) lists the three input shapes and
-#       the dim's exported range and compiled sizes.
+#       the dim's exported range and compiled sizes;
+#   dynamic_fixture_test.sh run INFERNOC INFERNO_RUN NPY_COMPARE DIR SYMBOL
+#       the same library on a GPU: each size's outputs against PyTorch's, and a size no variant
+#       has refused (exit 3) saying whether it is inside the export's range.
 set -euo pipefail
 mode=$1
 shift
@@ -74,6 +77,40 @@ specialize)
   # The export's range of the dim, where the input has it, and the sizes compiled.
   line="dynamic dim $symbol: exported for $(jq_range "$dir" "$symbol") (x dim 0), compiled for $(IFS=,; echo "${values[*]}" | sed 's/,/, /g')"
   grep -qxF "$line" "$work/check.txt" || { echo "no line: $line"; exit 1; }
+  ;;
+run)
+  # On a GPU: one library of the three batch sizes runs each from its --data within
+  # torch.testing's f32 tolerances, and a size that no variant has is refused in the dims' terms
+  # (exit 3): one inside the export's range, one outside it.
+  infernoc=$1 inferno_run=$2 compare=$3 dir=$4 symbol=$5
+  values=()
+  for size in min mid max; do
+    shape=$(npy_shape "$dir/$size/input0.npy")
+    values+=("${shape%%x*}")
+  done
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  "$infernoc" "$dir/model.pt2" --specialize "$symbol=$(IFS=,; echo "${values[*]}")" \
+    -o "$work/model.so" --no-cache --quiet
+  for size in min mid max; do
+    "$inferno_run" "$work/model.so" --data "$dir/$size"/input*.npy --save-outputs "$work/$size"
+    echo -n "$size: "
+    "$compare" "$work/$size/out0.npy" "$dir/$size/output0.npy"
+  done
+  low=${values[0]} high=${values[2]}
+  python3 -c 'import numpy as np, sys
+for path, rows in zip(sys.argv[1::2], sys.argv[2::2]):
+    np.save(path, np.zeros((int(rows), 16), np.float32))' \
+    "$work/inside.npy" $((low + 1)) "$work/outside.npy" $((high + 1))
+  for case in "inside:is in the range the model was exported for" "outside:outside the range of $symbol"; do
+    set +e
+    "$inferno_run" "$work/model.so" --data "$work/${case%%:*}.npy" >"$work/refused.txt" 2>&1
+    code=$?
+    set -e
+    cat "$work/refused.txt"
+    [[ $code == 3 ]] || { echo "exit $code, not 3"; exit 1; }
+    grep -qF "${case#*:}" "$work/refused.txt" || { echo "no '${case#*:}'"; exit 1; }
+  done
   ;;
 *)
   echo "dynamic_fixture_test.sh: unknown mode $mode" >&2

@@ -28,16 +28,34 @@ using inferno::run::DeviceBuffer;
 using inferno::run::Exit;
 using inferno::run::Handles;
 
-std::vector<inferno_tensor_desc> describe(const inferno_loaded_model* model, bool inputs) {
+// Entry point `variant`'s inputs or outputs (variant 0: the model itself).
+std::vector<inferno_tensor_desc> describe(const inferno_loaded_model* model, int32_t variant,
+                                          bool inputs) {
   int32_t count = 0;
-  check(inputs ? inferno_model_num_inputs(model, &count)
-               : inferno_model_num_outputs(model, &count));
+  check(inputs ? inferno_model_variant_num_inputs(model, variant, &count)
+               : inferno_model_variant_num_outputs(model, variant, &count));
   std::vector<inferno_tensor_desc> descs(static_cast<size_t>(count));
   for (int32_t i = 0; i < count; ++i) {
-    check(inputs ? inferno_model_input(model, i, &descs[i])
-                 : inferno_model_output(model, i, &descs[i]));
+    check(inputs ? inferno_model_variant_input(model, variant, i, &descs[i])
+                 : inferno_model_variant_output(model, variant, i, &descs[i]));
   }
   return descs;
+}
+
+// The entry point whose input shapes the --data files have, as the runtime chooses; -1 when
+// none has them (the model's own inputs then say what is wrong).
+int32_t variant_of_data(const inferno_loaded_model* model,
+                        const std::vector<inferno::npy::Array>& arrays) {
+  int32_t variants = 0;
+  check(inferno_model_num_variants(model, &variants));
+  for (int32_t v = 0; v < variants; ++v) {
+    const auto descs = describe(model, v, true);
+    bool all = descs.size() == arrays.size();
+    for (size_t i = 0; i < descs.size() && all; ++i)
+      all = arrays[i].shape == std::vector<int64_t>(descs[i].shape, descs[i].shape + descs[i].rank);
+    if (all) return v;
+  }
+  return -1;
 }
 
 using inferno::run::type_text;
@@ -116,9 +134,9 @@ int check_only(const std::string& path, int sm) {
               m->cuda_version);
   for (int32_t i = 0; i < m->num_sm_archs; ++i) std::printf(" sm_%d", m->sm_archs[i]);
   std::printf(")\n");
-  for (const auto& d : describe(h.model, true))
+  for (const auto& d : describe(h.model, 0, true))
     std::printf("input  %s: %s\n", d.name, type_text(d).c_str());
-  for (const auto& d : describe(h.model, false))
+  for (const auto& d : describe(h.model, 0, false))
     std::printf("output %s: %s\n", d.name, type_text(d).c_str());
   print_abi2(h.model);
   return 0;
@@ -196,8 +214,20 @@ int run(const Options& opt) {
   for (const std::string& path : opt.data) arrays.push_back(inferno::npy::read(path));
   Handles h;
   check(inferno_model_load(opt.model.c_str(), opt.device, &h.model));
-  const auto in_descs = describe(h.model, true);
-  const auto out_descs = describe(h.model, false);
+  // The variant the files' shapes pick (a library of several sizes); the model's own otherwise.
+  const int32_t picked = arrays.empty() ? 0 : variant_of_data(h.model, arrays);
+  auto in_descs = describe(h.model, std::max(picked, 0), true);
+  const auto out_descs = describe(h.model, std::max(picked, 0), false);
+  // No variant has the files' shapes: a model with dynamic dims gets them as they are, so that
+  // the run is refused in the dims' terms (outside the range, not compiled, ...).
+  int32_t dynamic_dims = 0;
+  check(inferno_model_num_dynamic_dims(h.model, &dynamic_dims));
+  if (picked < 0 && dynamic_dims > 0 && arrays.size() == in_descs.size()) {
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      in_descs[i].rank = static_cast<int32_t>(arrays[i].shape.size());
+      in_descs[i].shape = arrays[i].shape.data();  // the arrays outlive the run
+    }
+  }
   if (!opt.data.empty() && opt.data.size() != in_descs.size()) {
     throw Exit{3, "the model has " + std::to_string(in_descs.size()) + " inputs, got " +
                       std::to_string(opt.data.size()) + " --data files"};
