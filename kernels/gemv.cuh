@@ -277,8 +277,8 @@ __device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int
 /// [kM, K], out [kM, N].
 template <typename T, int kM, int kPack, int kLanes, int kUnroll = kGemvUnroll, typename Act>
 __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
-                                        int64_t k, T* out, const GemvEpilogue<T>& epilogue,
-                                        Act act, const L2Prefetch& next = {}) {
+                                        int64_t k, T* out, const GemvEpilogue<T>& epilogue, Act act,
+                                        const L2Prefetch& next = {}) {
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
   constexpr int kColumns = kGemvNkThreads / kLanes;
@@ -453,8 +453,8 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
 /// kM) threads, kPack = gemv_pack<T>(n), kTx = gemv_kn_tx<T>(n). x is [kM, K], out [kM, N].
 template <typename T, int kM, int kPack, int kTx, int kThreads, typename Act>
 __device__ __forceinline__ void gemv_kn(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
-                                        int64_t k, T* out, const GemvEpilogue<T>& epilogue,
-                                        Act act, const L2Prefetch& next = {}) {
+                                        int64_t k, T* out, const GemvEpilogue<T>& epilogue, Act act,
+                                        const L2Prefetch& next = {}) {
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kTx >= 1 && kTx <= 32 && (kTx & (kTx - 1)) == 0, "tile threads: 2^i <= 32");
   static_assert(kThreads % 32 == 0 && kThreads >= kTx * kPack, "whole warps, one per column");

@@ -44,8 +44,8 @@ __device__ __forceinline__ void prefetch_l2_share(const L2Prefetch& next) {
   if (next.bytes < 16 || (threadIdx.x & 31) != 0) return;
   const long long units = next.bytes / 16;
   const long long warps = static_cast<long long>(gridDim.x) * ((blockDim.x + 31) / 32);
-  const long long warp = static_cast<long long>(blockIdx.x) * ((blockDim.x + 31) / 32) +
-                         threadIdx.x / 32;
+  const long long warp =
+      static_cast<long long>(blockIdx.x) * ((blockDim.x + 31) / 32) + threadIdx.x / 32;
   const long long share = (units + warps - 1) / warps;
   const long long first = warp * share;
   if (first >= units) return;

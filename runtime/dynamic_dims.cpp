@@ -101,9 +101,8 @@ std::string dynamic_dims_error(const DynamicDims& dims, const EntryPoints& entri
     for (const DimUse& use : dim.uses) {
       const int64_t size = given_size(use, inputs, count);
       if (size < 0) continue;
-      const std::string where =
-          "input '" + std::string(input_name(entries, use.input)) + "' dim " +
-          std::to_string(use.axis);
+      const std::string where = "input '" + std::string(input_name(entries, use.input)) + "' dim " +
+                                std::to_string(use.axis);
       if (size < dim.min || (dim.max >= 0 && size > dim.max)) {
         return where + " is " + std::to_string(size) + ", outside the range of " + dim.name +
                " the model was exported for (" + range_text(dim) + ")";
@@ -113,8 +112,8 @@ std::string dynamic_dims_error(const DynamicDims& dims, const EntryPoints& entri
         first_size = size;
       } else if (size != first_size) {
         return where + " is " + std::to_string(size) + " but input '" +
-               input_name(entries, first->input) + "' dim " + std::to_string(first->axis) +
-               " is " + std::to_string(first_size) + ": both are " + dim.name;
+               input_name(entries, first->input) + "' dim " + std::to_string(first->axis) + " is " +
+               std::to_string(first_size) + ": both are " + dim.name;
       }
     }
     if (first == nullptr) continue;

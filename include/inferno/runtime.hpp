@@ -125,7 +125,8 @@ class Model {
   }
   /// The input dims that were dynamic in the model's export (see inferno_model_num_dynamic_dims).
   std::vector<DynamicDim> dynamic_dims() const {
-    std::vector<DynamicDim> dims(static_cast<size_t>(query<int32_t>(inferno_model_num_dynamic_dims)));
+    std::vector<DynamicDim> dims(
+        static_cast<size_t>(query<int32_t>(inferno_model_num_dynamic_dims)));
     for (size_t d = 0; d < dims.size(); ++d) {
       const char* name = nullptr;
       int32_t uses = 0;

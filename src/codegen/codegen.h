@@ -28,7 +28,7 @@ namespace inferno::codegen {
 struct ModelDim {
   std::string name;  ///< the export's symbol, e.g. "s77"
   int64_t min = 0;
-  int64_t max = -1;  ///< -1: unbounded
+  int64_t max = -1;                               ///< -1: unbounded
   std::vector<std::pair<int32_t, int32_t>> uses;  ///< (input, axis) pairs that have it
 };
 

@@ -476,9 +476,9 @@ std::string emit_dims_table(const std::vector<ModelDim>& all) {
   // longer), and some input that has it.
   std::vector<ModelDim> dims;
   for (const ModelDim& dim : all) {
-    const bool readable =
-        !dim.name.empty() && dim.name.size() <= INFERNO_MODEL_DIM_NAME_MAX &&
-        std::all_of(dim.name.begin(), dim.name.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+    const bool readable = !dim.name.empty() && dim.name.size() <= INFERNO_MODEL_DIM_NAME_MAX &&
+                          std::all_of(dim.name.begin(), dim.name.end(),
+                                      [](char c) { return c >= 0x20 && c <= 0x7e; });
     if (readable && !dim.uses.empty()) dims.push_back(dim);
   }
   if (dims.empty()) return "";
@@ -494,22 +494,24 @@ std::string emit_dims_table(const std::vector<ModelDim>& all) {
     w.line("{" + c_string_literal(dims[d].name) + ", " + std::to_string(dims[d].min) + ", " +
            std::to_string(dims[d].max) + "},");
     for (const auto& [input, axis] : dims[d].uses) {
-      uses += "{" + std::to_string(input) + ", " + std::to_string(axis) + ", " +
-              std::to_string(d) + "}, ";
+      uses += "{" + std::to_string(input) + ", " + std::to_string(axis) + ", " + std::to_string(d) +
+              "}, ";
       ++num_uses;
     }
   }
   w.close("};");
   w.line("const inferno_model_dim_use kDimUses[] = {" +
          (uses.empty() ? std::string("{0, 0, 0}") : uses.substr(0, uses.size() - 2)) + "};");
-  w.line("const inferno_model_dims kModelDims = {INFERNO_MODEL_DIMS_VERSION, "
-         "sizeof(inferno_model_dims), " +
-         std::to_string(dims.size()) + ", kDims, " + std::to_string(num_uses) + ", kDimUses};");
+  w.line(
+      "const inferno_model_dims kModelDims = {INFERNO_MODEL_DIMS_VERSION, "
+      "sizeof(inferno_model_dims), " +
+      std::to_string(dims.size()) + ", kDims, " + std::to_string(num_uses) + ", kDimUses};");
   w.line("");
   w.line("}  // namespace");
   w.line("");
-  w.line("extern \"C\" __attribute__((visibility(\"default\"))) const inferno_model_dims* "
-         "inferno_model_describe_dims() {");
+  w.line(
+      "extern \"C\" __attribute__((visibility(\"default\"))) const inferno_model_dims* "
+      "inferno_model_describe_dims() {");
   w.line("  return &kModelDims;");
   w.line("}");
   return w.text();

@@ -71,9 +71,8 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::optional<Slots> slots = assign_slots(ctx.graph, out_type, p);
   INFERNO_CHECK(slots.has_value(), "gemv: an epilogue the kernel cannot take");
   const std::string type(storage_type(dtype));
-  const ir::ValueId next = ctx.gemv_prefetch.empty()
-                               ? ir::kNoValue
-                               : ctx.gemv_prefetch.at(static_cast<size_t>(index));
+  const ir::ValueId next =
+      ctx.gemv_prefetch.empty() ? ir::kNoValue : ctx.gemv_prefetch.at(static_cast<size_t>(index));
   const std::string m = decimal(p.m), n = decimal(p.n), k = decimal(p.k);
   const char* layout = p.right_is_nk ? "nk" : "kn";
   const char* norm_name = !p.norm ? "" : p.norm->rms ? "rms_norm_" : "layer_norm_";

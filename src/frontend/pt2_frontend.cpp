@@ -562,16 +562,16 @@ Status Loader::lower_sym_int_op(const JsonRef& node, std::string_view target,
     } else if (member.first == "as_sym_int") {
       INFERNO_ASSIGN_OR_RETURN(args.emplace_back(), sym_value(member.second));
     } else {
-      return invalid_input(record_ + ": " + std::string(target) + " takes integers, not '" +
-                               member.first + "'",
-                           call.node_name, call.loc);
+      return invalid_input(
+          record_ + ": " + std::string(target) + " takes integers, not '" + member.first + "'",
+          call.node_name, call.loc);
     }
   }
   const std::optional<int64_t> value = eval_sym_int_op(target, args);
   if (!value || outs.size() != 1 || outs[0].empty()) {
-    return invalid_input(record_ + ": " + std::string(target) +
-                             " has malformed arguments or outputs, or overflows",
-                         call.node_name, call.loc);
+    return invalid_input(
+        record_ + ": " + std::string(target) + " has malformed arguments or outputs, or overflows",
+        call.node_name, call.loc);
   }
   sym_sizes_[outs[0]] = *value;
   return Status::ok();

@@ -342,9 +342,9 @@ std::optional<int64_t> eval_sym_int_op(std::string_view target, const std::vecto
     if (args.size() != arity) return std::nullopt;
     // Parenthesized literals: a negative argument stays one operand.
     const std::string a = "(" + std::to_string(args[0]) + ")";
-    const std::string text = arity == 1 ? std::string(spelling) + a
-                                        : a + " " + std::string(spelling) + " (" +
-                                              std::to_string(args[1]) + ")";
+    const std::string text =
+        arity == 1 ? std::string(spelling) + a
+                   : a + " " + std::string(spelling) + " (" + std::to_string(args[1]) + ")";
     return eval_sym_expr(text, {});
   }
   return std::nullopt;

@@ -1,11 +1,12 @@
 // The runtime's reading of a model's dynamic dims table (inferno/model_dims.h) and the refusals it
 // words in their terms, without a GPU: a fake LLM whose prompt lengths 4, 1 and 8 are sizes of
 // one dynamic dim that input_ids (dim 1) and the positions (dim 0) share.
+#include "runtime/dynamic_dims.h"
+
 #include <string>
 #include <vector>
 
 #include "fake_models.h"
-#include "runtime/dynamic_dims.h"
 #include "runtime/error.h"
 #include "runtime_test_support.h"
 #include "support/catch.h"
@@ -19,8 +20,8 @@ namespace {
 struct Table {
   inferno_model_dim dims[1] = {{"s27", 1, 31}};
   inferno_model_dim_use uses[2] = {{0, 1, 0}, {1, 0, 0}};
-  inferno_model_dims table{INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2,
-                           uses};
+  inferno_model_dims table{
+      INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2, uses};
 };
 
 // The message read_dynamic_dims throws for `table` ("" when it accepts it).
@@ -35,8 +36,8 @@ std::string problem(const inferno_model_dims& table, const rt::EntryPoints& entr
 }
 
 // The refusal for ids [1, ids_length] and positions [positions_length].
-std::string refusal(const rt::DynamicDims& dims, const rt::EntryPoints& entries,
-                    int64_t ids_length, int64_t positions_length) {
+std::string refusal(const rt::DynamicDims& dims, const rt::EntryPoints& entries, int64_t ids_length,
+                    int64_t positions_length) {
   std::vector<int64_t> ids{1, ids_length}, positions{positions_length};
   const inferno_tensor inputs[] = {{nullptr, INFERNO_DTYPE_I64, 2, ids.data()},
                                    {nullptr, INFERNO_DTYPE_I64, 1, positions.data()}};
@@ -58,9 +59,11 @@ TEST_CASE("dynamic dims: the table is read and checked against the entry points"
   CHECK(rt::read_dynamic_dims(nullptr, llm.entries(), "m.so").empty());
 
   t.uses[1].axis = 1;  // positions has one dim
-  CHECK(contains(problem(t.table, llm.entries()), "an input dim that an entry point does not have"));
+  CHECK(
+      contains(problem(t.table, llm.entries()), "an input dim that an entry point does not have"));
   t.uses[1] = {2, 0, 0};
-  CHECK(contains(problem(t.table, llm.entries()), "an input dim that an entry point does not have"));
+  CHECK(
+      contains(problem(t.table, llm.entries()), "an input dim that an entry point does not have"));
   t.uses[1] = {1, 0, 1};
   CHECK(contains(problem(t.table, llm.entries()), "a use of no dim"));
   t.uses[1] = {1, 0, 0};

@@ -2,7 +2,6 @@
 // inspection): its states, max_positions, variants and dynamic dims (the C++ wrapper's too),
 // generate's argument checks, and what `inferno-run --check` prints about them.
 #include <string>
-
 #include <vector>
 
 #include "inferno/runtime.h"
@@ -160,6 +159,7 @@ TEST_CASE("llm: inferno-run --check lists states, max_positions and variants", "
   CHECK(contains(result.out, "variant 1: input_ids i64[1,1], cache_position i64[1]"));
   CHECK(contains(result.out, "variant 2: input_ids i64[1,8], cache_position i64[8]"));
   CHECK(contains(result.out, "generates: vocab 1000"));
-  CHECK(contains(result.out, "dynamic dim seq_length: exported for 1..31 (input_ids dim 1, "
-                             "cache_position dim 0), compiled for 4, 1, 8"));
+  CHECK(contains(result.out,
+                 "dynamic dim seq_length: exported for 1..31 (input_ids dim 1, "
+                 "cache_position dim 0), compiled for 4, 1, 8"));
 }

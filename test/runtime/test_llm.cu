@@ -167,11 +167,11 @@ extern "C" __attribute__((visibility("default"))) const inferno_model* INFERNO_M
   return &model;
 }
 
-extern "C" __attribute__((visibility("default"))) const inferno_model_dims* INFERNO_MODEL_DIMS_ENTRY(
-    void) {
+extern "C" __attribute__((visibility("default"))) const inferno_model_dims*
+INFERNO_MODEL_DIMS_ENTRY(void) {
   static const inferno_model_dim dims[] = {{"seq_length", 1, kMaxPositions - 1}};
   static const inferno_model_dim_use uses[] = {{0, 1, 0}, {1, 0, 0}};
-  static const inferno_model_dims table{INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1,
-                                        dims, 2, uses};
+  static const inferno_model_dims table{
+      INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2, uses};
   return &table;
 }

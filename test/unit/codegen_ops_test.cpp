@@ -520,8 +520,8 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
 TEST_CASE("each GEMV asks L2 for the next GEMV's weight, the last for the first's", "[codegen]") {
   const std::string ones = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0";
   const std::string weights = "  %w1: f16[4,8] = constant[" + ones + ", " + ones + ", " + ones +
-                              ", " + ones + "]\n  %w2: f16[8,4] = constant[" + ones + ", " +
-                              ones + ", " + ones + ", " + ones + "]\n";
+                              ", " + ones + "]\n  %w2: f16[8,4] = constant[" + ones + ", " + ones +
+                              ", " + ones + ", " + ones + "]\n";
   const std::string gemm = " = gemm(%s) {activation=\"none\", alpha=1.0, beta=1.0, trans_b=true}\n";
   const auto product = [&](const std::string& out, const std::string& operands) {
     std::string line = gemm;
@@ -529,11 +529,11 @@ TEST_CASE("each GEMV asks L2 for the next GEMV's weight, the last for the first'
     return "  " + out + line;
   };
   SECTION("two GEMVs of stored weights; a cuBLASLt GEMM and a GEMV of an input weight between") {
-    const std::string cu = generate_cu(
-        "graph(%x: f16[1,8], %y: f16[16,4], %v: f16[4,4]) {\n" + weights +
-        product("%a: f16[1,4]", "%x, %w1") + product("%big: f16[16,4]", "%y, %v") +
-        product("%c: f16[1,4]", "%a, %v") + product("%b: f16[1,8]", "%c, %w2") +
-        "  return %b, %big\n}");
+    const std::string cu =
+        generate_cu("graph(%x: f16[1,8], %y: f16[16,4], %v: f16[4,4]) {\n" + weights +
+                    product("%a: f16[1,4]", "%x, %w1") + product("%big: f16[16,4]", "%y, %v") +
+                    product("%c: f16[1,4]", "%a, %v") + product("%b: f16[1,8]", "%c, %w2") +
+                    "  return %b, %big\n}");
     const std::string body = run_body(cu);
     CHECK(count(body, "run_gemm(") == 1);
     CHECK(count(body, "/* next_weight */") == 2);
