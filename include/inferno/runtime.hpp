@@ -55,7 +55,6 @@ inline size_t byte_size(const inferno_tensor_desc& desc) {
   return n;
 }
 
-/// A loaded model (see inferno_model_load). Cheap to share by reference between threads.
 /// A dim that was dynamic in the model's export: its range (max -1: unbounded) and the input
 /// dims that have it. The library runs the sizes its variants were compiled for.
 struct DynamicDim {
@@ -69,6 +68,7 @@ struct DynamicDim {
   std::vector<Use> uses;
 };
 
+/// A loaded model (see inferno_model_load). Cheap to share by reference between threads.
 class Model {
  public:
   /// Loads `path` on `device` (an index, INFERNO_DEVICE_CURRENT or INFERNO_DEVICE_NONE).

@@ -500,8 +500,8 @@ std::string emit_dims_table(const std::vector<ModelDim>& all) {
     }
   }
   w.close("};");
-  w.line("const inferno_model_dim_use kDimUses[] = {" +
-         (uses.empty() ? std::string("{0, 0, 0}") : uses.substr(0, uses.size() - 2)) + "};");
+  // Every dim kept has a use: the list is never empty.
+  w.line("const inferno_model_dim_use kDimUses[] = {" + uses.substr(0, uses.size() - 2) + "};");
   w.line(
       "const inferno_model_dims kModelDims = {INFERNO_MODEL_DIMS_VERSION, "
       "sizeof(inferno_model_dims), " +

@@ -438,10 +438,6 @@ Status emit_norm_gemm(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
-}  // namespace
-
-namespace {
-
 // The weight node `index`'s GEMV streams, or kNoValue when the node runs no GEMV.
 ir::ValueId gemv_streamed_weight(const ir::Graph& graph, int32_t index) {
   const ir::Node& node = graph.nodes()[static_cast<size_t>(index)];
