@@ -7,6 +7,7 @@
 #include "runtime/descriptor.h"
 #include "runtime/error.h"
 #include "runtime/handles.h"
+#include "runtime/row_split.h"
 
 using inferno::runtime::fail;
 using inferno::runtime::guarded;
@@ -255,6 +256,60 @@ inferno_status inferno_model_dynamic_dim_use(const inferno_loaded_model* model, 
     check_index("use", use, static_cast<int32_t>(uses.size()));
     if (input != nullptr) *input = uses[static_cast<size_t>(use)].input;
     if (axis != nullptr) *axis = uses[static_cast<size_t>(use)].axis;
+  });
+}
+
+inferno_status inferno_model_split_dim(const inferno_loaded_model* model, int32_t* index) {
+  return guarded([&] {
+    require(model, "model");
+    require(index, "index");
+    const auto& dims = model->model->dynamic_dims();
+    *index = -1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].split) *index = static_cast<int32_t>(d);
+    }
+  });
+}
+
+inferno_status inferno_model_output_shape(const inferno_loaded_model* model,
+                                          const inferno_tensor* inputs, int32_t num_inputs,
+                                          int32_t output, int64_t* shape, int32_t max_rank,
+                                          int32_t* rank) {
+  return guarded([&] {
+    require(model, "model");
+    require(rank, "rank");
+    const inferno::runtime::Model& m = *model->model;
+    const inferno::runtime::EntryPoints& entries = m.entries();
+    const int32_t entry = inferno::runtime::select_entry(entries, inputs, num_inputs);
+    std::vector<int64_t> dims;
+    if (entry >= 0) {
+      const inferno_model& abi = *entries[static_cast<size_t>(entry)];
+      check_index("output", output, abi.num_outputs);
+      const inferno_tensor_desc& d = abi.outputs[output];
+      dims.assign(d.shape, d.shape + d.rank);
+    } else {
+      inferno::runtime::RowSplitPlan plan;
+      const std::string why =
+          inferno::runtime::plan_row_split(m.dynamic_dims(), entries, inputs, num_inputs, plan);
+      if (!why.empty()) {
+        const std::string dims_why =
+            inferno::runtime::dynamic_dims_error(m.dynamic_dims(), entries, inputs, num_inputs);
+        inferno::runtime::fail(INFERNO_STATUS_INVALID_ARGUMENT,
+                               !dims_why.empty() ? dims_why
+                               : inferno::runtime::has_split_dim(m.dynamic_dims())
+                                   ? why
+                                   : "the inputs match no variant of the model");
+      }
+      check_index("output", output, static_cast<int32_t>(plan.output_shapes.size()));
+      dims = plan.output_shapes[static_cast<size_t>(output)];
+    }
+    if (static_cast<int32_t>(dims.size()) > max_rank || (!dims.empty() && shape == nullptr)) {
+      inferno::runtime::fail(INFERNO_STATUS_INVALID_ARGUMENT,
+                             "output " + std::to_string(output) + " has rank " +
+                                 std::to_string(dims.size()) + ", over max_rank");
+    }
+    std::copy(dims.begin(), dims.end(), shape);
+    *rank = static_cast<int32_t>(dims.size());
   });
 }
 

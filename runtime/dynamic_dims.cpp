@@ -1,6 +1,7 @@
 #include "runtime/dynamic_dims.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "runtime/error.h"
 
@@ -62,7 +63,11 @@ DynamicDims read_dynamic_dims(const inferno_model_dims* table, const EntryPoints
     fail(INFERNO_STATUS_ABI_MISMATCH, "'" + path + "': its dynamic dims table " + what);
   };
   if (table->version != INFERNO_MODEL_DIMS_VERSION) bad("has an unknown version");
-  if (table->struct_size < sizeof(inferno_model_dims)) bad("is too small");
+  // The size before the first appended field; split_dim came later.
+  if (table->struct_size < offsetof(inferno_model_dims, split_dim)) bad("is too small");
+  const bool has_split =
+      table->struct_size >= offsetof(inferno_model_dims, split_dim) + sizeof(table->split_dim);
+  const int32_t split = has_split ? table->split_dim : -1;
   if (table->num_dims < 0 || table->num_dims > kMaxDims || table->num_uses < 0 ||
       table->num_uses > kMaxDimUses || (table->num_dims > 0 && table->dims == nullptr) ||
       (table->num_uses > 0 && table->uses == nullptr)) {
@@ -85,6 +90,24 @@ DynamicDims read_dynamic_dims(const inferno_model_dims* table, const EntryPoints
       }
     }
     dims[static_cast<size_t>(use.dim)].uses.push_back({use.input, use.axis});
+  }
+  if (split < -1 || split >= table->num_dims) bad("names a split dim it does not have");
+  if (split >= 0) {
+    DynamicDim& dim = dims[static_cast<size_t>(split)];
+    dim.split = true;
+    if (dim.uses.empty()) bad("names a split dim that no input has");
+    for (const inferno_model* entry : entries) {
+      const int64_t rows = entry->inputs[dim.uses.front().input].shape[0];
+      for (const DimUse& use : dim.uses) {
+        if (use.axis != 0 || entry->inputs[use.input].shape[0] != rows || rows < 1)
+          bad("has a split dim that is not one size of the inputs' first axes");
+      }
+      for (int32_t o = 0; o < entry->num_outputs; ++o) {
+        const inferno_tensor_desc& out = entry->outputs[o];
+        if (out.rank < 1 || out.shape[0] % rows != 0)
+          bad("has a split dim that is not in output '" + std::string(out.name) + "'");
+      }
+    }
   }
   // A dim no input has says nothing about a call.
   dims.erase(std::remove_if(dims.begin(), dims.end(),
@@ -116,7 +139,9 @@ std::string dynamic_dims_error(const DynamicDims& dims, const EntryPoints& entri
                std::to_string(first_size) + ": both are " + dim.name;
       }
     }
-    if (first == nullptr) continue;
+    // A split dim's size in its range runs as runs of compiled sizes; why one cannot is the
+    // split plan's to say (runtime/row_split.h).
+    if (first == nullptr || dim.split) continue;
     const std::vector<int64_t> sizes = compiled_sizes(dim, entries);
     if (std::find(sizes.begin(), sizes.end(), first_size) == sizes.end()) {
       return dim.name + " = " + std::to_string(first_size) + " (input '" +

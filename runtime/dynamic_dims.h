@@ -24,15 +24,18 @@ struct DynamicDim {
   int64_t min = 0;
   int64_t max = -1;  ///< -1: unbounded
   std::vector<DimUse> uses;
+  /// A run may be split along it (model_dims.h, split_dim; runtime/row_split.h).
+  bool split = false;
 };
 
 using DynamicDims = std::vector<DynamicDim>;
 
 /// The dims of `table` (null: none), checked against the entry points: at most kMaxDims dims and
 /// kMaxDimUses uses, names of printable ASCII up to INFERNO_MODEL_DIM_NAME_MAX bytes, 0 <= min <=
-/// max (or max
-/// -1), each use an input and axis that every entry point has. ABI_MISMATCH naming `path` when
-/// the table breaks a rule.
+/// max (or max -1), each use an input and axis that every entry point has; a split dim only as
+/// the first axis of its inputs, of one size of at least 1 in each entry point, whose every output
+/// has a first dim that is a multiple of it. ABI_MISMATCH naming `path` when the table breaks a
+/// rule.
 DynamicDims read_dynamic_dims(const inferno_model_dims* table, const EntryPoints& entries,
                               const std::string& path);
 

@@ -96,6 +96,13 @@ Session::Session(std::shared_ptr<const Model> model, const inferno_session_optio
       check_cuda(cudaMalloc(&arena_, arena_bytes),
                  ("cudaMalloc of the arena (" + std::to_string(arena_bytes) + " bytes)").c_str());
     }
+    const uint64_t staging_bytes = row_staging_bytes(model_->dynamic_dims(), entries);
+    if (staging_bytes > 0) {
+      check_cuda(cudaMalloc(&staging_, staging_bytes),
+                 ("cudaMalloc of the split runs' staging buffer (" + std::to_string(staging_bytes) +
+                  " bytes)")
+                     .c_str());
+    }
     for (size_t e = 0; e < entries.size(); ++e) {
       char error[kErrorSize] = {};
       check_model(entries[e]->session_create(model_->device_weights(), &model_sessions_[e], error,
@@ -132,6 +139,8 @@ void Session::release() noexcept {
   states_.reset();
   if (arena_ != nullptr) cudaFree(arena_);
   arena_ = nullptr;
+  if (staging_ != nullptr) cudaFree(staging_);
+  staging_ = nullptr;
   if (side_stream_ != nullptr) cudaStreamDestroy(side_stream_);
   side_stream_ = nullptr;
   if (fork_ != nullptr) cudaEventDestroy(fork_);
@@ -153,6 +162,20 @@ int32_t Session::checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
     if (entry < 0) {
       if (const std::string why = dims_error(); !why.empty())
         fail(INFERNO_STATUS_INVALID_ARGUMENT, why);
+      const std::string split =
+          plan_row_split(model_->dynamic_dims(), entries, inputs, num_inputs, split_plan_);
+      if (split.empty()) {  // only a profiled run gets here with a plan
+        fail(INFERNO_STATUS_INVALID_ARGUMENT,
+             "these inputs run as several runs of the library's variants; a profiled run takes "
+             "the inputs of one variant: " +
+                 accepted_inputs_text(entries));
+      }
+      if (has_split_dim(model_->dynamic_dims())) {
+        fail(INFERNO_STATUS_INVALID_ARGUMENT, "inputs (" + given_inputs_text(inputs, num_inputs) +
+                                                  ") cannot run as runs of the " + "sizes model '" +
+                                                  model_->path() + "' was compiled for: " + split +
+                                                  "; it takes " + accepted_inputs_text(entries));
+      }
       fail(INFERNO_STATUS_INVALID_ARGUMENT, "inputs (" + given_inputs_text(inputs, num_inputs) +
                                                 ") match no variant of model '" + model_->path() +
                                                 "', which takes " + accepted_inputs_text(entries));
@@ -179,6 +202,12 @@ int32_t Session::checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
 void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num_inputs,
                   const inferno_tensor* outputs, int32_t num_outputs) {
   const BusyLock lock(busy_);
+  const EntryPoints& entries = model_->entries();
+  if (has_split_dim(model_->dynamic_dims()) && select_entry(entries, inputs, num_inputs) < 0 &&
+      plan_row_split(model_->dynamic_dims(), entries, inputs, num_inputs, split_plan_).empty()) {
+    run_split(static_cast<cudaStream_t>(stream_handle), inputs, num_inputs, outputs, num_outputs);
+    return;
+  }
   const int32_t entry = checked_entry(inputs, num_inputs, outputs, num_outputs);
   const inferno_model& abi = *model_->entries()[entry];
   const DeviceGuard guard(model_->device());
@@ -195,6 +224,76 @@ void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num
   // waits to every call.
   begin_work(work, graph && exec == nullptr);
   launch_keyed(entry, work.stream, graph, exec);
+  end_work(work);
+}
+
+void Session::run_split(cudaStream_t stream, const inferno_tensor* inputs, int32_t num_inputs,
+                        const inferno_tensor* outputs, int32_t num_outputs) {
+  const RowSplitPlan& plan = split_plan_;
+  // The call's tensors against the call's shapes: the descriptors of the first run's entry point,
+  // with the split dim at the call's size.
+  const inferno_model& first = *model_->entries()[plan.chunks.front().entry];
+  std::vector<inferno_tensor_desc> in(first.inputs, first.inputs + first.num_inputs);
+  std::vector<inferno_tensor_desc> out(first.outputs, first.outputs + first.num_outputs);
+  for (size_t i = 0; i < in.size(); ++i) in[i].shape = plan.input_shapes[i].data();
+  for (size_t o = 0; o < out.size(); ++o) out[o].shape = plan.output_shapes[o].data();
+  check_tensors("input", in.data(), first.num_inputs, inputs, num_inputs);
+  check_tensors("output", out.data(), first.num_outputs, outputs, num_outputs);
+  for (const inferno_tensor* t : {inputs, outputs}) {
+    const int32_t n = t == inputs ? num_inputs : num_outputs;
+    for (int32_t i = 0; i < n; ++i) {
+      if (reinterpret_cast<uintptr_t>(t[i].data) % kRowAlignment != 0) {
+        fail(INFERNO_STATUS_INVALID_ARGUMENT, std::string(t == inputs ? "input" : "output") + " '" +
+                                                  (t == inputs ? in : out)[i].name +
+                                                  "' is not 16-byte aligned");
+      }
+    }
+  }
+  const DeviceGuard guard(model_->device());
+  check_device_memory("input", in.data(), inputs, num_inputs, model_->device());
+  check_device_memory("output", out.data(), outputs, num_outputs, model_->device());
+  Work work = work_for(stream);
+  const bool graph = use_graph_ && !work.in_caller_graph;
+  begin_work(work, graph);
+  std::vector<void*> ins(static_cast<size_t>(num_inputs)), outs(static_cast<size_t>(num_outputs));
+  for (const RowChunk& chunk : plan.chunks) {
+    // Each tensor's rows of this run: in place, or for a staged run copied to (inputs) and from
+    // (outputs) the staging buffer, slot after slot.
+    char* slot = static_cast<char*>(staging_);
+    const auto rows_of = [&](const inferno_tensor& t, int64_t row_bytes) -> char* {
+      return static_cast<char*>(t.data) + chunk.first_row * row_bytes;
+    };
+    const auto next_slot = [&](int64_t bytes) {
+      char* here = slot;
+      slot += staging_slot_bytes(bytes);
+      return here;
+    };
+    for (int32_t i = 0; i < num_inputs; ++i) {
+      const int64_t row_bytes = plan.input_row_bytes[static_cast<size_t>(i)];
+      ins[i] = row_bytes == 0 ? inputs[i].data : rows_of(inputs[i], row_bytes);
+      if (chunk.staged && row_bytes > 0) {
+        char* staged = next_slot(chunk.rows * row_bytes);
+        check_cuda(cudaMemcpyAsync(staged, ins[i], static_cast<size_t>(chunk.rows * row_bytes),
+                                   cudaMemcpyDeviceToDevice, work.stream),
+                   "cudaMemcpyAsync");
+        ins[i] = staged;
+      }
+    }
+    for (int32_t o = 0; o < num_outputs; ++o) {
+      const int64_t row_bytes = plan.output_row_bytes[static_cast<size_t>(o)];
+      outs[o] = chunk.staged ? next_slot(chunk.rows * row_bytes) : rows_of(outputs[o], row_bytes);
+    }
+    set_key(chunk.entry, ins.data(), outs.data());
+    launch_keyed(chunk.entry, work.stream, graph, graph ? graphs_.find(key_) : nullptr);
+    if (!chunk.staged) continue;
+    for (int32_t o = 0; o < num_outputs; ++o) {
+      const int64_t row_bytes = plan.output_row_bytes[static_cast<size_t>(o)];
+      check_cuda(cudaMemcpyAsync(rows_of(outputs[o], row_bytes), outs[o],
+                                 static_cast<size_t>(chunk.rows * row_bytes),
+                                 cudaMemcpyDeviceToDevice, work.stream),
+                 "cudaMemcpyAsync");
+    }
+  }
   end_work(work);
 }
 

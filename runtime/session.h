@@ -14,6 +14,7 @@
 #include "inferno/runtime.h"
 #include "runtime/graph_cache.h"
 #include "runtime/model.h"
+#include "runtime/row_split.h"
 #include "runtime/state_block.h"
 
 namespace inferno::runtime {
@@ -87,6 +88,9 @@ class Session {
 
  private:
   void release() noexcept;
+  /// Runs a call that split_plan_ planned along the model's split dim (runtime/row_split.h).
+  void run_split(cudaStream_t stream, const inferno_tensor* inputs, int32_t num_inputs,
+                 const inferno_tensor* outputs, int32_t num_outputs);
   /// The entry point the tensors fit, checked against its descriptors; fills key_.
   int32_t checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
                         const inferno_tensor* outputs, int32_t num_outputs);
@@ -112,6 +116,8 @@ class Session {
   cudaEvent_t fork_ = nullptr;
   bool has_run_ = false;
   std::vector<char> warmed_up_;  // per entry: one plain run happened before the first capture
+  RowSplitPlan split_plan_;      // the last split call's; kept to reuse its memory
+  void* staging_ = nullptr;      // unaligned rows of a split call (row_staging_bytes)
   GraphCache graphs_;
   int64_t graph_captures_ = 0;
   // The cache key and the model's pointer arrays: the entry, then inputs, then outputs. Reserved

@@ -47,6 +47,12 @@ typedef struct inferno_model_dims {
   const inferno_model_dim* dims;
   int32_t num_uses;
   const inferno_model_dim_use* uses;
+  /* Appended (a table whose struct_size ends before it has none): the dim a run may be split
+   * along, or -1. The model computes each row of this dim independently: every input that has it
+   * has it as its first axis, every output's first dim is a multiple of it, and rows [r, r + n)
+   * of the outputs are the entry point of size n run on rows [r, r + n) of the inputs. So the
+   * runtime runs a size no entry point has as several runs of sizes that some have. */
+  int32_t split_dim;
 } inferno_model_dims;
 
 typedef const inferno_model_dims* (*inferno_model_dims_fn)(void);

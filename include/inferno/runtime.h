@@ -178,8 +178,8 @@ INFERNO_RUNTIME_API inferno_status inferno_model_variant_output(const inferno_lo
 
 /* Dynamic dims (inferno/model_dims.h): the input dims that were dynamic in the model's export,
  * each with the range it was exported for. The library runs the sizes its variants were compiled
- * for; a call with another size is refused with a message in these terms. A model without them
- * gives *count 0. */
+ * for, and any size of its split dim's range (inferno_model_split_dim); a call with another size
+ * is refused with a message in these terms. A model without them gives *count 0. */
 INFERNO_RUNTIME_API inferno_status inferno_model_num_dynamic_dims(const inferno_loaded_model* model,
                                                                   int32_t* count);
 /* Dim `index`: its name (the export's symbol, e.g. "s77"; lives with the model), its range (max
@@ -192,6 +192,23 @@ INFERNO_RUNTIME_API inferno_status inferno_model_dynamic_dim(const inferno_loade
 INFERNO_RUNTIME_API inferno_status inferno_model_dynamic_dim_use(const inferno_loaded_model* model,
                                                                  int32_t index, int32_t use,
                                                                  int32_t* input, int32_t* axis);
+
+/* The dynamic dim a run is split along (*index; -1 when none): the library runs a size of it that
+ * no variant was compiled for, within its range, as several runs of variants' sizes, each on its
+ * rows of the inputs and outputs (a batch of 13 as 8, 4 and 1), since the model computes each row
+ * on its own. Such a run's outputs have their first dim scaled to the call's rows: see
+ * inferno_model_output_shape. */
+INFERNO_RUNTIME_API inferno_status inferno_model_split_dim(const inferno_loaded_model* model,
+                                                           int32_t* index);
+/* The shape output `output` has in a run on `inputs` (num_inputs of them, only their dtypes,
+ * ranks and shapes are read): a variant's, or for a run split along the split dim, the variant's
+ * with its first dim scaled. Writes the rank to *rank and the dims to shape[0 .. rank) (max_rank
+ * entries available). INVALID_ARGUMENT, saying why, when no run takes the inputs. */
+INFERNO_RUNTIME_API inferno_status inferno_model_output_shape(const inferno_loaded_model* model,
+                                                              const inferno_tensor* inputs,
+                                                              int32_t num_inputs, int32_t output,
+                                                              int64_t* shape, int32_t max_rank,
+                                                              int32_t* rank);
 
 /* Where the model came from (compiler, CUDA version, archs, checksum); lives with the model. */
 INFERNO_RUNTIME_API inferno_status inferno_model_manifest(const inferno_loaded_model* model,

@@ -91,8 +91,9 @@ void print_abi2(const inferno_loaded_model* model) {
     std::printf("variant %d: %s\n", v, text.c_str());
   }
   // The export's dynamic dims: their ranges, where the inputs have them, the sizes compiled.
-  int32_t dims = 0;
+  int32_t dims = 0, split = -1;
   check(inferno_model_num_dynamic_dims(model, &dims));
+  check(inferno_model_split_dim(model, &split));
   for (int32_t d = 0; d < dims; ++d) {
     const char* name = nullptr;
     int64_t min = 0, max = 0;
@@ -113,9 +114,10 @@ void print_abi2(const inferno_loaded_model* model) {
           compiled += (compiled.empty() ? "" : ", ") + size;
       }
     }
-    std::printf("dynamic dim %s: exported for %lld..%s (%s), compiled for %s\n", name,
+    std::printf("dynamic dim %s: exported for %lld..%s (%s), compiled for %s%s\n", name,
                 static_cast<long long>(min), max < 0 ? "" : std::to_string(max).c_str(),
-                where.c_str(), compiled.c_str());
+                where.c_str(), compiled.c_str(),
+                d == split ? "; other sizes run as several runs of these" : "");
   }
   int64_t vocab = 0;
   if (inferno_model_vocab_size(model, &vocab) == INFERNO_STATUS_OK) {
@@ -217,15 +219,31 @@ int run(const Options& opt) {
   // The variant the files' shapes pick (a library of several sizes); the model's own otherwise.
   const int32_t picked = arrays.empty() ? 0 : variant_of_data(h.model, arrays);
   auto in_descs = describe(h.model, std::max(picked, 0), true);
-  const auto out_descs = describe(h.model, std::max(picked, 0), false);
+  auto out_descs = describe(h.model, std::max(picked, 0), false);
   // No variant has the files' shapes: a model with dynamic dims gets them as they are, so that
-  // the run is refused in the dims' terms (outside the range, not compiled, ...).
+  // the run splits along its split dim, or is refused in the dims' terms (outside the range, not
+  // compiled, ...).
   int32_t dynamic_dims = 0;
   check(inferno_model_num_dynamic_dims(h.model, &dynamic_dims));
+  std::vector<std::vector<int64_t>> split_shapes(out_descs.size());
   if (picked < 0 && dynamic_dims > 0 && arrays.size() == in_descs.size()) {
+    std::vector<inferno_tensor> shapes;
     for (size_t i = 0; i < arrays.size(); ++i) {
       in_descs[i].rank = static_cast<int32_t>(arrays[i].shape.size());
       in_descs[i].shape = arrays[i].shape.data();  // the arrays outlive the run
+      shapes.push_back({nullptr, in_descs[i].dtype, in_descs[i].rank, in_descs[i].shape});
+    }
+    // A split run's outputs: their first dim scaled to the files' rows (when the runtime plans
+    // none, the run below is refused with its reason).
+    for (size_t o = 0; o < out_descs.size(); ++o) {
+      std::vector<int64_t>& dims = split_shapes[o];
+      dims.resize(static_cast<size_t>(out_descs[o].rank));
+      int32_t rank = 0;
+      if (inferno_model_output_shape(h.model, shapes.data(), static_cast<int32_t>(shapes.size()),
+                                     static_cast<int32_t>(o), dims.data(), out_descs[o].rank,
+                                     &rank) == INFERNO_STATUS_OK) {
+        out_descs[o].shape = dims.data();
+      }
     }
   }
   if (!opt.data.empty() && opt.data.size() != in_descs.size()) {

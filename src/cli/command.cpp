@@ -13,6 +13,7 @@
 
 #include "cli/compile_steps.h"
 #include "cli/graph_dump.h"
+#include "cli/row_split_dim.h"
 #include "cli/stage_times.h"
 #include "cli/tensor_io.h"
 #include "cli/variants.h"
@@ -268,13 +269,15 @@ namespace {
 
 // The frontend's record of the dynamic dims, as the library's dims table takes them.
 std::vector<codegen::ModelDim> model_dims(
-    const std::map<std::string, frontend::DynamicDim, std::less<>>& dims) {
+    const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
+    const std::string& split) {
   std::vector<codegen::ModelDim> table;
   for (const auto& [name, dim] : dims) {
     codegen::ModelDim& entry = table.emplace_back();
     entry.name = name;
     entry.min = dim.min;
     entry.max = dim.max;
+    entry.split = name == split;
     for (const frontend::DimUse& use : dim.uses) entry.uses.emplace_back(use.input, use.axis);
   }
   return table;
@@ -310,17 +313,32 @@ Status run_command(const CliOptions& options) {
   INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, load_model());
   spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(),
                describe(graph));
+  const DynamicDims bound = dynamic_dims;  // as the first load bound them
+  const LoadAt load_at = [&](const std::string& symbol, int64_t size) {
+    frontend::LoadOptions at = load;
+    at.symbols[symbol] = size;
+    return times.time(Stage::kFrontend, [&] { return frontend::load_model(options.model, at); });
+  };
+  INFERNO_ASSIGN_OR_RETURN(std::string split, row_split_dim(graph, bound, load_at));
   if (variants.empty()) {
-    variants = default_specializations(graph, dynamic_dims);
+    variants = default_specializations(graph, bound, split);
     // Loaded again only when the first variant's value is not the one the export bound.
     const bool same =
         !variants.empty() && variants.front().size() == 1 &&
-        dynamic_dims[variants.front().begin()->first].value == variants.front().begin()->second;
+        bound.at(variants.front().begin()->first).value == variants.front().begin()->second;
     if (!variants.empty() && !same) {
       load.symbols = variants.front();
       INFERNO_ASSIGN_OR_RETURN(graph, load_model());
     }
   }
+  // The size of the split dim in variant k (the export's when the variant leaves it).
+  const auto split_size = [&](size_t k) {
+    if (k < variants.size()) {
+      if (auto it = variants[k].find(split); it != variants[k].end()) return it->second;
+    }
+    return bound.at(split).value;
+  };
+  if (!split.empty() && !variant_keeps_row_split(graph, bound, split, split_size(0))) split.clear();
   if (!options.dump_graph_dir.empty())
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
   // The passes see the backend's target, or (without one) the precision alone.
@@ -344,6 +362,8 @@ Status run_command(const CliOptions& options) {
     for (size_t k = 1; k < variants.size(); ++k) {
       load.symbols = variants[k];
       INFERNO_ASSIGN_OR_RETURN(others.emplace_back(), load_model());
+      if (!split.empty() && !variant_keeps_row_split(others.back(), bound, split, split_size(k)))
+        split.clear();
       INFERNO_RETURN_IF_ERROR(optimize_graph(others.back(), target));
       INFERNO_RETURN_IF_ERROR(legalize(others.back()));
     }
@@ -351,7 +371,7 @@ Status run_command(const CliOptions& options) {
     for (const ir::Graph& other : others) graphs.push_back(&other);
     if (graphs.size() > 1)
       spdlog::info("compiling {} variants: {}", graphs.size(), describe_variants(variants));
-    return run_backend(graphs, options, *backend, times, model_dims(dynamic_dims));
+    return run_backend(graphs, options, *backend, times, model_dims(dynamic_dims, split));
   }
   if (options.emit == Emit::kDot) return emit_text(options, ir::graph_to_dot(graph));
   if (options.emit == Emit::kPlan) {

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <utility>
 
+#include "cli/row_split_dim.h"
+
 namespace inferno::cli {
 
 namespace {
@@ -73,8 +75,14 @@ Expected<std::vector<Specialization>> specializations(const CliOptions& options)
 }
 
 std::vector<Specialization> default_specializations(
-    const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims) {
+    const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
+    const std::string& split) {
   std::vector<Specialization> variants;
+  if (!split.empty()) {
+    for (const int64_t size : row_split_sizes(dims.at(split), kMaxVariants))
+      variants.push_back({{split, size}});
+    return variants;
+  }
   if (graph.num_states() == 0 || dims.size() != 1) return variants;
   const auto& [symbol, dim] = *dims.begin();
   for (const int64_t length : kDefaultLengths) {

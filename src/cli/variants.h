@@ -26,10 +26,12 @@ Expected<std::vector<Specialization>> specializations(const CliOptions& options)
 inline constexpr int64_t kDefaultLengths[] = {1, 16, 64, 128};
 
 /// Without --specialize: for a model with state and exactly one dynamic dim, one variant per
-/// default length within the dim's export range (the one-token decode step first); else none
-/// (the dims keep the sizes the model was exported with).
+/// default length within the dim's export range (the one-token decode step first); for a model
+/// whose runs split along the dim `split` (cli/row_split_dim.h), one variant per size of
+/// row_split_sizes; else none (the dims keep the sizes the model was exported with).
 std::vector<Specialization> default_specializations(
-    const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims);
+    const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
+    const std::string& split);
 
 /// "s0=1, s0=16, s0=64" (with two dims "s0=1 s1=2, s0=1 s1=8, ...") for a log line.
 std::string describe_variants(const std::vector<Specialization>& variants);

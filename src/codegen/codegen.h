@@ -30,6 +30,8 @@ struct ModelDim {
   int64_t min = 0;
   int64_t max = -1;                               ///< -1: unbounded
   std::vector<std::pair<int32_t, int32_t>> uses;  ///< (input, axis) pairs that have it
+  /// A run may be split along it into runs of the compiled sizes (passes/row_split.h).
+  bool split = false;
 };
 
 struct CodegenOptions {

@@ -502,10 +502,14 @@ std::string emit_dims_table(const std::vector<ModelDim>& all) {
   w.close("};");
   // Every dim kept has a use: the list is never empty.
   w.line("const inferno_model_dim_use kDimUses[] = {" + uses.substr(0, uses.size() - 2) + "};");
+  const auto split =
+      std::find_if(dims.begin(), dims.end(), [](const ModelDim& d) { return d.split; });
+  const int64_t split_dim = split == dims.end() ? -1 : split - dims.begin();
   w.line(
       "const inferno_model_dims kModelDims = {INFERNO_MODEL_DIMS_VERSION, "
       "sizeof(inferno_model_dims), " +
-      std::to_string(dims.size()) + ", kDims, " + std::to_string(num_uses) + ", kDimUses};");
+      std::to_string(dims.size()) + ", kDims, " + std::to_string(num_uses) + ", kDimUses, " +
+      std::to_string(split_dim) + "};");
   w.line("");
   w.line("}  // namespace");
   w.line("");

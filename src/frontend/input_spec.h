@@ -44,6 +44,12 @@ struct DynamicDim {
   int64_t max = -1;
   int64_t value = 0;
   std::vector<DimUse> uses = {};
+  /// The model computes with the dim's size as a number (x * x.shape[0], arange(n), zeros(n)),
+  /// not only to shape a view (view, reshape, expand): the graph's constants depend on it.
+  bool read_as_value = false;
+  /// The dim is an expression ("2*s94") or shares a symbol with one: its size is tied to
+  /// another's.
+  bool derived = false;
 };
 
 /// What a frontend needs besides the model file.

@@ -104,6 +104,7 @@ class Loader {
                           const std::vector<std::string>& outs, const AtenCall& call);
   Expected<AtenArg> decode(const JsonRef& arg) const;
   Expected<int64_t> sym_value(const JsonRef& sym) const;
+  Status note_sizes_read(const JsonRef& node, std::string_view op);
   Status check_type(const std::string& name, ValueId v, const std::string& node,
                     const SourceLocation& loc) const;
   Status set_outputs(const JsonRef& signature);
@@ -204,7 +205,10 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
   if (given) INFERNO_RETURN_IF_ERROR(check_input_specs(options_.inputs, names));
   std::vector<ir::TensorType> types;
   if (options_.dynamic_dims) {  // a map kept over several loads (variants) lists each use once
-    for (auto& [symbol, dim] : *options_.dynamic_dims) dim.uses.clear();
+    for (auto& [symbol, dim] : *options_.dynamic_dims) {
+      dim.uses.clear();
+      dim.read_as_value = false;
+    }
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& [name, meta] = inputs[i];
@@ -269,6 +273,11 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
   // Bound symbols must lie in the ranges the model was exported for.
   if (options_.dynamic_dims) {
     for (const auto& [sym, value] : symbols_) (*options_.dynamic_dims)[sym].value = value;
+    for (auto& [symbol, dim] : *options_.dynamic_dims) {
+      dim.derived = symbol_name(symbol) != symbol || !is_identifier(symbol);
+      for (const auto& [other, unused] : *options_.dynamic_dims)
+        dim.derived = dim.derived || (other != symbol && mentions_symbol(other, symbol));
+    }
   }
   if (std::optional<JsonRef> ranges = root.find("range_constraints")) {
     INFERNO_ASSIGN_OR_RETURN(auto members, ranges->members());
@@ -547,6 +556,44 @@ Status Loader::check_type(const std::string& name, ValueId v, const std::string&
                        node, loc);
 }
 
+// Marks the dynamic dims whose sizes `node` (an ATen op) reads as numbers (DynamicDim::
+// read_as_value): every symbol in the expression of each named SymInt argument, or every dim when
+// the name has no expression. Views only shape their result; they mark nothing.
+Status Loader::note_sizes_read(const JsonRef& node, std::string_view op) {
+  static constexpr std::string_view kViews[] = {"aten::view",         "aten::reshape",
+                                                "aten::_unsafe_view", "aten::expand",
+                                                "aten::view_copy",    "aten::expand_copy"};
+  if (options_.dynamic_dims == nullptr ||
+      std::find(std::begin(kViews), std::end(kViews), op) != std::end(kViews)) {
+    return Status::ok();
+  }
+  const auto mark = [&](const std::string& name) {
+    auto it = sym_int_values_.find(name);
+    for (auto& [symbol, dim] : *options_.dynamic_dims) {
+      if (it == sym_int_values_.end() || mentions_symbol(it->second.expr, symbol))
+        dim.read_as_value = true;
+    }
+  };
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  for (const JsonRef& input : inputs) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+    INFERNO_ASSIGN_OR_RETURN(auto member, arg.one_of());
+    std::vector<JsonRef> syms;
+    if (member.first == "as_sym_int") syms.push_back(member.second);
+    if (member.first == "as_sym_ints") {
+      INFERNO_ASSIGN_OR_RETURN(syms, member.second.items());
+    }
+    for (const JsonRef& sym : syms) {
+      INFERNO_ASSIGN_OR_RETURN(auto kind, sym.one_of());
+      if (kind.first != "as_name") continue;
+      INFERNO_ASSIGN_OR_RETURN(std::string name, kind.second.string());
+      mark(name);
+    }
+  }
+  return Status::ok();
+}
+
 // A SymInt arithmetic node (pt2_model.h): every size is static by now, so its value is computed
 // here and read by later nodes' SymInt arguments, like a sym_size's.
 Status Loader::lower_sym_int_op(const JsonRef& node, std::string_view target,
@@ -607,6 +654,7 @@ Status Loader::lower(const JsonRef& node) {
   }
   // Errors from here on are about this node: name it where the error does not already.
   auto lower_call = [&]() -> Status {
+    if (call.op != "aten::sym_size") INFERNO_RETURN_IF_ERROR(note_sizes_read(node, call.op));
     INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
     INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
     for (const JsonRef& input : inputs) {

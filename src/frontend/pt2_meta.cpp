@@ -315,6 +315,41 @@ std::string symbol_name(std::string_view expr) {
   return std::string(expr.substr(kSymbol.size(), end - kSymbol.size()));
 }
 
+namespace {
+
+// The identifiers of a size expression ("2*s94 + s7" -> s94, s7), numbers left out.
+std::vector<std::string_view> identifiers(std::string_view expr) {
+  std::vector<std::string_view> names;
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < expr.size();) {
+    if (!word(expr[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < expr.size() && word(expr[end])) ++end;
+    if (!std::isdigit(static_cast<unsigned char>(expr[i])))
+      names.push_back(expr.substr(i, end - i));
+    i = end;
+  }
+  return names;
+}
+
+}  // namespace
+
+bool is_identifier(std::string_view name) {
+  const std::vector<std::string_view> names = identifiers(name);
+  return names.size() == 1 && names.front() == name;
+}
+
+bool mentions_symbol(std::string_view expr, std::string_view symbol) {
+  const std::vector<std::string_view> ours = identifiers(symbol);
+  for (const std::string_view name : identifiers(expr)) {
+    if (std::find(ours.begin(), ours.end(), name) != ours.end()) return true;
+  }
+  return false;
+}
+
 std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbols) {
   return ExprParser(expr, symbols).parse();
 }

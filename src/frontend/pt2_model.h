@@ -65,6 +65,11 @@ std::optional<int64_t> eval_sym_expr(std::string_view expr, const Symbols& symbo
 /// The symbol an expression is, when it is one ("s0", or sympy's "Symbol('s0', ...)"); else the
 /// expression itself. Symbols are keyed by this name.
 std::string symbol_name(std::string_view expr);
+/// Whether the size expression `expr` names a symbol that the dim named `symbol` names ("s94" and
+/// "2*s94" share s94): compared as identifiers, so s9 is not in s94.
+bool mentions_symbol(std::string_view expr, std::string_view symbol);
+/// Whether `name` is one identifier (letters, digits and '_', not starting with a digit).
+bool is_identifier(std::string_view name);
 /// True for the SymInt arithmetic nodes of a dynamic export's graph ("_operator.mul", ...: sizes
 /// computed from sym_size results, which run_decompositions() writes out as nodes).
 bool is_sym_int_op(std::string_view target);

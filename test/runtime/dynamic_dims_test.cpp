@@ -3,6 +3,7 @@
 // one dynamic dim that input_ids (dim 1) and the positions (dim 0) share.
 #include "runtime/dynamic_dims.h"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ struct Table {
   inferno_model_dim dims[1] = {{"s27", 1, 31}};
   inferno_model_dim_use uses[2] = {{0, 1, 0}, {1, 0, 0}};
   inferno_model_dims table{
-      INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2, uses};
+      INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2, uses, -1};
 };
 
 // The message read_dynamic_dims throws for `table` ("" when it accepts it).
@@ -45,6 +46,22 @@ std::string refusal(const rt::DynamicDims& dims, const rt::EntryPoints& entries,
 }
 
 }  // namespace
+
+TEST_CASE("dynamic dims: the split dim is read where the table has it, and checked",
+          "[runtime]") {
+  FakeLlm llm({4, 1, 8}, 10);
+  Table t;
+  CHECK(!rt::read_dynamic_dims(&t.table, llm.entries(), "m.so")[0].split);
+  // A table written before split_dim existed ends before it: no split, whatever follows.
+  t.table.split_dim = 0;
+  t.table.struct_size = offsetof(inferno_model_dims, split_dim);
+  CHECK(!rt::read_dynamic_dims(&t.table, llm.entries(), "m.so")[0].split);
+  t.table.struct_size = sizeof(inferno_model_dims);
+  // The LLM's length is input_ids' dim 1: not a dim a run can be split along.
+  CHECK(contains(problem(t.table, llm.entries()), "not one size of the inputs' first axes"));
+  t.table.split_dim = 1;
+  CHECK(contains(problem(t.table, llm.entries()), "a split dim it does not have"));
+}
 
 TEST_CASE("dynamic dims: the table is read and checked against the entry points", "[runtime]") {
   FakeLlm llm({4, 1, 8}, 10);

@@ -57,7 +57,7 @@ def greedy(prompt, n):
 model = inferno.load(os.path.join(os.environ["INFERNO_TEST_MODEL_DIR"], "test_model_llm.so"))
 assert model.states == [("cache", torch.int64, (32,), 256), ("counter", torch.int64, (1,), 8)], model.states
 assert model.max_positions == 32 and model.vocab_size == 1000, (model.max_positions, model.vocab_size)
-assert model.dynamic_dims == [{"name": "seq_length", "min": 1, "max": 31, "compiled": [4, 1, 8],
+assert model.dynamic_dims == [{"name": "seq_length", "min": 1, "max": 31, "compiled": [4, 1, 8], "split": False,
                                "uses": [("input_ids", 1), ("cache_position", 0)]}], model.dynamic_dims
 assert [ins[0][2] for ins, _ in model.variants] == [(1, 4), (1, 1), (1, 8)], model.variants
 

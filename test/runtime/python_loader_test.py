@@ -53,5 +53,14 @@ assert (name.value, low.value, high.value, uses.value) == (b"seq_length", 1, 31,
 index, axis = ctypes.c_int32(), ctypes.c_int32()
 assert lib.inferno_model_dynamic_dim_use(handle, 0, 0, ctypes.byref(index), ctypes.byref(axis)) == 0
 assert (index.value, axis.value) == (0, 1)
+# No split dim (the length is input_ids' dim 1, and the model has state); the outputs a variant's
+# inputs give, and inputs no variant takes refused.
+split, rank, dims = ctypes.c_int32(), ctypes.c_int32(), (ctypes.c_int64 * 3)()
+assert lib.inferno_model_split_dim(handle, ctypes.byref(split)) == 0 and split.value == -1
+for length, status in ((4, 0), (5, 1)):
+    ids, positions = (ctypes.c_int64 * 2)(1, length), (ctypes.c_int64 * 1)(length)
+    given = (rt._Tensor * 2)(rt._Tensor(None, 4, 2, ids), rt._Tensor(None, 4, 1, positions))  # i64
+    assert lib.inferno_model_output_shape(handle, given, 2, 0, dims, 3, ctypes.byref(rank)) == status
+assert list(dims[:rank.value]) == [1, 4, 1000], list(dims)
 assert lib.inferno_model_unload(handle) == 0
 print("python loader: ok")

@@ -172,6 +172,6 @@ INFERNO_MODEL_DIMS_ENTRY(void) {
   static const inferno_model_dim dims[] = {{"seq_length", 1, kMaxPositions - 1}};
   static const inferno_model_dim_use uses[] = {{0, 1, 0}, {1, 0, 0}};
   static const inferno_model_dims table{
-      INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2, uses};
+      INFERNO_MODEL_DIMS_VERSION, sizeof(inferno_model_dims), 1, dims, 2, uses, -1};
   return &table;
 }

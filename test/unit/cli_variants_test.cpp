@@ -79,5 +79,24 @@ TEST_CASE("several --specialize dims compile every combination of their sizes") 
   }
 }
 
+TEST_CASE("a model whose rows are independent along its batch compiles the batch's powers of two") {
+  // dyn_gpt2: batch 1..8 and seq 2..31; the batch splits (the dims table's last field names it),
+  // the sequence, which attention mixes, keeps the export's size.
+  const std::string gpt2 = test::fixture_path("dynamic/dyn_gpt2/model.pt2");
+  const test::ProcessResult r = infernoc({gpt2, "--emit", "cu", "--arch", "sm_90"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.err, "compiling 4 variants: s23=1, s23=2, s23=4, s23=8"));
+  CHECK(contains(r.out, "{\"s23\", 1, 8},\n  {\"s27\", 2, 31},"));
+  CHECK(contains(r.out, "kDimUses, 0};"));
+  // --specialize still chooses the sizes; the split stays.
+  const test::ProcessResult chosen =
+      infernoc({gpt2, "--emit", "cu", "--arch", "sm_90", "--specialize", "s23=2,3"});
+  INFO(chosen.err);
+  REQUIRE(chosen.exit_code == 0);
+  CHECK(contains(chosen.err, "compiling 2 variants: s23=2, s23=3"));
+  CHECK(contains(chosen.out, "kDimUses, 0};"));
+}
+
 }  // namespace
 }  // namespace inferno

@@ -173,7 +173,7 @@ TEST_CASE("a model with dynamic dims exports their table, names escaped", "[code
   CHECK(cu.find("\"s9\"") == std::string::npos);
   CHECK(cu.find("const inferno_model_dim_use kDimUses[] = {{0, 0, 0}, {0, 1, 1}};") !=
         std::string::npos);
-  CHECK(cu.find("sizeof(inferno_model_dims), 2, kDims, 2, kDimUses};") != std::string::npos);
+  CHECK(cu.find("sizeof(inferno_model_dims), 2, kDims, 2, kDimUses, -1};") != std::string::npos);
   CHECK(cu.find("const inferno_model_dims* inferno_model_describe_dims() {") != std::string::npos);
   CHECK(generated->exports_map.find("inferno_model_describe_dims;") != std::string::npos);
   for (size_t at = cu.find('\n'); at != std::string::npos; at = cu.find('\n', at + 1)) {

@@ -166,6 +166,8 @@ def _bind(lib):
         "inferno_model_num_dynamic_dims": ([p, P(i32)], c),
         "inferno_model_dynamic_dim": ([p, i32, P(ctypes.c_char_p), P(ctypes.c_int64), P(ctypes.c_int64), P(i32)], c),
         "inferno_model_dynamic_dim_use": ([p, i32, i32, P(i32), P(i32)], c),
+        "inferno_model_split_dim": ([p, P(i32)], c),
+        "inferno_model_output_shape": ([p, P(_Tensor), i32, i32, P(ctypes.c_int64), i32, P(i32)], c),
         "inferno_session_reset_state": ([p, p], c),
         "inferno_generate_options_default": ([P(_GenerateOptions)], c),
         "inferno_session_generate": ([p, p, P(ctypes.c_int64), i32, P(_GenerateOptions),
@@ -239,6 +241,8 @@ class Model:
         self.inputs, self.outputs = self.variants[0]
         self.states = self._states()
         self.dynamic_dims = self._dynamic_dims()
+        # A dim a run may be split along: a size no variant has runs as several runs of theirs.
+        self._split = any(dim["split"] for dim in self.dynamic_dims)
         value = ctypes.c_int64()
         _check(lib.inferno_model_max_positions(h, ctypes.byref(value)))
         self.max_positions = value.value
@@ -275,10 +279,12 @@ class Model:
     def _dynamic_dims(self):
         """The input dims that were dynamic in the model's export, each a dict: name (the export's
         symbol), min, max (None: unbounded), uses ((input name, axis) pairs) and compiled (the
-        sizes this library's variants run)."""
+        sizes this library's variants run) and split (True for the dim a run of a size no variant
+        has is split along, as runs of variants' sizes)."""
         lib, h = self._lib, self._handle
-        count = ctypes.c_int32()
+        count, split = ctypes.c_int32(), ctypes.c_int32()
         _check(lib.inferno_model_num_dynamic_dims(h, ctypes.byref(count)))
+        _check(lib.inferno_model_split_dim(h, ctypes.byref(split)))
         dims = []
         for d in range(count.value):
             name, low, high, uses = ctypes.c_char_p(), ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int32()
@@ -292,18 +298,38 @@ class Model:
             first_input, first_axis = places[0]
             compiled = list(dict.fromkeys(ins[first_input][2][first_axis] for ins, _ in self.variants))
             dims.append({"name": name.value.decode(), "min": low.value, "max": high.value if high.value >= 0 else None,
-                         "uses": [(self.inputs[i][0], axis) for i, axis in places], "compiled": compiled})
+                         "uses": [(self.inputs[i][0], axis) for i, axis in places], "compiled": compiled,
+                         "split": d == split.value})
         return dims
 
-    def _outputs_for(self, inputs):
-        """The output specs of the variant whose input shapes the given tensors have (the runtime
-        makes the same choice); the model's own when none matches (the runtime then says why)."""
+    def _variant_for(self, inputs):
+        """The (inputs, outputs) specs of the variant whose input shapes the given tensors have
+        (the runtime makes the same choice), or None."""
         for ins, outs in self.variants:
             if len(ins) == len(inputs) and all(
                     isinstance(t, self._torch.Tensor) and t.dtype == dtype and tuple(t.shape) == shape
                     for t, (_, dtype, shape) in zip(inputs, ins)):
-                return outs
-        return self.outputs
+                return ins, outs
+        return None
+
+    def _outputs_for(self, inputs):
+        """The output specs for a run on the given tensors: the variant's whose input shapes they
+        have; for a split run, the runtime's (first dims scaled to the inputs' rows); else the
+        model's own (the runtime then says why it refuses the inputs)."""
+        variant = self._variant_for(inputs)
+        if variant is not None:
+            return variant[1]
+        if not self._split or not all(isinstance(t, self._torch.Tensor) for t in inputs):
+            return self.outputs
+        keep = []
+        ins = (_Tensor * max(len(inputs), 1))(*[self._tensor(t, keep) for t in inputs])
+        specs = []
+        for index, (name, dtype, shape) in enumerate(self.outputs):
+            dims, rank = (ctypes.c_int64 * max(len(shape), 1))(), ctypes.c_int32()
+            _check(self._lib.inferno_model_output_shape(self._handle, ins, len(inputs), index, dims, len(shape),
+                                                        ctypes.byref(rank)))
+            specs.append((name, dtype, tuple(dims[:rank.value])))
+        return specs
 
     def _new_runner(self):
         """The calling thread's native runner, on its session."""
@@ -345,7 +371,13 @@ class Model:
             raise InfernoError("invalid_argument", "the model is closed")
         if _native is not None:
             runner = getattr(self._local, "runner", None) or self._new_runner()
-            return runner(*inputs) if out is None else runner(*inputs, out=out)
+            try:
+                return runner(*inputs) if out is None else runner(*inputs, out=out)
+            except InfernoError:
+                # The native runner runs the variants' shapes only; a split run takes the path
+                # below. Any other refusal stands.
+                if not self._split or self._variant_for(inputs) is not None:
+                    raise
         torch, keep = self._torch, []
         if out is None:
             outputs = [torch.empty(shape, dtype=dtype, device=self.device)

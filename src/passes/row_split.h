@@ -1,0 +1,37 @@
+// Row split: whether a graph computes its outputs "row by row" along a dynamic dim, so that a run
+// at a size the library was not compiled for can be made of runs at sizes it was (a batch of 13
+// as runs of 8, 4 and 1 rows), each reading its rows of the inputs and writing its rows of the
+// outputs in place.
+//
+// The analysis, over a graph at one size `rows` (at least 2) of the dim: the split inputs have
+// the dim as their first axis (size `rows`); every other input and every constant is *free* (the
+// same whatever the rows). A value is *split* when its data, in row-major order, is `rows` equal
+// contiguous blocks and block i depends only on block i of the split inputs (and on free values).
+// Each op's rule says when it maps split operands to a split result: it must treat the leading
+// axes that hold the blocks as batch axes (an elementwise op whose free operands are broadcast
+// along them, a reduction, softmax or norm over later axes only, a gemm contracting a later axis,
+// a conv or pool over images, attention over later axes, a reshape, which keeps the row-major
+// order). An op that mixes rows (a reduction over the batch, a permute that moves it, a slice of
+// it, a gather by a split index along a later axis) or any op without a rule stops the analysis
+// with the reason, naming the node. The split holds when every user output is split with its
+// first dim a multiple of `rows`.
+//
+// What the analysis cannot see, the frontend reports: a model that computes with the dim's size
+// as a number (x * x.shape[0], arange(batch)) gets constants that differ per size, so such a dim
+// is never split (frontend::DynamicDim::read_as_value). Graphs with state are never split.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+#include "support/status.h"
+
+namespace inferno::passes {
+
+/// OK when `graph` computes every user output row by row along a dim that is the first axis, of
+/// size `rows` (>= 2), of the user inputs marked in `split_inputs` (one flag per user input);
+/// otherwise an unsupported Status saying which node or output mixes the rows.
+Status check_row_split(const ir::Graph& graph, const std::vector<bool>& split_inputs, int64_t rows);
+
+}  // namespace inferno::passes

@@ -1,0 +1,137 @@
+// The row-split analysis (passes/row_split.h) on IR text: which graphs compute their outputs row
+// by row along the first axis of their split inputs, and, for those that do not, which node
+// mixes the rows and why.
+#include <string>
+#include <vector>
+
+#include "ir/parser.h"
+#include "passes/row_split.h"
+#include "support/catch.h"
+
+namespace inferno {
+namespace {
+
+// check_row_split on `text` with its first `split` inputs split into `rows` rows: "" when it
+// splits, else the message and the node.
+std::string why_not(const std::string& text, int64_t rows, size_t split = 1) {
+  Expected<ir::Graph> graph = ir::parse_graph(text);
+  REQUIRE(graph.has_value());
+  std::vector<bool> flags(graph->num_user_inputs(), false);
+  for (size_t i = 0; i < split; ++i) flags[i] = true;
+  const Status status = passes::check_row_split(*graph, flags, rows);
+  if (status.is_ok()) return "";
+  CHECK(status.code() == ErrorCode::kUnsupported);
+  return status.message() + " @" + status.node();
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("row split: an MLP, a transformer layer's attention and a CNN split by rows") {
+  CHECK(why_not(R"(
+graph(%x: f32[4,16], %w1: f32[32,16], %b1: f32[32], %w2: f32[8,32]) {
+  %h: f32[4,32] = linear(%x, %w1, %b1)
+  %g: f32[4,32] = gelu(%h)
+  %y: f32[4,8] = linear(%g, %w2)
+  return %y
+})",
+                4)
+            .empty());
+  // The batch merged with the sequence for the product and split again; the heads moved behind
+  // the batch, never before it; a free causal mask broadcast over batch and heads.
+  CHECK(why_not(R"(
+graph(%x: f32[3,5,8], %w: f32[8,8], %mask: f32[1,1,5,5]) {
+  %rows: f32[15,8] = reshape(%x) {shape=[15, 8]}
+  %p: f32[15,8] = gemm(%rows, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false}
+  %q: f32[3,5,2,4] = reshape(%p) {shape=[3, 5, 2, 4]}
+  %qh: f32[3,2,5,4] = permute(%q) {dims=[0, 2, 1, 3]}
+  %kt: f32[3,2,4,5] = transpose(%qh) {dim0=2, dim1=3}
+  %s: f32[3,2,5,5] = matmul(%qh, %kt)
+  %m: f32[3,2,5,5] = add(%s, %mask)
+  %a: f32[3,2,5,5] = softmax(%m) {dim=3}
+  %o: f32[3,2,5,4] = matmul(%a, %qh)
+  %n: f32[3,2,5,4] = layer_norm(%o) {eps=1e-05, normalized_dims=1}
+  return %n
+})",
+                3, 1)
+            .empty());
+  CHECK(why_not(R"(
+graph(%x: f32[2,3,8,8], %w: f32[4,3,3,3], %b: f32[4]) {
+  %c: f32[2,4,8,8] = conv2d(%x, %w, %b) {activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nchw", padding=[1, 1, 1, 1], residual=false, stride=[1, 1]}
+  %p: f32[2,4,1,1] = adaptive_avg_pool2d(%c) {output_size=[1, 1]}
+  %f: f32[2,4] = reshape(%p) {shape=[2, 4]}
+  return %f
+})",
+                2)
+            .empty());
+}
+
+TEST_CASE("row split: ops that mix rows are named with the reason") {
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16]) {
+  %m: f32[16] = mean(%x) {dims=[0], keepdim=false}
+  %y: f32[4,16] = sub(%x, %m)
+  return %y
+})",
+                    4),
+            "mean mixes the rows: it reduces over the rows @m"));
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16]) {
+  %s: f32[4,16] = softmax(%x) {dim=0}
+  return %s
+})",
+                    4),
+            "works along the rows"));
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,3,8]) {
+  %t: f32[3,4,8] = permute(%x) {dims=[1, 0, 2]}
+  %y: f32[3,4,8] = relu(%t)
+  %b: f32[4,3,8] = permute(%y) {dims=[1, 0, 2]}
+  return %b
+})",
+                    4),
+            "moves the rows' axes @t"));
+  // A constant with a size at the rows' axis: each run of fewer rows would read its first rows.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %c: f32[4,16]) {
+  %y: f32[4,16] = add(%x, %c)
+  return %y
+})",
+                    4),
+            "broadcast along the rows @y"));
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %i: i64[2]) {
+  %y: f32[2,16] = index_select(%x, %i) {dim=0}
+  return %y
+})",
+                    4),
+            "gathers across the rows"));
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16]) {
+  %y: f32[2,16] = slice(%x) {ends=[2, 16], starts=[0, 0], steps=[1, 1]}
+  return %y
+})",
+                    4),
+            "slices the rows' axes"));
+  // The output does not have the rows: a run of fewer rows could not say what to write.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %c: f32[8]) {
+  %y: f32[8] = relu(%c)
+  return %x, %y
+})",
+                    4),
+            "output 'y' does not depend on the dim's rows alone"));
+  // Rows reaching the dims a product multiplies over.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %w: f32[8,4]) {
+  %y: f32[8,16] = matmul(%w, %x)
+  return %y
+})",
+                    4),
+            "the rows reach the dims it multiplies over"));
+}
+
+}  // namespace inferno
