@@ -67,13 +67,13 @@ def pytorch_peak_activation_bytes(module, inputs):
     return peak - before
 
 
-def compile_with_infernoc(infernoc, module, example_inputs, work, name, extra_args=()):
-    """Exports `module` (on the CPU) with torch.export and compiles it with `extra_args` (e.g.
-    --precision fp16); returns (so path, pt2 path). --no-cache: the compile timed is a cold build,
-    never a copy out of the build cache."""
+def compile_with_infernoc(infernoc, module, example_inputs, work, name, extra_args=(), dynamic_shapes=None):
+    """Exports `module` (on the CPU) with torch.export (and its `dynamic_shapes`) and compiles it
+    with `extra_args` (e.g. --precision fp16); returns (so path, pt2 path). --no-cache: the compile
+    timed is a cold build, never a copy out of the build cache."""
     pt2 = os.path.join(work, f"{name}.pt2")
     so = os.path.join(work, f"{name}.so")
-    torch.export.save(torch.export.export(module, tuple(example_inputs)), pt2)
+    torch.export.save(torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes), pt2)
     subprocess.run([infernoc, pt2, "-o", so, "--quiet", "--no-cache", *extra_args], check=True)
     return so, pt2
 

@@ -43,7 +43,8 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # tools/bench/compile_times.py on the zoo; llm-bench: build infernoc and the runtime only +
 # bench_llm.py with its ncu and --profile decode-step profiles (LLM_MODELS names the models);
 # llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers);
-# compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too). Several
+# compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too);
+# dynamic-bench: the same build + tools/bench/bench_dynamic.py (DYNAMIC_MODELS names the models). Several
 # modes may share one call (check.sh gpu-tests python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times,
@@ -57,6 +58,7 @@ if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then
   targets=(--target infernoc inferno-run inferno_runtime)
   has runtime-gpu && targets+=(test_runtime_gpu)
   has python && targets+=(inferno_python_native inferno_bench_timer)
+  has dynamic-bench && targets+=(inferno_python_native)
 fi
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -110,6 +112,14 @@ if has python; then
   [[ ${COMPILE_TIMES:-1} == 0 ]] || step "compile times" compile_times.log python3 "$root/tools/bench/compile_times.py" --infernoc "$build/src/infernoc" \
     --zoo "$build/zoo-times" --out "$out" --only "${COMPILE_TIME_MODELS:-resnet18,resnet50,convnext_tiny,densenet121,bert,gpt2}"
   for table in bench_python.md compile_times.md; do [[ -f "$out/$table" ]] && { echo; cat "$out/$table"; }; done
+fi
+
+if has dynamic-bench; then
+  step "bench dynamic" bench_dynamic.log env PYTHONPATH="$root/tools/python:$build/python:$root/tools/bench" \
+    PYTHONUNBUFFERED=1 INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so" \
+    python3 "$root/tools/bench/bench_dynamic.py" --infernoc "$build/src/infernoc" \
+    --inferno-run "$build/runtime/inferno-run" --out "$out" ${DYNAMIC_MODELS:+--models $DYNAMIC_MODELS}
+  [[ -f "$out/bench_dynamic.md" ]] && { echo; cat "$out/bench_dynamic.md"; }
 fi
 
 llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
