@@ -47,8 +47,7 @@ std::string refusal(const rt::DynamicDims& dims, const rt::EntryPoints& entries,
 
 }  // namespace
 
-TEST_CASE("dynamic dims: the split dim is read where the table has it, and checked",
-          "[runtime]") {
+TEST_CASE("dynamic dims: the split dim is read where the table has it, and checked", "[runtime]") {
   FakeLlm llm({4, 1, 8}, 10);
   Table t;
   CHECK(!rt::read_dynamic_dims(&t.table, llm.entries(), "m.so")[0].split);
