@@ -100,6 +100,7 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
     INFERNO_ASSIGN_OR_RETURN(ir::Tensor tensor, read_tensor(path));
     data.push_back(std::move(tensor));
   }
+  INFERNO_ASSIGN_OR_RETURN(load.dim_ranges, dim_ranges(options));
   if (load.inputs.empty()) {
     for (size_t i = 0; i < data.size(); ++i)
       load.inputs.push_back({"", data[i].type, /*exact_dtype=*/false, options.data_files[i]});
@@ -301,6 +302,8 @@ Status run_command(const CliOptions& options) {
   std::map<std::string, frontend::DynamicDim, std::less<>> dynamic_dims;
   load.dynamic_dims = &dynamic_dims;
   if (!variants.empty()) load.symbols = variants.front();
+  // A dim --dim bounds loads at its smallest size (the export's may lie outside the new range).
+  for (const auto& [symbol, range] : load.dim_ranges) load.symbols.emplace(symbol, range.first);
   const auto load_model = [&] {
     return times.time(Stage::kFrontend, [&] { return frontend::load_model(options.model, load); });
   };
@@ -313,6 +316,8 @@ Status run_command(const CliOptions& options) {
   INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, load_model());
   spdlog::info("loaded {}: {}", std::filesystem::path(options.model).filename().string(),
                describe(graph));
+  INFERNO_RETURN_IF_ERROR(
+      check_dim_bounds(dynamic_dims, options, !load.inputs.empty() || !variants.empty()));
   const DynamicDims bound = dynamic_dims;  // as the first load bound them
   const LoadAt load_at = [&](const std::string& symbol, int64_t size) {
     frontend::LoadOptions at = load;

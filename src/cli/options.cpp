@@ -222,6 +222,12 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
                  "(at most 16); the first is the model's own interface, the others are picked at "
                  "run time by the inputs' shapes (see docs/llm.md)")
       ->take_all();
+  app.add_option("--dim", o.dim_ranges,
+                 "SYMBOL=LO..HI: the range of the model's dynamic dim SYMBOL (e.g. s77=1..64), "
+                 "within the one it was exported for: bounds a dim exported without an upper "
+                 "bound (infernoc refuses those otherwise) and sets the sizes a split batch is "
+                 "compiled for (see docs/runtime.md)")
+      ->take_all();
   app.add_option("--emit", emit,
                  "what to write: so (a CUDA shared library, the default), cu (the generated CUDA "
                  "source, not "

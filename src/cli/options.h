@@ -25,6 +25,8 @@ struct CliOptions {
   std::vector<std::string> input_specs;  ///< --input NAME:DIMS:DTYPE, in graph input order
   /// --specialize SYMBOL=V1,V2,...: one variant of the library per value of a dynamic dim.
   std::vector<std::string> specialize;
+  /// --dim SYMBOL=LO..HI: a dynamic dim's range, narrowed (bounding an unbounded one).
+  std::vector<std::string> dim_ranges;
   Emit emit = Emit::kSharedObject;
   std::string output;  ///< -o; empty: stdout for text emits, <model stem>.so for so
   std::string arch;    ///< --arch sm_90a,...; empty: the local GPU's, else sm_90

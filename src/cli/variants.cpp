@@ -93,6 +93,56 @@ std::vector<Specialization> default_specializations(
   return variants;
 }
 
+Expected<std::map<std::string, std::pair<int64_t, int64_t>, std::less<>>> dim_ranges(
+    const CliOptions& options) {
+  std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> ranges;
+  for (const std::string& text : options.dim_ranges) {
+    const size_t eq = text.find('=');
+    const size_t dots = text.find("..", eq == std::string::npos ? 0 : eq);
+    const auto bad = [&] {
+      return invalid_input("--dim '" + text + "': expected SYMBOL=LO..HI (e.g. s77=1..64)");
+    };
+    if (eq == std::string::npos || eq == 0 || dots == std::string::npos) return bad();
+    int64_t bounds[2] = {0, 0};
+    const std::string parts[2] = {text.substr(eq + 1, dots - eq - 1), text.substr(dots + 2)};
+    for (int k = 0; k < 2; ++k) {
+      const char* first = parts[k].data();
+      const char* last = first + parts[k].size();
+      const auto [ptr, ec] = std::from_chars(first, last, bounds[k]);
+      if (parts[k].empty() || ec != std::errc() || ptr != last || bounds[k] < 0) return bad();
+    }
+    if (bounds[0] > bounds[1]) return bad();
+    if (!ranges.emplace(text.substr(0, eq), std::pair{bounds[0], bounds[1]}).second)
+      return invalid_input("--dim names dim '" + text.substr(0, eq) + "' twice");
+  }
+  return ranges;
+}
+
+Status check_dim_bounds(const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
+                        const CliOptions& options, bool sizes_given) {
+  INFERNO_ASSIGN_OR_RETURN(const auto ranges, dim_ranges(options));
+  std::string names;
+  for (const auto& [symbol, dim] : dims) names += (names.empty() ? "" : ", ") + symbol;
+  for (const auto& [symbol, range] : ranges) {
+    if (dims.count(symbol) == 0) {
+      return invalid_input(
+          "--dim names '" + symbol + "', which is no dynamic dim of the model" +
+          (names.empty() ? std::string(" (it has none)") : " (its dims: " + names + ")"));
+    }
+  }
+  if (sizes_given) return Status::ok();
+  for (const auto& [symbol, dim] : dims) {
+    if (dim.uses.empty() || dim.max >= 0) continue;
+    return invalid_input(
+        "dynamic dim " + symbol + " (input " + std::to_string(dim.uses.front().input) + " dim " +
+        std::to_string(dim.uses.front().axis) +
+        ") has no upper bound in the export (torch.export's default): bound it "
+        "with --dim " +
+        symbol + "=" + std::to_string(dim.min) + "..MAX, or export it with Dim(..., max=MAX)");
+  }
+  return Status::ok();
+}
+
 std::string describe_variants(const std::vector<Specialization>& variants) {
   std::string text;
   for (const Specialization& variant : variants) {

@@ -33,6 +33,16 @@ std::vector<Specialization> default_specializations(
     const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
     const std::string& split);
 
+/// The ranges --dim SYMBOL=LO..HI gives (0 <= LO <= HI), by symbol.
+Expected<std::map<std::string, std::pair<int64_t, int64_t>, std::less<>>> dim_ranges(
+    const CliOptions& options);
+
+/// After the first load: every --dim names a dynamic dim of the model, and a dim some input has
+/// is bounded (by the export or by --dim) unless the command line fixed its sizes (`sizes_given`:
+/// --input, --data or --specialize).
+Status check_dim_bounds(const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
+                        const CliOptions& options, bool sizes_given);
+
 /// "s0=1, s0=16, s0=64" (with two dims "s0=1 s1=2, s0=1 s1=8, ...") for a log line.
 std::string describe_variants(const std::vector<Specialization>& variants);
 

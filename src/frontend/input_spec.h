@@ -58,6 +58,9 @@ struct LoadOptions {
   /// Values for the model's dynamic dims by symbol ("s0" -> 16), where no --input gives them;
   /// a symbol not listed takes the size the model was exported with.
   std::map<std::string, int64_t, std::less<>> symbols{};
+  /// Ranges the user bounds dynamic dims to (--dim SYMBOL=LO..HI), by symbol: each must lie
+  /// within the export's range, and replaces it.
+  std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> dim_ranges{};
   /// When set, the loader records each dynamic dim of the model's inputs here: the range the
   /// model was exported for and the value it was bound to.
   std::map<std::string, DynamicDim, std::less<>>* dynamic_dims = nullptr;

@@ -285,18 +285,30 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
       auto it = symbols_.find(sym);
       if (it == symbols_.end()) continue;
       std::optional<JsonRef> lo = range.find("min_val"), hi = range.find("max_val");
+      int64_t low = 0, high = -1;  // -1: unbounded (torch.export's default max, int_oo)
+      if (lo && lo->raw().is_number_integer()) low = lo->raw().get<int64_t>();
+      if (hi && hi->raw().is_number_integer()) high = hi->raw().get<int64_t>();
+      // The user's bounds (--dim) narrow the export's range, never widen it.
+      if (auto bound = options_.dim_ranges.find(sym); bound != options_.dim_ranges.end()) {
+        const auto [user_low, user_high] = bound->second;
+        if (user_low < low || (high >= 0 && user_high > high)) {
+          return invalid_input(
+              "--dim " + sym + "=" + std::to_string(user_low) + ".." + std::to_string(user_high) +
+              " is not within the range the model was exported for (" + std::to_string(low) + ".." +
+              (high < 0 ? std::string() : std::to_string(high)) + ")");
+        }
+        low = user_low;
+        high = user_high;
+      }
       if (options_.dynamic_dims) {
         DynamicDim& dim = (*options_.dynamic_dims)[sym];
-        if (lo && lo->raw().is_number_integer()) dim.min = lo->raw().get<int64_t>();
-        if (hi && hi->raw().is_number_integer()) dim.max = hi->raw().get<int64_t>();
+        dim.min = low;
+        dim.max = high;
       }
-      const bool below =
-          lo && lo->raw().is_number_integer() && it->second < lo->raw().get<int64_t>();
-      const bool above =
-          hi && hi->raw().is_number_integer() && it->second > hi->raw().get<int64_t>();
-      if (below || above) {
-        return invalid_input("dynamic dim " + sym + " = " + std::to_string(it->second) +
-                             " is outside the range the model was exported for");
+      if (it->second < low || (high >= 0 && it->second > high)) {
+        return invalid_input(
+            "dynamic dim " + sym + " = " + std::to_string(it->second) + " is outside the range " +
+            (options_.dim_ranges.count(sym) ? "--dim gives it" : "the model was exported for"));
       }
     }
   }

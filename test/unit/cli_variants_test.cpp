@@ -98,5 +98,35 @@ TEST_CASE("a model whose rows are independent along its batch compiles the batch
   CHECK(contains(chosen.out, "kDimUses, 0};"));
 }
 
+TEST_CASE("--dim narrows a dim's range, which sets the sizes a split batch compiles") {
+  const std::string mlp = test::fixture_path("dynamic/dyn_mlp/model.pt2");
+  const test::ProcessResult r =
+      infernoc({mlp, "--emit", "cu", "--arch", "sm_90", "--dim", "s77=1..12"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.err, "compiling 5 variants: s77=1, s77=2, s77=4, s77=8, s77=12"));
+  CHECK(contains(r.out, "{\"s77\", 1, 12},"));
+  // A range without the export's own size (5): loaded at the range's smallest.
+  const test::ProcessResult high =
+      infernoc({mlp, "--emit", "cu", "--arch", "sm_90", "--dim", "s77=8..20"});
+  INFO(high.err);
+  REQUIRE(high.exit_code == 0);
+  CHECK(contains(high.err,
+                 "compiling 10 variants: s77=8, s77=9, s77=10, s77=11, s77=12, s77=13, s77=14, "
+                 "s77=15, s77=16, s77=20"));
+  for (const auto& [flag, message] :
+       {std::pair{"s77=1..100",
+                  "--dim s77=1..100 is not within the range the model was exported for (1..64)"},
+        std::pair{"s5=1..8",
+                  "--dim names 's5', which is no dynamic dim of the model (its dims: s77)"},
+        std::pair{"s77=8..1", "--dim 's77=8..1': expected SYMBOL=LO..HI"},
+        std::pair{"s77", "--dim 's77': expected SYMBOL=LO..HI"}}) {
+    const test::ProcessResult wrong = infernoc({mlp, "--emit", "ir", "--dim", flag});
+    INFO(wrong.err);
+    CHECK(wrong.exit_code == 3);
+    CHECK(contains(wrong.err, message));
+  }
+}
+
 }  // namespace
 }  // namespace inferno

@@ -184,6 +184,69 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
   CHECK(a.load({{{"", {ir::DType::kF32, {3, 16}}}}}).has_value());
 }
 
+TEST_CASE("pt2 synthetic: a dim's size read as a number, user ranges and derived dims",
+          "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = a.json("models/model.json");
+  auto& values = m["graph_module"]["graph"]["tensor_values"];
+  for (const char* v : {"x", "linear", "relu", "linear_1"}) values[v]["sizes"][0] = sym("s0", 4);
+  m["range_constraints"] = {{"s0", {{"min_val", 1}, {"max_val", 64}}}};
+  auto& nodes = m["graph_module"]["graph"]["nodes"];
+  nodes.push_back(
+      {{"target", "torch.ops.aten.sym_size.int"},
+       {"inputs",
+        {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
+         {{"name", "dim"}, {"arg", {{"as_int", 0}}}, {"kind", 1}}}},
+       {"outputs", {{{"as_sym_int", {{"as_name", "n"}}}}}},
+       {"metadata", nlohmann::json::object()}});
+  m["graph_module"]["graph"]["sym_int_values"]["n"] = sym("s0", 4);
+  const nlohmann::json view_node = {
+      {"target", "torch.ops.aten.view.default"},
+      {"inputs",
+       {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
+        {{"name", "size"},
+         {"arg", {{"as_sym_ints", {{{"as_name", "n"}}, {{"as_int", 8}}}}}},
+         {"kind", 1}}}},
+      {"outputs", {{{"as_tensor", {{"name", "out"}}}}}},
+      {"metadata", nlohmann::json::object()}};
+  // x * x.shape[0]: the size as a number.
+  const nlohmann::json mul_node = {
+      {"target", "torch.ops.aten.mul.Tensor"},
+      {"inputs",
+       {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
+        {{"name", "other"}, {"arg", {{"as_sym_int", {{"as_name", "n"}}}}}, {"kind", 1}}}},
+      {"outputs", {{{"as_tensor", {{"name", "out"}}}}}},
+      {"metadata", nlohmann::json::object()}};
+  values["out"] = values["linear_1"];
+  m["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"]["as_tensor"]["name"] =
+      "out";
+  std::map<std::string, DynamicDim, std::less<>> dims;
+  LoadOptions options;
+  options.dynamic_dims = &dims;
+  for (const auto& [node, read] : {std::pair{view_node, false}, std::pair{mul_node, true}}) {
+    nodes.push_back(node);
+    a.set_json("models/model.json", m);
+    Expected<ir::Graph> g = a.load(options);
+    INFO((g ? std::string() : g.status().to_string()));
+    REQUIRE(g.has_value());
+    CHECK(dims.at("s0").read_as_value == read);
+    CHECK(!dims.at("s0").derived);
+    nodes.erase(nodes.size() - 1);
+  }
+  // --dim narrows the range (the dims record says so) and never widens it. (The archive holds the
+  // last model, with the mul.)
+  options.dim_ranges = {{"s0", {2, 16}}};
+  REQUIRE(a.load(options).has_value());
+  CHECK((dims.at("s0").min == 2 && dims.at("s0").max == 16));
+  options.dim_ranges = {{"s0", {1, 100}}};
+  const Status wide = a.load(options).status();
+  CHECK(wide.message() ==
+        "--dim s0=1..100 is not within the range the model was exported for (1..64)");
+  options.dim_ranges = {{"s0", {8, 16}}};
+  CHECK(a.load(options).status().message() ==
+        "dynamic dim s0 = 4 is outside the range --dim gives it");
+}
+
 TEST_CASE("pt2 synthetic: a recorded type that disagrees with the lowering is invalid input",
           "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");
