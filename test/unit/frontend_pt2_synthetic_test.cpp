@@ -128,20 +128,34 @@ TEST_CASE("pt2 synthetic: the zip writer round-trips a fixture", "[frontend][pt2
   CHECK(g.has_value());
 }
 
-TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
-  Archive a = Archive::from("mlp2/model.pt2");
+namespace {
+
+// mlp2's model with its batch the dynamic dim s0 (hint 4, range `min`..64), and a node that
+// takes linear_1's first dim as the SymInt `size` appended.
+nlohmann::json with_dynamic_batch(Archive& a, const std::string& size, int64_t min) {
   nlohmann::json m = a.json("models/model.json");
   auto& values = m["graph_module"]["graph"]["tensor_values"];
   for (const char* v : {"x", "linear", "relu", "linear_1"}) values[v]["sizes"][0] = sym("s0", 4);
-  // view(linear_1, [sym_size(linear_1, 0), 8]) as the output.
-  auto& nodes = m["graph_module"]["graph"]["nodes"];
-  nodes.push_back(
+  m["graph_module"]["graph"]["nodes"].push_back(
       {{"target", "torch.ops.aten.sym_size.int"},
        {"inputs",
         {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
          {{"name", "dim"}, {"arg", {{"as_int", 0}}}, {"kind", 1}}}},
-       {"outputs", {{{"as_sym_int", {{"as_name", "sym_size_int_1"}}}}}},
+       {"outputs", {{{"as_sym_int", {{"as_name", size}}}}}},
        {"metadata", nlohmann::json::object()}});
+  m["graph_module"]["graph"]["sym_int_values"][size] = sym("s0", 4);
+  m["range_constraints"] = {{"s0", {{"min_val", min}, {"max_val", 64}}}};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = with_dynamic_batch(a, "sym_size_int_1", 2);
+  auto& values = m["graph_module"]["graph"]["tensor_values"];
+  // view(linear_1, [sym_size(linear_1, 0), 8]) as the output.
+  auto& nodes = m["graph_module"]["graph"]["nodes"];
   nodes.push_back(
       {{"target", "torch.ops.aten.view.default"},
        {"inputs",
@@ -152,10 +166,8 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
        {"outputs", {{{"as_tensor", {{"name", "view"}}}}}},
        {"metadata", nlohmann::json::object()}});
   values["view"] = values["linear_1"];
-  m["graph_module"]["graph"]["sym_int_values"]["sym_size_int_1"] = sym("s0", 4);
   m["graph_module"]["signature"]["output_specs"][0]["user_output"]["arg"]["as_tensor"]["name"] =
       "view";
-  m["range_constraints"] = {{"s0", {{"min_val", 2}, {"max_val", 64}}}};
   a.set_json("models/model.json", m);
 
   Expected<ir::Graph> g = a.load();  // the hint
@@ -187,19 +199,9 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
 TEST_CASE("pt2 synthetic: a dim's size read as a number, user ranges and derived dims",
           "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");
-  nlohmann::json m = a.json("models/model.json");
+  nlohmann::json m = with_dynamic_batch(a, "n", 1);
   auto& values = m["graph_module"]["graph"]["tensor_values"];
-  for (const char* v : {"x", "linear", "relu", "linear_1"}) values[v]["sizes"][0] = sym("s0", 4);
-  m["range_constraints"] = {{"s0", {{"min_val", 1}, {"max_val", 64}}}};
   auto& nodes = m["graph_module"]["graph"]["nodes"];
-  nodes.push_back(
-      {{"target", "torch.ops.aten.sym_size.int"},
-       {"inputs",
-        {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
-         {{"name", "dim"}, {"arg", {{"as_int", 0}}}, {"kind", 1}}}},
-       {"outputs", {{{"as_sym_int", {{"as_name", "n"}}}}}},
-       {"metadata", nlohmann::json::object()}});
-  m["graph_module"]["graph"]["sym_int_values"]["n"] = sym("s0", 4);
   const nlohmann::json view_node = {
       {"target", "torch.ops.aten.view.default"},
       {"inputs",

@@ -16,7 +16,7 @@ import torch
 import torchvision
 
 import inferno
-from bench_common import (bench_parser, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,
+from bench_common import (bench_parser, full_fp32, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,
                           pytorch_peak_activation_bytes, time_calls)
 
 MODELS = ("resnet18", "mobilenet_v2")
@@ -90,8 +90,7 @@ def main():
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes minutes)")
     args = parser.parse_args()
-    torch.backends.cudnn.allow_tf32 = False  # PyTorch's conv default is TF32; infernoc's f32 is full
-    torch.backends.cuda.matmul.allow_tf32 = False
+    full_fp32()
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for name in args.models:

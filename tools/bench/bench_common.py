@@ -33,6 +33,12 @@ def median_call_seconds(fn, iters, sync, timed_sync=True):
     return statistics.median(samples)
 
 
+def full_fp32():
+    """PyTorch's f32 without TF32 (its convolutions' default is TF32; infernoc's f32 is full)."""
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+
 def time_calls(fn, iters, sync):
     """Median milliseconds of `fn(); sync()` over `iters` calls."""
     return median_call_seconds(fn, iters, sync) * 1e3

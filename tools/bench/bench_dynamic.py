@@ -18,7 +18,7 @@ import torch
 
 import inferno
 from bench_cnn import build, relative_l2
-from bench_common import bench_parser, compile_with_infernoc, time_calls, write_table
+from bench_common import bench_parser, compile_with_infernoc, full_fp32, time_calls, write_table
 
 MODELS = ("resnet18", "resnet50", "mobilenet_v2")
 MAX_BATCH = 32
@@ -95,8 +95,7 @@ def main():
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes minutes)")
     args = parser.parse_args()
-    torch.backends.cudnn.allow_tf32 = False  # PyTorch's conv default is TF32; infernoc's f32 is full
-    torch.backends.cuda.matmul.allow_tf32 = False
+    full_fp32()
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for name in args.models:

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import inferno  # noqa: E402
 import inferno.runtime  # noqa: E402
 import transformer_models  # noqa: E402
-from bench_common import bench_parser, enqueue_us, inferno_run_timing, time_calls, write_table  # noqa: E402
+from bench_common import bench_parser, enqueue_us, full_fp32, inferno_run_timing, time_calls, write_table  # noqa: E402
 
 
 class SmallCnn(torch.nn.Module):
@@ -217,9 +217,7 @@ def main():
     for function in (args.timer.inferno_bench_run_once, args.timer.inferno_bench_no_run):
         function.argtypes, function.restype = call_types, ctypes.c_int32
     os.makedirs(args.out, exist_ok=True)
-    # Eager PyTorch is the accuracy reference: full f32 (cuDNN's convolutions default to TF32).
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
+    full_fp32()  # eager PyTorch is the accuracy reference
     if inferno.runtime._native is None:
         print("bench_python: inferno._native is not importable (build/python on PYTHONPATH?)", file=sys.stderr)
         return 1

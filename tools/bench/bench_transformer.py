@@ -25,7 +25,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import inferno  # noqa: E402
 import transformer_models  # noqa: E402
-from bench_common import (bench_parser, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,  # noqa: E402
+from bench_common import (bench_parser, full_fp32, write_table, compile_with_infernoc, inferno_run_latency, infernoc_plan, kernel_launches,  # noqa: E402
                           pytorch_peak_activation_bytes, time_calls)
 
 SEQ = 128
@@ -120,8 +120,7 @@ def main():
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (it takes minutes)")
     parser.add_argument("--reduce-overhead", action="store_true", help="also torch.compile(mode='reduce-overhead')")
     args = parser.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    full_fp32()
     rows, failed = [], []
     with tempfile.TemporaryDirectory() as work:
         for name in args.models:
