@@ -324,7 +324,11 @@ Status run_command(const CliOptions& options) {
     at.symbols[symbol] = size;
     return times.time(Stage::kFrontend, [&] { return frontend::load_model(options.model, at); });
   };
-  INFERNO_ASSIGN_OR_RETURN(std::string split, row_split_dim(graph, bound, load_at));
+  // Only a library splits runs, and only along dims whose sizes the command line left open.
+  std::string split;
+  if (backend && load.inputs.empty()) {
+    INFERNO_ASSIGN_OR_RETURN(split, row_split_dim(graph, bound, load_at));
+  }
   if (variants.empty()) {
     variants = default_specializations(graph, bound, split);
     // Loaded again only when the first variant's value is not the one the export bound.
