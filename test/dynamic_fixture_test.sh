@@ -15,8 +15,9 @@
 #       one library holding a variant per size of dim SYMBOL (--specialize SYMBOL=min,mid,max;
 #       nvcc, no GPU), whose descriptor (inferno-run --check) lists the three input shapes and
 #       the dim's exported range and compiled sizes;
-#   dynamic_fixture_test.sh run INFERNOC INFERNO_RUN NPY_COMPARE DIR SYMBOL
-#       the library infernoc compiles by default (the batch's powers of two) on a GPU: each
+#   dynamic_fixture_test.sh run INFERNOC INFERNO_RUN NPY_COMPARE DIR SYMBOL [INFERNOC ARGS...]
+#       the library infernoc compiles by default (the batch's powers of two; ARGS: a sequence
+#       dim's --specialize, to which the batch's sizes are added) on a GPU: each
 #       size's outputs against PyTorch's, a batch no variant has (run in pieces) against the CPU
 #       reference, and a batch outside the export's range refused (exit 3) naming the range.
 set -euo pipefail
@@ -131,10 +132,11 @@ specialize)
   grep -qxF "$line" "$work/check.txt" || { echo "no line: $line"; exit 1; }
   ;;
 run)
-  # On a GPU: one library of the three batch sizes runs each from its --data within
-  # torch.testing's f32 tolerances, and a size that no variant has is refused in the dims' terms
-  # (exit 3): one inside the export's range, one outside it.
+  # On a GPU (see the header); the arguments after SYMBOL go to infernoc (a sequence dim's
+  # --specialize: the batch's sizes are added to it).
   infernoc=$1 inferno_run=$2 compare=$3 dir=$4 symbol=$5
+  shift 5
+  extra=("$@")
   values=()
   for size in min mid max; do
     shape=$(npy_shape "$dir/$size/input0.npy")
@@ -142,7 +144,7 @@ run)
   done
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  "$infernoc" "$dir/model.pt2" -o "$work/model.so" --no-cache --quiet
+  "$infernoc" "$dir/model.pt2" -o "$work/model.so" --no-cache --quiet "${extra[@]}"
   for size in min mid max; do
     "$inferno_run" "$work/model.so" --data "$dir/$size"/input*.npy --save-outputs "$work/$size"
     echo -n "$size: "
@@ -159,7 +161,8 @@ run)
   "$compare" "$work/odd_gpu/out0.npy" "$work/odd_reference/out0.npy"
   # Sizes 1 and 3 only: batch 7 runs as 3 + 3 + 1, the later runs starting at rows 3 and 6, which
   # for rows of 40 bytes (dyn_resnet's ten classes) are not 16-byte aligned: staged runs.
-  "$infernoc" "$dir/model.pt2" --specialize "$symbol=1,3" -o "$work/staged.so" --no-cache --quiet
+  "$infernoc" "$dir/model.pt2" --specialize "$symbol=1,3" -o "$work/staged.so" --no-cache --quiet \
+    "${extra[@]}"
   mkdir -p "$work/seven" "$work/seven_reference" "$work/seven_gpu"
   first_rows "$dir/max" "$work/seven" 7
   "$infernoc" "$dir/model.pt2" --reference --data "$work/seven"/input*.npy \

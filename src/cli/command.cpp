@@ -301,9 +301,14 @@ Status run_command(const CliOptions& options) {
   INFERNO_ASSIGN_OR_RETURN(std::vector<Specialization> variants, specializations(options));
   std::map<std::string, frontend::DynamicDim, std::less<>> dynamic_dims;
   load.dynamic_dims = &dynamic_dims;
-  if (!variants.empty()) load.symbols = variants.front();
-  // A dim --dim bounds loads at its smallest size (the export's may lie outside the new range).
-  for (const auto& [symbol, range] : load.dim_ranges) load.symbols.emplace(symbol, range.first);
+  // What each load binds: the variant's sizes, and a dim --dim bounds at its smallest size
+  // otherwise (the export's may lie outside the new range).
+  const auto symbols_for = [&](const Specialization& variant) {
+    Specialization symbols = variant;
+    for (const auto& [symbol, range] : load.dim_ranges) symbols.emplace(symbol, range.first);
+    return symbols;
+  };
+  load.symbols = symbols_for(variants.empty() ? Specialization{} : variants.front());
   const auto load_model = [&] {
     return times.time(Stage::kFrontend, [&] { return frontend::load_model(options.model, load); });
   };
@@ -331,14 +336,19 @@ Status run_command(const CliOptions& options) {
   }
   if (variants.empty()) {
     variants = default_specializations(graph, bound, split);
-    // Loaded again only when the first variant's value is not the one the export bound.
-    const bool same =
-        !variants.empty() && variants.front().size() == 1 &&
-        bound.at(variants.front().begin()->first).value == variants.front().begin()->second;
-    if (!variants.empty() && !same) {
-      load.symbols = variants.front();
-      INFERNO_ASSIGN_OR_RETURN(graph, load_model());
-    }
+  } else if (!split.empty()) {  // --specialize chose other dims' sizes: the batch's are added
+    variants = with_split_sizes(std::move(variants), split, bound.at(split));
+  }
+  // Loaded again only when the first variant binds a dim to another size than the first load.
+  const bool same =
+      !variants.empty() &&
+      std::all_of(variants.front().begin(), variants.front().end(), [&](const auto& kv) {
+        auto it = bound.find(kv.first);
+        return it != bound.end() && it->second.value == kv.second;
+      });
+  if (!variants.empty() && !same) {
+    load.symbols = symbols_for(variants.front());
+    INFERNO_ASSIGN_OR_RETURN(graph, load_model());
   }
   // The size of the split dim in variant k (the export's when the variant leaves it).
   const auto split_size = [&](size_t k) {
@@ -369,7 +379,7 @@ Status run_command(const CliOptions& options) {
     // The other variants: the same model with other values of its dynamic dims.
     std::vector<ir::Graph> others;
     for (size_t k = 1; k < variants.size(); ++k) {
-      load.symbols = variants[k];
+      load.symbols = symbols_for(variants[k]);
       INFERNO_ASSIGN_OR_RETURN(others.emplace_back(), load_model());
       if (!split.empty() && !variant_keeps_row_split(others.back(), bound, split, split_size(k)))
         split.clear();

@@ -93,6 +93,22 @@ std::vector<Specialization> default_specializations(
   return variants;
 }
 
+std::vector<Specialization> with_split_sizes(std::vector<Specialization> variants,
+                                             const std::string& split,
+                                             const frontend::DynamicDim& dim) {
+  if (variants.empty() || variants.front().count(split) != 0) return variants;
+  const std::vector<int64_t> sizes = row_split_sizes(dim, kMaxVariants / variants.size());
+  if (sizes.empty()) return variants;
+  std::vector<Specialization> combined;
+  for (const Specialization& variant : variants) {
+    for (const int64_t size : sizes) {
+      combined.push_back(variant);
+      combined.back()[split] = size;
+    }
+  }
+  return combined;
+}
+
 Expected<std::map<std::string, std::pair<int64_t, int64_t>, std::less<>>> dim_ranges(
     const CliOptions& options) {
   std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> ranges;
@@ -132,7 +148,8 @@ Status check_dim_bounds(const std::map<std::string, frontend::DynamicDim, std::l
   }
   if (sizes_given) return Status::ok();
   for (const auto& [symbol, dim] : dims) {
-    if (dim.uses.empty() || dim.max >= 0) continue;
+    // A derived dim ("2*s94") is bounded through its symbols, which are dims of their own.
+    if (dim.uses.empty() || dim.max >= 0 || dim.derived) continue;
     return invalid_input(
         "dynamic dim " + symbol + " (input " + std::to_string(dim.uses.front().input) + " dim " +
         std::to_string(dim.uses.front().axis) +

@@ -33,13 +33,19 @@ std::vector<Specialization> default_specializations(
     const ir::Graph& graph, const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
     const std::string& split);
 
+/// The variants --specialize named, each once per size of the split dim `split` (row_split_sizes),
+/// where it names other dims only and the product stays within 16; else `variants` unchanged.
+std::vector<Specialization> with_split_sizes(std::vector<Specialization> variants,
+                                             const std::string& split,
+                                             const frontend::DynamicDim& dim);
+
 /// The ranges --dim SYMBOL=LO..HI gives (0 <= LO <= HI), by symbol.
 Expected<std::map<std::string, std::pair<int64_t, int64_t>, std::less<>>> dim_ranges(
     const CliOptions& options);
 
 /// After the first load: every --dim names a dynamic dim of the model, and a dim some input has
-/// is bounded (by the export or by --dim) unless the command line fixed its sizes (`sizes_given`:
-/// --input, --data or --specialize).
+/// is bounded (by the export or by --dim; a derived dim through its symbols) unless the command
+/// line fixed its sizes (`sizes_given`: --input, --data or --specialize).
 Status check_dim_bounds(const std::map<std::string, frontend::DynamicDim, std::less<>>& dims,
                         const CliOptions& options, bool sizes_given);
 

@@ -244,14 +244,19 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
     for (size_t k = 0; k < meta->sizes.size(); ++k) {
       const SymDim& d = meta->sizes[k];
       if (d.value) continue;
-      if (!given && !d.hint && !options_.symbols.count(symbol_name(d.expr))) {
+      if (!given && !d.hint && !options_.symbols.count(symbol_name(d.expr)) &&
+          !eval_sym_expr(d.expr, options_.symbols)) {
         return invalid_input("input " + name + " has a dynamic dim " + symbol_name(d.expr) +
                              "; pass --input");
       }
       const std::string symbol = symbol_name(d.expr);
       if (!given) {
+        // A size chosen for the symbol, or for the symbols of a derived dim's expression ("2*s94"
+        // when s94 is chosen), else the export's.
         auto chosen = options_.symbols.find(symbol);
-        type.shape[k] = chosen != options_.symbols.end() ? chosen->second : *d.hint;
+        const std::optional<int64_t> derived = eval_sym_expr(d.expr, options_.symbols);
+        type.shape[k] =
+            chosen != options_.symbols.end() ? chosen->second : derived.value_or(*d.hint);
       }
       if (options_.dynamic_dims) {
         (*options_.dynamic_dims)[symbol].uses.push_back(

@@ -98,7 +98,7 @@ TEST_CASE("a model whose rows are independent along its batch compiles the batch
   CHECK(contains(chosen.out, "kDimUses, 0};"));
 }
 
-TEST_CASE("--dim narrows a dim's range, which sets the sizes a split batch compiles") {
+TEST_CASE("infernoc --dim narrows a dim's range, which sets the sizes a split batch compiles") {
   const std::string mlp = test::fixture_path("dynamic/dyn_mlp/model.pt2");
   const test::ProcessResult r =
       infernoc({mlp, "--emit", "cu", "--arch", "sm_90", "--dim", "s77=1..12"});

@@ -44,7 +44,8 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # bench_llm.py with its ncu and --profile decode-step profiles (LLM_MODELS names the models);
 # llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers);
 # compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too);
-# dynamic-bench: the same build + tools/bench/bench_dynamic.py (DYNAMIC_MODELS names the models). Several
+# dynamic-bench: the same build + tools/bench/bench_dynamic.py (DYNAMIC_MODELS names the models);
+# dynamic-gpu: the same build + the dynamic fixtures' GPU tests. Several
 # modes may share one call (check.sh gpu-tests python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times,
@@ -59,6 +60,7 @@ if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then
   has runtime-gpu && targets+=(test_runtime_gpu)
   has python && targets+=(inferno_python_native inferno_bench_timer)
   has dynamic-bench && targets+=(inferno_python_native)
+  has dynamic-gpu && targets+=(npy_compare)
 fi
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
 step configure configure.log cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -72,6 +74,9 @@ if has tests || has all; then
 fi
 if has runtime-gpu; then
   step "ctest runtime gpu" ctest-gpu.log ctest --test-dir "$build" -R '^runtime gpu:' --output-on-failure --timeout 300
+fi
+if has dynamic-gpu; then
+  step "ctest dynamic gpu" ctest-gpu.log ctest --test-dir "$build" -R '^dynamic gpu:' --output-on-failure --parallel 3 --timeout 300
 fi
 if has gpu-tests; then
   step "ctest -L gpu" ctest-gpu.log ctest --test-dir "$build" -L gpu --output-on-failure --parallel 4 --timeout 600
