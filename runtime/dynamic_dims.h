@@ -40,8 +40,9 @@ DynamicDims read_dynamic_dims(const inferno_model_dims* table, const EntryPoints
                               const std::string& path);
 
 /// Why `inputs` fit no entry point, in the dims' terms, or "" when the dims do not explain it
-/// (a wrong count, rank or dtype, or a combination of compiled sizes with no variant). Reads a
-/// caller's shape only where its rank and pointer allow, so any tensors are safe to pass.
+/// (a wrong count, rank or dtype, a combination of compiled sizes with no variant, or a split
+/// dim's size in its range, which runtime/row_split.h plans or refuses). Reads a caller's shape
+/// only where its rank and pointer allow, so any tensors are safe to pass.
 std::string dynamic_dims_error(const DynamicDims& dims, const EntryPoints& entries,
                                const inferno_tensor* inputs, int32_t count);
 
