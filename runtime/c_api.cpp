@@ -292,13 +292,9 @@ inferno_status inferno_model_output_shape(const inferno_loaded_model* model,
       const std::string why =
           inferno::runtime::plan_row_split(m.dynamic_dims(), entries, inputs, num_inputs, plan);
       if (!why.empty()) {
-        const std::string dims_why =
-            inferno::runtime::dynamic_dims_error(m.dynamic_dims(), entries, inputs, num_inputs);
         inferno::runtime::fail(INFERNO_STATUS_INVALID_ARGUMENT,
-                               !dims_why.empty() ? dims_why
-                               : inferno::runtime::has_split_dim(m.dynamic_dims())
-                                   ? why
-                                   : "the inputs match no variant of the model");
+                               inferno::runtime::refusal_text(m.dynamic_dims(), entries, m.path(),
+                                                              inputs, num_inputs, why));
       }
       check_index("output", output, static_cast<int32_t>(plan.output_shapes.size()));
       dims = plan.output_shapes[static_cast<size_t>(output)];

@@ -121,6 +121,19 @@ std::string plan_row_split(const DynamicDims& dims, const EntryPoints& entries,
   return "";
 }
 
+std::string refusal_text(const DynamicDims& dims, const EntryPoints& entries,
+                         const std::string& path, const inferno_tensor* inputs, int32_t count,
+                         const std::string& split_why) {
+  if (std::string why = dynamic_dims_error(dims, entries, inputs, count); !why.empty()) return why;
+  const std::string given = "inputs (" + given_inputs_text(inputs, count) + ")";
+  if (has_split_dim(dims)) {
+    return given + " cannot run as runs of the sizes model '" + path +
+           "' was compiled for: " + split_why + "; it takes " + accepted_inputs_text(entries);
+  }
+  return given + " match no variant of model '" + path + "', which takes " +
+         accepted_inputs_text(entries);
+}
+
 bool has_split_dim(const DynamicDims& dims) { return split_dim(dims) != nullptr; }
 
 uint64_t row_staging_bytes(const DynamicDims& dims, const EntryPoints& entries) {

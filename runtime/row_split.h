@@ -53,6 +53,13 @@ struct RowSplitPlan {
 std::string plan_row_split(const DynamicDims& dims, const EntryPoints& entries,
                            const inferno_tensor* inputs, int32_t count, RowSplitPlan& plan);
 
+/// The refusal of `inputs` that no entry point takes and no split plan runs (`split_why`: the
+/// plan's reason): in the dims' terms where they explain it, else, for a model with a split dim,
+/// why the plan failed, else which inputs the variants of model `path` take.
+std::string refusal_text(const DynamicDims& dims, const EntryPoints& entries,
+                         const std::string& path, const inferno_tensor* inputs, int32_t count,
+                         const std::string& split_why);
+
 /// Whether `dims` has a dim a run may be split along.
 bool has_split_dim(const DynamicDims& dims);
 

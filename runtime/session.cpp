@@ -149,44 +149,35 @@ void Session::release() noexcept {
   last_run_ = nullptr;
 }
 
-int32_t Session::checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
+int32_t Session::matching_entry(const inferno_tensor* inputs, int32_t num_inputs) const {
+  const EntryPoints& entries = model_->entries();
+  if (entries.size() == 1 && !has_split_dim(model_->dynamic_dims())) return 0;
+  return select_entry(entries, inputs, num_inputs);
+}
+
+int32_t Session::checked_entry(int32_t entry, const inferno_tensor* inputs, int32_t num_inputs,
                                const inferno_tensor* outputs, int32_t num_outputs) {
   const EntryPoints& entries = model_->entries();
-  int32_t entry = 0;
-  // A refusal in the terms of the export's dynamic dims, where they explain it; else "".
-  const auto dims_error = [&] {
-    return dynamic_dims_error(model_->dynamic_dims(), entries, inputs, num_inputs);
-  };
-  if (entries.size() > 1) {
-    entry = select_entry(entries, inputs, num_inputs);
-    if (entry < 0) {
-      if (const std::string why = dims_error(); !why.empty())
-        fail(INFERNO_STATUS_INVALID_ARGUMENT, why);
-      const std::string split =
-          plan_row_split(model_->dynamic_dims(), entries, inputs, num_inputs, split_plan_);
-      if (split.empty()) {  // only a profiled run gets here with a plan
-        fail(INFERNO_STATUS_INVALID_ARGUMENT,
-             "these inputs run as several runs of the library's variants; a profiled run takes "
-             "the inputs of one variant: " +
-                 accepted_inputs_text(entries));
-      }
-      if (has_split_dim(model_->dynamic_dims())) {
-        fail(INFERNO_STATUS_INVALID_ARGUMENT, "inputs (" + given_inputs_text(inputs, num_inputs) +
-                                                  ") cannot run as runs of the " + "sizes model '" +
-                                                  model_->path() + "' was compiled for: " + split +
-                                                  "; it takes " + accepted_inputs_text(entries));
-      }
-      fail(INFERNO_STATUS_INVALID_ARGUMENT, "inputs (" + given_inputs_text(inputs, num_inputs) +
-                                                ") match no variant of model '" + model_->path() +
-                                                "', which takes " + accepted_inputs_text(entries));
+  if (entry < 0) {
+    const std::string split =
+        plan_row_split(model_->dynamic_dims(), entries, inputs, num_inputs, split_plan_);
+    if (split.empty()) {  // only a profiled run gets here with a plan
+      fail(INFERNO_STATUS_INVALID_ARGUMENT,
+           "these inputs run as several runs of the library's variants; a profiled run takes "
+           "the inputs of one variant: " +
+               accepted_inputs_text(entries));
     }
+    fail(INFERNO_STATUS_INVALID_ARGUMENT,
+         refusal_text(model_->dynamic_dims(), entries, model_->path(), inputs, num_inputs, split));
   }
   const inferno_model& abi = *entries[entry];
   try {
     check_tensors("input", abi.inputs, abi.num_inputs, inputs, num_inputs);
   } catch (const Error& error) {  // a refusal: its cost does not matter
     if (error.status() == INFERNO_STATUS_INVALID_ARGUMENT) {
-      if (const std::string why = dims_error(); !why.empty())
+      if (const std::string why =
+              dynamic_dims_error(model_->dynamic_dims(), entries, inputs, num_inputs);
+          !why.empty())
         fail(INFERNO_STATUS_INVALID_ARGUMENT, why);
     }
     throw;
@@ -202,13 +193,14 @@ int32_t Session::checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
 void Session::run(void* stream_handle, const inferno_tensor* inputs, int32_t num_inputs,
                   const inferno_tensor* outputs, int32_t num_outputs) {
   const BusyLock lock(busy_);
-  const EntryPoints& entries = model_->entries();
-  if (has_split_dim(model_->dynamic_dims()) && select_entry(entries, inputs, num_inputs) < 0 &&
-      plan_row_split(model_->dynamic_dims(), entries, inputs, num_inputs, split_plan_).empty()) {
+  const int32_t match = matching_entry(inputs, num_inputs);
+  if (match < 0 &&
+      plan_row_split(model_->dynamic_dims(), model_->entries(), inputs, num_inputs, split_plan_)
+          .empty()) {
     run_split(static_cast<cudaStream_t>(stream_handle), inputs, num_inputs, outputs, num_outputs);
     return;
   }
-  const int32_t entry = checked_entry(inputs, num_inputs, outputs, num_outputs);
+  const int32_t entry = checked_entry(match, inputs, num_inputs, outputs, num_outputs);
   const inferno_model& abi = *model_->entries()[entry];
   const DeviceGuard guard(model_->device());
   Work work = work_for(static_cast<cudaStream_t>(stream_handle));
@@ -301,7 +293,8 @@ int32_t Session::run_profiled(void* stream_handle, const inferno_tensor* inputs,
                               const inferno_tensor* outputs, int32_t num_outputs,
                               inferno_profile_hook hook, void* user) {
   const BusyLock lock(busy_);
-  const int32_t entry = checked_entry(inputs, num_inputs, outputs, num_outputs);
+  const int32_t entry =
+      checked_entry(matching_entry(inputs, num_inputs), inputs, num_inputs, outputs, num_outputs);
   const inferno_model& abi = *model_->entries()[entry];
   const inferno_model_profile* table = model_->profile(static_cast<size_t>(entry));
   if (table == nullptr) {

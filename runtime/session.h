@@ -91,8 +91,12 @@ class Session {
   /// Runs a call that split_plan_ planned along the model's split dim (runtime/row_split.h).
   void run_split(cudaStream_t stream, const inferno_tensor* inputs, int32_t num_inputs,
                  const inferno_tensor* outputs, int32_t num_outputs);
-  /// The entry point the tensors fit, checked against its descriptors; fills key_.
-  int32_t checked_entry(const inferno_tensor* inputs, int32_t num_inputs,
+  /// The entry point whose input shapes `inputs` have, or -1; 0 for a model of one entry point
+  /// and no split dim (check_tensors then names what differs).
+  int32_t matching_entry(const inferno_tensor* inputs, int32_t num_inputs) const;
+  /// `entry` (matching_entry's) checked against the tensors, refused with the reason when -1;
+  /// fills key_.
+  int32_t checked_entry(int32_t entry, const inferno_tensor* inputs, int32_t num_inputs,
                         const inferno_tensor* outputs, int32_t num_outputs);
   /// Fills key_: the entry then the pointers (a graph holds the pointers and the entry's kernels).
   void set_key(int32_t entry, void* const* inputs, void* const* outputs);

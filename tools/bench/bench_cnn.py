@@ -37,6 +37,18 @@ def relative_l2(got, want):
     return (torch.linalg.vector_norm(got - want) / torch.linalg.vector_norm(want)).item()
 
 
+def model_output_error(model, x, expected, label):
+    """Runs the inferno `model` on x into a new tensor; returns (the tensor, its relative L2 error
+    against eager's `expected`), raising when the error is over fp32's bound."""
+    out = torch.empty_like(expected)
+    model(x, out=out)
+    torch.cuda.synchronize()
+    error = relative_l2(out, expected)
+    if not error <= 1e-4:  # fp32 both sides; sums of up to 4608 terms in other orders
+        raise AssertionError(f"{label}: relative L2 error {error:.3g} vs eager")
+    return out, error
+
+
 def bench(name, batch, args, work):
     module = build(name)
     x_cpu = torch.randn(batch, 3, 224, 224)
@@ -54,12 +66,7 @@ def bench(name, batch, args, work):
     row["torch_peak"] = pytorch_peak_activation_bytes(module, (x,))
 
     model = inferno.load(so)
-    out = torch.empty_like(expected)
-    model(x, out=out)
-    torch.cuda.synchronize()
-    row["rel_l2"] = relative_l2(out, expected)
-    if not row["rel_l2"] <= 1e-4:  # fp32 both sides; sums of up to 4608 terms in other orders
-        raise AssertionError(f"{name} batch {batch}: relative L2 error {row['rel_l2']:.3g} vs eager")
+    out, row["rel_l2"] = model_output_error(model, x, expected, f"{name} batch {batch}")
     row["infernoc_py"] = time_calls(lambda: model(x, out=out), args.iters, torch.cuda.synchronize)
     model.close()
     row["infernoc_cpp"] = inferno_run_latency(args.inferno_run, so, (x,), args.iters, work)
