@@ -27,19 +27,52 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxJsonRecord = 4 << 20;  // larger JSON records get byte mutations only
-constexpr int kMaxCopyDepth = 32;           // subtrees are not copied into deeper positions
+// nlohmann's dump and this file's walks recurse per level: a record nested deeper than this gets
+// byte mutations only, and no copy makes a tree deeper (a little past the frontend's limit of 128,
+// so that its refusal is reached too).
+constexpr int kMaxDepth = 160;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Every value of the tree with its depth, parents before children.
-void collect(json& value, int depth, std::vector<std::pair<json*, int>>& out) {
-  out.emplace_back(&value, depth);
-  if (value.is_structured()) {
-    for (json& child : value) collect(child, depth + 1, out);
+// How deep brackets nest in a JSON text (brackets inside strings skipped), without parsing it.
+int nesting_depth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
   }
+  return deepest;
+}
+
+struct Node {
+  json* value;
+  int depth;   // levels above it
+  int height;  // levels below it (0 for a leaf)
+};
+
+// Every value of the tree, parents before children; returns the value's height.
+int collect(json& value, int depth, std::vector<Node>& out) {
+  const size_t index = out.size();
+  out.push_back({&value, depth, 0});
+  int height = 0;
+  if (value.is_structured()) {
+    for (json& child : value) height = std::max(height, 1 + collect(child, depth + 1, out));
+  }
+  out[index].height = height;
+  return height;
 }
 
 json extreme_number(std::mt19937& rng) {
@@ -67,7 +100,7 @@ json extreme_number(std::mt19937& rng) {
   return values[rng() % values.size()];
 }
 
-json hostile_string(std::mt19937& rng, const std::vector<std::pair<json*, int>>& nodes) {
+json hostile_string(std::mt19937& rng, const std::vector<Node>& nodes) {
   static const std::vector<std::string> values = {"",
                                                   "\"",
                                                   "\\",
@@ -90,7 +123,7 @@ json hostile_string(std::mt19937& rng, const std::vector<std::pair<json*, int>>&
   // Half the time another string of the same file: a valid name in the wrong place.
   if (rng() % 2 == 0) {
     for (int tries = 0; tries < 8; ++tries) {
-      const json* candidate = nodes[rng() % nodes.size()].first;
+      const json* candidate = nodes[rng() % nodes.size()].value;
       if (candidate->is_string()) return *candidate;
     }
   }
@@ -98,9 +131,10 @@ json hostile_string(std::mt19937& rng, const std::vector<std::pair<json*, int>>&
 }
 
 void mutate_json(json& root, std::mt19937& rng) {
-  std::vector<std::pair<json*, int>> nodes;
+  std::vector<Node> nodes;
   collect(root, 0, nodes);
-  auto [target, depth] = nodes[rng() % nodes.size()];
+  const Node picked = nodes[rng() % nodes.size()];
+  json* const target = picked.value;
   switch (rng() % 8) {
     case 0:
       *target = extreme_number(rng);
@@ -128,9 +162,9 @@ void mutate_json(json& root, std::mt19937& rng) {
       *target = rng() % 3 == 0 ? json(nullptr) : rng() % 2 ? json::array() : json::object();
       break;
     case 5: {  // copy a subtree over this one
-      const json& source = *nodes[rng() % nodes.size()].first;
-      if (depth < kMaxCopyDepth && &source != target) {
-        json copy = source;
+      const Node& source = nodes[rng() % nodes.size()];
+      if (picked.depth + source.height <= kMaxDepth && source.value != target) {
+        json copy = *source.value;
         *target = std::move(copy);
       }
       break;
@@ -177,8 +211,10 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   std::string& record = (*records)[index].second;
 
   const int edits = 1 + static_cast<int>(rng() % 3);
-  json parsed = pick_json && record.size() <= kMaxJsonRecord ? json::parse(record, nullptr, false)
-                                                             : json(json::value_t::discarded);
+  const bool json_edit =
+      pick_json && record.size() <= kMaxJsonRecord && nesting_depth(record) <= kMaxDepth;
+  json parsed =
+      json_edit ? json::parse(record, nullptr, false) : json(json::value_t::discarded);
   if (!parsed.is_discarded()) {
     for (int i = 0; i < edits; ++i) mutate_json(parsed, rng);
     // Strings stay UTF-8 (invalid bytes come from the byte-level mutations instead).
