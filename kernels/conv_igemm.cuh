@@ -34,11 +34,15 @@
 // split count depends on the shape and the GPU's SM count), so results are reproducible run to
 // run on one GPU; they differ from the direct kernel's (conv.cuh) in the order of the additions.
 // Grouped convolutions stay on the direct kernel (codegen's choice: codegen/conv_kernel_choice.h).
+// 16-bit NHWC convolutions with C a multiple of 8 and no gate run the multi-stage cp.async kernel
+// of conv_igemm_pipelined.cuh instead (its tiles: IgemmTiles), falling back to this one where the
+// GPU or the pointers cannot take it.
 #pragma once
 
 #include "common.cuh"
 #include "conv.cuh"
 #include "conv_igemm_k_loop.cuh"
+#include "conv_igemm_pipelined.cuh"
 #include "conv_igemm_plan.h"
 #include "conv_igemm_tiles.cuh"
 
@@ -166,19 +170,6 @@ __global__ void __launch_bounds__(IgemmTile<T>::kThreads)
   });
 }
 
-/// How many ways to split K: enough blocks to give each SM one when the tiles alone leave most
-/// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
-/// when the kernel's binary was not built for it (clusters and distributed shared memory).
-inline int igemm_splits(int64_t tiles, int steps, int binary_version) {
-  int sms = 0, major = 0;
-  if (!current_device_sms(sms, major)) return 1;
-  if (major < 9 || 2 * tiles > sms) return 1;
-  int splits = static_cast<int>(sms / tiles);
-  splits = splits < 8 ? splits : 8;
-  splits = splits < steps / 4 ? splits : steps / 4;
-  return splits >= 2 && binary_version >= 90 ? splits : 1;
-}
-
 /// Launches the tensor-core or the FMA kernel with the chunk loads the shape and pointers allow,
 /// K split over a cluster when the tiles are few.
 template <typename T, typename Act, bool kNhwc, bool kVecA, bool kVecW>
@@ -265,11 +256,58 @@ inline bool conv_igemm_fits(const Conv2dShape& s) {
          s.pad_top <= kMax && s.pad_left <= kMax && s.o <= 65535 * 64 && m_tiles <= kMax;
 }
 
+namespace detail {
+
+/// The pipelined kernel of kTiles where it applies (16-bit, plan kNhwcVecAW, no gate, x and w
+/// 16-byte aligned, a GPU and binary of sm_80 or later); cudaErrorNotSupported otherwise.
+template <typename T, typename Act, IgemmTiles kTiles>
+inline cudaError_t launch_pipelined_if(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                       const IgemmGeom& g, bool nhwc, cudaStream_t stream,
+                                       Act activation) {
+  if constexpr (sizeof(T) == 2 && igemm_tiles_pipelined(kTiles)) {
+    const bool fits = igemm_plan(nhwc, g.c, g.k, sizeof(T)) == IgemmPlan::kNhwcVecAW &&
+                      e.gate == nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                      reinterpret_cast<uintptr_t>(w) % 16 == 0;
+    if (fits) return launch_igemm_pipelined<T, Act, kTiles>(x, w, out, e, g, stream, activation);
+  }
+  (void)x, (void)w, (void)out, (void)e, (void)g, (void)nhwc, (void)stream, (void)activation;
+  return cudaErrorNotSupported;
+}
+
+/// kAuto's tiles on this GPU: igemm_tiles with its SM count (the staged kernel if unknown).
+template <typename T, typename Act>
+inline cudaError_t launch_pipelined_auto(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                         const IgemmGeom& g, bool nhwc, cudaStream_t stream,
+                                         Act activation) {
+  int sms = 0, major = 0;
+  if (!current_device_sms(sms, major)) return cudaErrorNotSupported;
+  switch (igemm_tiles(igemm_plan(nhwc, g.c, g.k, sizeof(T)), sizeof(T), e.gate != nullptr, g.m, g.o,
+                      sms)) {
+    case IgemmTiles::kPipe128x128:
+      return launch_pipelined_if<T, Act, IgemmTiles::kPipe128x128>(x, w, out, e, g, nhwc, stream,
+                                                                   activation);
+    case IgemmTiles::kPipe128x64:
+      return launch_pipelined_if<T, Act, IgemmTiles::kPipe128x64>(x, w, out, e, g, nhwc, stream,
+                                                                  activation);
+    case IgemmTiles::kPipe64x64:
+      return launch_pipelined_if<T, Act, IgemmTiles::kPipe64x64>(x, w, out, e, g, nhwc, stream,
+                                                                 activation);
+    default:
+      return cudaErrorNotSupported;
+  }
+}
+
+}  // namespace detail
+
 /// conv2d (groups 1) as conv.cuh's conv2d computes it (same arguments, either layout): f16 and
 /// bf16 on tensor cores, f32 and f64 on FMAs. cudaErrorInvalidValue where conv_igemm_fits is false,
-/// or where kPlan is not the plan of the shape (conv_igemm_plan.h: codegen names it, so that
-/// model.cu instantiates only that kernel; kAny decides at run time).
-template <typename T, IgemmPlan kPlan = IgemmPlan::kAny, typename Act = ConvNoActivation>
+/// where kPlan is not the plan of the shape (conv_igemm_plan.h: codegen names it, so that
+/// model.cu instantiates only that kernel; kAny decides at run time), or where kTiles names a
+/// pipelined kernel for a call that cannot take one (another dtype or plan, or a gate). kTiles
+/// kAuto chooses the tiles at run time (every kernel instantiated); a pipelined choice falls back
+/// to the staged kernel below sm_80 or for misaligned pointers.
+template <typename T, IgemmPlan kPlan = IgemmPlan::kAny, IgemmTiles kTiles = IgemmTiles::kAuto,
+          typename Act = ConvNoActivation>
 inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue, T* out,
                                 const Conv2dShape& s, cudaStream_t stream, Act activation = {}) {
   static_assert(is_float_type_v<T>, "conv2d_igemm: a floating-point element type");
@@ -291,13 +329,27 @@ inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>
                                static_cast<int>(s.dilation_w),
                                static_cast<int>(s.c * s.kh * s.kw),
                                s.n * s.oh * s.ow};
-  cudaError_t launched;
-  if constexpr (kPlan == IgemmPlan::kAny) {
-    launched = detail::launch_igemm_any(in, w, out, epilogue, g, s.nhwc, stream, activation);
-  } else {
-    if (igemm_plan(s.nhwc, g.c, g.k, sizeof(T)) != kPlan) return cudaErrorInvalidValue;
-    launched =
-        detail::launch_igemm_planned<T, Act, kPlan>(in, w, out, epilogue, g, stream, activation);
+  const IgemmPlan plan = igemm_plan(s.nhwc, g.c, g.k, sizeof(T));
+  if (kPlan != IgemmPlan::kAny && plan != kPlan) return cudaErrorInvalidValue;
+  if constexpr (igemm_tiles_pipelined(kTiles)) {
+    if (sizeof(T) != 2 || plan != IgemmPlan::kNhwcVecAW || epilogue.gate != nullptr)
+      return cudaErrorInvalidValue;
+  }
+  cudaError_t launched = cudaErrorNotSupported;
+  if constexpr (kTiles == IgemmTiles::kAuto && sizeof(T) == 2 &&
+                (kPlan == IgemmPlan::kAny || kPlan == IgemmPlan::kNhwcVecAW)) {
+    launched = detail::launch_pipelined_auto(in, w, out, epilogue, g, s.nhwc, stream, activation);
+  } else if constexpr (igemm_tiles_pipelined(kTiles)) {
+    launched = detail::launch_pipelined_if<T, Act, kTiles>(in, w, out, epilogue, g, s.nhwc, stream,
+                                                           activation);
+  }
+  if (launched == cudaErrorNotSupported) {
+    if constexpr (kPlan == IgemmPlan::kAny) {
+      launched = detail::launch_igemm_any(in, w, out, epilogue, g, s.nhwc, stream, activation);
+    } else {
+      launched =
+          detail::launch_igemm_planned<T, Act, kPlan>(in, w, out, epilogue, g, stream, activation);
+    }
   }
   return launched != cudaSuccess ? launched : cudaGetLastError();
 }

@@ -1,5 +1,6 @@
 // kernels/conv_igemm_plan.h: which of conv2d_igemm's kernel variants a convolution's layout and
-// shape select, for host and device. The kernel is instantiated per layout (NCHW or NHWC) and per
+// shape select (the plan: layout and chunk loads; the tiles: tile shape and kernel), for host and
+// device. The kernel is instantiated per layout (NCHW or NHWC) and per
 // chunk load (16-byte vectors or one element at a time, for the input A and the weights W), so a
 // launcher that decides at run time carries five kernels per dtype and activation, most of which
 // a model never runs, and each costs about a second of nvcc. Codegen knows the layout and the
@@ -45,6 +46,57 @@ INFERNO_HD constexpr bool igemm_plan_vec_a(IgemmPlan plan) { return plan == Igem
 INFERNO_HD constexpr bool igemm_plan_vec_w(IgemmPlan plan) {
   return plan == IgemmPlan::kNchwVecW || plan == IgemmPlan::kNhwcVecW ||
          plan == IgemmPlan::kNhwcVecAW;
+}
+
+/// The tile shape and kernel of a call. kStaged: 64 x 64 tiles, register-staged double buffering
+/// (conv_igemm.cuh; every plan and dtype). kPipe*: the multi-stage cp.async kernel on tensor cores
+/// (conv_igemm_pipelined.cuh; 16-bit types, plan kNhwcVecAW, no gate, sm_80 and later, else the
+/// staged kernel runs). kAuto: the launcher applies igemm_tiles with the GPU's SM count.
+enum class IgemmTiles : int {
+  kAuto = 0,
+  kStaged,
+  kPipe64x64,
+  kPipe128x64,
+  kPipe128x128,
+};
+
+/// The SM count codegen chooses tiles for when it names them (an H100 SXM's 132): on a GPU with
+/// other counts the choice stays correct, only the wave count it was made for differs.
+constexpr int64_t kIgemmReferenceSms = 132;
+
+INFERNO_HD constexpr bool igemm_tiles_pipelined(IgemmTiles tiles) {
+  return tiles == IgemmTiles::kPipe64x64 || tiles == IgemmTiles::kPipe128x64 ||
+         tiles == IgemmTiles::kPipe128x128;
+}
+
+/// The tiles for a conv of plan `plan` and elements of `element_bytes`, with a gate or not, as a
+/// GEMM of m rows (N * OH * OW) by o columns on a GPU of `sms` SMs: the largest pipelined tile
+/// that still gives every SM a block (larger tiles read each byte into more products; fewer
+/// tiles than SMs leave SMs idle, and the 64 x 64 tile splits K over a cluster then).
+INFERNO_HD constexpr IgemmTiles igemm_tiles(IgemmPlan plan, int64_t element_bytes, bool gate,
+                                            int64_t m, int64_t o, int64_t sms) {
+  if (element_bytes != 2 || plan != IgemmPlan::kNhwcVecAW || gate) return IgemmTiles::kStaged;
+  const int64_t tiles_128x128 = ((m + 127) / 128) * ((o + 127) / 128);
+  const int64_t tiles_128x64 = ((m + 127) / 128) * ((o + 63) / 64);
+  if (o > 64 && tiles_128x128 >= sms) return IgemmTiles::kPipe128x128;
+  if (tiles_128x64 >= sms) return IgemmTiles::kPipe128x64;
+  return IgemmTiles::kPipe64x64;
+}
+
+constexpr const char* igemm_tiles_name(IgemmTiles tiles) {
+  switch (tiles) {
+    case IgemmTiles::kAuto:
+      return "kAuto";
+    case IgemmTiles::kStaged:
+      return "kStaged";
+    case IgemmTiles::kPipe64x64:
+      return "kPipe64x64";
+    case IgemmTiles::kPipe128x64:
+      return "kPipe128x64";
+    case IgemmTiles::kPipe128x128:
+      return "kPipe128x128";
+  }
+  return "kAuto";
 }
 
 /// The plan's name as codegen writes it into model.cu ("kNhwcVecAW").

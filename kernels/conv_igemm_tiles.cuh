@@ -258,5 +258,18 @@ __device__ __forceinline__ void igemm_finish(const A (&acc)[kAcc], void* smem, F
   for (int i = 0; i < kAcc; ++i) finish(i, acc[i]);
 }
 
+/// How many ways to split K: enough blocks to give each SM one when the tiles alone leave most
+/// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
+/// when the kernel's binary was not built for it (clusters and distributed shared memory).
+inline int igemm_splits(int64_t tiles, int steps, int binary_version) {
+  int sms = 0, major = 0;
+  if (!current_device_sms(sms, major)) return 1;
+  if (major < 9 || 2 * tiles > sms) return 1;
+  int splits = static_cast<int>(sms / tiles);
+  splits = splits < 8 ? splits : 8;
+  splits = splits < steps / 4 ? splits : steps / 4;
+  return splits >= 2 && binary_version >= 90 ? splits : 1;
+}
+
 }  // namespace detail
 }  // namespace inferno::kernels

@@ -109,14 +109,21 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
        w.shape[w_dim], out.shape[h_dim], out.shape[w_dim], stride[0], stride[1], padding[0],
        padding[1], dilation[0], dilation[1], node.attrs.get_int("groups")});
   ctx.out.headers.insert(kernel.header);
-  // The implicit GEMM's plan (kernels/conv_igemm_plan.h), so that model.cu instantiates only the
-  // kernel variant this shape runs rather than all five.
+  // The implicit GEMM's plan and, for 16-bit types, its tiles (kernels/conv_igemm_plan.h), so
+  // that model.cu instantiates only the kernel variant this shape runs rather than all of them.
   std::string plan;
   if (std::string_view(kernel.launcher) == "conv2d_igemm") {
-    plan = ", inferno::kernels::IgemmPlan::" +
-           std::string(kernels::igemm_plan_name(kernels::igemm_plan(
-               nhwc, x.shape[c_dim], x.shape[c_dim] * w.shape[h_dim] * w.shape[w_dim],
-               ir::dtype_size(x.dtype))));
+    const int64_t element_bytes = ir::dtype_size(x.dtype);
+    const kernels::IgemmPlan chosen = kernels::igemm_plan(
+        nhwc, x.shape[c_dim], x.shape[c_dim] * w.shape[h_dim] * w.shape[w_dim], element_bytes);
+    plan = ", inferno::kernels::IgemmPlan::" + std::string(kernels::igemm_plan_name(chosen));
+    if (element_bytes == 2) {
+      const int64_t m = out.shape[0] * out.shape[h_dim] * out.shape[w_dim];
+      plan +=
+          ", inferno::kernels::IgemmTiles::" +
+          std::string(kernels::igemm_tiles_name(kernels::igemm_tiles(
+              chosen, element_bytes, has_gate, m, out.shape[c_dim], kernels::kIgemmReferenceSms)));
+    }
   }
   // A call whose template arguments hold a comma is parenthesized: the macro would split it.
   const std::string call = "inferno::kernels::" + std::string(kernel.launcher) + "<" + type + plan +

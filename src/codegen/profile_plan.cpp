@@ -179,7 +179,9 @@ std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dty
               : dtype == ir::DType::kF32 || dtype == ir::DType::kF64 ? " (no tensor cores)"
                                                                      : "";
     } else if (starts_with(kernel, "conv2d_igemm<")) {
-      text += is_tensor_core_dtype(dtype) ? " (mma tensor cores)" : " (FMA tiles)";
+      text += kernel.find("kPipe") != std::string::npos ? " (mma tensor cores, cp.async pipeline)"
+              : is_tensor_core_dtype(dtype)             ? " (mma tensor cores)"
+                                                        : " (FMA tiles)";
     } else if (starts_with(kernel, "gemv_nk_layer_norm_") ||
                starts_with(kernel, "gemv_nk_rms_norm_")) {
       text += " (weight-streaming GEMV, FMA, norm fused)";

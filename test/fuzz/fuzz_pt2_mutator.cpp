@@ -44,8 +44,11 @@ int nesting_depth(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\') {
+        ++i;  // an escaped character, a quote included
+      } else if (c == '"') {
+        in_string = false;
+      }
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -213,8 +216,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   const int edits = 1 + static_cast<int>(rng() % 3);
   const bool json_edit =
       pick_json && record.size() <= kMaxJsonRecord && nesting_depth(record) <= kMaxDepth;
-  json parsed =
-      json_edit ? json::parse(record, nullptr, false) : json(json::value_t::discarded);
+  json parsed = json_edit ? json::parse(record, nullptr, false) : json(json::value_t::discarded);
   if (!parsed.is_discarded()) {
     for (int i = 0; i < edits; ++i) mutate_json(parsed, rng);
     // Strings stay UTF-8 (invalid bytes come from the byte-level mutations instead).

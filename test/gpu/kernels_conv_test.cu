@@ -2,7 +2,8 @@
 // convolution in double: odd shapes that leave partial tiles in M, N and K, 1x1, 3x3, 7x7 stride
 // 2, asymmetric padding, dilation, a long K, the scalar and the 16-byte load paths (C = 3 and
 // misaligned-K stems, C a multiple of 8), both layouts, every floating dtype, and the epilogue:
-// bias, residual, gate and each activation. Refused shapes return cudaErrorInvalidValue.
+// bias, residual, gate and each activation; each tile shape of the 16-bit pipelined kernel.
+// Refused shapes return cudaErrorInvalidValue.
 //
 // Tolerance: torch.testing's per dtype (f32 1.3e-6 rel) plus a slack per output of
 // 2 sqrt(K) u S, with S the sum of |x w| over its K products and u the accumulator's unit
@@ -83,16 +84,21 @@ struct Index {
   }
 };
 
-template <typename T, typename Act>
+using inferno::kernels::IgemmPlan;
+using inferno::kernels::IgemmTiles;
+
+template <typename T, typename Act, IgemmTiles kTiles>
 cudaError_t launch(bool depthwise, const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
                    const Conv2dShape& s) {
   return depthwise ? inferno::kernels::conv2d_depthwise<T>(x, w, e, out, s, g_stream, Act{})
-                   : inferno::kernels::conv2d_igemm<T>(x, w, e, out, s, g_stream, Act{});
+                   : inferno::kernels::conv2d_igemm<T, IgemmPlan::kAny, kTiles>(x, w, e, out, s,
+                                                                                g_stream, Act{});
 }
 
-/// One case on one kernel, layout, dtype and activation, against the host. `x_offset` shifts x by
-/// that many elements from an aligned allocation (the scalar-load path for aligned shapes).
-template <typename T, bool kNhwc, typename Act>
+/// One case on one kernel (igemm: of tiles kTiles), layout, dtype and activation, against the
+/// host. `x_offset` shifts x by that many elements from an aligned allocation (the scalar-load
+/// path for aligned shapes).
+template <typename T, bool kNhwc, typename Act, IgemmTiles kTiles = IgemmTiles::kAuto>
 void check_case(const ConvCase& k, bool depthwise, int64_t x_offset = 0) {
   Conv2dShape s = shape_of(k);
   s.nhwc = kNhwc;
@@ -148,11 +154,13 @@ void check_case(const ConvCase& k, bool depthwise, int64_t x_offset = 0) {
   e.bias = k.bias ? db.get() : nullptr;
   e.residual = k.residual ? dr.get() : nullptr;
   e.gate = k.gate ? dg.get() : nullptr;
-  const std::string what = std::string(depthwise ? "depthwise " : "igemm ") + k.name + " " +
+  const std::string tiles =
+      kTiles == IgemmTiles::kAuto ? "" : std::string(igemm_tiles_name(kTiles)) + " ";
+  const std::string what = std::string(depthwise ? "depthwise " : "igemm ") + tiles + k.name + " " +
                            (kNhwc ? "nhwc " : "nchw ") + dtype_name<T>() + " " + Act::kName +
                            (x_offset ? " misaligned" : "");
-  if (!expect_launch(launch<T, Act>(depthwise, dx.get() + x_offset, dw.get(), dout.get(), e, s),
-                     what))
+  if (!expect_launch(
+          launch<T, Act, kTiles>(depthwise, dx.get() + x_offset, dw.get(), dout.get(), e, s), what))
     return;
   expect_close(what, dout.download(), want, tolerance<T>(), slack);
 }
@@ -176,6 +184,32 @@ const ConvCase kDepthwiseCases[] = {
     {"dw 5x5 stride 2", 1, 70, 15, 16, 70, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 70, true, false, true},
     {"dw 3x3 dilated x2", 2, 6, 10, 10, 12, 3, 3, 1, 2, 2, 1, 2, 1, 2, 2, 6, false, false, false},
 };
+
+// 16-bit NHWC shapes for each tile shape of the pipelined kernel named explicitly (kAuto picks
+// 64 x 64 for the small cases above): several tiles in M with a partial last one, partial tiles
+// in N, C below the 32-wide K step (several taps a step), K not a multiple of 32, stride,
+// padding, dilation, and a long K that splits over a cluster on sm_90.
+const ConvCase kPipelinedCases[] = {
+    {"3x3 C64", 2, 64, 21, 19, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false},
+    {"3x3 C24 stride 2", 3, 24, 23, 17, 136, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1, 1, true, false, false},
+    {"1x1 C200", 2, 200, 13, 11, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, false, true, false},
+    {"3x3 C16 dilated", 1, 16, 30, 26, 64, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true, true, false},
+    {"3x3 C512 long K", 1, 512, 7, 7, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false},
+};
+
+template <typename T, IgemmTiles kTiles>
+void check_pipelined_tiles() {
+  for (const ConvCase& k : kPipelinedCases) check_case<T, true, Relu, kTiles>(k, false);
+  // Misaligned x: the named tiles fall back to the staged kernel's scalar loads.
+  check_case<T, true, NoAct, kTiles>(kPipelinedCases[0], false, 1);
+}
+
+template <typename T>
+void check_pipelined() {
+  check_pipelined_tiles<T, IgemmTiles::kPipe64x64>();
+  check_pipelined_tiles<T, IgemmTiles::kPipe128x64>();
+  check_pipelined_tiles<T, IgemmTiles::kPipe128x128>();
+}
 
 template <typename T, bool kNhwc>
 void check_layout() {
@@ -208,6 +242,17 @@ void check_refusals() {
   expect(inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>(
              nullptr, nullptr, e, nullptr, nchw, g_stream) == cudaErrorInvalidValue,
          "igemm refuses a plan of the other layout");
+  // Pipelined tiles named for a call that cannot take them: another dtype, or a gate.
+  Conv2dShape nhwc = shape_of(kPipelinedCases[0]);
+  nhwc.nhwc = true;
+  expect(inferno::kernels::conv2d_igemm<float, IgemmPlan::kNhwcVecAW, IgemmTiles::kPipe64x64>(
+             nullptr, nullptr, e, nullptr, nhwc, g_stream) == cudaErrorInvalidValue,
+         "igemm refuses pipelined tiles for f32");
+  Conv2dEpilogue<__half> gated;
+  gated.gate = reinterpret_cast<const __half*>(16);  // never read: refused before any launch
+  expect(inferno::kernels::conv2d_igemm<__half, IgemmPlan::kNhwcVecAW, IgemmTiles::kPipe64x64>(
+             nullptr, nullptr, gated, nullptr, nhwc, g_stream) == cudaErrorInvalidValue,
+         "igemm refuses pipelined tiles with a gate");
   expect(inferno::kernels::conv2d_depthwise<float>(nullptr, nullptr, e, nullptr, grouped,
                                                    g_stream) == cudaErrorInvalidValue,
          "depthwise refuses groups != C");
@@ -223,6 +268,8 @@ void run_conv_tests() {
   check_layout<__nv_bfloat16, true>();
   check_layout<__nv_bfloat16, false>();
   check_layout<double, false>();
+  check_pipelined<__half>();
+  check_pipelined<__nv_bfloat16>();
   check_activations<float, true>();
   check_activations<__half, false>();
   check_activations<__nv_bfloat16, true>();

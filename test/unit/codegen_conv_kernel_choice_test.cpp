@@ -67,5 +67,32 @@ TEST_CASE("igemm_plan: vector loads where C and K are multiples of 16 bytes' ele
   CHECK(std::string(kernels::igemm_plan_name(IgemmPlan::kNhwcVecAW)) == "kNhwcVecAW");
 }
 
+TEST_CASE("igemm_tiles: the largest pipelined tile that still gives every SM a block") {
+  using kernels::igemm_tiles;
+  using kernels::IgemmPlan;
+  using kernels::IgemmTiles;
+  constexpr int64_t kSms = 132;
+  // Only 16-bit NHWC convolutions with 16-byte channel chunks and no gate are pipelined.
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 4, false, 100352, 64, kSms) == IgemmTiles::kStaged);
+  CHECK(igemm_tiles(IgemmPlan::kNhwc, 2, false, 100352, 64, kSms) == IgemmTiles::kStaged);
+  CHECK(igemm_tiles(IgemmPlan::kNchwVecW, 2, false, 100352, 64, kSms) == IgemmTiles::kStaged);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, true, 100352, 64, kSms) == IgemmTiles::kStaged);
+  // ResNet-50 at batch 32: 3x3 64->64 at 56x56 (784 tiles of 128 x 64; O = 64 fills one),
+  // 128->128 at 28x28 (196 tiles of 128 x 128), 512->512 at 7x7 (52 of 128 x 128, 104 of
+  // 128 x 64: too few either way, so 64 x 64, which splits K where even those are few).
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 56 * 56, 64, kSms) ==
+        IgemmTiles::kPipe128x64);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 28 * 28, 128, kSms) ==
+        IgemmTiles::kPipe128x128);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 7 * 7, 512, kSms) ==
+        IgemmTiles::kPipe64x64);
+  // Batch 1: 56x56 64->64 gives 25 tiles of 128 x 64: 64 x 64.
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 56 * 56, 64, kSms) == IgemmTiles::kPipe64x64);
+  CHECK(kernels::igemm_tiles_pipelined(IgemmTiles::kPipe64x64));
+  CHECK_FALSE(kernels::igemm_tiles_pipelined(IgemmTiles::kStaged));
+  CHECK_FALSE(kernels::igemm_tiles_pipelined(IgemmTiles::kAuto));
+  CHECK(std::string(kernels::igemm_tiles_name(IgemmTiles::kPipe128x64)) == "kPipe128x64");
+}
+
 }  // namespace
 }  // namespace inferno::codegen
