@@ -14,7 +14,9 @@ using ir::OpKind;
 using ir::Shape;
 using ir::ValueId;
 
-enum class Rows : uint8_t { kFree, kSplit };
+// kUniform: split, and free of the split inputs, every block the same (a free value expanded to the
+// rows). Every rule takes it as split; only an output must be kSplit.
+enum class Rows : uint8_t { kFree, kUniform, kSplit };
 
 // How many leading axes hold the blocks of a split value of this shape: the shortest prefix whose
 // sizes' product is a multiple of `rows` (each index of those axes then lies in one block);
@@ -52,18 +54,26 @@ class RowSplit {
     for (const Node& node : graph_.nodes()) INFERNO_RETURN_IF_ERROR(visit(node));
     for (size_t o = 0; o < graph_.num_user_outputs(); ++o) {
       const ValueId v = graph_.outputs()[o];
-      if (!split(v) || lead_axes(shape(v), rows_) != 1) {
+      // A uniform output is refused too: its rows may be a size the model wrote as a number, which
+      // only meeting a split value ties to the dim's.
+      if (!split(v) || uniform(v) || lead_axes(shape(v), rows_) != 1) {
         return unsupported("output '" + graph_.name(v) + "' " +
-                           (split(v) ? "does not have the dim in its first axis"
-                                     : "does not depend on the dim's rows alone"));
+                           (!split(v)    ? "does not depend on the dim's rows alone"
+                            : uniform(v) ? "does not depend on the split inputs (it is the same "
+                                           "value expanded to the rows)"
+                                         : "does not have the dim in its first axis"));
       }
     }
     return Status::ok();
   }
 
  private:
+  // Split or uniform: cut into blocks.
   bool split(ValueId v) const {
-    return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kSplit;
+    return v != ir::kNoValue && state_[static_cast<size_t>(v)] != Rows::kFree;
+  }
+  bool uniform(ValueId v) const {
+    return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kUniform;
   }
   const Shape& shape(ValueId v) const { return graph_.type(v).shape; }
   int64_t rank(ValueId v) const { return graph_.type(v).rank(); }
@@ -99,7 +109,8 @@ class RowSplit {
     return true;
   }
 
-  // An operand of an elementwise-like op with result shape `out`.
+  // An operand of an elementwise-like op with result shape `out`. A uniform operand must have
+  // the result's rows: read as free, the rows it was expanded to could meet a later axis.
   bool operand_fits(ValueId v, const Shape& out, int64_t lead) const {
     if (v == ir::kNoValue) return true;
     if (split(v)) return same_leading(v, out, lead);
@@ -279,16 +290,36 @@ class RowSplit {
     }
   }
 
+  // A free value expanded along a first axis that holds the rows (as a model expands a buffer or
+  // a causal mask to the batch): each block reads all of it, the same in a run of any rows. Only
+  // the first axis, where the split inputs have the dim, so that heads that happen to number the
+  // rows stay free.
+  bool expands_to_rows(const Node& node) const {
+    if (node.op != OpKind::kExpand) return false;
+    const Shape& out = shape(node.outputs.front());
+    return lead_axes(out, rows_) == 1 &&
+           broadcast_free(node.inputs.front(), static_cast<int64_t>(out.size()), 1);
+  }
+
   Status visit(const Node& node) {
-    bool any = false;
-    for (const ValueId v : node.inputs) any = any || split(v);
-    if (!any) return Status::ok();  // free: the outputs keep Rows::kFree
+    bool any_split = false, any_uniform = false;
+    for (const ValueId v : node.inputs) {
+      any_split = any_split || (split(v) && !uniform(v));
+      any_uniform = any_uniform || uniform(v);
+    }
+    if (!any_split && !any_uniform) {  // free: the outputs keep Rows::kFree, or become uniform
+      if (expands_to_rows(node)) state_[static_cast<size_t>(node.outputs.front())] = Rows::kUniform;
+      return Status::ok();
+    }
     const Shape& out = shape(node.outputs.front());
     const std::optional<int64_t> lead = lead_axes(out, rows_);
     if (!lead)
       return mixes(node, "its result cannot be cut into " + std::to_string(rows_) + " rows");
     INFERNO_RETURN_IF_ERROR(check(node, out, *lead));
-    for (const ValueId v : node.outputs) state_[static_cast<size_t>(v)] = Rows::kSplit;
+    // With uniform operands only (the others free), each block is the same function of the same
+    // data: the result's blocks are all the same too.
+    const Rows result = any_split ? Rows::kSplit : Rows::kUniform;
+    for (const ValueId v : node.outputs) state_[static_cast<size_t>(v)] = result;
     return Status::ok();
   }
 
