@@ -1,5 +1,6 @@
 #include "passes/row_split.h"
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -68,9 +69,10 @@ class RowSplit {
   }
 
  private:
-  // Split or uniform: cut into blocks.
+  // Split or uniform: cut into blocks (a uniform weight being read as free aside).
   bool split(ValueId v) const {
-    return v != ir::kNoValue && state_[static_cast<size_t>(v)] != Rows::kFree;
+    return v != ir::kNoValue && state_[static_cast<size_t>(v)] != Rows::kFree &&
+           !(uniform(v) && v == weight_as_free_[0]) && !(uniform(v) && v == weight_as_free_[1]);
   }
   bool uniform(ValueId v) const {
     return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kUniform;
@@ -301,11 +303,32 @@ class RowSplit {
            broadcast_free(node.inputs.front(), static_cast<int64_t>(out.size()), 1);
   }
 
+  // A weight or parameter operand (a linear's, a norm's, a conv's) that is uniform is read as
+  // free: its axes meet the split operand's later axes (K, the normalized dims, the channels) or
+  // the result's features, as any weight's do (a norm's weight of ones, a scalar the frontend
+  // expands, may have a multiple of the rows as its size).
+  void read_weights_as_free(const Node& node) {
+    weight_as_free_ = {ir::kNoValue, ir::kNoValue};
+    switch (node.op) {
+      case OpKind::kLinear:
+      case OpKind::kLayerNorm:
+      case OpKind::kRmsNorm:
+      case OpKind::kGroupNorm:
+      case OpKind::kConv2d:
+      case OpKind::kConvTranspose2d:
+        weight_as_free_ = {input(node, 1), input(node, 2)};
+        break;
+      default:
+        break;
+    }
+  }
+
   Status visit(const Node& node) {
+    read_weights_as_free(node);
     bool any_split = false, any_uniform = false;
     for (const ValueId v : node.inputs) {
       any_split = any_split || (split(v) && !uniform(v));
-      any_uniform = any_uniform || uniform(v);
+      any_uniform = any_uniform || (split(v) && uniform(v));
     }
     if (!any_split && !any_uniform) {  // free: the outputs keep Rows::kFree, or become uniform
       if (expands_to_rows(node)) state_[static_cast<size_t>(node.outputs.front())] = Rows::kUniform;
@@ -325,7 +348,8 @@ class RowSplit {
 
   const Graph& graph_;
   int64_t rows_;
-  std::vector<Rows> state_;  // per value
+  std::vector<Rows> state_;                                               // per value
+  std::array<ValueId, 2> weight_as_free_ = {ir::kNoValue, ir::kNoValue};  // the node's, in visit
 };
 
 }  // namespace

@@ -23,9 +23,11 @@
 // it meets a split value, as a split operand must, which ties its size to the dim's; read as
 // free it could not be, as its rows would count those of the run (a sum over them, or a later
 // axis of the result). A node with uniform operands only (the others free) is uniform too, and
-// an output must be split, not uniform. Only an expand makes one, only along the first axis (an
-// expand over heads that happen to number the rows stays free), and a free value with rows of
-// its own (a non-split input of the size) stays free: its blocks differ.
+// an output must be split, not uniform. As a weight or parameter (a linear's, a norm's, a conv's)
+// it is read as free, its axes meeting the split operand's later ones as any weight's do. Only an
+// expand makes one, only along the first axis (an expand over heads that happen to number the rows
+// stays free), and a free value with rows of its own (a non-split input of the size) stays free:
+// its blocks differ.
 //
 // What the analysis cannot see, the frontend reports: a model that computes with the dim's size
 // as a number (x * x.shape[0], arange(batch)) gets constants that differ per size, so such a dim

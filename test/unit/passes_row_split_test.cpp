@@ -223,6 +223,16 @@ graph(%x: f32[4,16], %c: f32[1,16]) {
 })",
                     4),
             "output 'y' does not depend on the split inputs"));
+  // A norm's weight of ones expanded from a scalar to a multiple of the rows is read as a weight.
+  CHECK(why_not(R"(
+graph(%x: f32[4,8], %one: f32[1], %b: f32[8], %w: f32[8,8]) {
+  %g: f32[8] = expand(%one) {shape=[8]}
+  %n: f32[4,8] = layer_norm(%x, %g, %b) {eps=1e-05, normalized_dims=1}
+  %y: f32[4,8] = linear(%n, %w, %g)
+  return %y
+})",
+                4)
+            .empty());
   // A mask expanded over heads that happen to number the rows stays free, broadcast as before.
   CHECK(why_not(R"(
 graph(%x: f32[4,4,5,5], %mask: f32[1,1,5,5]) {
