@@ -53,6 +53,7 @@ class RowSplit {
       state_[static_cast<size_t>(v)] = Rows::kSplit;
     }
     for (const Node& node : graph_.nodes()) INFERNO_RETURN_IF_ERROR(visit(node));
+    weight_as_free_ = {ir::kNoValue, ir::kNoValue};  // the outputs are read as they are
     for (size_t o = 0; o < graph_.num_user_outputs(); ++o) {
       const ValueId v = graph_.outputs()[o];
       // A uniform output is refused too: its rows may be a size the model wrote as a number, which
