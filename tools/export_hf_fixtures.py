@@ -25,6 +25,16 @@ signature's mutated buffers, so that the ops to support can be read without torc
 are scrubbed to file names as in ``export_fixtures.py``.
 
 Usage: ``python3 tools/export_hf_fixtures.py [OUT_DIR] [--only NAME ...]``
+
+``--dynamic-batch`` exports instead, and only, the dynamic-batch fixtures of
+``test/fixtures/dynamic`` (``DYNAMIC_BATCH``: BertModel and GPT2LMHeadModel with an
+``attention_mask``, ``use_cache=False``, the batch a ``Dim("batch", min=1, max=8)``, the sequence
+static), in that directory's layout (tools/export_dynamic_fixtures.py, test/dynamic_fixture_test.sh):
+``<name>/model.pt2``, ``model_decomposed.pt2``, and ``min``/``mid``/``max`` holding
+``input<i>.npy`` and ``output<i>.npy`` at batch 1, 4 and 8; their entries in the directory's
+``manifest.json`` are replaced, the other models' kept. OUT_DIR defaults to test/fixtures/dynamic
+then. These are the models that expand values of their own to the batch (BERT's token types, the
+decoders' masks), which passes/row_split.h splits as uniform.
 """
 
 from __future__ import annotations
@@ -235,13 +245,107 @@ def export_decoder(name: str, model_dir: Path) -> dict:
                       [f"trace_{key}.npy" for key in trace]}
 
 
+DYNAMIC_OUT = REPO_ROOT / "test" / "fixtures" / "dynamic"
+# fixture name -> the small_configs() model it exports; the batch's range and the example batch
+# (torch.export specializes a dim it sees at 0 or 1), the sequence length static.
+DYNAMIC_BATCH = {"dyn_hf_bert": "bert", "dyn_hf_gpt2": "gpt2"}
+DYNAMIC_BATCH_RANGE = (1, 8)
+DYNAMIC_BATCH_EXAMPLE = 3
+
+
+def dynamic_batch_inputs(batch: int, gen: torch.Generator):
+    """input_ids and an int64 attention_mask [batch, SEQ]: row i right-padded by i % 3 tokens, so
+    that the rows differ (each keeps at least SEQ - 2 tokens)."""
+    ids = torch.randint(3, VOCAB, (batch, SEQ), generator=gen)
+    mask = torch.ones(batch, SEQ, dtype=torch.int64)
+    for i in range(batch):
+        if i % 3:
+            mask[i, SEQ - i % 3:] = 0
+    return ids, mask
+
+
+def export_dynamic_batch(name: str, out: Path) -> dict:
+    """One fixture of test/fixtures/dynamic: the model at a dynamic batch, checked after a load at
+    the three sizes against eager PyTorch; returns its manifest entry."""
+    model, kind = build(DYNAMIC_BATCH[name])
+    wrapper = ForwardOnly(model, kind, masked=True).eval()
+    gen = torch.Generator().manual_seed(4)
+    inputs = dynamic_batch_inputs(DYNAMIC_BATCH_EXAMPLE, gen)
+    low, high = DYNAMIC_BATCH_RANGE
+    batch = torch.export.Dim("batch", min=low, max=high)
+    with torch.no_grad():
+        expected = fx.as_tensor_list(wrapper(*inputs))
+        ep = torch.export.export(wrapper, inputs, dynamic_shapes=({0: batch}, {0: batch}))
+    model_dir = out / name
+    shutil.rmtree(model_dir, ignore_errors=True)
+    model_dir.mkdir(parents=True)
+    fx.save_exported_program(ep, model_dir / "model.pt2", inputs, expected)
+    fx.save_exported_program(ep.run_decompositions(), model_dir / "model_decomposed.pt2", inputs,
+                             expected)
+    sizes = {"min": {"batch": low}, "mid": {"batch": (low + high) // 2}, "max": {"batch": high}}
+    loaded = torch.export.load(str(model_dir / "model.pt2")).module()
+    for label, size in sizes.items():
+        ins = dynamic_batch_inputs(size["batch"], gen)
+        with torch.no_grad():
+            outs = fx.as_tensor_list(wrapper(*ins))
+            fx.assert_same_outputs(loaded(*ins), outs, f"{name} at {label} {size}")
+        (model_dir / label).mkdir()
+        for prefix, tensors in (("input", ins), ("output", outs)):
+            for i, t in enumerate(tensors):
+                np.save(model_dir / label / f"{prefix}{i}.npy", t.detach().contiguous().numpy())
+    return {
+        "name": name,
+        "dims": {"batch": {"min": low, "max": high}},
+        "inputs": [{"name": n, "shape": ["batch", SEQ], "dtype": "i64"}
+                   for n in ep.graph_signature.user_inputs],
+        "sizes": sizes,
+        "range_constraints": {str(k): str(v) for k, v in ep.range_constraints.items()},
+        "targets": fx.call_targets(ep),
+    }
+
+
+def main_dynamic_batch(out: Path) -> int:
+    """Exports DYNAMIC_BATCH into `out`, replacing their entries in its manifest.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"models": []}
+    failures = []
+    for name in DYNAMIC_BATCH:
+        print(f"== {name} (dynamic batch)", flush=True)
+        try:
+            entry = export_dynamic_batch(name, out)
+        except Exception:  # one model's failure leaves the other and the manifest's entries
+            traceback.print_exc()
+            failures.append(name)
+            continue
+        print(f"  ok {entry['range_constraints']}\n  targets: {entry['targets']}")
+        models = [m for m in manifest["models"] if m["name"] != name]
+        manifest["models"] = models + [entry]
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    leaks = [f"{p}: {hit}" for name in DYNAMIC_BATCH if (out / name).exists()
+             for p in (out / name).rglob("*") if p.is_file()
+             for hit in fx.find_absolute_paths(p.read_bytes())]
+    for leak in leaks:
+        print(f"ABSOLUTE PATH LEFT: {leak}", file=sys.stderr)
+    if leaks:
+        failures.append(f"{len(leaks)} absolute path(s) left")
+    print(f"FAILED: {failures}" if failures else f"exported {len(DYNAMIC_BATCH)} dynamic-batch models",
+          file=sys.stderr)
+    return 1 if failures else 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("out", nargs="?", type=Path, default=None)
     parser.add_argument("--only", nargs="+", metavar="NAME")
+    parser.add_argument("--dynamic-batch", action="store_true",
+                        help="export only the dynamic-batch fixtures (default OUT_DIR test/fixtures/dynamic)")
     args = parser.parse_args(argv)
     import transformers
     print(f"torch {torch.__version__}, transformers {transformers.__version__}")
+    if args.dynamic_batch:
+        return main_dynamic_batch(args.out or DYNAMIC_OUT)
+    args.out = args.out or DEFAULT_OUT
     args.out.mkdir(parents=True, exist_ok=True)
     models, failures = [], []
     for name in small_configs():

@@ -1,5 +1,6 @@
 #include "passes/row_split.h"
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -14,7 +15,9 @@ using ir::OpKind;
 using ir::Shape;
 using ir::ValueId;
 
-enum class Rows : uint8_t { kFree, kSplit };
+// kUniform: split, and free of the split inputs, every block the same (a free value expanded to the
+// rows). Every rule takes it as split; only an output must be kSplit.
+enum class Rows : uint8_t { kFree, kUniform, kSplit };
 
 // How many leading axes hold the blocks of a split value of this shape: the shortest prefix whose
 // sizes' product is a multiple of `rows` (each index of those axes then lies in one block);
@@ -50,20 +53,30 @@ class RowSplit {
       state_[static_cast<size_t>(v)] = Rows::kSplit;
     }
     for (const Node& node : graph_.nodes()) INFERNO_RETURN_IF_ERROR(visit(node));
+    weight_as_free_ = {ir::kNoValue, ir::kNoValue};  // the outputs are read as they are
     for (size_t o = 0; o < graph_.num_user_outputs(); ++o) {
       const ValueId v = graph_.outputs()[o];
-      if (!split(v) || lead_axes(shape(v), rows_) != 1) {
+      // A uniform output is refused too: its rows may be a size the model wrote as a number, which
+      // only meeting a split value ties to the dim's.
+      if (!split(v) || uniform(v) || lead_axes(shape(v), rows_) != 1) {
         return unsupported("output '" + graph_.name(v) + "' " +
-                           (split(v) ? "does not have the dim in its first axis"
-                                     : "does not depend on the dim's rows alone"));
+                           (!split(v)    ? "does not depend on the dim's rows alone"
+                            : uniform(v) ? "does not depend on the split inputs (it is the same "
+                                           "value expanded to the rows)"
+                                         : "does not have the dim in its first axis"));
       }
     }
     return Status::ok();
   }
 
  private:
+  // Split or uniform: cut into blocks (a uniform weight being read as free aside).
   bool split(ValueId v) const {
-    return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kSplit;
+    return v != ir::kNoValue && state_[static_cast<size_t>(v)] != Rows::kFree &&
+           !(uniform(v) && v == weight_as_free_[0]) && !(uniform(v) && v == weight_as_free_[1]);
+  }
+  bool uniform(ValueId v) const {
+    return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kUniform;
   }
   const Shape& shape(ValueId v) const { return graph_.type(v).shape; }
   int64_t rank(ValueId v) const { return graph_.type(v).rank(); }
@@ -99,7 +112,8 @@ class RowSplit {
     return true;
   }
 
-  // An operand of an elementwise-like op with result shape `out`.
+  // An operand of an elementwise-like op with result shape `out`. A uniform operand must have
+  // the result's rows: read as free, the rows it was expanded to could meet a later axis.
   bool operand_fits(ValueId v, const Shape& out, int64_t lead) const {
     if (v == ir::kNoValue) return true;
     if (split(v)) return same_leading(v, out, lead);
@@ -279,22 +293,64 @@ class RowSplit {
     }
   }
 
+  // A free value expanded along a first axis that holds the rows (as a model expands a buffer or
+  // a causal mask to the batch): each block reads all of it, the same in a run of any rows. Only
+  // the first axis, where the split inputs have the dim, so that heads that happen to number the
+  // rows stay free.
+  bool expands_to_rows(const Node& node) const {
+    if (node.op != OpKind::kExpand) return false;
+    const Shape& out = shape(node.outputs.front());
+    return lead_axes(out, rows_) == 1 &&
+           broadcast_free(node.inputs.front(), static_cast<int64_t>(out.size()), 1);
+  }
+
+  // A weight or parameter operand (a linear's, a norm's, a conv's) that is uniform is read as
+  // free: its axes meet the split operand's later axes (K, the normalized dims, the channels) or
+  // the result's features, as any weight's do (a norm's weight of ones, a scalar the frontend
+  // expands, may have a multiple of the rows as its size).
+  void read_weights_as_free(const Node& node) {
+    weight_as_free_ = {ir::kNoValue, ir::kNoValue};
+    switch (node.op) {
+      case OpKind::kLinear:
+      case OpKind::kLayerNorm:
+      case OpKind::kRmsNorm:
+      case OpKind::kGroupNorm:
+      case OpKind::kConv2d:
+      case OpKind::kConvTranspose2d:
+        weight_as_free_ = {input(node, 1), input(node, 2)};
+        break;
+      default:
+        break;
+    }
+  }
+
   Status visit(const Node& node) {
-    bool any = false;
-    for (const ValueId v : node.inputs) any = any || split(v);
-    if (!any) return Status::ok();  // free: the outputs keep Rows::kFree
+    read_weights_as_free(node);
+    bool any_split = false, any_uniform = false;
+    for (const ValueId v : node.inputs) {
+      any_split = any_split || (split(v) && !uniform(v));
+      any_uniform = any_uniform || (split(v) && uniform(v));
+    }
+    if (!any_split && !any_uniform) {  // free: the outputs keep Rows::kFree, or become uniform
+      if (expands_to_rows(node)) state_[static_cast<size_t>(node.outputs.front())] = Rows::kUniform;
+      return Status::ok();
+    }
     const Shape& out = shape(node.outputs.front());
     const std::optional<int64_t> lead = lead_axes(out, rows_);
     if (!lead)
       return mixes(node, "its result cannot be cut into " + std::to_string(rows_) + " rows");
     INFERNO_RETURN_IF_ERROR(check(node, out, *lead));
-    for (const ValueId v : node.outputs) state_[static_cast<size_t>(v)] = Rows::kSplit;
+    // With uniform operands only (the others free), each block is the same function of the same
+    // data: the result's blocks are all the same too.
+    const Rows result = any_split ? Rows::kSplit : Rows::kUniform;
+    for (const ValueId v : node.outputs) state_[static_cast<size_t>(v)] = result;
     return Status::ok();
   }
 
   const Graph& graph_;
   int64_t rows_;
-  std::vector<Rows> state_;  // per value
+  std::vector<Rows> state_;                                               // per value
+  std::array<ValueId, 2> weight_as_free_ = {ir::kNoValue, ir::kNoValue};  // the node's, in visit
 };
 
 }  // namespace

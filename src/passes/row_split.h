@@ -16,6 +16,19 @@
 // with the reason, naming the node. The split holds when every user output is split with its
 // first dim a multiple of `rows`.
 //
+// A free value expanded along its first axis to a size that holds the rows (Hugging Face's BERT
+// expands its token types [1, S] to the batch, a decoder its causal mask [1, 1, q, k]) is
+// *uniform*: split, with every block the same (its block i depends on no input at all), so a run
+// of any rows computes the same blocks. The rules take it as split: it must have the rows where
+// it meets a split value, as a split operand must, which ties its size to the dim's; read as
+// free it could not be, as its rows would count those of the run (a sum over them, or a later
+// axis of the result). A node with uniform operands only (the others free) is uniform too, and
+// an output must be split, not uniform. As a weight or parameter (a linear's, a norm's, a conv's)
+// it is read as free, its axes meeting the split operand's later ones as any weight's do. Only an
+// expand makes one, only along the first axis (an expand over heads that happen to number the rows
+// stays free), and a free value with rows of its own (a non-split input of the size) stays free:
+// its blocks differ.
+//
 // What the analysis cannot see, the frontend reports: a model that computes with the dim's size
 // as a number (x * x.shape[0], arange(batch)) gets constants that differ per size, so such a dim
 // is never split (frontend::DynamicDim::read_as_value). Graphs with state are never split.

@@ -134,4 +134,114 @@ graph(%x: f32[4,16], %w: f32[8,4]) {
             "the rows reach the dims it multiplies over"));
 }
 
+// A free value expanded to the rows (Hugging Face's token types, a decoder's causal mask) is the
+// same in every row: uniform, it meets split values as they do.
+TEST_CASE("row split: a free value expanded to the rows splits with them") {
+  // BERT's embeddings: the token types a buffer [1, S] expanded to the batch, looked up and added
+  // to the words' embeddings, then normalized and projected.
+  CHECK(why_not(R"(
+graph(%ids: i64[4,6], %types: i64[1,6], %words: f32[50,8], %type_table: f32[2,8], %pos: f32[1,6,8], %g: f32[8], %b: f32[8], %w: f32[8,8]) {
+  %t: i64[4,6] = expand(%types) {shape=[4, 6]}
+  %we: f32[4,6,8] = index_select(%words, %ids) {dim=0}
+  %te: f32[4,6,8] = index_select(%type_table, %t) {dim=0}
+  %e: f32[4,6,8] = add(%we, %te)
+  %p: f32[4,6,8] = add(%e, %pos)
+  %n: f32[4,6,8] = layer_norm(%p, %g, %b) {eps=1e-12, normalized_dims=1}
+  %y: f32[4,6,8] = linear(%n, %w)
+  return %y
+})",
+                4)
+            .empty());
+  // GPT-2's causal mask [1, 1, q, q] expanded to the batch and joined with the padding mask of a
+  // split attention_mask, the attention's q, k and v split.
+  CHECK(why_not(R"(
+graph(%x: f32[2,2,5,4], %am: bool[2,5], %causal: bool[1,1,5,5]) {
+  %c: bool[2,1,5,5] = expand(%causal) {shape=[2, 1, 5, 5]}
+  %pad: bool[2,1,1,5] = reshape(%am) {shape=[2, 1, 1, 5]}
+  %m: bool[2,1,5,5] = logical_and(%c, %pad)
+  %o: f32[2,2,5,4] = attention(%x, %x, %x, %m) {causal=false, kv_groups=1, mask="bool", scale=0.5}
+  return %o
+})",
+                2, 2)
+            .empty());
+  // The expanded mask alone as the attention's mask.
+  CHECK(why_not(R"(
+graph(%x: f32[4,2,5,4], %causal: f32[1,1,5,5]) {
+  %c: f32[4,1,5,5] = expand(%causal) {shape=[4, 1, 5, 5]}
+  %o: f32[4,2,5,4] = attention(%x, %x, %x, %c) {causal=false, kv_groups=1, mask="additive", scale=0.5}
+  return %o
+})",
+                4)
+            .empty());
+}
+
+TEST_CASE("row split: what only looks uniform, or counts the rows, is refused") {
+  // A free input with the rows' size that is not split: its rows are data, not copies.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %c: f32[4,16]) {
+  %e: f32[4,16] = expand(%c) {shape=[4, 16]}
+  %y: f32[4,16] = add(%x, %e)
+  return %y
+})",
+                    4),
+            "add mixes the rows: an operand is broadcast along the rows @y"));
+  // A reduction over the rows of an expanded value counts the rows (a run of 8 would add 8).
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %c: f32[1,16]) {
+  %e: f32[4,16] = expand(%c) {shape=[4, 16]}
+  %s: f32[16] = sum(%e) {dims=[0], keepdim=false}
+  %y: f32[4,16] = add(%x, %s)
+  return %y
+})",
+                    4),
+            "sum mixes the rows: it reduces over the rows @s"));
+  // An expand of a later axis that keeps the free value's own rows.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,3,16], %c: f32[4,1,16]) {
+  %e: f32[4,3,16] = expand(%c) {shape=[4, 3, 16]}
+  %y: f32[4,3,16] = mul(%x, %e)
+  return %y
+})",
+                    4),
+            "mul mixes the rows: an operand is broadcast along the rows @y"));
+  // An expanded value with its rows at a later axis of the result: a run of fewer rows would make
+  // each row shorter.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,1,16], %c: f32[1,16]) {
+  %e: f32[4,16] = expand(%c) {shape=[4, 16]}
+  %y: f32[4,4,16] = add(%x, %e)
+  return %y
+})",
+                    4),
+            "add mixes the rows: an operand is broadcast along the rows @y"));
+  // A uniform output does not come from the inputs: nothing ties its rows to the dim.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,16], %c: f32[1,16]) {
+  %e: f32[4,16] = expand(%c) {shape=[4, 16]}
+  %y: f32[4,16] = relu(%e)
+  return %x, %y
+})",
+                    4),
+            "output 'y' does not depend on the split inputs"));
+  // A norm's weight of ones expanded from a scalar to a multiple of the rows is read as a weight.
+  CHECK(why_not(R"(
+graph(%x: f32[4,8], %one: f32[1], %b: f32[8], %w: f32[8,8]) {
+  %g: f32[8] = expand(%one) {shape=[8]}
+  %n: f32[4,8] = layer_norm(%x, %g, %b) {eps=1e-05, normalized_dims=1}
+  %y: f32[4,8] = linear(%n, %w, %g)
+  return %y
+})",
+                4)
+            .empty());
+  // A mask expanded over heads that happen to number the rows stays free, broadcast as before.
+  CHECK(why_not(R"(
+graph(%x: f32[4,4,5,5], %mask: f32[1,1,5,5]) {
+  %m: f32[1,4,5,5] = expand(%mask) {shape=[1, 4, 5, 5]}
+  %y: f32[4,4,5,5] = add(%x, %m)
+  return %y
+})",
+                4)
+            .empty());
+}
+
 }  // namespace inferno
