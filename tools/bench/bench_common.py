@@ -73,14 +73,25 @@ def pytorch_peak_activation_bytes(module, inputs):
     return peak - before
 
 
-def compile_with_infernoc(infernoc, module, example_inputs, work, name, extra_args=(), dynamic_shapes=None):
-    """Exports `module` (on the CPU) with torch.export (and its `dynamic_shapes`) and compiles it
-    with `extra_args` (e.g. --precision fp16); returns (so path, pt2 path). --no-cache: the compile
-    timed is a cold build, never a copy out of the build cache."""
+def export_pt2(module, example_inputs, work, name, dynamic_shapes=None):
+    """Exports `module` (on the CPU) with torch.export (and its `dynamic_shapes`) to WORK/NAME.pt2;
+    returns its path."""
     pt2 = os.path.join(work, f"{name}.pt2")
-    so = os.path.join(work, f"{name}.so")
     torch.export.save(torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes), pt2)
-    subprocess.run([infernoc, pt2, "-o", so, "--quiet", "--no-cache", *extra_args], check=True)
+    return pt2
+
+
+def infernoc_command(infernoc, pt2, so, extra_args=()):
+    """infernoc's command line compiling `pt2` into `so` with `extra_args` (e.g. --precision fp16).
+    --no-cache: a compile timed is a cold build, never a copy out of the build cache."""
+    return [infernoc, pt2, "-o", so, "--quiet", "--no-cache", *extra_args]
+
+
+def compile_with_infernoc(infernoc, module, example_inputs, work, name, extra_args=(), dynamic_shapes=None):
+    """Exports `module` (export_pt2) and compiles it (infernoc_command); returns (so path, pt2 path)."""
+    pt2 = export_pt2(module, example_inputs, work, name, dynamic_shapes)
+    so = os.path.join(work, f"{name}.so")
+    subprocess.run(infernoc_command(infernoc, pt2, so, extra_args), check=True)
     return so, pt2
 
 

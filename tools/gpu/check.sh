@@ -45,11 +45,16 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers);
 # compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too);
 # dynamic-bench: the same build + tools/bench/bench_dynamic.py (DYNAMIC_MODELS names the models);
-# dynamic-gpu: the same build + the dynamic fixtures' GPU tests. Several
+# dynamic-gpu: the same build + the dynamic fixtures' GPU tests;
+# cnn-fp16-bench: the same build + tools/bench/bench_cnn_fp16.py (the zoo's CNNs in fp16 against
+# model.half() eager and torch.compile), stopping within CNN_FP16_BUDGET_S seconds (default 570); the
+# whole zoo takes longer: name a few per call in CNN_FP16_MODELS. Several
 # modes may share one call (check.sh gpu-tests python); they run in this file's order. Knobs: PROFILE_PROBE=0 skips the batch-64 probe,
 # PROFILE_NO_COMPILE=1 torch.compile, PROFILE_MODELS names the profiled models (profile_compare.py's
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times,
-# LLM_MODELS and LLM_COMPILE_MODES bench_llm.py's --models and --compile-modes, LLM_NCU=0 its ncu.
+# LLM_MODELS and LLM_COMPILE_MODES bench_llm.py's --models and --compile-modes, LLM_NCU=0 its ncu;
+# CNN_FP16_MODELS, CNN_FP16_BATCHES and CNN_FP16_COMPILE_MODES bench_cnn_fp16.py's --models,
+# --batches and --compile-modes, CNN_FP16_MAX_AUTOTUNE=1 its --max-autotune.
 modes=("${@:-tests}")
 has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
@@ -60,6 +65,7 @@ if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then
   has runtime-gpu && targets+=(test_runtime_gpu)
   has python && targets+=(inferno_python_native inferno_bench_timer)
   has dynamic-bench && targets+=(inferno_python_native)
+  has cnn-fp16-bench && targets+=(inferno_python_native)
   has dynamic-gpu && targets+=(npy_compare)
 fi
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
@@ -125,6 +131,17 @@ if has dynamic-bench; then
     python3 "$root/tools/bench/bench_dynamic.py" --infernoc "$build/src/infernoc" \
     --inferno-run "$build/runtime/inferno-run" --out "$out" ${DYNAMIC_MODELS:+--models $DYNAMIC_MODELS}
   [[ -f "$out/bench_dynamic.md" ]] && { echo; cat "$out/bench_dynamic.md"; }
+fi
+
+if has cnn-fp16-bench; then
+  cnn_fp16_args=(--deadline "$((started + ${CNN_FP16_BUDGET_S:-570}))")
+  [[ ${CNN_FP16_MAX_AUTOTUNE:-0} == 1 ]] && cnn_fp16_args+=(--max-autotune)
+  step "bench cnn fp16" bench_cnn_fp16.log env PYTHONPATH="$root/tools/python:$build/python:$root/tools/bench" \
+    PYTHONUNBUFFERED=1 INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so" \
+    python3 "$root/tools/bench/bench_cnn_fp16.py" --infernoc "$build/src/infernoc" \
+    --inferno-run "$build/runtime/inferno-run" --out "$out" "${cnn_fp16_args[@]}" ${CNN_FP16_MODELS:+--models $CNN_FP16_MODELS} \
+    ${CNN_FP16_BATCHES:+--batches $CNN_FP16_BATCHES} ${CNN_FP16_COMPILE_MODES:+--compile-modes $CNN_FP16_COMPILE_MODES}
+  [[ -f "$out/bench_cnn_fp16.md" ]] && { echo; cat "$out/bench_cnn_fp16.md"; }
 fi
 
 llm_env=(env PYTHONPATH="$root/tools/python" INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so"
