@@ -46,6 +46,10 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too);
 # dynamic-bench: the same build + tools/bench/bench_dynamic.py (DYNAMIC_MODELS names the models);
 # dynamic-gpu: the same build + the dynamic fixtures' GPU tests;
+# conv-gpu: the same build and the GPU tests' binaries + the conv kernel tests and the conv paths
+# of the generated code (test_gpu_kernels conv, test_gpu_codegen "*conv*") and
+# tools/bench/conv_f16_bench.cu (every 16-bit igemm variant against cuBLAS; CONV_BATCHES, default
+# "1 32");
 # cnn-fp16-bench: the same build + tools/bench/bench_cnn_fp16.py (the zoo's CNNs in fp16 against
 # model.half() eager and torch.compile), stopping within CNN_FP16_BUDGET_S seconds (default 570); the
 # whole zoo takes longer: name a few per call in CNN_FP16_MODELS. Several
@@ -66,6 +70,7 @@ if ! has tests && ! has all && ! has gpu-tests && ! has bench && ! has llm; then
   has python && targets+=(inferno_python_native inferno_bench_timer)
   has dynamic-bench && targets+=(inferno_python_native)
   has cnn-fp16-bench && targets+=(inferno_python_native)
+  has conv-gpu && targets+=(test_gpu_kernels test_gpu_codegen)
   has dynamic-gpu && targets+=(npy_compare)
 fi
 torch_dir=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch
@@ -131,6 +136,15 @@ if has dynamic-bench; then
     python3 "$root/tools/bench/bench_dynamic.py" --infernoc "$build/src/infernoc" \
     --inferno-run "$build/runtime/inferno-run" --out "$out" ${DYNAMIC_MODELS:+--models $DYNAMIC_MODELS}
   [[ -f "$out/bench_dynamic.md" ]] && { echo; cat "$out/bench_dynamic.md"; }
+fi
+
+if has conv-gpu; then
+  step "gpu conv kernels" conv_kernels.log "$build/test/gpu/test_gpu_kernels" conv
+  step "gpu conv paths" conv_paths.log "$build/test/gpu/test_gpu_codegen" "*conv*"
+  step "conv f16 bench build" conv_f16_bench_build.log nvcc -std=c++17 -O3 -arch=sm_90 -I"$root" \
+    "$root/tools/bench/conv_f16_bench.cu" -lcublas -o "$build/conv_f16_bench" &&
+    step "conv f16 bench" conv_f16_bench.md "$build/conv_f16_bench" ${CONV_BATCHES:-1 32}
+  [[ -f "$out/conv_f16_bench.md" ]] && { echo; cat "$out/conv_f16_bench.md"; }
 fi
 
 if has cnn-fp16-bench; then
