@@ -45,6 +45,7 @@
 #include "conv_igemm_pipelined.cuh"
 #include "conv_igemm_plan.h"
 #include "conv_igemm_tiles.cuh"
+#include "conv_igemm_wgmma.cuh"
 
 namespace inferno::kernels {
 namespace detail {
@@ -259,7 +260,8 @@ inline bool conv_igemm_fits(const Conv2dShape& s) {
 namespace detail {
 
 /// The pipelined kernel of kTiles where it applies (16-bit, plan kNhwcVecAW, no gate, x and w
-/// 16-byte aligned, a GPU and binary of sm_80 or later); cudaErrorNotSupported otherwise.
+/// 16-byte aligned, a GPU and binary of sm_80 or later; wgmma tiles on a 9.0 GPU, else their
+/// mma.sync tile); cudaErrorNotSupported otherwise.
 template <typename T, typename Act, IgemmTiles kTiles>
 inline cudaError_t launch_pipelined_if(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
                                        const IgemmGeom& g, bool nhwc, cudaStream_t stream,
@@ -268,7 +270,14 @@ inline cudaError_t launch_pipelined_if(const T* x, const T* w, T* out, const Con
     const bool fits = igemm_plan(nhwc, g.c, g.k, sizeof(T)) == IgemmPlan::kNhwcVecAW &&
                       e.gate == nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                       reinterpret_cast<uintptr_t>(w) % 16 == 0;
-    if (fits) return launch_igemm_pipelined<T, Act, kTiles>(x, w, out, e, g, stream, activation);
+    if (!fits) return cudaErrorNotSupported;
+    if constexpr (igemm_tiles_wgmma(kTiles)) {
+      const cudaError_t launched =
+          launch_igemm_wgmma<T, Act, kTiles>(x, w, out, e, g, stream, activation);
+      if (launched != cudaErrorNotSupported) return launched;
+    }
+    return launch_igemm_pipelined<T, Act, igemm_tiles_mma_sync(kTiles)>(x, w, out, e, g, stream,
+                                                                        activation);
   }
   (void)x, (void)w, (void)out, (void)e, (void)g, (void)nhwc, (void)stream, (void)activation;
   return cudaErrorNotSupported;

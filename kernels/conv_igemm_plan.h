@@ -51,35 +51,51 @@ INFERNO_HD constexpr bool igemm_plan_vec_w(IgemmPlan plan) {
 /// The tile shape and kernel of a call. kStaged: 64 x 64 tiles, register-staged double buffering
 /// (conv_igemm.cuh; every plan and dtype). kPipe*: the multi-stage cp.async kernel on tensor cores
 /// (conv_igemm_pipelined.cuh; 16-bit types, plan kNhwcVecAW, no gate, sm_80 and later, else the
-/// staged kernel runs). kAuto: the launcher applies igemm_tiles with the GPU's SM count.
+/// staged kernel runs). kWgmma*: the same loads feeding Hopper's wgmma (conv_igemm_wgmma.cuh;
+/// code built for sm_90a only, on a 9.0 GPU, else the kPipe kernel of the tile runs). kAuto: the
+/// launcher applies igemm_tiles with the GPU's SM count (never wgmma: it cannot see the build).
 enum class IgemmTiles : int {
   kAuto = 0,
   kStaged,
   kPipe64x64,
   kPipe128x64,
   kPipe128x128,
+  kWgmma128x64,
+  kWgmma128x128,
 };
 
 /// The SM count codegen chooses tiles for when it names them (an H100 SXM's 132): on a GPU with
 /// other counts the choice stays correct, only the wave count it was made for differs.
 constexpr int64_t kIgemmReferenceSms = 132;
 
+INFERNO_HD constexpr bool igemm_tiles_wgmma(IgemmTiles tiles) {
+  return tiles == IgemmTiles::kWgmma128x64 || tiles == IgemmTiles::kWgmma128x128;
+}
+/// Tiles of the kernels that copy with cp.async (mma.sync or wgmma): 16-bit, kNhwcVecAW, no gate.
 INFERNO_HD constexpr bool igemm_tiles_pipelined(IgemmTiles tiles) {
   return tiles == IgemmTiles::kPipe64x64 || tiles == IgemmTiles::kPipe128x64 ||
-         tiles == IgemmTiles::kPipe128x128;
+         tiles == IgemmTiles::kPipe128x128 || igemm_tiles_wgmma(tiles);
+}
+/// The mma.sync tiles a wgmma tile falls back to (the tile itself otherwise).
+INFERNO_HD constexpr IgemmTiles igemm_tiles_mma_sync(IgemmTiles tiles) {
+  return tiles == IgemmTiles::kWgmma128x64    ? IgemmTiles::kPipe128x64
+         : tiles == IgemmTiles::kWgmma128x128 ? IgemmTiles::kPipe128x128
+                                              : tiles;
 }
 
 /// The tiles for a conv of plan `plan` and elements of `element_bytes`, with a gate or not, as a
 /// GEMM of m rows (N * OH * OW) by o columns on a GPU of `sms` SMs: the largest pipelined tile
 /// that still gives every SM a block (larger tiles read each byte into more products; fewer
-/// tiles than SMs leave SMs idle, and the 64 x 64 tile splits K over a cluster then).
+/// tiles than SMs leave SMs idle, and the 64 x 64 tile splits K over a cluster then). With
+/// `wgmma` (code built for sm_90a alone) the 128-row tiles are wgmma's.
 INFERNO_HD constexpr IgemmTiles igemm_tiles(IgemmPlan plan, int64_t element_bytes, bool gate,
-                                            int64_t m, int64_t o, int64_t sms) {
+                                            int64_t m, int64_t o, int64_t sms, bool wgmma = false) {
   if (element_bytes != 2 || plan != IgemmPlan::kNhwcVecAW || gate) return IgemmTiles::kStaged;
   const int64_t tiles_128x128 = ((m + 127) / 128) * ((o + 127) / 128);
   const int64_t tiles_128x64 = ((m + 127) / 128) * ((o + 63) / 64);
-  if (o > 64 && tiles_128x128 >= sms) return IgemmTiles::kPipe128x128;
-  if (tiles_128x64 >= sms) return IgemmTiles::kPipe128x64;
+  if (o > 64 && tiles_128x128 >= sms)
+    return wgmma ? IgemmTiles::kWgmma128x128 : IgemmTiles::kPipe128x128;
+  if (tiles_128x64 >= sms) return wgmma ? IgemmTiles::kWgmma128x64 : IgemmTiles::kPipe128x64;
   return IgemmTiles::kPipe64x64;
 }
 
@@ -95,6 +111,10 @@ constexpr const char* igemm_tiles_name(IgemmTiles tiles) {
       return "kPipe128x64";
     case IgemmTiles::kPipe128x128:
       return "kPipe128x128";
+    case IgemmTiles::kWgmma128x64:
+      return "kWgmma128x64";
+    case IgemmTiles::kWgmma128x128:
+      return "kWgmma128x128";
   }
   return "kAuto";
 }

@@ -173,6 +173,11 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
                   local.empty() ? "no GPU found, the default" : "the local GPUs");
   }
   plan.target.sm_archs = driver::compute_capabilities(build.archs);
+  const auto has_90 = [&](bool arch_specific) {
+    return std::find(build.archs.begin(), build.archs.end(), driver::SmArch{90, arch_specific}) !=
+           build.archs.end();
+  };
+  plan.target.wgmma = has_90(true) && !has_90(false);
   plan.target.precision = options.precision;
   INFERNO_RETURN_IF_ERROR(plan.target.check_precision());
 

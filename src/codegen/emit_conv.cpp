@@ -119,10 +119,10 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
     plan = ", inferno::kernels::IgemmPlan::" + std::string(kernels::igemm_plan_name(chosen));
     if (element_bytes == 2) {
       const int64_t m = out.shape[0] * out.shape[h_dim] * out.shape[w_dim];
-      plan +=
-          ", inferno::kernels::IgemmTiles::" +
-          std::string(kernels::igemm_tiles_name(kernels::igemm_tiles(
-              chosen, element_bytes, has_gate, m, out.shape[c_dim], kernels::kIgemmReferenceSms)));
+      const kernels::IgemmTiles tiles =
+          kernels::igemm_tiles(chosen, element_bytes, has_gate, m, out.shape[c_dim],
+                               kernels::kIgemmReferenceSms, ctx.options.target.wgmma);
+      plan += ", inferno::kernels::IgemmTiles::" + std::string(kernels::igemm_tiles_name(tiles));
     }
   }
   // A call whose template arguments hold a comma is parenthesized: the macro would split it.

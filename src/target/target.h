@@ -72,6 +72,9 @@ std::optional<std::vector<GemvAddendSlot>> gemv_addend_slots(const std::vector<i
 struct Target {
   /// Compute capabilities with machine code (90 = sm_90 / sm_90a).
   std::vector<int> sm_archs = {90};
+  /// The machine code for compute capability 9.0 is sm_90a's alone (no plain sm_90 beside it), so
+  /// that kernels may use wgmma (kernels/conv_igemm_wgmma.cuh) on a 9.0 GPU.
+  bool wgmma = false;
   Precision precision = Precision::kFp32;
 
   /// TF32 in f32 GEMMs (CUBLAS_COMPUTE_32F_FAST_TF32); otherwise full f32, like PyTorch.

@@ -88,6 +88,15 @@ TEST_CASE("igemm_tiles: the largest pipelined tile that still gives every SM a b
         IgemmTiles::kPipe64x64);
   // Batch 1: 56x56 64->64 gives 25 tiles of 128 x 64: 64 x 64.
   CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 56 * 56, 64, kSms) == IgemmTiles::kPipe64x64);
+  // An sm_90a build: the 128-row tiles are wgmma's; the 64 x 64 tile stays on mma.sync.
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 28 * 28, 128, kSms, true) ==
+        IgemmTiles::kWgmma128x128);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 56 * 56, 64, kSms, true) ==
+        IgemmTiles::kWgmma128x64);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 56 * 56, 64, kSms, true) ==
+        IgemmTiles::kPipe64x64);
+  CHECK(kernels::igemm_tiles_mma_sync(IgemmTiles::kWgmma128x64) == IgemmTiles::kPipe128x64);
+  CHECK(kernels::igemm_tiles_pipelined(IgemmTiles::kWgmma128x128));
   CHECK(kernels::igemm_tiles_pipelined(IgemmTiles::kPipe64x64));
   CHECK_FALSE(kernels::igemm_tiles_pipelined(IgemmTiles::kStaged));
   CHECK_FALSE(kernels::igemm_tiles_pipelined(IgemmTiles::kAuto));

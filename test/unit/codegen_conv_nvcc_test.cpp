@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "driver/arch.h"
 #include "driver/nvcc_plan.h"
+#include "ir/parser.h"
 #include "passes/legalize.h"
 #include "support/catch.h"
 #include "support/conv_cases.h"
@@ -39,6 +41,39 @@ TEST_CASE("nvcc compiles every conv kernel path, each conv on the launcher its s
     const test::NvccBuildDir dir(*nvcc, *generated, "conv_nvcc");
     dir.run_strict(driver::nvcc_command(dir.build));
   }
+}
+
+TEST_CASE("nvcc compiles the wgmma convolutions of an sm_90a build", "[codegen][nvcc]") {
+  const std::optional<test::Nvcc> nvcc = test::find_nvcc();
+  if (!nvcc) return;
+  // 136 x 136 output pixels: 145 row tiles of 128, a block for each of 132 SMs, so an sm_90a
+  // build takes the wgmma tiles: 128 x 128 for the f16 conv (128 channels), 128 x 64 for bf16.
+  const std::string attrs =
+      R"({activation="relu", dilation=[1, 1], gate=false, groups=1, layout="nhwc", )"
+      R"(padding=[1, 1, 1, 1], residual=false, stride=[1, 1]})";
+  auto graph = ir::parse_graph(
+      "graph(%x: f16[1,136,136,64], %w: f16[128,3,3,64], %b: f16[128], %xb: bf16[1,136,136,64], "
+      "%wb: bf16[64,3,3,64]) {\n"
+      "  %y: f16[1,136,136,128] = conv2d(%x, %w, %b) " +
+      attrs +
+      "\n"
+      "  %yb: bf16[1,136,136,64] = conv2d(%xb, %wb) " +
+      attrs +
+      "\n"
+      "  return %y, %yb\n}");
+  INFO((graph ? "" : graph.status().to_string()));
+  REQUIRE(graph.has_value());
+  codegen::CodegenOptions options = nvcc->codegen_options();
+  options.target.wgmma = true;
+  auto generated = codegen::generate(*graph, options);
+  INFO((generated ? "" : generated.status().to_string()));
+  REQUIRE(generated.has_value());
+  CHECK(test::count_occurrences(generated->cuda_source, "IgemmTiles::kWgmma128x128") == 1);
+  CHECK(test::count_occurrences(generated->cuda_source, "IgemmTiles::kWgmma128x64") == 1);
+
+  test::NvccBuildDir dir(*nvcc, *generated, "conv_wgmma_nvcc");
+  dir.build.archs = {driver::SmArch{90, true}};
+  dir.run_strict(driver::nvcc_command(dir.build));
 }
 
 }  // namespace inferno

@@ -93,7 +93,8 @@ class InfernocBuild:
     def __init__(self, args, pt2, so):
         self.so, self.log = so, so + ".log"
         with open(self.log, "w") as f:
-            self.process = subprocess.Popen(infernoc_command(args.infernoc, pt2, so, INFERNOC_ARGS), stdout=f,
+            arch = ("--arch", args.arch) if args.arch else ()
+            self.process = subprocess.Popen(infernoc_command(args.infernoc, pt2, so, INFERNOC_ARGS + arch), stdout=f,
                                             stderr=subprocess.STDOUT)
 
     def wait(self):
@@ -248,6 +249,8 @@ def main():
     parser = bench_parser(__doc__, iters=200)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 32])
+    parser.add_argument("--arch", default="",
+                        help="infernoc's --arch (default: its own, the local GPU's); sm_90a for wgmma convolutions")
     parser.add_argument("--compile-modes", nargs="+", default=list(COMPILE_MODES), metavar="MODE",
                         help="torch.compile modes ('none': eager only)")
     parser.add_argument("--max-autotune", action="store_true",

@@ -1,14 +1,17 @@
 // Times the 16-bit implicit-GEMM convolution (kernels/conv_igemm.cuh) on the groups-1 shapes of
 // ResNet-18 and ResNet-50 that run on it (224x224; 3x3 and strided 1x1: legalize sends stride-1
 // 1x1 convolutions to cuBLASLt), f16 NHWC with a bias and ReLU, at batch 1 and 32: the
-// register-staged kernel, each tile shape of the pipelined kernel (IgemmTiles), the tiles kAuto
-// picks on this GPU, and cuBLAS's f16 GEMM (f32 accumulation) on the equivalent GEMM (M = N * OH
-// * OW, N = O, K = C * KH * KW; no gather, no epilogue), the issue's yardstick: "auto / cuBLAS" is
-// cuBLAS's time over auto's (1.0 = as fast as the GEMM). Each figure is the median over 10 replays
-// of a CUDA graph of 20 launches, per launch; inputs are random. Every variant's output is
-// compared with the staged kernel's (relative L2; both sum in f32, in other orders).
+// register-staged kernel, each tile shape of the pipelined mma.sync and wgmma kernels
+// (IgemmTiles), the tiles codegen picks for an sm_90a build on this GPU's SM count ("chosen"),
+// and cuBLAS's f16 GEMM (f32 accumulation) on the equivalent GEMM (M = N * OH
+// * OW, N = O, K = C * KH * KW; no gather, no epilogue), the yardstick: "chosen / cuBLAS" is
+// cuBLAS's time over the chosen kernel's (1.0 = as fast as the GEMM). Each figure is the median
+// over 10 replays of a CUDA graph of 20 launches, per launch; inputs are random. Every variant's
+// output is checked at 512 sampled outputs against the host's sum in double ("error per kernel":
+// the largest difference over the largest output, in the columns' order; f16 rounding is ~5e-4).
 //
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I. tools/bench/conv_f16_bench.cu -lcublas -o conv_f16_bench
+//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. tools/bench/conv_f16_bench.cu \
+//     -lcublas -o conv_f16_bench     (sm_90a alone: the wgmma columns need it)
 //   ./conv_f16_bench [batch ...]        (default: 1 32)
 #include <cublas_v2.h>
 
@@ -88,16 +91,57 @@ std::vector<float> download(const __half* p, int64_t n) {
   return f;
 }
 
-double relative_l2(const std::vector<float>& got, const std::vector<float>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    num += (got[i] - want[i]) * double(got[i] - want[i]);
-    den += want[i] * double(want[i]);
-  }
-  return std::sqrt(num / (den > 0 ? den : 1));
-}
+/// Outputs at sampled positions computed on the host in double (x, w, bias as the GPU holds
+/// them, relu), so that each kernel is checked on its own, not only against another kernel.
+struct HostCheck {
+  std::vector<int64_t> at;  ///< NHWC output indices
+  std::vector<double> want;
+  double scale = 0;  ///< the largest |want|
 
-constexpr int kKernels = 5;
+  HostCheck(const Conv2dShape& s, const __half* x, const __half* w, const __half* b) {
+    const int64_t xn = s.n * s.c * s.h * s.w, wn = s.o * s.c * s.kh * s.kw;
+    const std::vector<float> hx = download(x, xn), hw = download(w, wn), hb = download(b, s.o);
+    const int64_t count = s.n * s.oh * s.ow * s.o;
+    uint64_t state = 88172645463325252ull;
+    for (int i = 0; i < 512; ++i) {
+      state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+      const int64_t index = static_cast<int64_t>(state % static_cast<uint64_t>(count));
+      const int64_t o = index % s.o, m = index / s.o;
+      const int64_t n = m / (s.oh * s.ow), oy = m / s.ow % s.oh, ox = m % s.ow;
+      double sum = hb[static_cast<size_t>(o)];
+      for (int64_t ky = 0; ky < s.kh; ++ky)
+        for (int64_t kx = 0; kx < s.kw; ++kx) {
+          const int64_t iy = oy * s.stride_h - s.pad_top + ky,
+                        ix = ox * s.stride_w - s.pad_left + kx;
+          if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+          for (int64_t c = 0; c < s.c; ++c)
+            sum += double(hx[static_cast<size_t>(((n * s.h + iy) * s.w + ix) * s.c + c)]) *
+                   hw[static_cast<size_t>(((o * s.kh + ky) * s.kw + kx) * s.c + c)];
+        }
+      at.push_back(index);
+      want.push_back(sum < 0 ? 0 : sum);
+      scale = std::max(scale, std::fabs(want.back()));
+    }
+  }
+
+  /// The largest error at the samples over the largest |want| (NaN when one is not finite).
+  double error(const __half* out) const {
+    double worst = 0;
+    for (size_t i = 0; i < at.size(); ++i) {
+      __half h;
+      CHECK(cudaMemcpy(&h, out + at[i], sizeof(h), cudaMemcpyDeviceToHost));
+      const double got = __half2float(h);
+      if (!std::isfinite(got)) return NAN;
+      worst = std::max(worst, std::fabs(got - want[i]) / (scale > 0 ? scale : 1));
+    }
+    return worst;
+  }
+};
+
+constexpr IgemmTiles kColumns[] = {IgemmTiles::kStaged,      IgemmTiles::kPipe64x64,
+                                   IgemmTiles::kPipe128x64,  IgemmTiles::kPipe128x128,
+                                   IgemmTiles::kWgmma128x64, IgemmTiles::kWgmma128x128};
+constexpr int kKernels = 6;
 
 template <IgemmTiles kTiles>
 cudaError_t run(const __half* x, const __half* w, const Conv2dEpilogue<__half>& e, __half* out,
@@ -108,25 +152,27 @@ cudaError_t run(const __half* x, const __half* w, const Conv2dEpilogue<__half>& 
 cudaError_t run_column(int column, const __half* x, const __half* w,
                        const Conv2dEpilogue<__half>& e, __half* out, const Conv2dShape& s,
                        cudaStream_t stream) {
-  switch (column) {
-    case 0:
+  switch (kColumns[column]) {
+    case IgemmTiles::kStaged:
       return run<IgemmTiles::kStaged>(x, w, e, out, s, stream);
-    case 1:
+    case IgemmTiles::kPipe64x64:
       return run<IgemmTiles::kPipe64x64>(x, w, e, out, s, stream);
-    case 2:
+    case IgemmTiles::kPipe128x64:
       return run<IgemmTiles::kPipe128x64>(x, w, e, out, s, stream);
-    case 3:
+    case IgemmTiles::kPipe128x128:
       return run<IgemmTiles::kPipe128x128>(x, w, e, out, s, stream);
+    case IgemmTiles::kWgmma128x64:
+      return run<IgemmTiles::kWgmma128x64>(x, w, e, out, s, stream);
     default:
-      return run<IgemmTiles::kAuto>(x, w, e, out, s, stream);
+      return run<IgemmTiles::kWgmma128x128>(x, w, e, out, s, stream);
   }
 }
 
 struct Row {
   float us[kKernels];
   float cublas_us;
-  double worst_error;
-  IgemmTiles auto_tiles;
+  double error[kKernels];
+  int chosen;  ///< the column igemm_tiles picks for an sm_90a build
   double flops;
 };
 
@@ -134,12 +180,11 @@ Row time_layer(const Conv2dShape& s, cublasHandle_t cublas, cudaStream_t stream,
   const int64_t xn = s.n * s.c * s.h * s.w, wn = s.o * s.c * s.kh * s.kw,
                 on = s.n * s.o * s.oh * s.ow;
   const int64_t m = s.n * s.oh * s.ow, k = s.c * s.kh * s.kw;
-  __half *x, *w, *b, *out, *ref, *gemm_a;
+  __half *x, *w, *b, *out, *gemm_a;
   CHECK(cudaMalloc(&x, xn * sizeof(__half)));
   CHECK(cudaMalloc(&w, wn * sizeof(__half)));
   CHECK(cudaMalloc(&b, s.o * sizeof(__half)));
   CHECK(cudaMalloc(&out, on * sizeof(__half)));
-  CHECK(cudaMalloc(&ref, on * sizeof(__half)));
   CHECK(cudaMalloc(&gemm_a, m * k * sizeof(__half)));
   fill<<<256, 256>>>(x, xn, 1);
   fill<<<256, 256>>>(w, wn, 2);
@@ -151,16 +196,17 @@ Row time_layer(const Conv2dShape& s, cublasHandle_t cublas, cudaStream_t stream,
 
   Row row{};
   row.flops = 2.0 * static_cast<double>(m) * static_cast<double>(s.o) * static_cast<double>(k);
-  row.auto_tiles = igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, m, s.o, sms);
-  CHECK(run_column(0, x, w, e, ref, s, stream));
-  CHECK(cudaStreamSynchronize(stream));
-  const std::vector<float> want = download(ref, on);
+  const IgemmTiles chosen = igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, m, s.o, sms, true);
+  for (int column = 0; column < kKernels; ++column) {
+    if (kColumns[column] == chosen) row.chosen = column;
+  }
+  CHECK(cudaDeviceSynchronize());
+  const HostCheck check(s, x, w, b);
   for (int column = 0; column < kKernels; ++column) {
     CHECK(cudaMemsetAsync(out, 0xff, on * sizeof(__half), stream));  // NaN: unwritten shows
     CHECK(run_column(column, x, w, e, out, s, stream));
     CHECK(cudaStreamSynchronize(stream));
-    const double error = relative_l2(download(out, on), want);
-    row.worst_error = std::isnan(error) || error > row.worst_error ? error : row.worst_error;
+    row.error[column] = check.error(out);
     row.us[column] = captured_chain_us(stream, 20, 10, [&](int, cudaStream_t st) {
       return run_column(column, x, w, e, out, s, st);
     });
@@ -177,7 +223,7 @@ Row time_layer(const Conv2dShape& s, cublasHandle_t cublas, cudaStream_t stream,
                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     return status == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
   });
-  for (__half* p : {x, w, b, out, ref, gemm_a}) CHECK(cudaFree(p));
+  for (__half* p : {x, w, b, out, gemm_a}) CHECK(cudaFree(p));
   return row;
 }
 
@@ -198,32 +244,39 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   for (const int64_t batch : batches) {
-    std::printf("\nbatch %lld, us per conv (f16 NHWC, bias + relu); TFLOP/s of auto and cuBLAS\n\n",
-                static_cast<long long>(batch));
     std::printf(
-        "| layer | n | staged | pipe 64x64 | pipe 128x64 | pipe 128x128 | auto (tiles) | cuBLAS "
-        "GEMM | auto TFLOP/s | cuBLAS TFLOP/s | auto / cuBLAS | max rel. L2 vs staged |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "\nbatch %lld, us per conv (f16 NHWC, bias + relu); TFLOP/s of the chosen kernel and "
+        "cuBLAS\n\n",
+        static_cast<long long>(batch));
+    std::printf(
+        "| layer | n | staged | pipe 64x64 | pipe 128x64 | pipe 128x128 | wgmma 128x64 | wgmma "
+        "128x128 | chosen | cuBLAS GEMM | chosen TFLOP/s | cuBLAS TFLOP/s | chosen / cuBLAS | "
+        "error per kernel |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto* net : {&kResnet18, &kResnet50}) {
-      float total[kKernels + 1] = {};
+      float total[kKernels + 2] = {};
       for (const Layer& l : *net) {
         const int64_t oh = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
         Conv2dShape s = {batch, l.c,      l.hw,     l.hw,  l.o,   l.k, l.k, oh,
                          oh,    l.stride, l.stride, l.pad, l.pad, 1,   1,   1};
         s.nhwc = true;
         const Row r = time_layer(s, cublas, stream, prop.multiProcessorCount);
-        std::printf(
-            "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f (%s) | %.1f | %.0f | %.0f | %.2f | "
-            "%.1e |\n",
-            l.name, l.count, r.us[0], r.us[1], r.us[2], r.us[3], r.us[4],
-            igemm_tiles_name(r.auto_tiles), r.cublas_us, r.flops / r.us[4] * 1e-6,
-            r.flops / r.cublas_us * 1e-6, r.cublas_us / r.us[4], r.worst_error);
+        const float chosen = r.us[r.chosen];
+        std::printf("| %s | %d |", l.name, l.count);
+        for (int i = 0; i < kKernels; ++i) std::printf(" %.1f |", r.us[i]);
+        std::printf(" %s | %.1f | %.0f | %.0f | %.2f |", igemm_tiles_name(kColumns[r.chosen]),
+                    r.cublas_us, r.flops / chosen * 1e-6, r.flops / r.cublas_us * 1e-6,
+                    r.cublas_us / chosen);
+        for (int i = 0; i < kKernels; ++i) std::printf(" %.0e", r.error[i]);
+        std::printf(" |\n");
         for (int i = 0; i < kKernels; ++i) total[i] += r.us[i] * l.count;
-        total[kKernels] += r.cublas_us * l.count;
+        total[kKernels] += chosen * l.count;
+        total[kKernels + 1] += r.cublas_us * l.count;
       }
-      std::printf("| %s, these convs | | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | | | %.2f | |\n",
-                  net == &kResnet18 ? "ResNet-18" : "ResNet-50", total[0], total[1], total[2],
-                  total[3], total[4], total[5], total[5] / total[4]);
+      std::printf("| %s, these convs | |", net == &kResnet18 ? "ResNet-18" : "ResNet-50");
+      for (int i = 0; i < kKernels; ++i) std::printf(" %.1f |", total[i]);
+      std::printf(" %.1f | %.1f | | | %.2f | |\n", total[kKernels], total[kKernels + 1],
+                  total[kKernels + 1] / total[kKernels]);
     }
   }
   CHECK_CUBLAS(cublasDestroy(cublas));

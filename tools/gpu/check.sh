@@ -58,7 +58,7 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times,
 # LLM_MODELS and LLM_COMPILE_MODES bench_llm.py's --models and --compile-modes, LLM_NCU=0 its ncu;
 # CNN_FP16_MODELS, CNN_FP16_BATCHES and CNN_FP16_COMPILE_MODES bench_cnn_fp16.py's --models,
-# --batches and --compile-modes, CNN_FP16_MAX_AUTOTUNE=1 its --max-autotune.
+# --batches and --compile-modes, CNN_FP16_MAX_AUTOTUNE=1 its --max-autotune, CNN_FP16_ARCH its --arch.
 modes=("${@:-tests}")
 has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
@@ -141,8 +141,10 @@ fi
 if has conv-gpu; then
   step "gpu conv kernels" conv_kernels.log "$build/test/gpu/test_gpu_kernels" conv
   step "gpu conv paths" conv_paths.log "$build/test/gpu/test_gpu_codegen" "*conv*"
-  step "conv f16 bench build" conv_f16_bench_build.log nvcc -std=c++17 -O3 -arch=sm_90 -I"$root" \
-    "$root/tools/bench/conv_f16_bench.cu" -lcublas -o "$build/conv_f16_bench" &&
+  step "conv f16 bench build" conv_f16_bench_build.log nvcc -std=c++17 -O3 \
+    -gencode=arch=compute_90a,code=sm_90a -I"$root" "$root/tools/bench/conv_f16_bench.cu" -lcublas \
+    -o "$build/conv_f16_bench" &&
+    echo "HGMMA instructions in conv_f16_bench: $(cuobjdump --dump-sass "$build/conv_f16_bench" | grep -c HGMMA)" &&
     step "conv f16 bench" conv_f16_bench.md "$build/conv_f16_bench" ${CONV_BATCHES:-1 32}
   [[ -f "$out/conv_f16_bench.md" ]] && { echo; cat "$out/conv_f16_bench.md"; }
 fi
@@ -154,7 +156,8 @@ if has cnn-fp16-bench; then
     PYTHONUNBUFFERED=1 INFERNO_RUNTIME_LIB="$build/runtime/libinferno_runtime.so" \
     python3 "$root/tools/bench/bench_cnn_fp16.py" --infernoc "$build/src/infernoc" \
     --inferno-run "$build/runtime/inferno-run" --out "$out" "${cnn_fp16_args[@]}" ${CNN_FP16_MODELS:+--models $CNN_FP16_MODELS} \
-    ${CNN_FP16_BATCHES:+--batches $CNN_FP16_BATCHES} ${CNN_FP16_COMPILE_MODES:+--compile-modes $CNN_FP16_COMPILE_MODES}
+    ${CNN_FP16_BATCHES:+--batches $CNN_FP16_BATCHES} ${CNN_FP16_COMPILE_MODES:+--compile-modes $CNN_FP16_COMPILE_MODES} \
+    ${CNN_FP16_ARCH:+--arch $CNN_FP16_ARCH}
   [[ -f "$out/bench_cnn_fp16.md" ]] && { echo; cat "$out/bench_cnn_fp16.md"; }
 fi
 
