@@ -145,7 +145,7 @@ if has conv-gpu; then
     -gencode=arch=compute_90a,code=sm_90a -I"$root" "$root/tools/bench/conv_f16_bench.cu" -lcublas \
     -o "$build/conv_f16_bench" &&
     echo "HGMMA instructions in conv_f16_bench: $(cuobjdump --dump-sass "$build/conv_f16_bench" | grep -c HGMMA)" &&
-    step "conv f16 bench" conv_f16_bench.md "$build/conv_f16_bench" ${CONV_BATCHES:-1 32}
+    step "conv f16 bench" conv_f16_bench.md timeout 300 "$build/conv_f16_bench" ${CONV_BATCHES:-1 32}
   [[ -f "$out/conv_f16_bench.md" ]] && { echo; cat "$out/conv_f16_bench.md"; }
 fi
 
