@@ -259,6 +259,26 @@ inline bool conv_igemm_fits(const Conv2dShape& s) {
 
 namespace detail {
 
+/// A shape conv_igemm_fits takes, in the kernels' 32-bit sizes.
+inline IgemmGeom igemm_geom(const Conv2dShape& s) {
+  return {static_cast<int>(s.c),
+          static_cast<int>(s.h),
+          static_cast<int>(s.w),
+          static_cast<int>(s.o),
+          static_cast<int>(s.kh),
+          static_cast<int>(s.kw),
+          static_cast<int>(s.oh),
+          static_cast<int>(s.ow),
+          static_cast<int>(s.stride_h),
+          static_cast<int>(s.stride_w),
+          static_cast<int>(s.pad_top),
+          static_cast<int>(s.pad_left),
+          static_cast<int>(s.dilation_h),
+          static_cast<int>(s.dilation_w),
+          static_cast<int>(s.c * s.kh * s.kw),
+          s.n * s.oh * s.ow};
+}
+
 /// The pipelined kernel of kTiles where it applies (16-bit, plan kNhwcVecAW, no gate, x and w
 /// 16-byte aligned, a GPU and binary of sm_80 or later; wgmma tiles on a 9.0 GPU, else their
 /// mma.sync tile); cudaErrorNotSupported otherwise.
@@ -322,22 +342,7 @@ inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>
   static_assert(is_float_type_v<T>, "conv2d_igemm: a floating-point element type");
   if (!conv_igemm_fits(s)) return cudaErrorInvalidValue;
   if (s.n * s.o * s.oh * s.ow == 0) return cudaSuccess;
-  const detail::IgemmGeom g = {static_cast<int>(s.c),
-                               static_cast<int>(s.h),
-                               static_cast<int>(s.w),
-                               static_cast<int>(s.o),
-                               static_cast<int>(s.kh),
-                               static_cast<int>(s.kw),
-                               static_cast<int>(s.oh),
-                               static_cast<int>(s.ow),
-                               static_cast<int>(s.stride_h),
-                               static_cast<int>(s.stride_w),
-                               static_cast<int>(s.pad_top),
-                               static_cast<int>(s.pad_left),
-                               static_cast<int>(s.dilation_h),
-                               static_cast<int>(s.dilation_w),
-                               static_cast<int>(s.c * s.kh * s.kw),
-                               s.n * s.oh * s.ow};
+  const detail::IgemmGeom g = detail::igemm_geom(s);
   const IgemmPlan plan = igemm_plan(s.nhwc, g.c, g.k, sizeof(T));
   if (kPlan != IgemmPlan::kAny && plan != kPlan) return cudaErrorInvalidValue;
   if constexpr (igemm_tiles_pipelined(kTiles)) {

@@ -256,14 +256,14 @@ __global__ void __launch_bounds__(S::kThreads)
 #endif
 }
 
-/// Launches the wgmma kernel of tile shape kTiles; cudaErrorNotSupported (nothing launched, no
-/// error left behind) where the GPU is not of compute capability 9.0 or its shared memory is too
-/// small. The caller names wgmma tiles only in code built for sm_90a and no plain sm_90 (codegen:
-/// igemm_tiles' `wgmma`), so the binary a 9.0 GPU runs is sm_90a's; elsewhere the kernel traps.
-template <typename T, typename Act, IgemmTiles kTiles>
-inline cudaError_t launch_igemm_wgmma(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+/// Launches the wgmma kernel of shape S (a WgmmaShape); cudaErrorNotSupported (nothing launched,
+/// no error left behind) where the GPU is not of compute capability 9.0 or its shared memory is
+/// too small. The caller names wgmma tiles only in code built for sm_90a and no plain sm_90
+/// (codegen: igemm_tiles' `wgmma`), so the binary a 9.0 GPU runs is sm_90a's; elsewhere the
+/// kernel traps.
+template <typename T, typename Act, typename S>
+inline cudaError_t launch_wgmma_shape(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
                                       const IgemmGeom& g, cudaStream_t stream, Act activation) {
-  using S = typename WgmmaShapeOf<kTiles>::type;
   constexpr auto kernel = conv2d_igemm_wgmma_kernel<T, Act, S>;
   int device = 0, major = 0, minor = 0;
   const bool hopper =
@@ -292,6 +292,14 @@ inline cudaError_t launch_igemm_wgmma(const T* x, const T* w, T* out, const Conv
   config.attrs = &cluster;
   config.numAttrs = splits > 1 ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, x, w, out, e, g, activation);
+}
+
+/// launch_wgmma_shape with the shape of tiles kTiles.
+template <typename T, typename Act, IgemmTiles kTiles>
+inline cudaError_t launch_igemm_wgmma(const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+                                      const IgemmGeom& g, cudaStream_t stream, Act activation) {
+  return launch_wgmma_shape<T, Act, typename WgmmaShapeOf<kTiles>::type>(x, w, out, e, g, stream,
+                                                                         activation);
 }
 
 }  // namespace detail

@@ -176,6 +176,8 @@ def bench(name, batch, args, modes, work, row, report):
                         lambda: check_and_time_infernoc(args, infernoc.so, x, reference, row))
                 attempt(row, "infernoc C++ ms", "time inferno-run",
                         lambda: inferno_run_latency(args.inferno_run, infernoc.so, (x,), args.iters, work))
+                if args.profile:
+                    write_profile(args, infernoc.so, f"profile_{name}_b{batch}.txt")
                 report()
             attempt(row, "eager ms", "time eager", lambda: time_calls(lambda: module(x), args.iters,
                                                                       torch.cuda.synchronize))
@@ -190,6 +192,13 @@ def bench(name, batch, args, modes, work, row, report):
     finally:
         if infernoc is not None:
             infernoc.stop()
+
+
+def write_profile(args, so, file_name):
+    """`inferno-run --profile`'s per-kernel table of the library into --out/file_name."""
+    result = subprocess.run([args.inferno_run, so, "--profile"], capture_output=True, text=True, timeout=300)
+    with open(os.path.join(args.out, file_name), "w") as f:
+        f.write(result.stdout + result.stderr)
 
 
 def summarize(row):
@@ -249,6 +258,8 @@ def main():
     parser = bench_parser(__doc__, iters=200)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 32])
+    parser.add_argument("--profile", action="store_true",
+                        help="also write inferno-run --profile's kernel table of each library (profile_MODEL_bN.txt)")
     parser.add_argument("--arch", default="",
                         help="infernoc's --arch (default: its own, the local GPU's); sm_90a for wgmma convolutions")
     parser.add_argument("--compile-modes", nargs="+", default=list(COMPILE_MODES), metavar="MODE",

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench_cuda_check.h"
@@ -141,6 +142,29 @@ struct HostCheck {
 constexpr IgemmTiles kColumns[] = {IgemmTiles::kStaged,      IgemmTiles::kPipe64x64,
                                    IgemmTiles::kPipe128x64,  IgemmTiles::kPipe128x128,
                                    IgemmTiles::kWgmma128x64, IgemmTiles::kWgmma128x128};
+// Pipeline depths of the wgmma kernel timed beside the tiles' own (WgmmaShapeOf), by N and stages.
+using detail::WgmmaShape;
+constexpr int kSweep = 4;
+constexpr const char* kSweepNames[kSweep] = {"wgmma 128x64 s3", "wgmma 128x64 s6",
+                                             "wgmma 128x128 s3", "wgmma 128x128 s5"};
+cudaError_t run_sweep(int i, const __half* x, const __half* w, const Conv2dEpilogue<__half>& e,
+                      __half* out, const Conv2dShape& s, cudaStream_t stream) {
+  const detail::IgemmGeom g = detail::igemm_geom(s);
+  switch (i) {
+    case 0:
+      return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<64, 3>>(x, w, out, e, g, stream,
+                                                                         {});
+    case 1:
+      return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<64, 6>>(x, w, out, e, g, stream,
+                                                                         {});
+    case 2:
+      return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<128, 3>>(x, w, out, e, g, stream,
+                                                                          {});
+    default:
+      return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<128, 5>>(x, w, out, e, g, stream,
+                                                                          {});
+  }
+}
 constexpr int kKernels = 6;
 
 template <IgemmTiles kTiles>
@@ -169,6 +193,8 @@ cudaError_t run_column(int column, const __half* x, const __half* w,
 }
 
 struct Row {
+  float sweep_us[kSweep];
+  double sweep_error[kSweep];
   float us[kKernels];
   float cublas_us;
   double error[kKernels];
@@ -210,6 +236,14 @@ Row time_layer(const Conv2dShape& s, cublasHandle_t cublas, cudaStream_t stream,
     row.us[column] = captured_chain_us(stream, 20, 10, [&](int, cudaStream_t st) {
       return run_column(column, x, w, e, out, s, st);
     });
+  }
+  for (int i = 0; i < kSweep; ++i) {
+    CHECK(cudaMemsetAsync(out, 0xff, on * sizeof(__half), stream));
+    CHECK(run_sweep(i, x, w, e, out, s, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    row.sweep_error[i] = check.error(out);
+    row.sweep_us[i] = captured_chain_us(
+        stream, 20, 10, [&](int, cudaStream_t st) { return run_sweep(i, x, w, e, out, s, st); });
   }
   // The equivalent GEMM: out[m, o] = sum_k A[m, k] W[o, k], row-major; cuBLAS is column-major,
   // so it computes out^T [O, M] = W [O, K] (as K x O, transposed) times A^T (K x M).
@@ -253,6 +287,7 @@ int main(int argc, char** argv) {
         "128x128 | chosen | cuBLAS GEMM | chosen TFLOP/s | cuBLAS TFLOP/s | chosen / cuBLAS | "
         "error per kernel |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::string sweep_lines;
     for (const auto* net : {&kResnet18, &kResnet50}) {
       float total[kKernels + 2] = {};
       for (const Layer& l : *net) {
@@ -269,6 +304,13 @@ int main(int argc, char** argv) {
                     r.cublas_us / chosen);
         for (int i = 0; i < kKernels; ++i) std::printf(" %.0e", r.error[i]);
         std::printf(" |\n");
+        sweep_lines += "| " + std::string(l.name) + " |";
+        for (int i = 0; i < kSweep; ++i) {
+          char cell[64];
+          std::snprintf(cell, sizeof cell, " %.1f (%.0e) |", r.sweep_us[i], r.sweep_error[i]);
+          sweep_lines += cell;
+        }
+        sweep_lines += "\n";
         for (int i = 0; i < kKernels; ++i) total[i] += r.us[i] * l.count;
         total[kKernels] += chosen * l.count;
         total[kKernels + 1] += r.cublas_us * l.count;
@@ -278,6 +320,10 @@ int main(int argc, char** argv) {
       std::printf(" %.1f | %.1f | | | %.2f | |\n", total[kKernels], total[kKernels + 1],
                   total[kKernels + 1] / total[kKernels]);
     }
+    std::printf("\nbatch %lld, the wgmma kernel at other pipeline depths, us (error)\n\n| layer |",
+                static_cast<long long>(batch));
+    for (const char* name : kSweepNames) std::printf(" %s |", name);
+    std::printf("\n|---|---|---|---|---|\n%s", sweep_lines.c_str());
   }
   CHECK_CUBLAS(cublasDestroy(cublas));
   return 0;

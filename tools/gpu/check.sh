@@ -58,7 +58,7 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # --models), BENCH_PYTHON_MODELS bench_python.py's, COMPILE_TIMES=0 skips the compile times,
 # LLM_MODELS and LLM_COMPILE_MODES bench_llm.py's --models and --compile-modes, LLM_NCU=0 its ncu;
 # CNN_FP16_MODELS, CNN_FP16_BATCHES and CNN_FP16_COMPILE_MODES bench_cnn_fp16.py's --models,
-# --batches and --compile-modes, CNN_FP16_MAX_AUTOTUNE=1 its --max-autotune, CNN_FP16_ARCH its --arch.
+# --batches and --compile-modes, CNN_FP16_MAX_AUTOTUNE=1 its --max-autotune, CNN_FP16_ARCH its --arch, CNN_FP16_PROFILE=1 its --profile.
 modes=("${@:-tests}")
 has() { [[ " ${modes[*]} " == *" $1 "* ]]; }
 started=$(date +%s)
@@ -157,7 +157,7 @@ if has cnn-fp16-bench; then
     python3 "$root/tools/bench/bench_cnn_fp16.py" --infernoc "$build/src/infernoc" \
     --inferno-run "$build/runtime/inferno-run" --out "$out" "${cnn_fp16_args[@]}" ${CNN_FP16_MODELS:+--models $CNN_FP16_MODELS} \
     ${CNN_FP16_BATCHES:+--batches $CNN_FP16_BATCHES} ${CNN_FP16_COMPILE_MODES:+--compile-modes $CNN_FP16_COMPILE_MODES} \
-    ${CNN_FP16_ARCH:+--arch $CNN_FP16_ARCH}
+    ${CNN_FP16_ARCH:+--arch $CNN_FP16_ARCH} $([[ ${CNN_FP16_PROFILE:-0} == 1 ]] && echo --profile)
   [[ -f "$out/bench_cnn_fp16.md" ]] && { echo; cat "$out/bench_cnn_fp16.md"; }
 fi
 
