@@ -44,7 +44,9 @@ struct PipeShape {
   static constexpr int kStageElements = (kM + kN) * kStride;
   static constexpr int kTileBytes = kStages * kStageElements * 2;
   static constexpr int kPartialBytes = kAcc * kThreads * 4;  ///< split-K sums (igemm_finish)
+  static constexpr int kSumBytes = kM * kSumStride<kN> * 4;  ///< the tile's sums (store_tile)
   static constexpr int kSmemBytes = kTileBytes > kPartialBytes ? kTileBytes : kPartialBytes;
+  static_assert(kSumBytes <= kSmemBytes, "the sums fit where the tiles were");
   static_assert(kWarpM % 16 == 0 && kWarpN % 16 == 0, "whole m16 tiles, n8 tiles in pairs");
   static_assert(kChunksA * kThreads == kM * kChunksPerRow, "A's chunks spread evenly");
   static_assert(kChunksW * kThreads == kN * kChunksPerRow, "W's chunks spread evenly");
@@ -205,8 +207,26 @@ __global__ void __launch_bounds__(S::kThreads)
   cp_async_wait<0>();
   __syncthreads();
 
-  // Accumulator i = (mi * kNi + ni) * 4 + r is out[m0 + wm + mi * 16 + gid (+ 8 for r >= 2),
-  // o0 + wn + ni * 8 + tig * 2 (+ 1 for odd r)]: the m16n8 fragment layout.
+  // Accumulator acc[mi][ni][r] is out[m0 + wm + mi * 16 + gid (+ 8 for r >= 2), o0 + wn + ni * 8 +
+  // tig * 2 (+ 1 for odd r)]: the m16n8 fragment layout. Without a K split, the tile's sums go
+  // through shared memory, so that the epilogue reads and writes whole 16-byte pieces.
+  if (gridDim.z == 1) {
+    float* const sums = reinterpret_cast<float*>(smem);
+#pragma unroll
+    for (int mi = 0; mi < S::kMi; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < S::kNi; ++ni) {
+        float* at = sums + (wm + mi * 16 + gid) * kSumStride<kN> + wn + ni * 8 + tig * 2;
+        *reinterpret_cast<float2*>(at) = make_float2(acc[mi][ni][0], acc[mi][ni][1]);
+        *reinterpret_cast<float2*>(at + 8 * kSumStride<kN>) =
+            make_float2(acc[mi][ni][2], acc[mi][ni][3]);
+      }
+    }
+    __syncthreads();
+    store_tile<kM, kN, S::kThreads>(sums, m0, o0, g, e, out, activation);
+    return;
+  }
+  // Accumulator i = (mi * kNi + ni) * 4 + r of the flat array.
   igemm_finish<S::kAcc, S::kThreads>(
       reinterpret_cast<const float(&)[S::kAcc]>(acc), smem, [&](int i, float sum) {
         const int mi = i / (S::kNi * 4), ni = (i / 4) % S::kNi, r = i & 3;

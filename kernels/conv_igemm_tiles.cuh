@@ -258,6 +258,48 @@ __device__ __forceinline__ void igemm_finish(const A (&acc)[kAcc], void* smem, F
   for (int i = 0; i < kAcc; ++i) finish(i, acc[i]);
 }
 
+/// The row stride (in floats) of a kN-wide tile of sums in shared memory (store_tile), padded so
+/// that the fragments' pair writes spread over the banks.
+template <int kN>
+inline constexpr int kSumStride = kN + 4;
+
+/// The epilogue of a block's kM x kN tile of sums, NHWC (m, o at m * O + o): the sums in shared
+/// memory (`sums`, row stride kSumStride<kN>, written by every thread before a barrier), each
+/// thread finishing 8 channels of one pixel at a time, so that consecutive threads read the
+/// residual and write the output in consecutive 16-byte pieces (where O is a multiple of 8 and the
+/// pointers 16-byte aligned; element by element otherwise). The same terms as conv_finish.
+template <int kM, int kN, int kThreads, typename T, typename Act>
+__device__ __forceinline__ void store_tile(const float* sums, int64_t m0, int o0,
+                                           const IgemmGeom& g, const Conv2dEpilogue<T>& e, T* out,
+                                           Act activation) {
+  constexpr int kPerRow = kN / 8;
+  const bool vector = g.o % 8 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0 &&
+                      reinterpret_cast<uintptr_t>(e.residual) % 16 == 0;
+  for (int q = static_cast<int>(threadIdx.x); q < kM * kPerRow; q += kThreads) {
+    const int row = q / kPerRow, col = q % kPerRow * 8;
+    const int64_t m = m0 + row;
+    const int o = o0 + col;
+    if (m >= g.m || o >= g.o) continue;
+    const float* sum = sums + row * kSumStride<kN> + col;
+    const int64_t at = m * g.o + o;
+    if (vector && o + 8 <= g.o) {
+      Pack<T, 8> residual, result;
+      if (e.residual != nullptr) residual = load_pack<8>(e.residual + at);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        float v = sum[j];
+        if (e.bias != nullptr) v += to_acc(e.bias[o + j]);
+        if (e.residual != nullptr) v += to_acc(residual.v[j]);
+        result.v[j] = from_acc<T>(activation(v));
+      }
+      store_pack(out + at, result);
+    } else {
+      for (int j = 0; j < 8 && o + j < g.o; ++j)
+        out[at + j] = conv_finish<T>(sum[j], e, o + j, at + j, activation);
+    }
+  }
+}
+
 /// How many ways to split K: enough blocks to give each SM one when the tiles alone leave most
 /// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
 /// when the kernel's binary was not built for it (clusters and distributed shared memory).

@@ -139,6 +139,7 @@ struct WgmmaShape {
   static constexpr int kPartialBytes = kAcc * kThreads * 4;  ///< split-K sums (igemm_finish)
   static constexpr int kUsedBytes =
       kStages * kStageBytes > kPartialBytes ? kStages* kStageBytes : kPartialBytes;
+  static_assert(kM * kSumStride<kN> * 4 <= kUsedBytes, "the sums (store_tile) fit too");
   static constexpr int kSmemBytes = kUsedBytes + 1024;  ///< room to align the tiles to 1024
   static_assert(kStages >= 3, "a slot copied, one read, one in flight");
 };
@@ -151,7 +152,7 @@ struct WgmmaShapeOf<IgemmTiles::kWgmma128x64> {
 };
 template <>
 struct WgmmaShapeOf<IgemmTiles::kWgmma128x128> {
-  using type = WgmmaShape<128, 4>;
+  using type = WgmmaShape<128, 3>;  // 3 stages: 97 KB, two blocks an SM (faster than 4 or 5)
 };
 
 template <typename T, typename Act, typename S>
@@ -241,8 +242,23 @@ __global__ void __launch_bounds__(S::kThreads)
   __syncthreads();
 
   // Accumulator i of the m64nN layout: n8 block i / 4, rows 16 (warp in the group) + lane / 4
-  // (+ 8 for i % 4 >= 2), columns 8 (i / 4) + 2 (lane % 4) (+ 1 for odd i).
+  // (+ 8 for i % 4 >= 2), columns 8 (i / 4) + 2 (lane % 4) (+ 1 for odd i). Without a K split,
+  // the tile's sums go through shared memory for an epilogue of whole 16-byte pieces.
   const int warp = (tid % 128) / 32, lane = tid % 32;
+  if (gridDim.z == 1) {
+    float* const sums = reinterpret_cast<float*>(smem);
+    const int row = group * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int n8 = 0; n8 < S::kN / 8; ++n8) {
+      float* at = sums + row * kSumStride<S::kN> + n8 * 8 + (lane % 4) * 2;
+      *reinterpret_cast<float2*>(at) = make_float2(acc[4 * n8], acc[4 * n8 + 1]);
+      *reinterpret_cast<float2*>(at + 8 * kSumStride<S::kN>) =
+          make_float2(acc[4 * n8 + 2], acc[4 * n8 + 3]);
+    }
+    __syncthreads();
+    store_tile<S::kM, S::kN, S::kThreads>(sums, m0, o0, g, e, out, activation);
+    return;
+  }
   igemm_finish<S::kAcc, S::kThreads>(acc, smem, [&](int i, float sum) {
     const int64_t m = m0 + group * 64 + warp * 16 + lane / 4 + ((i >> 1) & 1) * 8;
     const int o = o0 + (i >> 2) * 8 + (lane % 4) * 2 + (i & 1);

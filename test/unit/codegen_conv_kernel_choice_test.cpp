@@ -95,6 +95,9 @@ TEST_CASE("igemm_tiles: the largest pipelined tile that still gives every SM a b
         IgemmTiles::kWgmma128x64);
   CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 56 * 56, 64, kSms, true) ==
         IgemmTiles::kPipe64x64);
+  // 512 channels at 7x7, batch 32: 104 tiles of 128 x 64, more than half a wave.
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 7 * 7, 512, kSms, true) ==
+        IgemmTiles::kWgmma128x64);
   CHECK(kernels::igemm_tiles_mma_sync(IgemmTiles::kWgmma128x64) == IgemmTiles::kPipe128x64);
   CHECK(kernels::igemm_tiles_pipelined(IgemmTiles::kWgmma128x128));
   CHECK(kernels::igemm_tiles_pipelined(IgemmTiles::kPipe64x64));

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,15 @@ const Layer kResnet18[] = {
     {"r18 1x1/2 64->128 @56", 1, 64, 56, 128, 1, 2, 0},
     {"r18 1x1/2 128->256 @28", 1, 128, 28, 256, 1, 2, 0},
     {"r18 1x1/2 256->512 @14", 1, 256, 14, 512, 1, 2, 0},
+};
+
+// Shapes that leave partial tiles in M, N and K, C below the 64-wide K step, and O that is not
+// a multiple of 8 (the epilogue's element-by-element path): the error column checks them.
+const Layer kOdd[] = {
+    {"odd 3x3/2 24->136 @23", 1, 24, 23, 136, 3, 2, 1},
+    {"odd 3x3 8->70 @40", 1, 8, 40, 70, 3, 1, 1},
+    {"odd 1x1 200->72 @13", 1, 200, 13, 72, 1, 1, 0},
+    {"odd 5x5 16->96 @31", 1, 16, 31, 96, 5, 1, 2},
 };
 
 struct Relu {
@@ -288,9 +298,18 @@ int main(int argc, char** argv) {
         "error per kernel |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::string sweep_lines;
-    for (const auto* net : {&kResnet18, &kResnet50}) {
+    struct Net {
+      const char* name;  ///< nullptr: no total row
+      const Layer* begin;
+      const Layer* end;
+    };
+    const Net nets[] = {{"ResNet-18", std::begin(kResnet18), std::end(kResnet18)},
+                        {"ResNet-50", std::begin(kResnet50), std::end(kResnet50)},
+                        {nullptr, std::begin(kOdd), std::end(kOdd)}};
+    for (const Net& net : nets) {
       float total[kKernels + 2] = {};
-      for (const Layer& l : *net) {
+      for (const Layer* layer = net.begin; layer != net.end; ++layer) {
+        const Layer& l = *layer;
         const int64_t oh = (l.hw + 2 * l.pad - l.k) / l.stride + 1;
         Conv2dShape s = {batch, l.c,      l.hw,     l.hw,  l.o,   l.k, l.k, oh,
                          oh,    l.stride, l.stride, l.pad, l.pad, 1,   1,   1};
@@ -315,7 +334,8 @@ int main(int argc, char** argv) {
         total[kKernels] += chosen * l.count;
         total[kKernels + 1] += r.cublas_us * l.count;
       }
-      std::printf("| %s, these convs | |", net == &kResnet18 ? "ResNet-18" : "ResNet-50");
+      if (net.name == nullptr) continue;
+      std::printf("| %s, these convs | |", net.name);
       for (int i = 0; i < kKernels; ++i) std::printf(" %.1f |", total[i]);
       std::printf(" %.1f | %.1f | | | %.2f | |\n", total[kKernels], total[kKernels + 1],
                   total[kKernels + 1] / total[kKernels]);
