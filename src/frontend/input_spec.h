@@ -45,7 +45,7 @@ struct DynamicDim {
   int64_t max = -1;
   int64_t value = 0;
   std::vector<DimUse> uses = {};
-  /// The model computes with the dim's size as a number (x * x.shape[0], arange(n), zeros(n)),
+  /// The model computes with the dim's size as a number (x * x.shape[0], arange(1, n), zeros(n)),
   /// not only to shape a view (view, reshape, expand): the graph's constants depend on it.
   bool read_as_value = false;
   /// The constants this load made of arange(n) for the dim's size n (start 0, step 1, an i32 or

@@ -284,32 +284,40 @@ graph(%x: f32[4,7]) {
   // Without the row index the same graph is a gather by a free index across the rows.
   CHECK(has(why_not(arithmetic, 4, 1), "index_select mixes the rows: it gathers across the rows"));
   // As the index of a later axis, of a free table, or expanded in front of its rows.
-  CHECK(has(why_not(R"(
+  CHECK(
+      has(why_not(R"(
 graph(%x: f32[4,4]) {
   %r: i64[4] = constant [0, 1, 2, 3]
   %g: f32[4,4] = index_select(%x, %r) {dim=1}
   return %g
 })",
-                    4, 1, {"r"}),
-            "index_select uses the rows' index @g"));
-  CHECK(has(why_not(R"(
+                  4, 1, {"r"}),
+          "index_select uses the rows' index (an arange of the dim's size) other than to pick each "
+          "row's "
+          "own row of a split value, so its result would differ between a run and its pieces @g"));
+  CHECK(
+      has(why_not(R"(
 graph(%x: f32[4,7], %table: f32[4,7]) {
   %r: i64[4] = constant [0, 1, 2, 3]
   %t: f32[4,7] = index_select(%table, %r) {dim=0}
   %y: f32[4,7] = add(%x, %t)
   return %y
 })",
-                    4, 1, {"r"}),
-            "index_select uses the rows' index @t"));
-  CHECK(has(why_not(R"(
+                  4, 1, {"r"}),
+          "index_select uses the rows' index (an arange of the dim's size) other than to pick each "
+          "row's "
+          "own row of a split value, so its result would differ between a run and its pieces @t"));
+  CHECK(
+      has(why_not(R"(
 graph(%x: f32[4,4]) {
   %r: i64[4] = constant [0, 1, 2, 3]
   %e: i64[4,4] = expand(%r) {shape=[4, 4]}
   %g: f32[4,4,4] = index_select(%x, %e) {dim=0}
   return %g
 })",
-                    4, 1, {"r"}),
-            "expand uses the rows' index @e"));
+                  4, 1, {"r"}),
+          "expand uses the rows' index (an arange of the dim's size) other than to pick each row's "
+          "own row of a split value, so its result would differ between a run and its pieces @e"));
   // Returned: its rows are numbers, not the inputs' rows.
   CHECK(has(why_not(R"(
 graph(%x: f32[4,7]) {
