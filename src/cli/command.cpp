@@ -329,10 +329,16 @@ Status run_command(const CliOptions& options) {
   INFERNO_RETURN_IF_ERROR(
       check_dim_bounds(dynamic_dims, options, !load.inputs.empty() || !variants.empty()));
   const DynamicDims bound = dynamic_dims;  // as the first load bound them
-  const LoadAt load_at = [&](const std::string& symbol, int64_t size) {
+  // Its own dims map: dynamic_dims stays the last variant load's (row indices are per graph).
+  const LoadAt load_at = [&](const std::string& symbol, int64_t size) -> Expected<LoadedAt> {
     frontend::LoadOptions at = load;
     at.symbols[symbol] = size;
-    return times.time(Stage::kFrontend, [&] { return frontend::load_model(options.model, at); });
+    DynamicDims dims_at;
+    at.dynamic_dims = &dims_at;
+    INFERNO_ASSIGN_OR_RETURN(ir::Graph other, times.time(Stage::kFrontend, [&] {
+      return frontend::load_model(options.model, at);
+    }));
+    return LoadedAt{std::move(other), dims_at[symbol].row_indices};
   };
   // Only a library splits runs, and only along dims whose sizes the command line left open.
   std::string split;
@@ -362,7 +368,9 @@ Status run_command(const CliOptions& options) {
     }
     return bound.at(split).value;
   };
-  if (!split.empty() && !variant_keeps_row_split(graph, bound, split, split_size(0))) split.clear();
+  // dynamic_dims: as graph's load recorded them (its row indices).
+  if (!split.empty() && !variant_keeps_row_split(graph, dynamic_dims, split, split_size(0)))
+    split.clear();
   if (!options.dump_graph_dir.empty())
     INFERNO_RETURN_IF_ERROR(dump_graph(options.dump_graph_dir, "before", graph));
   // The passes see the backend's target, or (without one) the precision alone.
@@ -386,7 +394,8 @@ Status run_command(const CliOptions& options) {
     for (size_t k = 1; k < variants.size(); ++k) {
       load.symbols = symbols_for(variants[k]);
       INFERNO_ASSIGN_OR_RETURN(others.emplace_back(), load_model());
-      if (!split.empty() && !variant_keeps_row_split(others.back(), bound, split, split_size(k)))
+      if (!split.empty() &&
+          !variant_keeps_row_split(others.back(), dynamic_dims, split, split_size(k)))
         split.clear();
       INFERNO_RETURN_IF_ERROR(optimize_graph(others.back(), target));
       INFERNO_RETURN_IF_ERROR(legalize(others.back()));

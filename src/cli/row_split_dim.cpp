@@ -42,11 +42,12 @@ Expected<std::string> row_split_dim(const ir::Graph& graph, const DynamicDims& d
     }
     Status split = Status::ok();
     if (dim.value >= 2) {
-      split = passes::check_row_split(graph, split_inputs(graph, dim), dim.value);
+      split = passes::check_row_split(graph, split_inputs(graph, dim), dim.row_indices, dim.value);
     } else {
       const int64_t size = std::max<int64_t>(2, dim.min);
-      INFERNO_ASSIGN_OR_RETURN(const ir::Graph other, load_at(symbol, size));
-      split = passes::check_row_split(other, split_inputs(other, dim), size);
+      INFERNO_ASSIGN_OR_RETURN(const LoadedAt other, load_at(symbol, size));
+      split = passes::check_row_split(other.graph, split_inputs(other.graph, dim),
+                                      other.row_indices, size);
     }
     if (split.is_ok()) return symbol;
     spdlog::info("dynamic dim {}: runs only at its compiled sizes, since {}{}", symbol,
@@ -58,7 +59,9 @@ Expected<std::string> row_split_dim(const ir::Graph& graph, const DynamicDims& d
 bool variant_keeps_row_split(const ir::Graph& graph, const DynamicDims& dims,
                              const std::string& symbol, int64_t size) {
   if (size < 2) return true;
-  const Status split = passes::check_row_split(graph, split_inputs(graph, dims.at(symbol)), size);
+  const frontend::DynamicDim& dim = dims.at(symbol);
+  const Status split =
+      passes::check_row_split(graph, split_inputs(graph, dim), dim.row_indices, size);
   if (!split.is_ok()) {
     spdlog::info("dynamic dim {}: runs only at its compiled sizes, since at {} {}", symbol, size,
                  split.message());

@@ -16,19 +16,26 @@
 namespace inferno::cli {
 
 using DynamicDims = std::map<std::string, frontend::DynamicDim, std::less<>>;
+/// A graph a LoadAt made, and the row indices its load recorded for the dim (a graph's own: each
+/// load numbers its values).
+struct LoadedAt {
+  ir::Graph graph;
+  std::vector<ir::ValueId> row_indices;
+};
 /// Loads the model with the dynamic dim `symbol` at `size` (the others as the last load had them).
-using LoadAt = std::function<Expected<ir::Graph>(const std::string& symbol, int64_t size)>;
+using LoadAt = std::function<Expected<LoadedAt>(const std::string& symbol, int64_t size)>;
 
 /// The dim a run may be split along, by symbol, or "" when none qualifies: the model has no state;
 /// the dim is the first axis of every input that has it, bounded, not derived, and its size is
-/// never read as a number; and the model's graph at a size of at least 2 (`graph` when its load
-/// bound the dim so, else one `load_at` makes) passes check_row_split. The first qualifying dim
-/// in symbol order wins. Logs why a candidate does not qualify.
+/// never read as a number (but as row indices); and the model's graph at a size of at least 2
+/// (`graph` when its load bound the dim so, else one `load_at` makes) passes check_row_split. The
+/// first qualifying dim in symbol order wins. Logs why a candidate does not qualify.
 Expected<std::string> row_split_dim(const ir::Graph& graph, const DynamicDims& dims,
                                     const LoadAt& load_at);
 
 /// Whether `graph`, a variant loaded with the split dim `symbol` at `size`, still passes
-/// check_row_split (a size of 1 always does); logs why not.
+/// check_row_split (a size of 1 always does); logs why not. `dims`: as graph's load recorded
+/// them (its row indices).
 bool variant_keeps_row_split(const ir::Graph& graph, const DynamicDims& dims,
                              const std::string& symbol, int64_t size);
 

@@ -79,6 +79,87 @@ Expected<ValueId> normalized_index(const Ctx& c, ValueId index, int64_t dim, int
                  "clamped" + d);
 }
 
+// The flat id of the indexed dims dims[first..] of x, row-major over them: sum(i_k * stride_k),
+// each index normalized.
+Expected<ValueId> flat_id(const Ctx& c, const ir::TensorType& xt,
+                          const std::vector<ValueId>& indices, const std::vector<int64_t>& dims,
+                          size_t first) {
+  std::optional<ValueId> id;
+  int64_t stride = 1;
+  for (size_t k = dims.size(); k-- > first;) {
+    const int64_t size = xt.shape[static_cast<size_t>(dims[k])];
+    INFERNO_ASSIGN_OR_RETURN(
+        ValueId i, normalized_index(c, indices[static_cast<size_t>(dims[k])], dims[k], size));
+    const std::string d = std::to_string(dims[k]);
+    if (stride != 1) {
+      const ValueId s = ir::add_scalar_constant(c.g, static_cast<double>(stride), ir::DType::kI64,
+                                                c.name("stride" + d));
+      INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kMul, {i, s}, {}, "scaled" + d));
+    }
+    if (id) {
+      INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kAdd, {*id, i}, {}, "id" + d));
+    }
+    id = i;
+    stride *= size;
+  }
+  return *id;
+}
+
+// Whether `index` is [n, 1, ..., 1] holding 0..n-1 in order: a constant (arange(n)) or reshapes of
+// one (arange(n)[:, None]).
+bool is_row_numbers(const Ctx& c, ValueId index, int64_t n) {
+  const ir::TensorType t = c.type(index);
+  if (t.rank() < 1 || t.shape[0] != n || t.numel() != n) return false;
+  ValueId v = index;
+  const std::vector<ir::Node>& nodes = c.g.nodes();
+  for (auto node = nodes.rbegin(); node != nodes.rend() && !c.g.value(v).constant; ++node) {
+    if (node->outputs.size() != 1 || node->outputs[0] != v) continue;
+    if (node->op != OpKind::kReshape) return false;  // reshapes keep the row-major order
+    v = node->inputs[0];
+  }
+  const ir::Tensor* ids = c.g.value(v).constant.get();
+  if (!ids || ids->numel() != n) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids->get(i) != static_cast<double>(i)) return false;
+  }
+  return true;
+}
+
+// x[arange(n)[:, None, ...], j, ...] with n x's first dim (transformers' padding mask): row b takes
+// its own row, so this is x[:, j, ...], an index_select along the other indexed dims flattened,
+// with no index over the rows (the row split, passes/row_split.h, sees each row read its own).
+// `broadcast`: the indices' shape, whose first dim is the rows' and the other indices' 1.
+Outputs own_rows(Ctx& c, ValueId x, const std::vector<ValueId>& indices,
+                 const std::vector<int64_t>& dims, const ir::Shape& broadcast) {
+  const ir::TensorType xt = c.type(x);
+  std::vector<int64_t> order(dims.begin(), dims.end());
+  ir::Shape inner = {xt.shape[0], 1};
+  for (size_t k = 1; k < dims.size(); ++k) inner[1] *= xt.shape[static_cast<size_t>(dims[k])];
+  for (int64_t d = 1; d < xt.rank(); ++d) {
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) continue;
+    order.push_back(d);
+    inner.push_back(xt.shape[static_cast<size_t>(d)]);
+  }
+  ValueId moved = x;
+  if (!std::is_sorted(order.begin(), order.end())) {
+    INFERNO_ASSIGN_OR_RETURN(
+        moved, c.build(OpKind::kPermute, {x}, attrs({{"dims", order}}), "indexed_first"));
+  }
+  INFERNO_ASSIGN_OR_RETURN(ValueId rows,
+                           c.build(OpKind::kReshape, {moved}, attrs({{"shape", inner}}), "rows"));
+  INFERNO_ASSIGN_OR_RETURN(ValueId id, flat_id(c, xt, indices, dims, 1));
+  ir::Shape one_row = broadcast;
+  one_row[0] = 1;
+  if (c.type(id).shape != one_row) {
+    INFERNO_ASSIGN_OR_RETURN(id,
+                             c.build(OpKind::kExpand, {id}, attrs({{"shape", one_row}}), "ids"));
+  }
+  const ir::Shape later(broadcast.begin() + 1, broadcast.end());
+  INFERNO_ASSIGN_OR_RETURN(id,
+                           c.build(OpKind::kReshape, {id}, attrs({{"shape", later}}), "row_ids"));
+  return one(c.build(OpKind::kIndexSelect, {rows, id}, attrs({{"dim", int64_t{1}}})));
+}
+
 // x[i0, i1, ...] with several index tensors (None entries keep their dim whole): the indices
 // broadcast together to a shape B, which replaces the indexed dims: in their place when they are
 // adjacent, else in front (PyTorch's rule). Built as an index_select over x with the indexed dims
@@ -95,6 +176,16 @@ Outputs multi_index(Ctx& c, ValueId x, const std::vector<ValueId>& indices,
     if (!b)
       return c.invalid("the index tensors do not broadcast together: " + b.status().message());
     broadcast = std::move(*b);
+  }
+  if (dims[0] == 0 && broadcast.size() >= 2 &&
+      static_cast<size_t>(c.type(indices[0]).rank()) == broadcast.size() &&
+      is_row_numbers(c, indices[0], xt.shape[0])) {
+    bool same_for_rows = true;  // the other indices have 1 in the rows' dim
+    for (size_t k = 1; k < dims.size(); ++k) {
+      const ir::Shape& s = c.type(indices[static_cast<size_t>(dims[k])]).shape;
+      same_for_rows = same_for_rows && (s.size() < broadcast.size() || s[0] == 1);
+    }
+    if (same_for_rows) return own_rows(c, x, indices, dims, broadcast);
   }
   // x permuted to [indexed dims..., other dims...] and the indexed dims flattened.
   std::vector<int64_t> order(dims.begin(), dims.end());
@@ -114,24 +205,7 @@ Outputs multi_index(Ctx& c, ValueId x, const std::vector<ValueId>& indices,
   INFERNO_ASSIGN_OR_RETURN(
       ValueId flat, c.build(OpKind::kReshape, {moved}, attrs({{"shape", flat_shape}}), "flat"));
   // The flat id, row-major over the indexed dims.
-  std::optional<ValueId> id;
-  int64_t stride = 1;
-  for (size_t k = dims.size(); k-- > 0;) {
-    const int64_t size = xt.shape[static_cast<size_t>(dims[k])];
-    INFERNO_ASSIGN_OR_RETURN(
-        ValueId i, normalized_index(c, indices[static_cast<size_t>(dims[k])], dims[k], size));
-    const std::string d = std::to_string(dims[k]);
-    if (stride != 1) {
-      const ValueId s = ir::add_scalar_constant(c.g, static_cast<double>(stride), ir::DType::kI64,
-                                                c.name("stride" + d));
-      INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kMul, {i, s}, {}, "scaled" + d));
-    }
-    if (id) {
-      INFERNO_ASSIGN_OR_RETURN(i, c.build(OpKind::kAdd, {*id, i}, {}, "id" + d));
-    }
-    id = i;
-    stride *= size;
-  }
+  INFERNO_ASSIGN_OR_RETURN(std::optional<ValueId> id, flat_id(c, xt, indices, dims, 0));
   if (c.type(*id).shape != broadcast) {
     INFERNO_ASSIGN_OR_RETURN(id,
                              c.build(OpKind::kExpand, {*id}, attrs({{"shape", broadcast}}), "ids"));

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/tensor_type.h"
 #include "support/status.h"
 
@@ -44,9 +45,13 @@ struct DynamicDim {
   int64_t max = -1;
   int64_t value = 0;
   std::vector<DimUse> uses = {};
-  /// The model computes with the dim's size as a number (x * x.shape[0], arange(n), zeros(n)),
+  /// The model computes with the dim's size as a number (x * x.shape[0], arange(1, n), zeros(n)),
   /// not only to shape a view (view, reshape, expand): the graph's constants depend on it.
   bool read_as_value = false;
+  /// The constants this load made of arange(n) for the dim's size n (start 0, step 1, an i32 or
+  /// i64 dtype): 0..n-1, each row's own index. Such an arange does not set read_as_value; the row
+  /// split analysis (passes/row_split.h) checks every use of it instead.
+  std::vector<ir::ValueId> row_indices = {};
   /// The dim is an expression ("2*s94") or shares a symbol with one: its size is tied to
   /// another's.
   bool derived = false;

@@ -104,7 +104,7 @@ class Loader {
                           const std::vector<std::string>& outs, const AtenCall& call);
   Expected<AtenArg> decode(const JsonRef& arg) const;
   Expected<int64_t> sym_value(const JsonRef& sym) const;
-  Status note_sizes_read(const JsonRef& node, std::string_view op);
+  Status note_sizes_read(const JsonRef& node, std::string_view op, std::string& row_index);
   Status check_type(const std::string& name, ValueId v, const std::string& node,
                     const SourceLocation& loc) const;
   Status set_outputs(const JsonRef& signature);
@@ -208,6 +208,7 @@ Status Loader::bind_user_inputs(const std::vector<std::pair<std::string, TensorM
     for (auto& [symbol, dim] : *options_.dynamic_dims) {
       dim.uses.clear();
       dim.read_as_value = false;
+      dim.row_indices.clear();
     }
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -575,14 +576,21 @@ Status Loader::check_type(const std::string& name, ValueId v, const std::string&
 
 // Marks the dynamic dims whose sizes `node` (an ATen op) reads as numbers (DynamicDim::
 // read_as_value): every symbol in the expression of each named SymInt argument, or every dim when
-// the name has no expression. Views only shape their result; they mark nothing.
-Status Loader::note_sizes_read(const JsonRef& node, std::string_view op) {
+// the name has no expression. Views only shape their result; they mark nothing. An arange of a
+// dim's size alone marks nothing either: `row_index` is set to the dim's symbol, and the caller
+// records the constant it becomes (or marks the dim when that is not an integer row index).
+Status Loader::note_sizes_read(const JsonRef& node, std::string_view op, std::string& row_index) {
   static constexpr std::string_view kViews[] = {"aten::view",         "aten::reshape",
                                                 "aten::_unsafe_view", "aten::expand",
                                                 "aten::view_copy",    "aten::expand_copy"};
   if (options_.dynamic_dims == nullptr ||
       std::find(std::begin(kViews), std::end(kViews), op) != std::end(kViews)) {
     return Status::ok();
+  }
+  if (op == "aten::arange") {
+    INFERNO_ASSIGN_OR_RETURN(row_index, arange_of_symbol(node, sym_int_values_));
+    if (options_.dynamic_dims->count(row_index)) return Status::ok();
+    row_index.clear();
   }
   const auto mark = [&](const std::string& name) {
     auto it = sym_int_values_.find(name);
@@ -671,7 +679,9 @@ Status Loader::lower(const JsonRef& node) {
   }
   // Errors from here on are about this node: name it where the error does not already.
   auto lower_call = [&]() -> Status {
-    if (call.op != "aten::sym_size") INFERNO_RETURN_IF_ERROR(note_sizes_read(node, call.op));
+    std::string row_index;  // the dim an arange of its size alone counts the rows of
+    if (call.op != "aten::sym_size")
+      INFERNO_RETURN_IF_ERROR(note_sizes_read(node, call.op, row_index));
     INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
     INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
     for (const JsonRef& input : inputs) {
@@ -717,6 +727,17 @@ Status Loader::lower(const JsonRef& node) {
       values_[outs[i]] = results[i];
       if (results[i] == ir::kNoValue) continue;  // refused where it is used
       INFERNO_RETURN_IF_ERROR(check_type(outs[i], results[i], call.node_name, call.loc));
+    }
+    if (!row_index.empty()) {  // 0..n-1 exactly: a narrower or floating dtype could not hold it
+      DynamicDim& dim = options_.dynamic_dims->at(row_index);
+      const ValueId r = results.empty() ? ir::kNoValue : results[0];
+      const ir::DType dt = r == ir::kNoValue ? ir::DType::kF32 : graph_.type(r).dtype;
+      if ((dt == ir::DType::kI64 || dt == ir::DType::kI32) && graph_.value(r).constant &&
+          graph_.type(r).shape == ir::Shape{dim.value}) {
+        dim.row_indices.push_back(results[0]);
+      } else {
+        dim.read_as_value = true;
+      }
     }
     if (!written.empty() && !results.empty() && results[0] != ir::kNoValue) {
       // Later readers of the written name (and of the buffer it is, or aliases) see the result.

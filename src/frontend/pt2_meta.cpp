@@ -390,4 +390,34 @@ std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols) {
   return eval_sym_expr(dim.expr, symbols);
 }
 
+Expected<std::string> arange_of_symbol(const JsonRef& node,
+                                       const std::map<std::string, SymDim, std::less<>>& sym_ints) {
+  INFERNO_ASSIGN_OR_RETURN(JsonRef inputs_json, node.at("inputs"));
+  INFERNO_ASSIGN_OR_RETURN(std::vector<JsonRef> inputs, inputs_json.items());
+  std::string symbol;
+  for (const JsonRef& input : inputs) {
+    INFERNO_ASSIGN_OR_RETURN(JsonRef name_json, input.at("name"));
+    INFERNO_ASSIGN_OR_RETURN(std::string name, name_json.string());
+    INFERNO_ASSIGN_OR_RETURN(JsonRef arg, input.at("arg"));
+    INFERNO_ASSIGN_OR_RETURN(auto member, arg.one_of());
+    if (name == "end") {
+      if (member.first != "as_sym_int") return std::string();
+      INFERNO_ASSIGN_OR_RETURN(auto kind, member.second.one_of());
+      if (kind.first != "as_name") return std::string();
+      INFERNO_ASSIGN_OR_RETURN(std::string sym, kind.second.string());
+      auto it = sym_ints.find(sym);
+      if (it == sym_ints.end()) return std::string();
+      symbol = symbol_name(it->second.expr);
+      if (!is_identifier(symbol)) return std::string();
+    } else if (name == "start" || name == "step") {
+      const int64_t wanted = name == "start" ? 0 : 1;
+      if (member.first != "as_int" || !member.second.raw().is_number_integer() ||
+          member.second.raw().get<int64_t>() != wanted) {
+        return std::string();
+      }
+    }
+  }
+  return symbol;
+}
+
 }  // namespace inferno::frontend::pt2

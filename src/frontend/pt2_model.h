@@ -78,6 +78,11 @@ bool is_sym_int_op(std::string_view target);
 std::optional<int64_t> eval_sym_int_op(std::string_view target, const std::vector<int64_t>& args);
 /// A SymDim's value: static, or its expression evaluated; nullopt when unknown.
 std::optional<int64_t> resolve(const SymDim& dim, const Symbols& symbols);
+/// The symbol an arange node counts to when it is arange(n) of a symbol n alone (end a SymInt that
+/// is the symbol, start 0 and step 1 or absent): the rows' own indices of a dim of that symbol
+/// (DynamicDim::row_indices). Else "". `sym_ints`: the graph's named SymInts.
+Expected<std::string> arange_of_symbol(const JsonRef& node,
+                                       const std::map<std::string, SymDim, std::less<>>& sym_ints);
 
 /// One entry of a payload config (data/weights/<model>_weights_config.json and the constants one).
 struct Payload {

@@ -16,8 +16,10 @@ using ir::Shape;
 using ir::ValueId;
 
 // kUniform: split, and free of the split inputs, every block the same (a free value expanded to the
-// rows). Every rule takes it as split; only an output must be kSplit.
-enum class Rows : uint8_t { kFree, kUniform, kSplit };
+// rows). Every rule takes it as split; only an output must be kSplit. kRowIndex: [rows, 1, ...]
+// (or that expanded along later axes) holding i in row i, an arange of the dim's size; its blocks
+// differ, so it is neither free nor split, and only the uses in row_index_use are allowed.
+enum class Rows : uint8_t { kFree, kUniform, kSplit, kRowIndex };
 
 // How many leading axes hold the blocks of a split value of this shape: the shortest prefix whose
 // sizes' product is a multiple of `rows` (each index of those axes then lies in one block);
@@ -36,7 +38,7 @@ class RowSplit {
   RowSplit(const Graph& graph, int64_t rows)
       : graph_(graph), rows_(rows), state_(static_cast<size_t>(graph.num_values()), Rows::kFree) {}
 
-  Status run(const std::vector<bool>& split_inputs) {
+  Status run(const std::vector<bool>& split_inputs, const std::vector<ValueId>& row_indices) {
     if (rows_ < 2) return internal_error("row split: the analysis needs at least 2 rows");
     if (graph_.num_states() > 0)
       return unsupported("the model has state, which a run of some rows would update for all");
@@ -52,6 +54,11 @@ class RowSplit {
       }
       state_[static_cast<size_t>(v)] = Rows::kSplit;
     }
+    for (const ValueId v : row_indices) {
+      if (v < 0 || v >= graph_.num_values() || shape(v) != Shape{rows_})
+        return internal_error("row split: a row index is not a value of the rows' size");
+      state_[static_cast<size_t>(v)] = Rows::kRowIndex;
+    }
     for (const Node& node : graph_.nodes()) INFERNO_RETURN_IF_ERROR(visit(node));
     weight_as_free_ = {ir::kNoValue, ir::kNoValue};  // the outputs are read as they are
     for (size_t o = 0; o < graph_.num_user_outputs(); ++o) {
@@ -60,7 +67,8 @@ class RowSplit {
       // only meeting a split value ties to the dim's.
       if (!split(v) || uniform(v) || lead_axes(shape(v), rows_) != 1) {
         return unsupported("output '" + graph_.name(v) + "' " +
-                           (!split(v)    ? "does not depend on the dim's rows alone"
+                           (row_index(v) ? "is the rows' index (an arange of the dim's size)"
+                            : !split(v)  ? "does not depend on the dim's rows alone"
                             : uniform(v) ? "does not depend on the split inputs (it is the same "
                                            "value expanded to the rows)"
                                          : "does not have the dim in its first axis"));
@@ -72,11 +80,14 @@ class RowSplit {
  private:
   // Split or uniform: cut into blocks (a uniform weight being read as free aside).
   bool split(ValueId v) const {
-    return v != ir::kNoValue && state_[static_cast<size_t>(v)] != Rows::kFree &&
+    return v != ir::kNoValue && (state_[static_cast<size_t>(v)] == Rows::kSplit || uniform(v)) &&
            !(uniform(v) && v == weight_as_free_[0]) && !(uniform(v) && v == weight_as_free_[1]);
   }
   bool uniform(ValueId v) const {
     return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kUniform;
+  }
+  bool row_index(ValueId v) const {
+    return v != ir::kNoValue && state_[static_cast<size_t>(v)] == Rows::kRowIndex;
   }
   const Shape& shape(ValueId v) const { return graph_.type(v).shape; }
   int64_t rank(ValueId v) const { return graph_.type(v).rank(); }
@@ -324,7 +335,41 @@ class RowSplit {
     }
   }
 
+  // A node reading a row index: the state of its result, or why it is refused. Allowed: a view
+  // keeping i in row i (a reshape to [rows, 1, ...], an expand of the later axes), and the index
+  // of an index_select along the first axis of a split source whose first axis is the rows:
+  // out[i, ...] = src[i, ...], each row reads its own. A run of b rows at offset r0 computes the
+  // same, its arange being 0..b-1 and its source those b rows. Any other use (arithmetic, a
+  // comparison, an index along a later axis, a reduction) would see the rows' numbers.
+  Expected<Rows> row_index_use(const Node& node) const {
+    const ValueId x = input(node, 0);
+    const Shape& out = shape(node.outputs.front());
+    const bool rows_first = !out.empty() && out[0] == rows_;
+    if (node.op == OpKind::kReshape && row_index(x) && rows_first &&
+        ir::checked_numel(out) == rows_) {
+      return Rows::kRowIndex;
+    }
+    if (node.op == OpKind::kExpand && row_index(x) && rows_first && out.size() == shape(x).size())
+      return Rows::kRowIndex;
+    const ValueId index = input(node, 1);
+    if (node.op == OpKind::kIndexSelect && node.attrs.get_int("dim") == 0 && !row_index(x) &&
+        split(x) && row_index(index) && lead_axes(shape(x), rows_) == 1 && shape(x)[0] == rows_) {
+      return uniform(x) ? Rows::kUniform : Rows::kSplit;
+    }
+    return unsupported(std::string(ir::op_name(node.op)) +
+                           " uses the rows' index (an arange of the dim's size) other than to "
+                           "pick each row's own row of a split value, so its result would differ "
+                           "between a run and its pieces",
+                       graph_.node_name(node), node.loc);
+  }
+
   Status visit(const Node& node) {
+    for (const ValueId v : node.inputs) {
+      if (!row_index(v)) continue;
+      INFERNO_ASSIGN_OR_RETURN(const Rows result, row_index_use(node));
+      for (const ValueId out : node.outputs) state_[static_cast<size_t>(out)] = result;
+      return Status::ok();
+    }
     read_weights_as_free(node);
     bool any_split = false, any_uniform = false;
     for (const ValueId v : node.inputs) {
@@ -356,8 +401,8 @@ class RowSplit {
 }  // namespace
 
 Status check_row_split(const ir::Graph& graph, const std::vector<bool>& split_inputs,
-                       int64_t rows) {
-  return RowSplit(graph, rows).run(split_inputs);
+                       const std::vector<ir::ValueId>& row_indices, int64_t rows) {
+  return RowSplit(graph, rows).run(split_inputs, row_indices);
 }
 
 }  // namespace inferno::passes

@@ -29,9 +29,19 @@
 // stays free), and a free value with rows of its own (a non-split input of the size) stays free:
 // its blocks differ.
 //
+// A *row index* is arange(n) of the dim's size n (start 0, step 1, integer), which the frontend
+// records (frontend::DynamicDim::row_indices) instead of taking the dim as read: [rows] holding i
+// in row i. Its blocks differ, so it is neither free nor split; it may only be viewed (a reshape
+// to [rows, 1, ...], an expand of its later axes) and be the index of an index_select along the
+// first axis of a split value whose first axis is the rows: out[i] = src[i], split. A run of b
+// rows computes the same, its arange being 0..b-1 and its source those rows. Any other use
+// (arithmetic, a comparison, an index along a later axis) is refused, naming the node. The
+// frontend lowers x[arange(n)[:, None], j] (transformers' padding mask) to x[:, j] outright.
+//
 // What the analysis cannot see, the frontend reports: a model that computes with the dim's size
-// as a number (x * x.shape[0], arange(batch)) gets constants that differ per size, so such a dim
-// is never split (frontend::DynamicDim::read_as_value). Graphs with state are never split.
+// as a number otherwise (x * x.shape[0], arange(batch) * 2, zeros(batch)) gets constants that
+// differ per size, so such a dim is never split (frontend::DynamicDim::read_as_value). Graphs with
+// state are never split.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +53,10 @@
 namespace inferno::passes {
 
 /// OK when `graph` computes every user output row by row along a dim that is the first axis, of
-/// size `rows` (>= 2), of the user inputs marked in `split_inputs` (one flag per user input);
-/// otherwise an unsupported Status saying which node or output mixes the rows.
-Status check_row_split(const ir::Graph& graph, const std::vector<bool>& split_inputs, int64_t rows);
+/// size `rows` (>= 2), of the user inputs marked in `split_inputs` (one flag per user input),
+/// `row_indices` being the dim's row indices in `graph` (the ones its load recorded); otherwise
+/// an unsupported Status saying which node or output mixes the rows.
+Status check_row_split(const ir::Graph& graph, const std::vector<bool>& split_inputs,
+                       const std::vector<ir::ValueId>& row_indices, int64_t rows);
 
 }  // namespace inferno::passes

@@ -196,6 +196,70 @@ TEST_CASE("pt2 synthetic: dynamic batch dim and sym_size", "[frontend][pt2]") {
   CHECK(a.load({{{"", {ir::DType::kF32, {3, 16}}}}}).has_value());
 }
 
+// arange(n) of a dim's size alone (start 0, step 1, an integer dtype) is the rows' own index: the
+// loader records the constant it becomes (DynamicDim::row_indices) and leaves the dim unread; any
+// other arange of the size reads it as a number.
+TEST_CASE("pt2 synthetic: arange of a dim's size is a row index, other aranges read the size",
+          "[frontend][pt2]") {
+  Archive a = Archive::from("mlp2/model.pt2");
+  nlohmann::json m = with_dynamic_batch(a, "n", 1);
+  auto& values = m["graph_module"]["graph"]["tensor_values"];
+  auto& nodes = m["graph_module"]["graph"]["nodes"];
+  values["r"] = values["linear_1"];
+  using Args = std::vector<std::pair<std::string, nlohmann::json>>;
+  const auto arange = [](const std::string& overload, const Args& args) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& [name, arg] : args)
+      inputs.push_back({{"name", name}, {"arg", arg}, {"kind", name == "dtype" ? 2 : 1}});
+    return nlohmann::json{{"target", "torch.ops.aten.arange." + overload},
+                          {"inputs", inputs},
+                          {"outputs", {{{"as_tensor", {{"name", "r"}}}}}},
+                          {"metadata", nlohmann::json::object()}};
+  };
+  const nlohmann::json n = {{"as_sym_int", {{"as_name", "n"}}}};
+  const nlohmann::json zero = {{"as_int", 0}}, one = {{"as_int", 1}};
+  constexpr int64_t kLong = 5, kFloat = 7;  // the schema's ScalarType codes
+  const nlohmann::json four = sym("s0", 4), three = {{"as_int", 3}}, two = {{"as_int", 2}};
+  struct Case {
+    nlohmann::json node;
+    int64_t dtype;
+    nlohmann::json size;
+    bool row_index;
+  };
+  const std::vector<Case> cases = {
+      {arange("default", {{"end", n}}), kLong, four, true},
+      {arange("start_step", {{"start", zero}, {"end", n}, {"step", one}}), kLong, four, true},
+      {arange("start", {{"start", one}, {"end", n}}), kLong, three, false},
+      {arange("start_step", {{"start", zero}, {"end", n}, {"step", two}}), kLong, two, false},
+      {arange("default", {{"end", n}, {"dtype", {{"as_scalar_type", kFloat}}}}), kFloat, four,
+       false},
+  };
+  std::map<std::string, DynamicDim, std::less<>> dims;
+  LoadOptions options;
+  options.dynamic_dims = &dims;
+  for (const Case& c : cases) {
+    INFO(c.node.dump());
+    nodes.push_back(c.node);
+    values["r"]["dtype"] = c.dtype;
+    values["r"]["sizes"] = {c.size};
+    a.set_json("models/model.json", m);
+    Expected<ir::Graph> g = a.load(options);
+    INFO((g ? std::string() : g.status().to_string()));
+    REQUIRE(g.has_value());
+    const DynamicDim& dim = dims.at("s0");
+    CHECK(dim.read_as_value == !c.row_index);
+    REQUIRE(dim.row_indices.size() == (c.row_index ? 1u : 0u));
+    if (c.row_index) {
+      const ir::Value& r = g->value(dim.row_indices[0]);
+      CHECK(r.kind == ir::ValueKind::kConstant);
+      CHECK(r.type.to_string() == "i64[4]");
+      REQUIRE(r.constant);
+      CHECK((r.constant->get(0) == 0 && r.constant->get(3) == 3));
+    }
+    nodes.erase(nodes.size() - 1);
+  }
+}
+
 TEST_CASE("pt2 synthetic: a dim's size read as a number, user ranges and derived dims",
           "[frontend][pt2]") {
   Archive a = Archive::from("mlp2/model.pt2");

@@ -11,14 +11,21 @@
 namespace inferno {
 namespace {
 
-// check_row_split on `text` with its first `split` inputs split into `rows` rows: "" when it
-// splits, else the message and the node.
-std::string why_not(const std::string& text, int64_t rows, size_t split = 1) {
+// check_row_split on `text` with its first `split` inputs split into `rows` rows and the values
+// named in `row_indices` as the dim's row indices: "" when it splits, else the message and the
+// node.
+std::string why_not(const std::string& text, int64_t rows, size_t split = 1,
+                    const std::vector<std::string>& row_indices = {}) {
   Expected<ir::Graph> graph = ir::parse_graph(text);
   REQUIRE(graph.has_value());
   std::vector<bool> flags(graph->num_user_inputs(), false);
   for (size_t i = 0; i < split; ++i) flags[i] = true;
-  const Status status = passes::check_row_split(*graph, flags, rows);
+  std::vector<ir::ValueId> indices;
+  for (const std::string& name : row_indices) {
+    indices.push_back(graph->find_value(name));
+    REQUIRE(indices.back() != ir::kNoValue);
+  }
+  const Status status = passes::check_row_split(*graph, flags, indices, rows);
   if (status.is_ok()) return "";
   CHECK(status.code() == ErrorCode::kUnsupported);
   return status.message() + " @" + status.node();
@@ -242,6 +249,84 @@ graph(%x: f32[4,4,5,5], %mask: f32[1,1,5,5]) {
 })",
                 4)
             .empty());
+}
+
+// A row index (arange of the dim's size, frontend::DynamicDim::row_indices) holds i in row i: it
+// may pick each row's own row of a split value, nothing else.
+TEST_CASE("row split: a row index picks each row's own row, and is refused elsewhere") {
+  // Views of it, unused (what the frontend leaves of x[arange(n)[:, None], j]), and a gather of a
+  // split padding mask's rows by it.
+  CHECK(why_not(R"(
+graph(%x: f32[4,7], %am: f32[4,7]) {
+  %r: i64[4] = constant [0, 1, 2, 3]
+  %r1: i64[4,1] = reshape(%r) {shape=[4, 1]}
+  %r3: i64[4,1,1,1] = reshape(%r1) {shape=[4, 1, 1, 1]}
+  %re: i64[4,3] = expand(%r1) {shape=[4, 3]}
+  %m: f32[4,1,7] = index_select(%am, %r1) {dim=0}
+  %m2: f32[4,7] = reshape(%m) {shape=[4, 7]}
+  %y: f32[4,7] = add(%x, %m2)
+  return %y
+})",
+                4, 2, {"r"})
+            .empty());
+  const std::string arithmetic = R"(
+graph(%x: f32[4,7]) {
+  %r: i64[4] = constant [0, 1, 2, 3]
+  %two: i64[] = constant [2]
+  %s: i64[4] = mul(%r, %two)
+  %g: f32[4,7] = index_select(%x, %s) {dim=0}
+  return %g
+})";
+  CHECK(
+      has(why_not(arithmetic, 4, 1, {"r"}),
+          "mul uses the rows' index (an arange of the dim's size) other than to pick each row's "
+          "own row of a split value, so its result would differ between a run and its pieces @s"));
+  // Without the row index the same graph is a gather by a free index across the rows.
+  CHECK(has(why_not(arithmetic, 4, 1), "index_select mixes the rows: it gathers across the rows"));
+  // As the index of a later axis, of a free table, or expanded in front of its rows.
+  CHECK(
+      has(why_not(R"(
+graph(%x: f32[4,4]) {
+  %r: i64[4] = constant [0, 1, 2, 3]
+  %g: f32[4,4] = index_select(%x, %r) {dim=1}
+  return %g
+})",
+                  4, 1, {"r"}),
+          "index_select uses the rows' index (an arange of the dim's size) other than to pick each "
+          "row's "
+          "own row of a split value, so its result would differ between a run and its pieces @g"));
+  CHECK(
+      has(why_not(R"(
+graph(%x: f32[4,7], %table: f32[4,7]) {
+  %r: i64[4] = constant [0, 1, 2, 3]
+  %t: f32[4,7] = index_select(%table, %r) {dim=0}
+  %y: f32[4,7] = add(%x, %t)
+  return %y
+})",
+                  4, 1, {"r"}),
+          "index_select uses the rows' index (an arange of the dim's size) other than to pick each "
+          "row's "
+          "own row of a split value, so its result would differ between a run and its pieces @t"));
+  CHECK(
+      has(why_not(R"(
+graph(%x: f32[4,4]) {
+  %r: i64[4] = constant [0, 1, 2, 3]
+  %e: i64[4,4] = expand(%r) {shape=[4, 4]}
+  %g: f32[4,4,4] = index_select(%x, %e) {dim=0}
+  return %g
+})",
+                  4, 1, {"r"}),
+          "expand uses the rows' index (an arange of the dim's size) other than to pick each row's "
+          "own row of a split value, so its result would differ between a run and its pieces @e"));
+  // Returned: its rows are numbers, not the inputs' rows.
+  CHECK(has(why_not(R"(
+graph(%x: f32[4,7]) {
+  %r: i64[4] = constant [0, 1, 2, 3]
+  %r1: i64[4,1] = reshape(%r) {shape=[4, 1]}
+  return %x, %r1
+})",
+                    4, 1, {"r"}),
+            "output 'r1' is the rows' index (an arange of the dim's size)"));
 }
 
 }  // namespace inferno
