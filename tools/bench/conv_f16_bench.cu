@@ -156,7 +156,7 @@ constexpr IgemmTiles kColumns[] = {IgemmTiles::kStaged,      IgemmTiles::kPipe64
 using detail::WgmmaShape;
 constexpr int kSweep = 4;
 constexpr const char* kSweepNames[kSweep] = {"wgmma 128x64 s3", "wgmma 128x64 s6",
-                                             "wgmma 128x128 s3", "wgmma 128x128 s5"};
+                                             "wgmma 128x128 s4", "wgmma 128x128 s5"};
 cudaError_t run_sweep(int i, const __half* x, const __half* w, const Conv2dEpilogue<__half>& e,
                       __half* out, const Conv2dShape& s, cudaStream_t stream) {
   const detail::IgemmGeom g = detail::igemm_geom(s);
@@ -168,7 +168,7 @@ cudaError_t run_sweep(int i, const __half* x, const __half* w, const Conv2dEpilo
       return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<64, 6>>(x, w, out, e, g, stream,
                                                                          {});
     case 2:
-      return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<128, 3>>(x, w, out, e, g, stream,
+      return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<128, 4>>(x, w, out, e, g, stream,
                                                                           {});
     default:
       return detail::launch_wgmma_shape<__half, Relu, WgmmaShape<128, 5>>(x, w, out, e, g, stream,
