@@ -209,6 +209,10 @@ void check_pipelined() {
   check_pipelined_tiles<T, IgemmTiles::kPipe64x64>();
   check_pipelined_tiles<T, IgemmTiles::kPipe128x64>();
   check_pipelined_tiles<T, IgemmTiles::kPipe128x128>();
+#if INFERNO_TEST_WGMMA  // only an sm_90a-only binary may name them (conv_sm90a_main.cu)
+  check_pipelined_tiles<T, IgemmTiles::kWgmma128x64>();
+  check_pipelined_tiles<T, IgemmTiles::kWgmma128x128>();
+#endif
 }
 
 template <typename T, bool kNhwc>
