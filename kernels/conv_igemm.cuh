@@ -188,19 +188,8 @@ inline cudaError_t launch_igemm(const T* x, const T* w, T* out, const Conv2dEpil
                 o_tiles = (g.o + Tile::kN - 1) / Tile::kN;
   const int steps = (g.k + Tile::kK - 1) / Tile::kK;
   const int splits = igemm_splits(m_tiles * o_tiles, steps, binary_version<kernel>());
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(m_tiles), static_cast<unsigned>(o_tiles),
-                        static_cast<unsigned>(splits));
-  config.blockDim = dim3(Tile::kThreads);
-  config.stream = stream;
-  cudaLaunchAttribute cluster;
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = static_cast<unsigned>(splits);
-  config.attrs = &cluster;
-  config.numAttrs = splits > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, x, w, out, e, g, activation);
+  return launch_tiles(kernel, m_tiles, o_tiles, splits, Tile::kThreads, 0, stream, x, w, out, e, g,
+                      activation);
 }
 
 /// Plan kPlan's kernel, or the scalar-load kernel of its layout when the pointers cannot take

@@ -300,6 +300,29 @@ __device__ __forceinline__ void store_tile(const float* sums, int64_t m0, int o0
   }
 }
 
+/// Launches `kernel` on m_tiles x o_tiles blocks of `threads` threads with `smem_bytes` of dynamic
+/// shared memory, K split `splits` ways: the z blocks of a tile are one thread block cluster
+/// (igemm_finish adds their sums).
+template <typename... Params, typename... Args>
+inline cudaError_t launch_tiles(void (*kernel)(Params...), int64_t m_tiles, int64_t o_tiles,
+                                int splits, int threads, int smem_bytes, cudaStream_t stream,
+                                Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(m_tiles), static_cast<unsigned>(o_tiles),
+                        static_cast<unsigned>(splits));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+  config.stream = stream;
+  cudaLaunchAttribute cluster;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = static_cast<unsigned>(splits);
+  config.attrs = &cluster;
+  config.numAttrs = splits > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
 /// How many ways to split K: enough blocks to give each SM one when the tiles alone leave most
 /// idle, at most a cluster of 8, and at least 4 K steps per split. 1 (no split) before sm_90 or
 /// when the kernel's binary was not built for it (clusters and distributed shared memory).

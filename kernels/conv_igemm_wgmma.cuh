@@ -294,20 +294,8 @@ inline cudaError_t launch_wgmma_shape(const T* x, const T* w, T* out, const Conv
   }
   const int64_t m_tiles = (g.m + S::kM - 1) / S::kM, o_tiles = (g.o + S::kN - 1) / S::kN;
   const int splits = igemm_splits(m_tiles * o_tiles, (g.k + S::kK - 1) / S::kK, 90);
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(m_tiles), static_cast<unsigned>(o_tiles),
-                        static_cast<unsigned>(splits));
-  config.blockDim = dim3(S::kThreads);
-  config.dynamicSmemBytes = S::kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute cluster;
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = static_cast<unsigned>(splits);
-  config.attrs = &cluster;
-  config.numAttrs = splits > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, x, w, out, e, g, activation);
+  return launch_tiles(kernel, m_tiles, o_tiles, splits, S::kThreads, S::kSmemBytes, stream, x, w,
+                      out, e, g, activation);
 }
 
 /// launch_wgmma_shape with the shape of tiles kTiles.

@@ -29,14 +29,13 @@ const char* type_name(const nlohmann::json& v) {
   }
 }
 
-// The deepest nesting of arrays and objects in `bytes`, brackets inside strings not counted. A
-// cheap pass before the parser, so that no recursion (the parser's, the JSON tree's destructor,
-// the frontend's walks) ever sees a hostile depth.
-size_t nesting_depth(const std::vector<std::byte>& bytes) {
+}  // namespace
+
+size_t json_nesting_depth(std::string_view text) {
   size_t depth = 0, deepest = 0;
   bool in_string = false;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    const char c = static_cast<char>(bytes[i]);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (in_string) {
       if (c == '\\') {
         ++i;
@@ -54,10 +53,9 @@ size_t nesting_depth(const std::vector<std::byte>& bytes) {
   return deepest;
 }
 
-}  // namespace
-
 Expected<nlohmann::json> parse_json(const std::vector<std::byte>& bytes, const std::string& file) {
-  if (const size_t depth = nesting_depth(bytes); depth > kMaxJsonDepth) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (const size_t depth = json_nesting_depth(text); depth > kMaxJsonDepth) {
     return invalid_input(file + ": JSON nested " + std::to_string(depth) +
                          " levels deep, more than the limit of " + std::to_string(kMaxJsonDepth));
   }

@@ -21,6 +21,11 @@ namespace inferno::frontend::pt2 {
 /// Deeper nesting of arrays and objects is refused before parsing (.pt2 JSON nests about 15 deep).
 constexpr size_t kMaxJsonDepth = 128;
 
+/// The deepest nesting of arrays and objects in `text`, brackets inside strings not counted. A
+/// cheap pass before a parser, so that no recursion (the parser's, the JSON tree's destructor, the
+/// walks over it, nlohmann's dump) ever sees a hostile depth.
+size_t json_nesting_depth(std::string_view text);
+
 /// Parses `bytes` as JSON; errors carry nlohmann's message and `file`. Nesting beyond
 /// kMaxJsonDepth is an invalid-input error.
 Expected<nlohmann::json> parse_json(const std::vector<std::byte>& bytes, const std::string& file);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/pt2_json.h"
 #include "support/stored_zip.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
@@ -35,29 +36,6 @@ constexpr int kMaxDepth = 160;
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// How deep brackets nest in a JSON text (brackets inside strings skipped), without parsing it.
-int nesting_depth(const std::string& text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;  // an escaped character, a quote included
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 struct Node {
@@ -215,7 +193,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 
   const int edits = 1 + static_cast<int>(rng() % 3);
   const bool json_edit =
-      pick_json && record.size() <= kMaxJsonRecord && nesting_depth(record) <= kMaxDepth;
+      pick_json && record.size() <= kMaxJsonRecord &&
+      static_cast<int>(inferno::frontend::pt2::json_nesting_depth(record)) <= kMaxDepth;
   json parsed = json_edit ? json::parse(record, nullptr, false) : json(json::value_t::discarded);
   if (!parsed.is_discarded()) {
     for (int i = 0; i < edits; ++i) mutate_json(parsed, rng);
