@@ -576,13 +576,13 @@ Status Loader::check_type(const std::string& name, ValueId v, const std::string&
 
 // Marks the dynamic dims whose sizes `node` (an ATen op) reads as numbers (DynamicDim::
 // read_as_value): every symbol in the expression of each named SymInt argument, or every dim when
-// the name has no expression. Views only shape their result; they mark nothing. An arange of a
-// dim's size alone marks nothing either: `row_index` is set to the dim's symbol, and the caller
-// records the constant it becomes (or marks the dim when that is not an integer row index).
+// the name has no expression. Views mark nothing, but an expand to a size after its first axis
+// (x[:, None].expand(-1, B, -1) repeats a row B times). An arange of a dim's size alone marks
+// nothing: `row_index` names the dim, and the caller records the constant as a row index.
 Status Loader::note_sizes_read(const JsonRef& node, std::string_view op, std::string& row_index) {
-  static constexpr std::string_view kViews[] = {"aten::view",         "aten::reshape",
-                                                "aten::_unsafe_view", "aten::expand",
-                                                "aten::view_copy",    "aten::expand_copy"};
+  static constexpr std::string_view kViews[] = {"aten::view", "aten::reshape", "aten::_unsafe_view",
+                                                "aten::view_copy"};
+  const bool expand = op == "aten::expand" || op == "aten::expand_copy";
   if (options_.dynamic_dims == nullptr ||
       std::find(std::begin(kViews), std::end(kViews), op) != std::end(kViews)) {
     return Status::ok();
@@ -608,6 +608,7 @@ Status Loader::note_sizes_read(const JsonRef& node, std::string_view op, std::st
     if (member.first == "as_sym_int") syms.push_back(member.second);
     if (member.first == "as_sym_ints") {
       INFERNO_ASSIGN_OR_RETURN(syms, member.second.items());
+      if (expand && !syms.empty()) syms.erase(syms.begin());  // the first axis only shapes
     }
     for (const JsonRef& sym : syms) {
       INFERNO_ASSIGN_OR_RETURN(auto kind, sym.one_of());

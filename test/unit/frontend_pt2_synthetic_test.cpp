@@ -299,6 +299,31 @@ TEST_CASE("pt2 synthetic: a dim's size read as a number, user ranges and derived
     CHECK(!dims.at("s0").derived);
     nodes.erase(nodes.size() - 1);
   }
+  // An expand to the size after the first axis ([n, 8] -> [n, n, 8]) repeats each row n times:
+  // read as a number. Its first axis alone would only shape the result (the view above).
+  const nlohmann::json expand_node = {
+      {"target", "torch.ops.aten.expand.default"},
+      {"inputs",
+       {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "linear_1"}}}}}, {"kind", 1}},
+        {{"name", "size"},
+         {"arg", {{"as_sym_ints", {{{"as_name", "n"}}, {{"as_name", "n"}}, {{"as_int", 8}}}}}},
+         {"kind", 1}}}},
+      {"outputs", {{{"as_tensor", {{"name", "out"}}}}}},
+      {"metadata", nlohmann::json::object()}};
+  values["out"]["sizes"] = {sym("s0", 1), sym("s0", 1), {{"as_int", 8}}};
+  nodes.push_back(expand_node);
+  a.set_json("models/model.json", m);
+  {
+    Expected<ir::Graph> g = a.load(options);
+    INFO((g ? std::string() : g.status().to_string()));
+    REQUIRE(g.has_value());
+    CHECK(dims.at("s0").read_as_value);
+  }
+  nodes.erase(nodes.size() - 1);
+  values["out"] = values["linear_1"];
+  nodes.push_back(mul_node);  // the archive as the loop left it: the mul last
+  a.set_json("models/model.json", m);
+  nodes.erase(nodes.size() - 1);
   // --dim narrows the range (the dims record says so) and never widens it. (The archive holds the
   // last model, with the mul.)
   options.dim_ranges = {{"s0", {2, 16}}};
