@@ -241,7 +241,7 @@ TEST_CASE("pt2 synthetic: arange of a dim's size is a row index, other aranges r
     INFO(c.node.dump());
     nodes.push_back(c.node);
     values["r"]["dtype"] = c.dtype;
-    values["r"]["sizes"] = {c.size};
+    values["r"]["sizes"] = nlohmann::json::array({c.size});  // {c.size} copies under clang
     a.set_json("models/model.json", m);
     Expected<ir::Graph> g = a.load(options);
     INFO((g ? std::string() : g.status().to_string()));
