@@ -56,12 +56,15 @@ Status emit_constant_pad(EmitContext& ctx, int32_t index) {
   const ir::TensorType& out = ctx.graph.type(node.outputs[0]);
   if (!ctx.open_node(node, "copy")) return Status::ok();
   const ir::IntList& before = node.attrs.get_ints("before");
-  const std::vector<int64_t> strides = ir::contiguous_strides(in.shape);
+  // x read in place (views.h): a channels-last image padded to 8 channels is one pass over the
+  // NCHW input, not a permute copy and then a pad copy.
+  const ValueView view = resolve_view(ctx.graph, ctx.views, node.inputs[0]);
+  const std::vector<int64_t>& strides = view.view.strides;
   const std::string type(storage_type(out.dtype));
   GridKernel kernel{node_kernel_name(ctx.graph, node, index),
                     ctx.describe(node),
                     "const " + type + "* in, const " + type + "* fill, " + type + "* out",
-                    {{"in", ctx.pointer(node.inputs[0])},
+                    {{"in", ctx.view_pointer(view)},
                      {"fill", ctx.pointer(node.inputs[1])},
                      {"out", ctx.pointer(node.outputs[0])}},
                     {},

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codegen/elementwise_table.h"
+#include "ir/channels_last.h"
 #include "support/check.h"
 
 namespace inferno::codegen {
@@ -15,9 +16,9 @@ Status emit_pool(EmitContext& ctx, int32_t index) {
   const ir::TensorType& out_type = ctx.graph.type(out);
   if (!ir::is_floating(in_type.dtype))
     return ctx.unsupported_node(node, "expects a floating-point input");
-  INFERNO_CHECK(in_type.rank() >= 2 && out_type.rank() == in_type.rank(), "pool: bad ranks");
-  const size_t h = in_type.shape.size() - 2, w = h + 1;
-  const int64_t planes = in_type.numel() / (in_type.shape[h] * in_type.shape[w]);
+  INFERNO_CHECK(in_type.rank() >= 3 && out_type.rank() == in_type.rank(), "pool: bad ranks");
+  const ir::PoolDims dims = ir::pool_dims(node.attrs, in_type.shape.size());
+  const size_t h = dims.h, w = dims.w;
   if (!ctx.open_node(node, "compute")) return Status::ok();
   // The adaptive modes read no kernel, stride, padding or dilation: 1, 1, 0, 1 stand in.
   ir::IntList kernel = {1, 1}, stride = {1, 1}, padding = {0, 0}, dilation = {1, 1};
@@ -49,26 +50,32 @@ Status emit_pool(EmitContext& ctx, int32_t index) {
       INFERNO_CHECK(false, "emit_pool: not a pooling op");
   }
   ctx.out.headers.insert("kernels/pool.cuh");
-  ctx.out.run.line("MODEL_CHECK_CUDA(inferno::kernels::pool2d<" +
-                   std::string(storage_type(in_type.dtype)) + ">(" +
-                   named_args({{"in", ctx.pointer(in)},
-                               {"out", ctx.pointer(out)},
-                               {"planes", decimal(planes)},
-                               {"in_h", decimal(in_type.shape[h])},
-                               {"in_w", decimal(in_type.shape[w])},
-                               {"out_h", decimal(out_type.shape[h])},
-                               {"out_w", decimal(out_type.shape[w])},
-                               {"kernel_h", decimal(kernel[0])},
-                               {"kernel_w", decimal(kernel[1])},
-                               {"stride_h", decimal(stride[0])},
-                               {"stride_w", decimal(stride[1])},
-                               {"pad_h", decimal(padding[0])},
-                               {"pad_w", decimal(padding[1])},
-                               {"dilation_h", decimal(dilation[0])},
-                               {"dilation_w", decimal(dilation[1])},
-                               {"mode", "inferno::kernels::PoolMode::" + mode},
-                               {"count_include_pad", count_include_pad ? "true" : "false"},
-                               {"divisor", decimal(divisor)}}) +
+  NamedArgs args = {{"in", ctx.pointer(in)}, {"out", ctx.pointer(out)}};
+  if (dims.nhwc) {  // images and channels
+    args.insert(args.end(),
+                {{"n", decimal(in_type.shape[0])}, {"c", decimal(in_type.shape[dims.c])}});
+  } else {  // every dim before the window's is a plane
+    args.push_back({"planes", decimal(in_type.numel() / (in_type.shape[h] * in_type.shape[w]))});
+  }
+  const NamedArgs geometry = {{"in_h", decimal(in_type.shape[h])},
+                              {"in_w", decimal(in_type.shape[w])},
+                              {"out_h", decimal(out_type.shape[h])},
+                              {"out_w", decimal(out_type.shape[w])},
+                              {"kernel_h", decimal(kernel[0])},
+                              {"kernel_w", decimal(kernel[1])},
+                              {"stride_h", decimal(stride[0])},
+                              {"stride_w", decimal(stride[1])},
+                              {"pad_h", decimal(padding[0])},
+                              {"pad_w", decimal(padding[1])},
+                              {"dilation_h", decimal(dilation[0])},
+                              {"dilation_w", decimal(dilation[1])},
+                              {"mode", "inferno::kernels::PoolMode::" + mode},
+                              {"count_include_pad", count_include_pad ? "true" : "false"},
+                              {"divisor", decimal(divisor)}};
+  args.insert(args.end(), geometry.begin(), geometry.end());
+  const std::string launcher = dims.nhwc ? "pool2d_nhwc" : "pool2d";
+  ctx.out.run.line("MODEL_CHECK_CUDA(inferno::kernels::" + launcher + "<" +
+                   std::string(storage_type(in_type.dtype)) + ">(" + named_args(args) +
                    ", stream), " + ctx.label(node) + ");");
   return Status::ok();
 }

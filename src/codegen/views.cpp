@@ -121,6 +121,8 @@ std::vector<ViewReaderInput> view_reader_inputs(const ir::Node& node) {
     for (const int32_t i : {0, 1, 2}) inputs.push_back({i, ViewAccess::kIndexed});
   } else if (node.op == ir::OpKind::kIndexCopy) {
     inputs.push_back({2, ViewAccess::kIndexed});  // the source rows (emit_join.cpp)
+  } else if (node.op == ir::OpKind::kConstantPad) {
+    inputs.push_back({0, ViewAccess::kIndexed});  // x (emit_join.cpp)
   }
   return inputs;
 }

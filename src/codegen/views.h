@@ -4,9 +4,9 @@
 //  - kAlias: a reshape of a value whose bytes hold it contiguously (always, as before).
 //  - kVirtual: the value is never materialized. Every consumer reads it as a view: a consumer
 //    that takes strides (view_reader_inputs: attention's q, k and v; every input of an
-//    elementwise op, fused_elementwise, cat and rotary; index_copy's source) or another virtual
-//    layout node. Its readers get the first materialized value behind it (the view's source), an
-//    element offset and strides, from resolve_view.
+//    elementwise op, fused_elementwise, cat and rotary; index_copy's source; constant_pad's x)
+//    or another virtual layout node. Its readers get the first materialized value behind it (the
+//    view's source), an element offset and strides, from resolve_view.
 //  - kWrittenByProducer: a permute whose input's producer writes its result directly in the
 //    permute's layout (attention's output, when the permute is that output's only reader), so the
 //    permute's output is contiguous bytes that the producer wrote.
@@ -84,8 +84,8 @@ struct ViewReaderInput {
 
 /// The inputs of `node` that its lowering reads through strided views, and which views each
 /// takes: attention's q, k and v (kHeadRows); every input of an elementwise op,
-/// fused_elementwise, cat and rotary, and index_copy's source (kIndexed). Empty for every other
-/// op.
+/// fused_elementwise, cat and rotary, index_copy's source and constant_pad's x (kIndexed). Empty
+/// for every other op.
 std::vector<ViewReaderInput> view_reader_inputs(const ir::Node& node);
 
 /// True when an input read with `access` can read `view`.

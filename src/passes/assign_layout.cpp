@@ -76,6 +76,15 @@ class LayoutAssigner {
         attrs.set("dim", nhwc_dim(node.attrs.get_int("dim")));
         return convert(node, std::move(attrs), kept_inputs(node));
       }
+      case OpKind::kMaxPool2d:
+      case OpKind::kAvgPool2d:
+      case OpKind::kAdaptiveAvgPool2d:
+      case OpKind::kAdaptiveMaxPool2d: {
+        if (node.attrs.get_string("layout") != "nchw" || !follows_nhwc(node, worth)) return false;
+        ir::Attributes attrs = node.attrs;
+        attrs.set("layout", std::string("nhwc"));
+        return convert(node, std::move(attrs), kept_inputs(node));
+      }
       case OpKind::kCat: {
         if (!follows_nhwc(node, worth)) return false;
         ir::Attributes attrs = node.attrs;

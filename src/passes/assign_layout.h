@@ -18,13 +18,13 @@
 //    permuted as a 4-D one with leading 1s (a constant [C, 1, 1] becomes a constant [C], a [N, C,
 //    1, 1] value a reshape), so broadcasting and type promotion stay as they were.
 //  - sum and mean (their dims renumbered; without keepdim only when the remaining dims keep
-//    their order), softmax, log_softmax and cat follow an input that is in NHWC already under
-//    the same rule.
+//    their order), softmax, log_softmax, cat and the pools (layout "nhwc") follow an input that
+//    is in NHWC already under the same rule.
 //  - permute(v, [0, 2, 3, 1]) of a value with an NHWC form is that form, and any other permute of
 //    a pending value is composed with its conversion: inverse pairs cancel.
 //  - a reshape of a pending value whose conversion would be a view (a flatten of an NHWC
-//    [N, 1, 1, C] mean) reads the NHWC form; everything else (pools, resizing, other reshapes,
-//    norms, ...) reads NCHW.
+//    [N, 1, 1, C] mean) reads the NHWC form; everything else (resizing, other reshapes, norms,
+//    ...) reads NCHW.
 //
 // Requires: a verified graph, canonical (permute chains merged) and with constants folded;
 // after fuse-epilogues, so a conv's residual and gate are its operands and move with it.
@@ -34,8 +34,8 @@
 // converted at most once per direction; the result is canonical (the pass ends with canonicalize's
 // rules, which the moved values can meet anew). With --layout nchw (PassOptions) it changes
 // nothing.
-// Running it again changes nothing: a conv2d with layout "nhwc" and the conversions it made are
-// recognized (permutes by [0, 2, 3, 1] and [0, 3, 1, 2] are NHWC forms).
+// Running it again changes nothing: a conv2d or pool with layout "nhwc" and the conversions it
+// made are recognized (permutes by [0, 2, 3, 1] and [0, 3, 1, 2] are NHWC forms).
 #pragma once
 
 #include "passes/pass.h"

@@ -17,16 +17,15 @@
 #include <string>
 #include <unordered_map>
 
+#include "ir/channels_last.h"
 #include "ir/graph.h"
 #include "passes/node_rebuilder.h"
 #include "support/status.h"
 
 namespace inferno::passes {
 
-/// NCHW -> NHWC: out[n, h, w, c] = in[n, c, h, w].
-inline const ir::IntList kToNhwc = {0, 2, 3, 1};
-/// NHWC -> NCHW.
-inline const ir::IntList kToNchw = {0, 3, 1, 2};
+using ir::kToNchw;
+using ir::kToNhwc;
 
 /// `shape` permuted: out[i] = shape[dims[i]].
 ir::Shape permuted_shape(const ir::Shape& shape, const ir::IntList& dims);

@@ -16,6 +16,11 @@ bool is_nchw_conv(const ir::Node& node) {
   return node.op == OpKind::kConv2d && node.attrs.get_string("layout") == "nchw";
 }
 
+bool is_pool(OpKind op) {
+  return op == OpKind::kMaxPool2d || op == OpKind::kAvgPool2d || op == OpKind::kAdaptiveAvgPool2d ||
+         op == OpKind::kAdaptiveMaxPool2d;
+}
+
 bool is_permute(const ir::Node& node, const ir::IntList& dims) {
   return node.op == OpKind::kPermute && node.attrs.get_ints("dims") == dims;
 }
@@ -58,7 +63,7 @@ bool follows_operands(ir::OpKind op) {
     case OpKind::kMean:
       return true;
     default:
-      return ir::op_has_trait(op, ir::kElementwise);
+      return is_pool(op) || ir::op_has_trait(op, ir::kElementwise);
   }
 }
 
@@ -76,6 +81,20 @@ std::vector<bool> regions_worth_nhwc(const ir::Graph& graph, const std::vector<i
     bool touches_4d = is_4d(node.outputs[0]);
     for (const ir::ValueId v : node.inputs) touches_4d = touches_4d || is_4d(v);
     member[i] = is_nchw_conv(node) || (follows_operands(node.op) && touches_4d);
+  }
+  // A pool joins only when a member other than a pool reads it: at a region's edge it would
+  // trade the copy of its input for one of its output, and add one where its input is copied
+  // back to NCHW for other readers anyway.
+  std::vector<bool> feeds_member(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    if (!member[i] || is_pool(nodes[i].op)) continue;
+    for (const ir::ValueId v : nodes[i].inputs) {
+      const int64_t p = producer[static_cast<size_t>(v)];
+      if (p >= 0) feeds_member[static_cast<size_t>(p)] = true;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (is_pool(nodes[i].op)) member[i] = member[i] && feeds_member[i];
   }
   auto member_producer = [&](ir::ValueId v) -> int64_t {
     const int64_t p = producer[static_cast<size_t>(v)];

@@ -15,6 +15,7 @@
 #include "passes/fuse_norm_gemv.h"
 #include "passes/fuse_parallel_gemms.h"
 #include "passes/legalize.h"
+#include "passes/pad_conv_channels.h"
 #include "passes/pass.h"
 #include "passes/recognize_attention.h"
 #include "passes/recognize_gelu.h"
@@ -82,6 +83,10 @@ const std::vector<PassInfo>& registered_passes() {
        "channels-last (NHWC) convolutions, converting only at graph boundaries and around ops "
        "that need NCHW",
        &assign_layout},
+      {"pad-conv-channels",
+       "a 16-bit NHWC convolution with input channels not a multiple of 8 (an image's 3) reads "
+       "them zero-padded, so the tensor-core kernels take it",
+       &pad_conv_channels},
       {"fuse-elementwise",
        "turn each chain or tree of elementwise ops into one fused_elementwise node",
        &fuse_elementwise},

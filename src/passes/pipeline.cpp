@@ -48,6 +48,7 @@ const std::vector<std::string_view>& default_pipeline() {
       // fuse-elementwise, which then fuses the elementwise ops it moved to NHWC with their NHWC
       // neighbours; before cse, which merges constants it permuted alike.
       "assign-layout",
+      "pad-conv-channels",  // after assign-layout, which makes the NHWC convolutions it pads
       "cse",  // gemms that became equal (linear with bias, matmul + add of the same bias)
       "fuse-elementwise",  // groups over a CSE'd graph, so no two fused nodes come out equal
       "dce",

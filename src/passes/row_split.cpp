@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "ir/channels_last.h"
 #include "ir/op.h"
 
 namespace inferno::passes {
@@ -242,7 +243,13 @@ class RowSplit {
       case OpKind::kMaxPool2d:
       case OpKind::kAvgPool2d:
       case OpKind::kAdaptiveAvgPool2d:
-      case OpKind::kAdaptiveMaxPool2d:
+      case OpKind::kAdaptiveMaxPool2d: {
+        // The windows run over dims h and w; every dim before the first of them may hold rows.
+        const size_t first = ir::pool_dims(node.attrs, static_cast<size_t>(r)).h;
+        return in_lead >= 1 && in_lead <= static_cast<int64_t>(first)
+                   ? Status::ok()
+                   : mixes(node, "its window reaches the rows' axes");
+      }
       case OpKind::kUpsampleNearest2d:
       case OpKind::kUpsampleBilinear2d:
         return in_lead >= 1 && in_lead <= 2 ? Status::ok()

@@ -106,10 +106,12 @@ Tensor softmax(const Tensor& x, int64_t dim, bool log, const TensorType& out);
 Tensor cumsum(const Tensor& x, int64_t dim, const TensorType& out);
 
 // pool.cpp
-/// max_pool2d or avg_pool2d (`op`) with the node's attributes, over the last two dims.
+/// max_pool2d or avg_pool2d (`op`) with the node's attributes, over the dims its layout names
+/// (ir/pool_dims.h).
 Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const TensorType& out);
-/// adaptive_max_pool2d (is_max) or adaptive_avg_pool2d to `out`'s last two dims.
-Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out);
+/// adaptive_max_pool2d (is_max) or adaptive_avg_pool2d to `out`'s window dims (the same way).
+Tensor adaptive_pool2d(const Tensor& x, bool is_max, const ir::Attributes& attrs,
+                       const TensorType& out);
 
 // conv.cpp
 /// conv2d with the node's attributes; `in` holds x, w and the optional bias, residual and gate in

@@ -1,11 +1,13 @@
 // Reference kernels for pooling: max_pool2d, avg_pool2d and their adaptive forms, written as
-// PyTorch's CPU kernels define them. The input is [planes, H, W] (any leading dims are planes);
+// PyTorch's CPU kernels define them. The input is [planes, H, W] (any leading dims are planes;
+// layout "nhwc" is pooled as its NCHW permutation, the result permuted back);
 // each output element reduces its window in double. Windows are clipped to the input before the
 // loops, so their cost is bounded by the input, whatever the kernel attribute says.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "ir/channels_last.h"
 #include "reference/kernels.h"
 #include "support/check.h"
 
@@ -60,9 +62,8 @@ double sum_over(const Tensor& x, int64_t base, int64_t in_w, Span rows, Span col
   return s;
 }
 
-}  // namespace
-
-Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const TensorType& out) {
+Tensor pool2d_nchw(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs,
+                   const TensorType& out) {
   const Planes p = planes_of(x, out);
   const bool is_max = op == ir::OpKind::kMaxPool2d;
   const ir::IntList &k = attrs.get_ints("kernel"), &s = attrs.get_ints("stride"),
@@ -99,7 +100,7 @@ Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const
   return y;
 }
 
-Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out) {
+Tensor adaptive_pool2d_nchw(const Tensor& x, bool is_max, const TensorType& out) {
   const Planes p = planes_of(x, out);
   // Window i of `o` over `in`: [floor(i * in / o), ceil((i + 1) * in / o)).
   auto window = [](int64_t i, int64_t in, int64_t o) {
@@ -123,6 +124,36 @@ Tensor adaptive_pool2d(const Tensor& x, bool is_max, const TensorType& out) {
   return y;
 }
 
+TensorType permuted(const TensorType& t, const ir::IntList& dims) {
+  TensorType p{t.dtype, {}};
+  for (const int64_t d : dims) p.shape.push_back(t.shape[static_cast<size_t>(d)]);
+  return p;
+}
+
+/// `pool` (an NCHW kernel) applied to x in x's layout.
+template <typename Pool>
+Tensor in_layout(const Tensor& x, const ir::Attributes& attrs, const TensorType& out, Pool pool) {
+  if (!ir::pool_dims(attrs, x.type.shape.size()).nhwc) return pool(x, out);
+  const TensorType out_nchw = permuted(out, ir::kToNchw);
+  const Tensor y = pool(permute(x, ir::kToNchw, permuted(x.type, ir::kToNchw)), out_nchw);
+  return permute(y, ir::kToNhwc, out);
+}
+
+}  // namespace
+
+Tensor pool2d(const Tensor& x, ir::OpKind op, const ir::Attributes& attrs, const TensorType& out) {
+  return in_layout(x, attrs, out, [&](const Tensor& nchw, const TensorType& out_nchw) {
+    return pool2d_nchw(nchw, op, attrs, out_nchw);
+  });
+}
+
+Tensor adaptive_pool2d(const Tensor& x, bool is_max, const ir::Attributes& attrs,
+                       const TensorType& out) {
+  return in_layout(x, attrs, out, [&](const Tensor& nchw, const TensorType& out_nchw) {
+    return adaptive_pool2d_nchw(nchw, is_max, out_nchw);
+  });
+}
+
 void register_pool_kernels(KernelTable& table) {
   for (const ir::OpKind op : {ir::OpKind::kMaxPool2d, ir::OpKind::kAvgPool2d}) {
     table.add(op,
@@ -130,11 +161,15 @@ void register_pool_kernels(KernelTable& table) {
                   -> Expected<Tensor> { return pool2d(*in[0], node.op, node.attrs, out); });
   }
   table.add(ir::OpKind::kAdaptiveAvgPool2d,
-            [](const ir::Node&, const std::vector<const Tensor*>& in, const TensorType& out)
-                -> Expected<Tensor> { return adaptive_pool2d(*in[0], /*is_max=*/false, out); });
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return adaptive_pool2d(*in[0], /*is_max=*/false, node.attrs, out);
+            });
   table.add(ir::OpKind::kAdaptiveMaxPool2d,
-            [](const ir::Node&, const std::vector<const Tensor*>& in, const TensorType& out)
-                -> Expected<Tensor> { return adaptive_pool2d(*in[0], /*is_max=*/true, out); });
+            [](const ir::Node& node, const std::vector<const Tensor*>& in,
+               const TensorType& out) -> Expected<Tensor> {
+              return adaptive_pool2d(*in[0], /*is_max=*/true, node.attrs, out);
+            });
 }
 
 }  // namespace inferno::reference::detail

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/channels_last.h"
 #include "ir/norm_gemm.h"
 #include "reference/kernels.h"
 
@@ -179,7 +180,7 @@ Tensor linear_magnitudes(const ir::Node& node, const std::vector<const Tensor*>&
     case OpKind::kAvgPool2d:
       return detail::pool2d(absolute(*inputs[0]), node.op, attrs, out);
     case OpKind::kAdaptiveAvgPool2d:
-      return detail::adaptive_pool2d(absolute(*inputs[0]), /*is_max=*/false, out);
+      return detail::adaptive_pool2d(absolute(*inputs[0]), /*is_max=*/false, attrs, out);
     default:
       return Tensor::zeros(out);
   }
@@ -232,9 +233,9 @@ std::optional<int64_t> terms_per_element(const ir::Graph& graph, const ir::Node&
       return kernel.size() == 2 ? kernel[0] * kernel[1] : 1;
     }
     case OpKind::kAdaptiveAvgPool2d: {
-      const size_t r = shape(0).size();
-      return adaptive_window(shape(0)[r - 2], out[r - 2]) *
-             adaptive_window(shape(0)[r - 1], out[r - 1]);
+      const ir::PoolDims dims = ir::pool_dims(node.attrs, shape(0).size());
+      return adaptive_window(shape(0)[dims.h], out[dims.h]) *
+             adaptive_window(shape(0)[dims.w], out[dims.w]);
     }
     case OpKind::kLayerNorm:
     case OpKind::kRmsNorm: {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "compiled_model.h"
+#include "passes/pad_conv_channels.h"
 #include "reference/interpreter.h"
 #include "support/catch.h"
 #include "support/conv_cases.h"
@@ -62,6 +63,40 @@ TEST_CASE("gpu: every conv kernel path matches the reference in f32, f16 and bf1
         atol += 4 * std::sqrt(k) * unit_roundoff(dtype);
       const std::string mismatch = test::compare_close(got[i], (*expected)[i], base.rtol, atol);
       INFO(cases.names[i] << " via " << cases.paths[i] << ": " << mismatch);
+      CHECK(mismatch.empty());
+    }
+  }
+}
+
+// The same graph after pad-conv-channels: its 16-bit NHWC convs with channels not a multiple of 8
+// (the 7x7 stem's 3 among them) read zero-padded channels and run on the tensor-core kernels; the
+// outputs still match the reference of the graph as it was.
+TEST_CASE("gpu: convs with padded channels match the unpadded reference in f16 and bf16",
+          "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  for (const ir::DType dtype : {ir::DType::kF16, ir::DType::kBF16}) {
+    INFO(ir::dtype_name(dtype));
+    const test::ConvPathGraph cases = test::conv_path_graph(dtype);
+    auto expected = reference::evaluate(cases.graph, cases.inputs);
+    REQUIRE(expected.has_value());
+    ir::Graph graph = cases.graph;
+    REQUIRE(passes::pad_conv_channels(graph, {}).is_ok());
+    int pads = 0;
+    for (const ir::Node& node : graph.nodes()) pads += node.op == ir::OpKind::kConstantPad;
+    CHECK(pads > 0);
+    test::CompiledModel model(graph);
+    const std::vector<ir::Tensor> got = model.run(cases.inputs);
+    REQUIRE(got.size() == expected->size());
+    const test::Tolerance base = test::default_tolerance(dtype);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const double k = static_cast<double>(cases.reduction[i]);
+      double atol = base.atol + 8 * k * 0x1p-24;
+      if (cases.gated[i]) atol += 4 * std::sqrt(k) * unit_roundoff(dtype);
+      const std::string mismatch = test::compare_close(got[i], (*expected)[i], base.rtol, atol);
+      INFO(cases.names[i] << ": " << mismatch);
       CHECK(mismatch.empty());
     }
   }

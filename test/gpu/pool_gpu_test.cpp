@@ -2,7 +2,7 @@
 // reference interpreter: max pooling (padding, dilation, ceil_mode) and average pooling
 // (count_include_pad both ways, ceil_mode, divisor_override) in f32, f16, bf16 and f64, adaptive
 // pooling to sizes that divide the input and sizes that do not, a NaN that must win a max, and
-// nearest and bilinear upsampling (scale factors, align_corners);
+// nearest and bilinear upsampling (scale factors, align_corners); the same pools channels-last;
 // and the joins (cat, constant_pad), which must copy bit for bit on every dtype.
 // Part of test_gpu_codegen (label gpu); prints "SKIPPED: no CUDA device" without one.
 #include <cmath>
@@ -108,6 +108,53 @@ TEST_CASE("gpu: pooling matches the reference, in every floating dtype", "[gpu][
     for (size_t j = 0; j < outs.size(); ++j) {
       INFO("output %" << g.name(outs[j]) << " " << g.type(outs[j]).to_string());
       CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(dtype), 1e-6) == "");
+    }
+  }
+}
+
+ir::Attributes nhwc(ir::Attributes a) {
+  a.set("layout", std::string("nhwc"));
+  return a;
+}
+
+// Channels-last pooling (pool2d_nhwc): 16 channels take the 16-byte path in every dtype, 3 the
+// element-wise one; the same windows as above.
+TEST_CASE("gpu: NHWC pooling matches the reference, 16-byte and element-wise", "[gpu][codegen]") {
+  if (!test::has_cuda_device()) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return;
+  }
+  for (const DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    for (const int64_t channels : {16, 3}) {
+      INFO(ir::dtype_name(dtype) << ", " << channels << " channels");
+      ir::Graph g;
+      const ir::TensorType type{dtype, {2, 9, 10, channels}};
+      const ir::ValueId x = g.add_input("x", type);
+      std::vector<ir::ValueId> outs;
+      auto add = [&](OpKind op, ir::Attributes a, const std::string& name) {
+        auto v = ir::build_value(g, op, {x}, nhwc(std::move(a)), name);
+        INFO(name << ": " << (v ? "" : v.status().to_string()));
+        REQUIRE(v.has_value());
+        outs.push_back(*v);
+      };
+      add(OpKind::kMaxPool2d, max_pool({3, 3}, {2, 2}, {1, 1}, {1, 1}, false), "max");
+      add(OpKind::kMaxPool2d, max_pool({2, 3}, {2, 3}, {1, 1}, {2, 1}, true), "max_dilated_ceil");
+      add(OpKind::kAvgPool2d, avg_pool({3, 3}, {2, 2}, {1, 1}, true, true, 0), "avg_include");
+      add(OpKind::kAvgPool2d, avg_pool({3, 2}, {2, 3}, {1, 1}, true, false, 0), "avg_exclude");
+      add(OpKind::kAvgPool2d, avg_pool({2, 2}, {1, 1}, {0, 1}, false, true, 3), "avg_divisor");
+      add(OpKind::kAdaptiveAvgPool2d, adaptive({4, 7}), "adaptive_avg");
+      add(OpKind::kAdaptiveMaxPool2d, adaptive({5, 3}), "adaptive_max");
+      g.set_outputs(outs);
+      ir::Tensor in = test::random_tensor(type, 19);
+      in.set(2 * 10 * channels + 5 * channels + 1, NAN);  // image 0, row 2, column 5, channel 1
+      test::CompiledModel model(g);
+      const std::vector<ir::Tensor> actual = model.run({in});
+      auto expected = reference::evaluate(g, {in});
+      REQUIRE(expected.has_value());
+      for (size_t j = 0; j < outs.size(); ++j) {
+        INFO("output %" << g.name(outs[j]) << " " << g.type(outs[j]).to_string());
+        CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(dtype), 1e-6) == "");
+      }
     }
   }
 }

@@ -17,6 +17,7 @@ Attributes max_pool(IntList kernel, IntList stride, IntList padding, IntList dil
   a.set("padding", std::move(padding));
   a.set("dilation", std::move(dilation));
   a.set("ceil_mode", ceil_mode);
+  a.set("layout", std::string("nchw"));
   return a;
 }
 
@@ -29,12 +30,14 @@ Attributes avg_pool(IntList kernel, IntList stride, IntList padding, bool ceil_m
   a.set("ceil_mode", ceil_mode);
   a.set("count_include_pad", true);
   a.set("divisor_override", divisor);
+  a.set("layout", std::string("nchw"));
   return a;
 }
 
 Attributes adaptive(IntList size) {
   Attributes a;
   a.set("output_size", std::move(size));
+  a.set("layout", std::string("nchw"));
   return a;
 }
 
@@ -125,6 +128,28 @@ TEST_CASE("pooling inputs: ranks 3 and 4, non-empty, floating") {
           "two values");
   // An empty batch pools to an empty batch.
   CHECK(shape_of(K::kMaxPool2d, f32({0, 2, 5, 5}), a) == Shape{0, 2, 4, 4});
+}
+
+Attributes in_layout(Attributes a, const std::string& layout) {
+  a.set("layout", layout);
+  return a;
+}
+
+TEST_CASE("pooling in layout nhwc: windows over dims 1 and 2 of a 4-D input only") {
+  using K = OpKind;
+  // [N, H, W, C]: (8 + 2 - 3) / 2 + 1 = 4 rows, (6 + 2 - 3) / 2 + 1 = 3 columns, C kept.
+  CHECK(shape_of(K::kMaxPool2d, f32({2, 8, 6, 3}),
+                 in_layout(max_pool({3, 3}, {2, 2}, {1, 1}), "nhwc")) == Shape{2, 4, 3, 3});
+  CHECK(shape_of(K::kAvgPool2d, f32({1, 9, 10, 16}),
+                 in_layout(avg_pool({3, 2}, {2, 3}, {1, 0}, true), "nhwc")) == Shape{1, 5, 4, 16});
+  CHECK(shape_of(K::kAdaptiveAvgPool2d, f32({2, 7, 5, 8}), in_layout(adaptive({1, 1}), "nhwc")) ==
+        Shape{2, 1, 1, 8});
+  refused(K::kMaxPool2d, f32({8, 6, 3}), in_layout(max_pool({2, 2}, {1, 1}, {0, 0}), "nhwc"),
+          ErrorCode::kInvalidInput, "4-D [N, H, W, C]");
+  refused(K::kAdaptiveMaxPool2d, f32({1, 4, 4, 0}), in_layout(adaptive({1, 1}), "nhwc"),
+          ErrorCode::kInvalidInput, "non-empty");
+  refused(K::kMaxPool2d, f32({1, 2, 5, 5}), in_layout(max_pool({2, 2}, {1, 1}, {0, 0}), "nchwc"),
+          ErrorCode::kInvalidInput, "layout must be");
 }
 
 }  // namespace

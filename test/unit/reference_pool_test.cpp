@@ -30,6 +30,7 @@ struct Pool {
 
   ir::Attributes attrs() const {
     ir::Attributes a;
+    a.set("layout", std::string("nchw"));
     if (op == OpKind::kAdaptiveAvgPool2d || op == OpKind::kAdaptiveMaxPool2d) {
       a.set("output_size", output_size);
       return a;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "ir/channels_last.h"
 #include "ir/rules/rules.h"
 
 namespace inferno::ir::rules {
@@ -14,8 +15,13 @@ namespace {
 
 constexpr int64_t kMaxAttr = std::numeric_limits<int32_t>::max();
 
-// The rank (3 or 4), a floating dtype and non-empty dims after the batch dim.
-Status check_input(OpKind op, const TensorType& x) {
+// The rank (3 or 4; 4 for layout "nhwc"), a floating dtype and non-empty dims after the batch dim.
+Status check_input(OpKind op, const TensorType& x, const Attributes& attrs) {
+  const std::string& layout = attrs.get_string("layout");
+  if (layout != "nchw" && layout != "nhwc")
+    return bad(op, "layout must be \"nchw\" or \"nhwc\", got \"" + layout + "\"");
+  if (layout == "nhwc" && x.rank() != 4)
+    return bad(op, "layout \"nhwc\" expects a 4-D [N, H, W, C] input, got " + x.to_string());
   if (x.rank() != 3 && x.rank() != 4) {
     return bad(op, "expects a 3-D [C, H, W] or 4-D [N, C, H, W] input, got " + x.to_string());
   }
@@ -53,7 +59,8 @@ int64_t output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int
 
 Expected<Types> pool(OpKind op, const Types& in, const Attributes& attrs) {
   const TensorType& x = in[0];
-  INFERNO_RETURN_IF_ERROR(check_input(op, x));
+  INFERNO_RETURN_IF_ERROR(check_input(op, x, attrs));
+  const PoolDims dims = pool_dims(attrs, x.shape.size());
   INFERNO_ASSIGN_OR_RETURN(IntList kernel, pair(op, attrs, "kernel", 1));
   INFERNO_ASSIGN_OR_RETURN(IntList stride, pair(op, attrs, "stride", 1));
   INFERNO_ASSIGN_OR_RETURN(IntList padding, pair(op, attrs, "padding", 0));
@@ -72,7 +79,7 @@ Expected<Types> pool(OpKind op, const Types& in, const Attributes& attrs) {
       return bad(op, "padding " + shape_to_string(padding) +
                          " must be at most half of the kernel " + shape_to_string(kernel));
     }
-    const size_t d = x.shape.size() - 2 + i;
+    const size_t d = i == 0 ? dims.h : dims.w;
     const int64_t o =
         output_size(x.shape[d], kernel[i], stride[i], padding[i], dilation[i], ceil_mode);
     if (o < 1) {
@@ -87,11 +94,12 @@ Expected<Types> pool(OpKind op, const Types& in, const Attributes& attrs) {
 
 Expected<Types> adaptive(OpKind op, const Types& in, const Attributes& attrs) {
   const TensorType& x = in[0];
-  INFERNO_RETURN_IF_ERROR(check_input(op, x));
+  INFERNO_RETURN_IF_ERROR(check_input(op, x, attrs));
+  const PoolDims dims = pool_dims(attrs, x.shape.size());
   INFERNO_ASSIGN_OR_RETURN(IntList size, pair(op, attrs, "output_size", 0));
   Shape out = x.shape;
   for (size_t i = 0; i < 2; ++i) {
-    const size_t d = x.shape.size() - 2 + i;
+    const size_t d = i == 0 ? dims.h : dims.w;
     // The window bounds compute i * in: keep that product within int64.
     if (size[i] > 0 && x.shape[d] > (int64_t{1} << 62) / size[i]) {
       return unsupported(std::string(op_name(op)) + ": output size " + shape_to_string(size) +

@@ -152,27 +152,27 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
-  // %a.1 = max_pool2d(%input.4) {ceil_mode=false, dilation=[1, 1], kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at __torch__.py:17
+  // %a.1 = max_pool2d(%input.4) {ceil_mode=false, dilation=[1, 1], kernel=[3, 3], layout="nchw", padding=[1, 1], stride=[2, 2]} at __torch__.py:17
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_a_1, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 4, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%a.1");
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
-  // %b.1 = max_pool2d(%input.4) {ceil_mode=true, dilation=[1, 1], kernel=[3, 3], padding=[0, 0], stride=[2, 2]} at __torch__.py:18
+  // %b.1 = max_pool2d(%input.4) {ceil_mode=true, dilation=[1, 1], kernel=[3, 3], layout="nchw", padding=[0, 0], stride=[2, 2]} at __torch__.py:18
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_b_1, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 4, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%b.1");
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);
-  // %output1 = avg_pool2d(%input.4) {ceil_mode=false, count_include_pad=false, divisor_override=0, kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at __torch__.py:19
+  // %output1 = avg_pool2d(%input.4) {ceil_mode=false, count_include_pad=false, divisor_override=0, kernel=[3, 3], layout="nchw", padding=[1, 1], stride=[2, 2]} at __torch__.py:19
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output1, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 4, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAvg, /* count_include_pad */ false, /* divisor */ 0, stream), "%output1");
   MODEL_PROFILE_STEP(3, 1);
 
   MODEL_PROFILE_STEP(4, 0);
-  // %output2 = avg_pool2d(%input.4) {ceil_mode=true, count_include_pad=true, divisor_override=0, kernel=[3, 3], padding=[1, 1], stride=[2, 2]} at __torch__.py:20
+  // %output2 = avg_pool2d(%input.4) {ceil_mode=true, count_include_pad=true, divisor_override=0, kernel=[3, 3], layout="nchw", padding=[1, 1], stride=[2, 2]} at __torch__.py:20
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output2, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 5, /* out_w */ 5, /* kernel_h */ 3, /* kernel_w */ 3, /* stride_h */ 2, /* stride_w */ 2, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAvg, /* count_include_pad */ true, /* divisor */ 0, stream), "%output2");
   MODEL_PROFILE_STEP(4, 1);
 
   MODEL_PROFILE_STEP(5, 0);
-  // %output3 = avg_pool2d(%input.4) {ceil_mode=true, count_include_pad=true, divisor_override=5, kernel=[3, 2], padding=[0, 0], stride=[2, 3]} at __torch__.py:21
+  // %output3 = avg_pool2d(%input.4) {ceil_mode=true, count_include_pad=true, divisor_override=5, kernel=[3, 2], layout="nchw", padding=[0, 0], stride=[2, 3]} at __torch__.py:21
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output3, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 4, /* out_w */ 3, /* kernel_h */ 3, /* kernel_w */ 2, /* stride_h */ 2, /* stride_w */ 3, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAvg, /* count_include_pad */ true, /* divisor */ 5, stream), "%output3");
   MODEL_PROFILE_STEP(5, 1);
 
@@ -182,12 +182,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(6, 1);
 
   MODEL_PROFILE_STEP(7, 0);
-  // %output4 = max_pool2d(%input.1) {ceil_mode=false, dilation=[2, 2], kernel=[2, 2], padding=[1, 1], stride=[1, 1]} at __torch__.py:22
+  // %output4 = max_pool2d(%input.1) {ceil_mode=false, dilation=[2, 2], kernel=[2, 2], layout="nchw", padding=[1, 1], stride=[1, 1]} at __torch__.py:22
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_1, /* out */ v_output4, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 8, /* out_w */ 8, /* kernel_h */ 2, /* kernel_w */ 2, /* stride_h */ 1, /* stride_w */ 1, /* pad_h */ 1, /* pad_w */ 1, /* dilation_h */ 2, /* dilation_w */ 2, /* mode */ inferno::kernels::PoolMode::kMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%output4");
   MODEL_PROFILE_STEP(7, 1);
 
   MODEL_PROFILE_STEP(8, 0);
-  // %output5 = adaptive_avg_pool2d(%input.4) {output_size=[3, 5]} at __torch__.py:23
+  // %output5 = adaptive_avg_pool2d(%input.4) {layout="nchw", output_size=[3, 5]} at __torch__.py:23
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_4, /* out */ v_output5, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 3, /* out_w */ 5, /* kernel_h */ 1, /* kernel_w */ 1, /* stride_h */ 1, /* stride_w */ 1, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAdaptiveAvg, /* count_include_pad */ false, /* divisor */ 0, stream), "%output5");
   MODEL_PROFILE_STEP(8, 1);
 
@@ -197,7 +197,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(9, 1);
 
   MODEL_PROFILE_STEP(10, 0);
-  // %output6 = adaptive_max_pool2d(%input.2) {output_size=[3, 2]} at __torch__.py:25
+  // %output6 = adaptive_max_pool2d(%input.2) {layout="nchw", output_size=[3, 2]} at __torch__.py:25
   MODEL_CHECK_CUDA(inferno::kernels::pool2d<float>(/* in */ v_input_2, /* out */ v_output6, /* planes */ 6, /* in_h */ 8, /* in_w */ 8, /* out_h */ 3, /* out_w */ 2, /* kernel_h */ 1, /* kernel_w */ 1, /* stride_h */ 1, /* stride_w */ 1, /* pad_h */ 0, /* pad_w */ 0, /* dilation_h */ 1, /* dilation_w */ 1, /* mode */ inferno::kernels::PoolMode::kAdaptiveMax, /* count_include_pad */ false, /* divisor */ 0, stream), "%output6");
   MODEL_PROFILE_STEP(10, 1);
 
