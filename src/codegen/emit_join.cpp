@@ -1,7 +1,9 @@
 // cat and constant_pad as generated kernels; the literals are sizes from the (checked) shapes.
 #include "codegen/emit_join.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
@@ -50,6 +52,49 @@ Status emit_cat(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
+namespace {
+
+/// Whether constant_pad only appends to the last dim, whose rows then fill 16 bytes exactly (an
+/// image's channels padded to 8 for the tensor-core convolutions: passes/pad_conv_channels.h),
+/// into a buffer of the arena (16-byte aligned; a caller's output buffer may not be).
+bool pads_rows_to_16_bytes(const ir::Graph& graph, const ir::Node& node) {
+  const ir::TensorType& in = graph.type(node.inputs[0]);
+  const ir::TensorType& out = graph.type(node.outputs[0]);
+  const std::vector<ir::ValueId>& outputs = graph.outputs();
+  if (std::find(outputs.begin(), outputs.end(), node.outputs[0]) != outputs.end()) return false;
+  const ir::IntList& before = node.attrs.get_ints("before");
+  const ir::IntList& after = node.attrs.get_ints("after");
+  for (size_t d = 0; d < before.size(); ++d) {
+    const bool last = d + 1 == before.size();
+    if (before[d] != 0 || (!last && after[d] != 0) || (last && after[d] < 0)) return false;
+  }
+  return out.rank() >= 1 && in.shape.back() > 0 &&
+         out.shape.back() * ir::dtype_size(out.dtype) == 16;
+}
+
+/// One thread per output row: its input elements (neighbouring threads read neighbouring rows,
+/// which a permuted NCHW view keeps coalesced) and the fill, written as one 16-byte store.
+void emit_row_pad(GridKernel& kernel, const ir::TensorType& in, const ir::TensorType& out,
+                  const std::vector<int64_t>& strides) {
+  const size_t last = out.shape.size() - 1;
+  const std::string type(storage_type(out.dtype));
+  kernel.numel = out.numel() / out.shape[last];
+  kernel.body.line("int64_t rest = i, src = 0;");
+  for (size_t d = last; d-- > 0;) {
+    kernel.body.line("src += rest % " + std::to_string(out.shape[d]) + " * " +
+                     std::to_string(strides[d]) + ";");
+    if (d > 0) kernel.body.line("rest /= " + std::to_string(out.shape[d]) + ";");
+  }
+  kernel.body.line("alignas(16) " + type + " row[" + std::to_string(out.shape[last]) + "];");
+  kernel.body.line("#pragma unroll");
+  kernel.body.line("for (int k = 0; k < " + std::to_string(out.shape[last]) + "; ++k)");
+  kernel.body.line("  row[k] = k < " + std::to_string(in.shape[last]) + " ? in[src + k * " +
+                   std::to_string(strides[last]) + "] : fill[0];");
+  kernel.body.line("reinterpret_cast<uint4*>(out)[i] = *reinterpret_cast<const uint4*>(row);");
+}
+
+}  // namespace
+
 Status emit_constant_pad(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& in = ctx.graph.type(node.inputs[0]);
@@ -70,6 +115,11 @@ Status emit_constant_pad(EmitContext& ctx, int32_t index) {
                     {},
                     out.numel(),
                     ctx.label(node)};
+  if (pads_rows_to_16_bytes(ctx.graph, node)) {
+    emit_row_pad(kernel, in, out, strides);
+    emit_grid_kernel(ctx, kernel);
+    return Status::ok();
+  }
   kernel.body.line("int64_t rest = i, src = 0;");
   kernel.body.line("bool inside = true;");
   for (size_t d = out.shape.size(); d-- > 0;) {

@@ -14,6 +14,9 @@ using ir::OpKind;
 
 /// Channels a 16-byte piece of 16-bit elements holds: what the fast kernels load at once.
 constexpr int64_t kChannelMultiple = 8;
+/// Pixels per image from which the copy pays: a squeeze-and-excitation conv over [N, 1, 1, C]
+/// would gain nothing from 16-byte loads and pay a launch (EfficientNet's 12).
+constexpr int64_t kMinPixels = 64;
 
 bool qualifies(const ir::Graph& graph, const ir::Node& node) {
   if (node.op != OpKind::kConv2d || node.attrs.get_string("layout") != "nhwc" ||
@@ -22,8 +25,9 @@ bool qualifies(const ir::Graph& graph, const ir::Node& node) {
   const ir::TensorType& x = graph.type(node.inputs[0]);
   const ir::Value& w = graph.value(node.inputs[1]);
   return (x.dtype == ir::DType::kF16 || x.dtype == ir::DType::kBF16) && x.rank() == 4 &&
-         x.shape[3] % kChannelMultiple != 0 && w.kind == ir::ValueKind::kConstant &&
-         w.constant != nullptr && w.constant->type.rank() == 4;
+         x.shape[3] % kChannelMultiple != 0 && x.shape[1] * x.shape[2] >= kMinPixels &&
+         w.kind == ir::ValueKind::kConstant && w.constant != nullptr &&
+         w.constant->type.rank() == 4;
 }
 
 /// The OHWI weight `w` with zero input channels appended up to `channels`.

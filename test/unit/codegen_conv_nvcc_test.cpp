@@ -12,6 +12,7 @@
 #include "driver/nvcc_plan.h"
 #include "ir/parser.h"
 #include "passes/legalize.h"
+#include "passes/pad_conv_channels.h"
 #include "support/catch.h"
 #include "support/conv_cases.h"
 #include "support/nvcc_build.h"
@@ -73,6 +74,38 @@ TEST_CASE("nvcc compiles the wgmma convolutions of an sm_90a build", "[codegen][
 
   test::NvccBuildDir dir(*nvcc, *generated, "conv_wgmma_nvcc");
   dir.build.archs = {driver::SmArch{90, true}};
+  dir.run_strict(driver::nvcc_command(dir.build));
+}
+
+TEST_CASE("nvcc compiles an fp16 stem whose image is read padded to 8 channels",
+          "[codegen][nvcc]") {
+  const std::optional<test::Nvcc> nvcc = test::find_nvcc();
+  if (!nvcc) return;
+  // The graph as assign-layout leaves a 16-bit stem: the NCHW image permuted, then the conv.
+  std::string weights = "[";
+  for (int i = 0; i < 8 * 7 * 7 * 3; ++i) weights += (i == 0 ? "" : ", ") + std::to_string(i % 5);
+  auto graph = ir::parse_graph(
+      "graph(%x: f16[2,3,32,32]) {\n"
+      "  %w: f16[8,7,7,3] = constant " +
+      weights +
+      "]\n"
+      "  %x_nhwc: f16[2,32,32,3] = permute(%x) {dims=[0, 2, 3, 1]}\n"
+      "  %y: f16[2,16,16,8] = conv2d(%x_nhwc, %w) {activation=\"relu\", dilation=[1, 1], "
+      "gate=false, groups=1, layout=\"nhwc\", padding=[3, 3, 3, 3], residual=false, "
+      "stride=[2, 2]}\n"
+      "  return %y\n}");
+  INFO((graph ? "" : graph.status().to_string()));
+  REQUIRE(graph.has_value());
+  REQUIRE(passes::pad_conv_channels(*graph, {}).is_ok());
+  auto generated = codegen::generate(*graph, nvcc->codegen_options());
+  INFO((generated ? "" : generated.status().to_string()));
+  REQUIRE(generated.has_value());
+  // One pass over the NCHW image writes 16-byte rows (no permute copy), and the conv reads them
+  // with 16-byte loads on both operands.
+  CHECK(test::count_occurrences(generated->cuda_source, "strided_copy") == 0);
+  CHECK(test::count_occurrences(generated->cuda_source, "reinterpret_cast<uint4*>(out)[i]") == 1);
+  CHECK(test::count_occurrences(generated->cuda_source, "IgemmPlan::kNhwcVecAW") == 1);
+  const test::NvccBuildDir dir(*nvcc, *generated, "conv_stem_pad_nvcc");
   dir.run_strict(driver::nvcc_command(dir.build));
 }
 

@@ -92,7 +92,7 @@ TEST_CASE("pad-conv-channels: 12 channels become 16") {
   check_same(text, graph);
 }
 
-TEST_CASE("pad-conv-channels leaves f32, multiples of 8, grouped and NCHW convs alone") {
+TEST_CASE("pad-conv-channels leaves f32, multiples of 8, grouped, NCHW and 1x1-pixel convs alone") {
   test::check_unchanged({"pad-conv-channels"}, stem("f32", 3));
   test::check_unchanged({"pad-conv-channels"}, stem("f16", 16));
   test::check_unchanged({"pad-conv-channels"}, stem("f16", 4, "gate=false", 2));
@@ -103,6 +103,13 @@ TEST_CASE("pad-conv-channels leaves f32, multiples of 8, grouped and NCHW convs 
       "groups=1, layout=\"nchw\", padding=[1, 1, 1, 1], residual=false, stride=[1, 1]}\n  "
       "return %y\n}";
   test::check_unchanged({"pad-conv-channels"}, nchw);
+  // A squeeze-and-excitation conv over [N, 1, 1, C]: nothing to gain from 16-byte loads.
+  const std::string squeeze =
+      "graph(%x: f16[2,1,1,4]) {\n  %w: f16[16,1,1,4] = constant " + constant_data(64) +
+      "\n  %y: f16[2,1,1,16] = conv2d(%x, %w) {activation=\"none\", dilation=[1, 1], gate=false, "
+      "groups=1, layout=\"nhwc\", padding=[0, 0, 0, 0], residual=false, stride=[1, 1]}\n  "
+      "return %y\n}";
+  test::check_unchanged({"pad-conv-channels"}, squeeze);
 }
 
 }  // namespace
