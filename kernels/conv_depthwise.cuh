@@ -8,7 +8,8 @@
 //     same weights for every thread (broadcast reads) and neighbouring threads read neighbouring
 //     inputs.
 //   - NHWC: a block covers 64 consecutive channels of 4 pixels, so a warp reads 32 consecutive
-//     channels of one input pixel per tap.
+//     channels of one input pixel per tap; where channels come in 16-byte pieces, a thread sums
+//     a whole piece with the block's weights staged in shared memory (the vec kernel below).
 // Both layouts keep the weights as [O, kh, kw] (OIHW and OHWI agree when C / groups is 1).
 // Padded taps add 0 * w, as the direct kernel and the reference do (NaN weights propagate).
 #pragma once
@@ -106,6 +107,86 @@ __global__ void __launch_bounds__(kDepthwiseChannels* kDepthwisePixels)
   out[at] = depthwise_finish<T>(sum, e, o, at, activation);
 }
 
+/// NHWC, 16-byte pieces (multiplier 1, C a multiple of the piece, aligned pointers, at most
+/// kDepthwiseVecMaxTaps taps): a block covers 64 channels of 256 / (64 / V) pixels, a thread V
+/// channels of one pixel. The block first stages its channels' taps in shared memory as
+/// [tap][channel], so that every tap's weights are one broadcast read, where the element kernel
+/// above reads each thread's weight kh * kw elements apart; each tap's input is one 16-byte load.
+/// The sums are the element kernel's, term for term.
+constexpr int kDepthwiseVecChannels = 64, kDepthwiseVecThreads = 256, kDepthwiseVecMaxTaps = 64;
+
+static_assert(kDepthwiseVecChannels == kDepthwiseChannels, "both NHWC kernels share the grid's y");
+
+template <typename T>
+struct alignas(16) DepthwisePack {
+  T v[16 / sizeof(T)];
+};
+
+template <typename T, typename Act>
+__global__ void __launch_bounds__(kDepthwiseVecThreads)
+    conv2d_depthwise_nhwc_vec_kernel(const T* __restrict__ x, const T* __restrict__ w,
+                                     T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
+                                     int64_t pixels, Act activation) {
+  using A = acc_t<T>;
+  using Pack = DepthwisePack<T>;
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int kVectors = kDepthwiseVecChannels / V, kPixels = kDepthwiseVecThreads / kVectors;
+  __shared__ A taps[kDepthwiseVecMaxTaps * kDepthwiseVecChannels];  // [tap][channel]
+  const int c0 = static_cast<int>(blockIdx.y) * kDepthwiseVecChannels;
+  const int ntaps = g.kh * g.kw, channels = min(kDepthwiseVecChannels, g.o - c0);
+  for (int i = threadIdx.x; i < ntaps * channels; i += kDepthwiseVecThreads) {
+    const int ch = i / ntaps, t = i - ch * ntaps;  // w [O, taps]: coalesced reads
+    taps[t * kDepthwiseVecChannels + ch] = to_acc(w[static_cast<int64_t>(c0 + ch) * ntaps + t]);
+  }
+  __syncthreads();
+  const int vec = threadIdx.x % kVectors, o = c0 + vec * V;
+  const int64_t pixel = static_cast<int64_t>(blockIdx.x) * kPixels + threadIdx.x / kVectors;
+  if (o >= g.o || pixel >= pixels) return;
+  const int64_t plane_size = static_cast<int64_t>(g.oh) * g.ow;
+  const int64_t n = pixel / plane_size;
+  const int p = static_cast<int>(pixel - n * plane_size);
+  const int oy = p / g.ow, ox = p - oy * g.ow;
+  A gate[V], sum[V];
+  for (int k = 0; k < V; ++k) {
+    gate[k] = e.gate != nullptr ? to_acc(e.gate[n * g.c + o + k]) : A(1);
+    sum[k] = 0;
+  }
+  const T* image = x + n * g.h * static_cast<int64_t>(g.w) * g.c + o;
+  const int iy0 = oy * g.sh - g.pt, ix0 = ox * g.sw - g.pl;
+  for (int ky = 0; ky < g.kh; ++ky) {
+    const int iy = iy0 + ky * g.dh;
+    const bool row_in = iy >= 0 && iy < g.h;
+    for (int kx = 0; kx < g.kw; ++kx) {
+      const int ix = ix0 + kx * g.dw;
+      Pack in{};  // padded taps add 0 * w, as the element kernel does
+      if (row_in && ix >= 0 && ix < g.w)
+        in = *reinterpret_cast<const Pack*>(image + (static_cast<int64_t>(iy) * g.w + ix) * g.c);
+      const A* tap = taps + (ky * g.kw + kx) * kDepthwiseVecChannels + vec * V;
+      for (int k = 0; k < V; ++k) sum[k] += to_acc(in.v[k]) * gate[k] * tap[k];
+    }
+  }
+  const int64_t at = pixel * g.o + o;
+  Pack residual{}, result;
+  if (e.residual != nullptr) residual = *reinterpret_cast<const Pack*>(e.residual + at);
+  for (int k = 0; k < V; ++k) {
+    A total = sum[k];
+    if (e.bias != nullptr) total += to_acc(e.bias[o + k]);
+    if (e.residual != nullptr) total += to_acc(residual.v[k]);
+    result.v[k] = from_acc<T>(activation(total));
+  }
+  *reinterpret_cast<Pack*>(out + at) = result;
+}
+
+/// Whether the 16-byte kernel takes the (NHWC) shape and pointers.
+template <typename T>
+inline bool depthwise_vec_fits(const T* in, const Conv2dEpilogue<T>& e, const T* out,
+                               const Conv2dShape& s) {
+  constexpr int64_t kVector = 16 / static_cast<int64_t>(sizeof(T));
+  auto aligned = [](const T* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return s.nhwc && s.o == s.c && s.c % kVector == 0 && s.kh * s.kw <= kDepthwiseVecMaxTaps &&
+         aligned(in) && aligned(out) && (e.residual == nullptr || aligned(e.residual));
+}
+
 }  // namespace detail
 
 /// Whether conv2d_depthwise takes this shape: groups == C, O a multiple of C, sizes and
@@ -148,9 +229,20 @@ inline cudaError_t conv2d_depthwise(const T* in, const T* w, const Conv2dEpilogu
         <<<grid, detail::kDepthwisePlaneThreads, 0, stream>>>(in, w, out, epilogue, g, activation);
   } else {
     const int64_t pixels = s.n * plane;
+    const unsigned channel_blocks =
+        static_cast<unsigned>((s.o + detail::kDepthwiseChannels - 1) / detail::kDepthwiseChannels);
+    if (detail::depthwise_vec_fits(in, epilogue, out, s)) {
+      constexpr int64_t kPixels = detail::kDepthwiseVecThreads * 16 /
+                                  static_cast<int64_t>(sizeof(T)) / detail::kDepthwiseVecChannels;
+      const dim3 grid(static_cast<unsigned>((pixels + kPixels - 1) / kPixels), channel_blocks);
+      detail::conv2d_depthwise_nhwc_vec_kernel<T, Act>
+          <<<grid, detail::kDepthwiseVecThreads, 0, stream>>>(in, w, out, epilogue, g, pixels,
+                                                              activation);
+      return cudaGetLastError();
+    }
     const dim3 grid(
         static_cast<unsigned>((pixels + detail::kDepthwisePixels - 1) / detail::kDepthwisePixels),
-        static_cast<unsigned>((s.o + detail::kDepthwiseChannels - 1) / detail::kDepthwiseChannels));
+        channel_blocks);
     const dim3 block(detail::kDepthwiseChannels, detail::kDepthwisePixels);
     detail::conv2d_depthwise_nhwc_kernel<T, Act>
         <<<grid, block, 0, stream>>>(in, w, out, epilogue, g, pixels, activation);

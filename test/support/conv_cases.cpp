@@ -43,6 +43,9 @@ const ConvSpec kSpecs[] = {
      true, false, false, "relu6"},
     {"depthwise gated", "kernels::conv2d_depthwise<", 1, 20, 7, 7, 20, 5, 5, {1, 1}, {2, 2, 2, 2}, {1, 1}, 20,
      true, true, true, "sigmoid"},
+    // ConvNeXt's 7x7 over more channels than one block of the 16-byte NHWC kernel covers.
+    {"depthwise 7x7",   "kernels::conv2d_depthwise<", 1, 72, 9, 8, 72, 7, 7, {1, 1}, {3, 3, 3, 3}, {1, 1}, 72,
+     true, true, false, "none"},
     {"grouped",         "kernels::conv2d<",           1, 16, 8, 7, 8, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 4,
      true, false, false, "gelu"},
     {"long K",          "kernels::conv2d_igemm<",     1, 256, 7, 7, 72, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1,
