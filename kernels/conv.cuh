@@ -8,8 +8,9 @@
 // A direct kernel: one thread per output element (grid-stride), consecutive threads along the
 // output's innermost dim. It sums in float (double for double) in (ci, ky, kx) order from zero,
 // then adds the bias and the residual and applies the activation in registers, and rounds once,
-// as the CPU reference does, so results are bitwise reproducible run to run. Correct first: no
-// tensor cores, no shared-memory tiling.
+// as the CPU reference does, so results are bitwise reproducible run to run. No tensor cores. A
+// grouped NHWC conv whose groups hold whole 16-byte pieces of output channels runs on a variant
+// that stages the weights in shared memory (conv2d_grouped_nhwc_vec_kernel), the same sums.
 #pragma once
 
 #include "common.cuh"
@@ -119,6 +120,86 @@ __global__ void __launch_bounds__(kConvThreads)
   }
 }
 
+/// NHWC grouped convolution (RegNet's, ResNeXt's), V = 16 / sizeof(T) output channels of one
+/// pixel a thread, all in one group (O / groups a multiple of V), so each input element it reads
+/// feeds V sums. The block covers 64 output channels of 256 / (64 / V) pixels and first stages
+/// their weights in shared memory as [tap][ci][channel], one broadcast read per term, where the
+/// direct kernel above reads each thread's weight a whole filter apart. The same terms in the
+/// same order (ci, then ky, kx) as the direct kernel.
+constexpr int kGroupedChannels = 64, kGroupedThreads = 256, kGroupedMaxTerms = 128;
+
+template <typename T, typename Act>
+__global__ void __launch_bounds__(kGroupedThreads)
+    conv2d_grouped_nhwc_vec_kernel(const T* __restrict__ in, const T* __restrict__ w,
+                                   Conv2dEpilogue<T> epilogue, T* __restrict__ out, Conv2dShape s,
+                                   int64_t pixels, Act activation) {
+  using A = acc_t<T>;
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int kVectors = kGroupedChannels / V, kPixels = kGroupedThreads / kVectors;
+  struct alignas(16) Pack {
+    T v[V];
+  };
+  __shared__ A weights[kGroupedMaxTerms * kGroupedChannels];  // [tap][ci][channel]
+  const int cg = static_cast<int>(s.c / s.groups), og = static_cast<int>(s.o / s.groups);
+  const int taps = static_cast<int>(s.kh * s.kw), terms = taps * cg;
+  const int64_t o0 = static_cast<int64_t>(blockIdx.y) * kGroupedChannels;
+  const int channels = static_cast<int>(min(static_cast<int64_t>(kGroupedChannels), s.o - o0));
+  for (int i = threadIdx.x; i < channels * terms; i += kGroupedThreads) {
+    const int ch = i / terms, r = i - ch * terms;  // w [O, kh, kw, cg]: r = tap * cg + ci
+    weights[r * kGroupedChannels + ch] = to_acc(w[(o0 + ch) * terms + r]);
+  }
+  __syncthreads();
+  const int vec = threadIdx.x % kVectors;
+  const int64_t o = o0 + vec * V;
+  const int64_t pixel = static_cast<int64_t>(blockIdx.x) * kPixels + threadIdx.x / kVectors;
+  if (o >= s.o || pixel >= pixels) return;
+  const int64_t x = pixel % s.ow, y = (pixel / s.ow) % s.oh, n = pixel / (s.ow * s.oh);
+  const int64_t c0 = o / og * cg;
+  const int64_t y0 = y * s.stride_h - s.pad_top, x0 = x * s.stride_w - s.pad_left;
+  A sum[V];
+  for (int k = 0; k < V; ++k) sum[k] = 0;
+  for (int ci = 0; ci < cg; ++ci) {
+    const A gate = epilogue.gate != nullptr ? to_acc(epilogue.gate[n * s.c + c0 + ci]) : A(1);
+    for (int64_t ky = 0; ky < s.kh; ++ky) {
+      const int64_t iy = y0 + ky * s.dilation_h;
+      const bool row_in = iy >= 0 && iy < s.h;
+      for (int64_t kx = 0; kx < s.kw; ++kx) {
+        const int64_t ix = x0 + kx * s.dilation_w;
+        A v = (row_in && ix >= 0 && ix < s.w)
+                  ? to_acc(in[((n * s.h + iy) * s.w + ix) * s.c + c0 + ci])
+                  : A(0);  // a padded read adds 0 * w, as above
+        if (epilogue.gate != nullptr) v *= gate;
+        const A* wr = weights + ((ky * s.kw + kx) * cg + ci) * kGroupedChannels + vec * V;
+        for (int k = 0; k < V; ++k) sum[k] += v * wr[k];
+      }
+    }
+  }
+  const int64_t at = pixel * s.o + o;
+  Pack residual{}, result;
+  if (epilogue.residual != nullptr)
+    residual = *reinterpret_cast<const Pack*>(epilogue.residual + at);
+  for (int k = 0; k < V; ++k) {
+    A total = sum[k];
+    if (epilogue.bias != nullptr) total += to_acc(epilogue.bias[o + k]);
+    if (epilogue.residual != nullptr) total += to_acc(residual.v[k]);
+    result.v[k] = from_acc<T>(activation(total));
+  }
+  *reinterpret_cast<Pack*>(out + at) = result;
+}
+
+/// Whether the grouped 16-byte kernel takes the shape and pointers (not for double, whose
+/// staged weights would not fit).
+template <typename T>
+inline bool grouped_vec_fits(const Conv2dEpilogue<T>& e, const T* out, const Conv2dShape& s) {
+  constexpr int64_t kVector = 16 / static_cast<int64_t>(sizeof(T));
+  auto aligned = [](const T* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return sizeof(T) < 8 && s.nhwc && s.groups > 1 && (s.o / s.groups) % kVector == 0 &&
+         s.kh * s.kw * (s.c / s.groups) <= kGroupedMaxTerms && aligned(out) &&
+         (e.residual == nullptr || aligned(e.residual)) &&
+         (s.o + kGroupedChannels - 1) / kGroupedChannels <= 65535 &&
+         (s.n * s.oh * s.ow) / (kGroupedThreads / (kGroupedChannels / kVector)) < INT32_MAX;
+}
+
 /// conv_transpose2d, gathered: output (y, x) takes input (iy, ix) through tap (ky, kx) where
 /// y = iy * sh - pt + ky * dh (and likewise for x); taps that meet no input add nothing.
 template <typename T>
@@ -190,6 +271,17 @@ inline cudaError_t conv2d(const T* in, const T* w, const Conv2dEpilogue<T>& epil
   if (!detail::conv_shape_valid(s)) return cudaErrorInvalidValue;
   const int64_t total = s.n * s.o * s.oh * s.ow;
   if (total == 0) return cudaSuccess;
+  if (detail::grouped_vec_fits(epilogue, out, s)) {
+    constexpr int64_t kPixels =
+        detail::kGroupedThreads * 16 / static_cast<int64_t>(sizeof(T)) / detail::kGroupedChannels;
+    const int64_t pixels = s.n * s.oh * s.ow;
+    const dim3 grid(
+        static_cast<unsigned>((pixels + kPixels - 1) / kPixels),
+        static_cast<unsigned>((s.o + detail::kGroupedChannels - 1) / detail::kGroupedChannels));
+    detail::conv2d_grouped_nhwc_vec_kernel<T, Act>
+        <<<grid, detail::kGroupedThreads, 0, stream>>>(in, w, epilogue, out, s, pixels, activation);
+    return cudaGetLastError();
+  }
   const unsigned blocks = grid_size(total, detail::kConvThreads);
   if (s.nhwc) {
     detail::conv2d_direct_kernel<T, true, Act>

@@ -48,6 +48,10 @@ const ConvSpec kSpecs[] = {
      true, true, false, "none"},
     {"grouped",         "kernels::conv2d<",           1, 16, 8, 7, 8, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 4,
      true, false, false, "gelu"},
+    // RegNet's shape: 8 channels a group, so the NHWC kernel's 16-byte pieces stay in one group;
+    // 72 channels span two of its blocks.
+    {"grouped 8",       "kernels::conv2d<",           2, 72, 9, 10, 72, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, 9,
+     true, true, false, "relu"},
     {"long K",          "kernels::conv2d_igemm<",     1, 256, 7, 7, 72, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1,
      true, true, false, "relu"},
 };
