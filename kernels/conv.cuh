@@ -187,13 +187,13 @@ __global__ void __launch_bounds__(kGroupedThreads)
   *reinterpret_cast<Pack*>(out + at) = result;
 }
 
-/// Whether the grouped 16-byte kernel takes the shape and pointers (not for double, whose
-/// staged weights would not fit).
+/// Whether the grouped 16-byte kernel takes the shape and pointers (16-bit and f32 only: the
+/// launcher never instantiates it for double, whose staged weights would not fit).
 template <typename T>
 inline bool grouped_vec_fits(const Conv2dEpilogue<T>& e, const T* out, const Conv2dShape& s) {
   constexpr int64_t kVector = 16 / static_cast<int64_t>(sizeof(T));
   auto aligned = [](const T* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return sizeof(T) < 8 && s.nhwc && s.groups > 1 && (s.o / s.groups) % kVector == 0 &&
+  return s.nhwc && s.groups > 1 && (s.o / s.groups) % kVector == 0 &&
          s.kh * s.kw * (s.c / s.groups) <= kGroupedMaxTerms && aligned(out) &&
          (e.residual == nullptr || aligned(e.residual)) &&
          (s.o + kGroupedChannels - 1) / kGroupedChannels <= 65535 &&
@@ -271,16 +271,18 @@ inline cudaError_t conv2d(const T* in, const T* w, const Conv2dEpilogue<T>& epil
   if (!detail::conv_shape_valid(s)) return cudaErrorInvalidValue;
   const int64_t total = s.n * s.o * s.oh * s.ow;
   if (total == 0) return cudaSuccess;
-  if (detail::grouped_vec_fits(epilogue, out, s)) {
-    constexpr int64_t kPixels =
-        detail::kGroupedThreads * 16 / static_cast<int64_t>(sizeof(T)) / detail::kGroupedChannels;
-    const int64_t pixels = s.n * s.oh * s.ow;
-    const dim3 grid(
-        static_cast<unsigned>((pixels + kPixels - 1) / kPixels),
-        static_cast<unsigned>((s.o + detail::kGroupedChannels - 1) / detail::kGroupedChannels));
-    detail::conv2d_grouped_nhwc_vec_kernel<T, Act>
-        <<<grid, detail::kGroupedThreads, 0, stream>>>(in, w, epilogue, out, s, pixels, activation);
-    return cudaGetLastError();
+  if constexpr (sizeof(T) < 8) {  // double's staged weights would not fit shared memory
+    if (detail::grouped_vec_fits(epilogue, out, s)) {
+      constexpr int64_t kPixels =
+          detail::kGroupedThreads * 16 / static_cast<int64_t>(sizeof(T)) / detail::kGroupedChannels;
+      const int64_t pixels = s.n * s.oh * s.ow;
+      const dim3 grid(
+          static_cast<unsigned>((pixels + kPixels - 1) / kPixels),
+          static_cast<unsigned>((s.o + detail::kGroupedChannels - 1) / detail::kGroupedChannels));
+      detail::conv2d_grouped_nhwc_vec_kernel<T, Act><<<grid, detail::kGroupedThreads, 0, stream>>>(
+          in, w, epilogue, out, s, pixels, activation);
+      return cudaGetLastError();
+    }
   }
   const unsigned blocks = grid_size(total, detail::kConvThreads);
   if (s.nhwc) {

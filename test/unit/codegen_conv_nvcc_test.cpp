@@ -1,8 +1,8 @@
 // The conv kernel paths (test/support/conv_cases.h: 1x1, 3x3, 7x7 stride 2, dilated, depthwise,
 // grouped, gated, transposed, in both layouts) after legalize, as codegen writes them: each conv
 // calls the launcher its shape selects (emit_conv.cpp), and nvcc compiles the model with the
-// driver's command, warnings as errors, for f32, f16 and bf16. test/gpu/conv_paths_gpu_test.cpp
-// runs the same graphs on a device. Label nvcc.
+// driver's command, warnings as errors, for f32, f16, bf16 and f64.
+// test/gpu/conv_paths_gpu_test.cpp runs the same graphs on a device. Label nvcc.
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +25,9 @@ TEST_CASE("nvcc compiles every conv kernel path, each conv on the launcher its s
   const std::optional<test::Nvcc> nvcc = test::find_nvcc();
   if (!nvcc) return;
 
-  for (const ir::DType dtype : {ir::DType::kF32, ir::DType::kF16, ir::DType::kBF16}) {
+  // f64 too: a kernel template instantiated for double must fit its limits (shared memory).
+  for (const ir::DType dtype :
+       {ir::DType::kF32, ir::DType::kF16, ir::DType::kBF16, ir::DType::kF64}) {
     INFO(ir::dtype_name(dtype));
     test::ConvPathGraph cases = test::conv_path_graph(dtype);
     REQUIRE(passes::legalize(cases.graph, {}).is_ok());
