@@ -120,6 +120,31 @@ __global__ void __launch_bounds__(kConvThreads)
   }
 }
 
+/// 16 bytes of consecutive channels: what the NHWC kernels below load and store at once.
+template <typename T>
+struct alignas(16) ConvPack {
+  T v[16 / sizeof(T)];
+};
+
+/// Finishes the sums of output channels o, o + 1, ... of NHWC output element `at` as the direct
+/// kernel finishes one (+ bias, + residual, the activation, one rounding) and stores them as one
+/// piece; the residual, when there is one, is read as one piece too.
+template <typename T, typename Act>
+__device__ __forceinline__ void finish_pack(const acc_t<T>* sum, const Conv2dEpilogue<T>& e,
+                                            int64_t o, int64_t at, T* out, Act activation) {
+  using Pack = ConvPack<T>;
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  Pack residual{}, result;
+  if (e.residual != nullptr) residual = *reinterpret_cast<const Pack*>(e.residual + at);
+  for (int k = 0; k < V; ++k) {
+    acc_t<T> total = sum[k];
+    if (e.bias != nullptr) total += to_acc(e.bias[o + k]);
+    if (e.residual != nullptr) total += to_acc(residual.v[k]);
+    result.v[k] = from_acc<T>(activation(total));
+  }
+  *reinterpret_cast<Pack*>(out + at) = result;
+}
+
 /// NHWC grouped convolution (RegNet's, ResNeXt's), V = 16 / sizeof(T) output channels of one
 /// pixel a thread, all in one group (O / groups a multiple of V), so each input element it reads
 /// feeds V sums. The block covers 64 output channels of 256 / (64 / V) pixels and first stages
@@ -136,9 +161,6 @@ __global__ void __launch_bounds__(kGroupedThreads)
   using A = acc_t<T>;
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int kVectors = kGroupedChannels / V, kPixels = kGroupedThreads / kVectors;
-  struct alignas(16) Pack {
-    T v[V];
-  };
   __shared__ A weights[kGroupedMaxTerms * kGroupedChannels];  // [tap][ci][channel]
   const int cg = static_cast<int>(s.c / s.groups), og = static_cast<int>(s.o / s.groups);
   const int taps = static_cast<int>(s.kh * s.kw), terms = taps * cg;
@@ -174,17 +196,7 @@ __global__ void __launch_bounds__(kGroupedThreads)
       }
     }
   }
-  const int64_t at = pixel * s.o + o;
-  Pack residual{}, result;
-  if (epilogue.residual != nullptr)
-    residual = *reinterpret_cast<const Pack*>(epilogue.residual + at);
-  for (int k = 0; k < V; ++k) {
-    A total = sum[k];
-    if (epilogue.bias != nullptr) total += to_acc(epilogue.bias[o + k]);
-    if (epilogue.residual != nullptr) total += to_acc(residual.v[k]);
-    result.v[k] = from_acc<T>(activation(total));
-  }
-  *reinterpret_cast<Pack*>(out + at) = result;
+  finish_pack<T>(sum, epilogue, o, pixel * s.o + o, out, activation);
 }
 
 /// Whether the grouped 16-byte kernel takes the shape and pointers (16-bit and f32 only: the

@@ -117,18 +117,13 @@ constexpr int kDepthwiseVecChannels = 64, kDepthwiseVecThreads = 256, kDepthwise
 
 static_assert(kDepthwiseVecChannels == kDepthwiseChannels, "both NHWC kernels share the grid's y");
 
-template <typename T>
-struct alignas(16) DepthwisePack {
-  T v[16 / sizeof(T)];
-};
-
 template <typename T, typename Act>
 __global__ void __launch_bounds__(kDepthwiseVecThreads)
     conv2d_depthwise_nhwc_vec_kernel(const T* __restrict__ x, const T* __restrict__ w,
                                      T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
                                      int64_t pixels, Act activation) {
   using A = acc_t<T>;
-  using Pack = DepthwisePack<T>;
+  using Pack = ConvPack<T>;
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int kVectors = kDepthwiseVecChannels / V, kPixels = kDepthwiseVecThreads / kVectors;
   __shared__ A taps[kDepthwiseVecMaxTaps * kDepthwiseVecChannels];  // [tap][channel]
@@ -165,16 +160,7 @@ __global__ void __launch_bounds__(kDepthwiseVecThreads)
       for (int k = 0; k < V; ++k) sum[k] += to_acc(in.v[k]) * gate[k] * tap[k];
     }
   }
-  const int64_t at = pixel * g.o + o;
-  Pack residual{}, result;
-  if (e.residual != nullptr) residual = *reinterpret_cast<const Pack*>(e.residual + at);
-  for (int k = 0; k < V; ++k) {
-    A total = sum[k];
-    if (e.bias != nullptr) total += to_acc(e.bias[o + k]);
-    if (e.residual != nullptr) total += to_acc(residual.v[k]);
-    result.v[k] = from_acc<T>(activation(total));
-  }
-  *reinterpret_cast<Pack*>(out + at) = result;
+  finish_pack<T>(sum, e, o, pixel * g.o + o, out, activation);
 }
 
 /// Whether the 16-byte kernel takes the (NHWC) shape and pointers.

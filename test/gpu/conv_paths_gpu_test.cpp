@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "compiled_model.h"
 #include "passes/pad_conv_channels.h"
@@ -35,6 +36,21 @@ double unit_roundoff(ir::DType dtype) {
   }
 }
 
+/// Every output within the tolerance the file comment derives.
+void check_outputs(const test::ConvPathGraph& cases, const std::vector<ir::Tensor>& got,
+                   const std::vector<ir::Tensor>& expected, ir::DType dtype) {
+  REQUIRE(got.size() == expected.size());
+  const test::Tolerance base = test::default_tolerance(dtype);
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double k = static_cast<double>(cases.reduction[i]);
+    double atol = base.atol + 8 * k * 0x1p-24;
+    if (cases.gated[i] && dtype != ir::DType::kF32) atol += 4 * std::sqrt(k) * unit_roundoff(dtype);
+    const std::string mismatch = test::compare_close(got[i], expected[i], base.rtol, atol);
+    INFO(cases.names[i] << " via " << cases.paths[i] << ": " << mismatch);
+    CHECK(mismatch.empty());
+  }
+}
+
 TEST_CASE("gpu: every conv kernel path matches the reference in f32, f16 and bf16",
           "[gpu][codegen]") {
   if (!test::has_cuda_device()) {
@@ -53,18 +69,7 @@ TEST_CASE("gpu: every conv kernel path matches the reference in f32, f16 and bf1
       CHECK(test::count_occurrences(model.cuda_source(), launcher) ==
             test::expected_calls(cases, launcher));
     }
-    const std::vector<ir::Tensor> got = model.run(cases.inputs);
-    REQUIRE(got.size() == expected->size());
-    const test::Tolerance base = test::default_tolerance(dtype);
-    for (size_t i = 0; i < got.size(); ++i) {
-      const double k = static_cast<double>(cases.reduction[i]);
-      double atol = base.atol + 8 * k * 0x1p-24;
-      if (cases.gated[i] && dtype != ir::DType::kF32)
-        atol += 4 * std::sqrt(k) * unit_roundoff(dtype);
-      const std::string mismatch = test::compare_close(got[i], (*expected)[i], base.rtol, atol);
-      INFO(cases.names[i] << " via " << cases.paths[i] << ": " << mismatch);
-      CHECK(mismatch.empty());
-    }
+    check_outputs(cases, model.run(cases.inputs), *expected, dtype);
   }
 }
 
@@ -88,17 +93,7 @@ TEST_CASE("gpu: convs with padded channels match the unpadded reference in f16 a
     for (const ir::Node& node : graph.nodes()) pads += node.op == ir::OpKind::kConstantPad;
     CHECK(pads > 0);
     test::CompiledModel model(graph);
-    const std::vector<ir::Tensor> got = model.run(cases.inputs);
-    REQUIRE(got.size() == expected->size());
-    const test::Tolerance base = test::default_tolerance(dtype);
-    for (size_t i = 0; i < got.size(); ++i) {
-      const double k = static_cast<double>(cases.reduction[i]);
-      double atol = base.atol + 8 * k * 0x1p-24;
-      if (cases.gated[i]) atol += 4 * std::sqrt(k) * unit_roundoff(dtype);
-      const std::string mismatch = test::compare_close(got[i], (*expected)[i], base.rtol, atol);
-      INFO(cases.names[i] << ": " << mismatch);
-      CHECK(mismatch.empty());
-    }
+    check_outputs(cases, model.run(cases.inputs), *expected, dtype);
   }
 }
 

@@ -65,6 +65,39 @@ double rtol_for(DType dtype) {
   }
 }
 
+/// Adds to `outs` the pools of x every layout is tested with, in `layout`.
+void add_pools(ir::Graph& g, ir::ValueId x, const std::string& layout,
+               std::vector<ir::ValueId>& outs) {
+  auto add = [&](OpKind op, ir::Attributes a, const std::string& name) {
+    a.set("layout", layout);
+    auto v = ir::build_value(g, op, {x}, std::move(a), name);
+    INFO(name << ": " << (v ? "" : v.status().to_string()));
+    REQUIRE(v.has_value());
+    outs.push_back(*v);
+  };
+  add(OpKind::kMaxPool2d, max_pool({3, 3}, {2, 2}, {1, 1}, {1, 1}, false), "max");
+  add(OpKind::kMaxPool2d, max_pool({2, 3}, {2, 3}, {1, 1}, {2, 1}, true), "max_dilated_ceil");
+  add(OpKind::kAvgPool2d, avg_pool({3, 3}, {2, 2}, {1, 1}, true, true, 0), "avg_ceil_include");
+  add(OpKind::kAvgPool2d, avg_pool({3, 2}, {2, 3}, {1, 1}, true, false, 0), "avg_ceil_exclude");
+  add(OpKind::kAvgPool2d, avg_pool({2, 2}, {1, 1}, {0, 1}, false, true, 3), "avg_divisor");
+  add(OpKind::kAdaptiveAvgPool2d, adaptive({3, 5}), "adaptive_avg_divides");
+  add(OpKind::kAdaptiveAvgPool2d, adaptive({4, 7}), "adaptive_avg");
+  add(OpKind::kAdaptiveMaxPool2d, adaptive({5, 3}), "adaptive_max");
+}
+
+/// Compiles `g` (outputs set), runs it on `in` and compares every output with the reference.
+void check_against_reference(const ir::Graph& g, const ir::Tensor& in) {
+  test::CompiledModel model(g);
+  const std::vector<ir::Tensor> actual = model.run({in});
+  auto expected = reference::evaluate(g, {in});
+  REQUIRE(expected.has_value());
+  for (size_t j = 0; j < g.outputs().size(); ++j) {
+    const ir::ValueId out = g.outputs()[j];
+    INFO("output %" << g.name(out) << " " << g.type(out).to_string());
+    CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(in.type.dtype), 1e-6) == "");
+  }
+}
+
 TEST_CASE("gpu: pooling matches the reference, in every floating dtype", "[gpu][codegen]") {
   if (!test::has_cuda_device()) {
     std::printf("SKIPPED: no CUDA device\n");
@@ -76,45 +109,26 @@ TEST_CASE("gpu: pooling matches the reference, in every floating dtype", "[gpu][
     const ir::TensorType type{dtype, {2, 3, 9, 10}};
     const ir::ValueId x = g.add_input("x", type);
     std::vector<ir::ValueId> outs;
-    auto add = [&](OpKind op, ir::Attributes a, const std::string& name) {
-      auto v = ir::build_value(g, op, {x}, std::move(a), name);
-      INFO(name << ": " << (v ? "" : v.status().to_string()));
-      REQUIRE(v.has_value());
-      outs.push_back(*v);
-    };
-    add(OpKind::kMaxPool2d, max_pool({3, 3}, {2, 2}, {1, 1}, {1, 1}, false), "max");
-    add(OpKind::kMaxPool2d, max_pool({2, 3}, {2, 3}, {1, 1}, {2, 1}, true), "max_dilated_ceil");
-    add(OpKind::kAvgPool2d, avg_pool({3, 3}, {2, 2}, {1, 1}, true, true, 0), "avg_ceil_include");
-    add(OpKind::kAvgPool2d, avg_pool({3, 2}, {2, 3}, {1, 1}, true, false, 0), "avg_ceil_exclude");
-    add(OpKind::kAvgPool2d, avg_pool({2, 2}, {1, 1}, {0, 1}, false, true, 3), "avg_divisor");
-    add(OpKind::kAdaptiveAvgPool2d, adaptive({3, 5}), "adaptive_avg_divides");
-    add(OpKind::kAdaptiveAvgPool2d, adaptive({4, 7}), "adaptive_avg");
-    add(OpKind::kAdaptiveMaxPool2d, adaptive({5, 3}), "adaptive_max");
+    add_pools(g, x, "nchw", outs);
     for (const bool align : {false, true}) {
       ir::Attributes up = adaptive({17, 23});  // output_size, and the scales and corners:
       up.set("scale_h", align ? 0.0 : 1.9);
       up.set("scale_w", 0.0);
-      add(OpKind::kUpsampleNearest2d, up, align ? "nearest" : "nearest_scaled");
+      auto nearest = ir::build_value(g, OpKind::kUpsampleNearest2d, {x}, up,
+                                     align ? "nearest" : "nearest_scaled");
       up.set("align_corners", align);
-      add(OpKind::kUpsampleBilinear2d, up, align ? "bilinear_corners" : "bilinear");
+      auto bilinear = ir::build_value(g, OpKind::kUpsampleBilinear2d, {x}, up,
+                                      align ? "bilinear_corners" : "bilinear");
+      REQUIRE(nearest.has_value());
+      REQUIRE(bilinear.has_value());
+      outs.push_back(*nearest);
+      outs.push_back(*bilinear);
     }
     g.set_outputs(outs);
     ir::Tensor in = test::random_tensor(type, 17);
     in.set(25, NAN);  // plane 0, row 2, column 5
-    test::CompiledModel model(g);
-    const std::vector<ir::Tensor> actual = model.run({in});
-    auto expected = reference::evaluate(g, {in});
-    REQUIRE(expected.has_value());
-    for (size_t j = 0; j < outs.size(); ++j) {
-      INFO("output %" << g.name(outs[j]) << " " << g.type(outs[j]).to_string());
-      CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(dtype), 1e-6) == "");
-    }
+    check_against_reference(g, in);
   }
-}
-
-ir::Attributes nhwc(ir::Attributes a) {
-  a.set("layout", std::string("nhwc"));
-  return a;
 }
 
 // Channels-last pooling (pool2d_nhwc): 16 channels take the 16-byte path in every dtype, 3 the
@@ -131,30 +145,11 @@ TEST_CASE("gpu: NHWC pooling matches the reference, 16-byte and element-wise", "
       const ir::TensorType type{dtype, {2, 9, 10, channels}};
       const ir::ValueId x = g.add_input("x", type);
       std::vector<ir::ValueId> outs;
-      auto add = [&](OpKind op, ir::Attributes a, const std::string& name) {
-        auto v = ir::build_value(g, op, {x}, nhwc(std::move(a)), name);
-        INFO(name << ": " << (v ? "" : v.status().to_string()));
-        REQUIRE(v.has_value());
-        outs.push_back(*v);
-      };
-      add(OpKind::kMaxPool2d, max_pool({3, 3}, {2, 2}, {1, 1}, {1, 1}, false), "max");
-      add(OpKind::kMaxPool2d, max_pool({2, 3}, {2, 3}, {1, 1}, {2, 1}, true), "max_dilated_ceil");
-      add(OpKind::kAvgPool2d, avg_pool({3, 3}, {2, 2}, {1, 1}, true, true, 0), "avg_include");
-      add(OpKind::kAvgPool2d, avg_pool({3, 2}, {2, 3}, {1, 1}, true, false, 0), "avg_exclude");
-      add(OpKind::kAvgPool2d, avg_pool({2, 2}, {1, 1}, {0, 1}, false, true, 3), "avg_divisor");
-      add(OpKind::kAdaptiveAvgPool2d, adaptive({4, 7}), "adaptive_avg");
-      add(OpKind::kAdaptiveMaxPool2d, adaptive({5, 3}), "adaptive_max");
+      add_pools(g, x, "nhwc", outs);
       g.set_outputs(outs);
       ir::Tensor in = test::random_tensor(type, 19);
       in.set(2 * 10 * channels + 5 * channels + 1, NAN);  // image 0, row 2, column 5, channel 1
-      test::CompiledModel model(g);
-      const std::vector<ir::Tensor> actual = model.run({in});
-      auto expected = reference::evaluate(g, {in});
-      REQUIRE(expected.has_value());
-      for (size_t j = 0; j < outs.size(); ++j) {
-        INFO("output %" << g.name(outs[j]) << " " << g.type(outs[j]).to_string());
-        CHECK(test::compare_close(actual[j], (*expected)[j], rtol_for(dtype), 1e-6) == "");
-      }
+      check_against_reference(g, in);
     }
   }
 }

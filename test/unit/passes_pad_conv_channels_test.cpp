@@ -37,6 +37,18 @@ std::string stem(const std::string& dtype, int64_t c, const std::string& extra =
          ", layout=\"nhwc\", padding=[1, 1, 1, 1], residual=false, stride=[2, 2]}\n  return %y\n}";
 }
 
+/// y = conv2d(x, w) without a bias, stride 1, padding `pad` on every side.
+std::string one_conv(const std::string& x, const std::string& w, int64_t w_count,
+                     const std::string& y, const std::string& layout, int64_t pad) {
+  const std::string p = std::to_string(pad);
+  return "graph(%x: " + x + ") {\n  %w: " + w + " = constant " + constant_data(w_count) +
+         "\n  %y: " + y +
+         " = conv2d(%x, %w) {activation=\"none\", dilation=[1, 1], gate=false, groups=1, "
+         "layout=\"" +
+         layout + "\", padding=[" + p + ", " + p + ", " + p + ", " + p +
+         "], residual=false, stride=[1, 1]}\n  return %y\n}";
+}
+
 ir::Graph padded(const std::string& text) {
   ir::Graph graph = test::parse(text);
   const Status status = passes::pad_conv_channels(graph, {});
@@ -97,19 +109,11 @@ TEST_CASE("pad-conv-channels leaves f32, multiples of 8, grouped, NCHW and 1x1-p
   test::check_unchanged({"pad-conv-channels"}, stem("f16", 16));
   test::check_unchanged({"pad-conv-channels"}, stem("f16", 4, "gate=false", 2));
   // NCHW: the implicit GEMM gathers channels across pixels there, whatever C is.
-  const std::string nchw =
-      "graph(%x: f16[1,3,8,8]) {\n  %w: f16[4,3,3,3] = constant " + constant_data(108) +
-      "\n  %y: f16[1,4,8,8] = conv2d(%x, %w) {activation=\"none\", dilation=[1, 1], gate=false, "
-      "groups=1, layout=\"nchw\", padding=[1, 1, 1, 1], residual=false, stride=[1, 1]}\n  "
-      "return %y\n}";
-  test::check_unchanged({"pad-conv-channels"}, nchw);
+  test::check_unchanged({"pad-conv-channels"},
+                        one_conv("f16[1,3,8,8]", "f16[4,3,3,3]", 108, "f16[1,4,8,8]", "nchw", 1));
   // A squeeze-and-excitation conv over [N, 1, 1, C]: nothing to gain from 16-byte loads.
-  const std::string squeeze =
-      "graph(%x: f16[2,1,1,4]) {\n  %w: f16[16,1,1,4] = constant " + constant_data(64) +
-      "\n  %y: f16[2,1,1,16] = conv2d(%x, %w) {activation=\"none\", dilation=[1, 1], gate=false, "
-      "groups=1, layout=\"nhwc\", padding=[0, 0, 0, 0], residual=false, stride=[1, 1]}\n  "
-      "return %y\n}";
-  test::check_unchanged({"pad-conv-channels"}, squeeze);
+  test::check_unchanged({"pad-conv-channels"},
+                        one_conv("f16[2,1,1,4]", "f16[16,1,1,4]", 64, "f16[2,1,1,16]", "nhwc", 0));
 }
 
 }  // namespace
