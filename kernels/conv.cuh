@@ -120,29 +120,22 @@ __global__ void __launch_bounds__(kConvThreads)
   }
 }
 
-/// 16 bytes of consecutive channels: what the NHWC kernels below load and store at once.
-template <typename T>
-struct alignas(16) ConvPack {
-  T v[16 / sizeof(T)];
-};
-
-/// Finishes the sums of output channels o, o + 1, ... of NHWC output element `at` as the direct
-/// kernel finishes one (+ bias, + residual, the activation, one rounding) and stores them as one
-/// piece; the residual, when there is one, is read as one piece too.
+/// Finishes the sums of the 16 bytes of output channels o, o + 1, ... at NHWC output element `at`
+/// as the direct kernel finishes one (+ bias, + residual, the activation, one rounding) and
+/// stores them as one piece; the residual, when there is one, is read as one piece too.
 template <typename T, typename Act>
 __device__ __forceinline__ void finish_pack(const acc_t<T>* sum, const Conv2dEpilogue<T>& e,
                                             int64_t o, int64_t at, T* out, Act activation) {
-  using Pack = ConvPack<T>;
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
-  Pack residual{}, result;
-  if (e.residual != nullptr) residual = *reinterpret_cast<const Pack*>(e.residual + at);
+  constexpr int V = kPack16<T>;
+  Pack<T, V> residual{}, result;
+  if (e.residual != nullptr) residual = load_pack<V>(e.residual + at);
   for (int k = 0; k < V; ++k) {
     acc_t<T> total = sum[k];
     if (e.bias != nullptr) total += to_acc(e.bias[o + k]);
     if (e.residual != nullptr) total += to_acc(residual.v[k]);
     result.v[k] = from_acc<T>(activation(total));
   }
-  *reinterpret_cast<Pack*>(out + at) = result;
+  store_pack(out + at, result);
 }
 
 /// NHWC grouped convolution (RegNet's, ResNeXt's), V = 16 / sizeof(T) output channels of one
@@ -159,7 +152,7 @@ __global__ void __launch_bounds__(kGroupedThreads)
                                    Conv2dEpilogue<T> epilogue, T* __restrict__ out, Conv2dShape s,
                                    int64_t pixels, Act activation) {
   using A = acc_t<T>;
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int V = kPack16<T>;
   constexpr int kVectors = kGroupedChannels / V, kPixels = kGroupedThreads / kVectors;
   __shared__ A weights[kGroupedMaxTerms * kGroupedChannels];  // [tap][ci][channel]
   const int cg = static_cast<int>(s.c / s.groups), og = static_cast<int>(s.o / s.groups);
@@ -203,11 +196,10 @@ __global__ void __launch_bounds__(kGroupedThreads)
 /// launcher never instantiates it for double, whose staged weights would not fit).
 template <typename T>
 inline bool grouped_vec_fits(const Conv2dEpilogue<T>& e, const T* out, const Conv2dShape& s) {
-  constexpr int64_t kVector = 16 / static_cast<int64_t>(sizeof(T));
-  auto aligned = [](const T* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return s.nhwc && s.groups > 1 && (s.o / s.groups) % kVector == 0 &&
-         s.kh * s.kw * (s.c / s.groups) <= kGroupedMaxTerms && aligned(out) &&
-         (e.residual == nullptr || aligned(e.residual)) &&
+  constexpr int kVector = kPack16<T>;
+  const T* residual = e.residual != nullptr ? e.residual : out;
+  return s.nhwc && s.groups > 1 && packs_fit<T>(kVector, s.o / s.groups, out, residual) &&
+         s.kh * s.kw * (s.c / s.groups) <= kGroupedMaxTerms &&
          (s.o + kGroupedChannels - 1) / kGroupedChannels <= 65535 &&
          (s.n * s.oh * s.ow) / (kGroupedThreads / (kGroupedChannels / kVector)) < INT32_MAX;
 }
@@ -285,8 +277,7 @@ inline cudaError_t conv2d(const T* in, const T* w, const Conv2dEpilogue<T>& epil
   if (total == 0) return cudaSuccess;
   if constexpr (sizeof(T) < 8) {  // double's staged weights would not fit shared memory
     if (detail::grouped_vec_fits(epilogue, out, s)) {
-      constexpr int64_t kPixels =
-          detail::kGroupedThreads * 16 / static_cast<int64_t>(sizeof(T)) / detail::kGroupedChannels;
+      constexpr int64_t kPixels = detail::kGroupedThreads * kPack16<T> / detail::kGroupedChannels;
       const int64_t pixels = s.n * s.oh * s.ow;
       const dim3 grid(
           static_cast<unsigned>((pixels + kPixels - 1) / kPixels),

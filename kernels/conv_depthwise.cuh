@@ -123,8 +123,7 @@ __global__ void __launch_bounds__(kDepthwiseVecThreads)
                                      T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
                                      int64_t pixels, Act activation) {
   using A = acc_t<T>;
-  using Pack = ConvPack<T>;
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int V = kPack16<T>;
   constexpr int kVectors = kDepthwiseVecChannels / V, kPixels = kDepthwiseVecThreads / kVectors;
   __shared__ A taps[kDepthwiseVecMaxTaps * kDepthwiseVecChannels];  // [tap][channel]
   const int c0 = static_cast<int>(blockIdx.y) * kDepthwiseVecChannels;
@@ -153,9 +152,9 @@ __global__ void __launch_bounds__(kDepthwiseVecThreads)
     const bool row_in = iy >= 0 && iy < g.h;
     for (int kx = 0; kx < g.kw; ++kx) {
       const int ix = ix0 + kx * g.dw;
-      Pack in{};  // padded taps add 0 * w, as the element kernel does
+      Pack<T, V> in{};  // padded taps add 0 * w, as the element kernel does
       if (row_in && ix >= 0 && ix < g.w)
-        in = *reinterpret_cast<const Pack*>(image + (static_cast<int64_t>(iy) * g.w + ix) * g.c);
+        in = load_pack<V>(image + (static_cast<int64_t>(iy) * g.w + ix) * g.c);
       const A* tap = taps + (ky * g.kw + kx) * kDepthwiseVecChannels + vec * V;
       for (int k = 0; k < V; ++k) sum[k] += to_acc(in.v[k]) * gate[k] * tap[k];
     }
@@ -167,10 +166,9 @@ __global__ void __launch_bounds__(kDepthwiseVecThreads)
 template <typename T>
 inline bool depthwise_vec_fits(const T* in, const Conv2dEpilogue<T>& e, const T* out,
                                const Conv2dShape& s) {
-  constexpr int64_t kVector = 16 / static_cast<int64_t>(sizeof(T));
-  auto aligned = [](const T* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return s.nhwc && s.o == s.c && s.c % kVector == 0 && s.kh * s.kw <= kDepthwiseVecMaxTaps &&
-         aligned(in) && aligned(out) && (e.residual == nullptr || aligned(e.residual));
+  const T* residual = e.residual != nullptr ? e.residual : out;
+  return s.nhwc && s.o == s.c && s.kh * s.kw <= kDepthwiseVecMaxTaps &&
+         packs_fit<T>(kPack16<T>, s.c, in, out) && packs_fit<T>(kPack16<T>, s.c, residual, out);
 }
 
 }  // namespace detail
@@ -218,8 +216,8 @@ inline cudaError_t conv2d_depthwise(const T* in, const T* w, const Conv2dEpilogu
     const unsigned channel_blocks =
         static_cast<unsigned>((s.o + detail::kDepthwiseChannels - 1) / detail::kDepthwiseChannels);
     if (detail::depthwise_vec_fits(in, epilogue, out, s)) {
-      constexpr int64_t kPixels = detail::kDepthwiseVecThreads * 16 /
-                                  static_cast<int64_t>(sizeof(T)) / detail::kDepthwiseVecChannels;
+      constexpr int64_t kPixels =
+          detail::kDepthwiseVecThreads * kPack16<T> / detail::kDepthwiseVecChannels;
       const dim3 grid(static_cast<unsigned>((pixels + kPixels - 1) / kPixels), channel_blocks);
       detail::conv2d_depthwise_nhwc_vec_kernel<T, Act>
           <<<grid, detail::kDepthwiseVecThreads, 0, stream>>>(in, w, out, epilogue, g, pixels,

@@ -110,12 +110,6 @@ __global__ void __launch_bounds__(kPoolThreads)
   }
 }
 
-/// `V` consecutive elements of one pixel's channels, loaded and stored as one piece.
-template <typename T, int V>
-struct alignas(sizeof(T) * V) PoolPack {
-  T v[V];
-};
-
 /// NHWC: one thread per `V` channels of one output pixel of [n, out_h, out_w, c] (c a multiple of
 /// V), so a warp reads whole 16-byte pieces of neighbouring channels for every tap.
 template <typename T, int V>
@@ -123,34 +117,34 @@ __global__ void __launch_bounds__(kPoolThreads)
     pool2d_nhwc_kernel(const T* __restrict__ in, T* __restrict__ out, int64_t n, int64_t c,
                        PoolGeometry g) {
   using A = acc_t<T>;
-  using Pack = PoolPack<T, V>;
+  using Piece = Pack<T, V>;
   const int64_t packs = c / V, total = n * g.out_h * g.out_w * packs;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t p = i % packs, pixel = i / packs;
     const int64_t ow = pixel % g.out_w, oh = (pixel / g.out_w) % g.out_h;
     const int64_t image = pixel / (g.out_w * g.out_h);
-    const Pack* src = reinterpret_cast<const Pack*>(in) + image * g.in_h * g.in_w * packs + p;
+    const Piece* src = reinterpret_cast<const Piece*>(in) + image * g.in_h * g.in_w * packs + p;
     const PoolWindow<A> win = pool_window<A>(g, oh, ow);
     const bool is_max = pool_is_max(g.mode);
     A r[V];
     for (int k = 0; k < V; ++k) r[k] = is_max ? -acc_infinity<A>() : A(0);
     for (int64_t a = 0; a < win.hn; ++a) {
-      const Pack* row = src + ((win.h0 + a * win.dh) * g.in_w + win.w0) * packs;
+      const Piece* row = src + ((win.h0 + a * win.dh) * g.in_w + win.w0) * packs;
       for (int64_t b = 0; b < win.wn; ++b) {
-        const Pack x = row[b * win.dw * packs];
+        const Piece x = row[b * win.dw * packs];
         for (int k = 0; k < V; ++k) {
           const A v = to_acc(x.v[k]);
           r[k] = is_max ? max_nan(r[k], v) : r[k] + v;
         }
       }
     }
-    Pack y;
+    Piece y;
     for (int k = 0; k < V; ++k) {
       if (!is_max) r[k] = win.hn == 0 || win.wn == 0 ? A(0) : r[k] / win.divide;
       y.v[k] = from_acc<T>(r[k]);
     }
-    reinterpret_cast<Pack*>(out)[i] = y;
+    reinterpret_cast<Piece*>(out)[i] = y;
   }
 }
 
@@ -202,9 +196,8 @@ inline cudaError_t pool2d_nhwc(const T* in, T* out, int64_t n, int64_t c, int64_
   const int64_t pixels = n * out_h * out_w;
   if (pixels == 0) return cudaSuccess;
   if (in == nullptr || out == nullptr) return cudaErrorInvalidValue;
-  constexpr int kVector = 16 / static_cast<int>(sizeof(T));
-  const bool vectors = c % kVector == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 &&
-                       reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  constexpr int kVector = kPack16<T>;
+  const bool vectors = packs_fit<T>(kVector, c, in, out);
   const int64_t total = pixels * (vectors ? c / kVector : c);
   const unsigned blocks = grid_size(total, detail::kPoolThreads);
   if (vectors) {
