@@ -183,6 +183,8 @@ const ConvCase kDepthwiseCases[] = {
     {"dw 3x3", 2, 37, 11, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 37, true, true, false},
     {"dw 5x5 stride 2", 1, 70, 15, 16, 70, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 70, true, false, true},
     {"dw 3x3 dilated x2", 2, 6, 10, 10, 12, 3, 3, 1, 2, 2, 1, 2, 1, 2, 2, 6, false, false, false},
+    // 72 channels: whole 16-byte pieces in every dtype, two channel blocks of the NHWC vec kernel.
+    {"dw 7x7 C72", 2, 72, 9, 10, 72, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 72, true, true, false},
 };
 
 // 16-bit NHWC shapes for each tile shape of the pipelined kernel named explicitly (kAuto picks
