@@ -16,6 +16,7 @@
 
 #include "common.cuh"
 #include "conv.cuh"
+#include "conv_depthwise_plan.h"
 
 namespace inferno::kernels {
 namespace detail {
@@ -26,6 +27,16 @@ struct DepthwiseGeom {
   int sh, sw, pt, pl, dh, dw;
   int multiplier;  ///< o / c
 };
+
+/// The sizes of a shape conv_depthwise_fits takes.
+inline DepthwiseGeom depthwise_geom(const Conv2dShape& s) {
+  return {
+      static_cast<int>(s.c),          static_cast<int>(s.h),          static_cast<int>(s.w),
+      static_cast<int>(s.o),          static_cast<int>(s.kh),         static_cast<int>(s.kw),
+      static_cast<int>(s.oh),         static_cast<int>(s.ow),         static_cast<int>(s.stride_h),
+      static_cast<int>(s.stride_w),   static_cast<int>(s.pad_top),    static_cast<int>(s.pad_left),
+      static_cast<int>(s.dilation_h), static_cast<int>(s.dilation_w), static_cast<int>(s.o / s.c)};
+}
 
 /// The sum over the taps of output (n, o, oy, ox), gated input channel o / multiplier; `plane`
 /// points at that input plane's (0, 0) and `step` is the distance between neighbouring pixels of
@@ -162,6 +173,133 @@ __global__ void __launch_bounds__(kDepthwiseVecThreads)
   finish_pack<T>(sum, e, o, pixel * g.o + o, out, activation);
 }
 
+/// NHWC, a strip of kDepthwiseStripPixels output pixels along a row a thread, V = 16 bytes of
+/// channels (the vec kernel's pieces), for a square kTaps x kTaps window of stride kStride and
+/// dilation 1 (DepthwisePlan). Why: the vec kernel reads every input piece once per tap that
+/// covers it (kTaps^2 loads and conversions an output piece) and recomputes each tap's address;
+/// here a window row's (R - 1) * kStride + kTaps input pieces are loaded once (all issued
+/// before the first is used), converted once and fed to the R outputs they reach, against that
+/// row's taps held in registers: 10 loads for 4 outputs of a 7x7 row instead of 28, and the
+/// loop is unrolled at compile time. The block covers `vecs` pieces of channels (all of C, or an
+/// even share of it when C has more than 32 pieces or its taps would not fit kStripSmemBytes)
+/// of `strips` strips, and stages those channels' taps in shared memory as [tap][channel].
+/// The sums are the element kernel's term for term: each output adds its taps in (ky, kx)
+/// order, padded taps as 0 * w.
+constexpr int kDepthwiseStripPixels = 4, kDepthwiseStripThreads = 256, kDepthwiseStripMaxVecs = 32;
+constexpr int64_t kDepthwiseStripSmemBytes = 32 * 1024;
+
+/// The strip kernel's launch for a shape: pieces of channels and strips a block, the grid and its
+/// shared memory.
+struct DepthwiseStripGrid {
+  int vecs = 0, strips = 0, strips_per_row = 0;
+  int64_t total_strips = 0;
+  dim3 grid;
+  size_t smem = 0;
+};
+
+template <typename T, int kTaps, int kPixels = kDepthwiseStripPixels>
+inline DepthwiseStripGrid depthwise_strip_grid(const Conv2dShape& s) {
+  constexpr int V = kPack16<T>;
+  const int64_t vecs = s.c / V;
+  const int64_t fit = kDepthwiseStripSmemBytes / (kTaps * kTaps * V * sizeof(acc_t<T>));
+  const int64_t most = fit < kDepthwiseStripMaxVecs ? fit : kDepthwiseStripMaxVecs;
+  const int64_t parts = (vecs + most - 1) / most;
+  DepthwiseStripGrid g;
+  g.vecs = static_cast<int>((vecs + parts - 1) / parts);
+  g.strips = kDepthwiseStripThreads / g.vecs;
+  g.strips_per_row = static_cast<int>((s.ow + kPixels - 1) / kPixels);
+  g.total_strips = s.n * s.oh * g.strips_per_row;
+  g.grid = dim3(static_cast<unsigned>((g.total_strips + g.strips - 1) / g.strips),
+                static_cast<unsigned>(parts));
+  g.smem = static_cast<size_t>(kTaps * kTaps) * g.vecs * V * sizeof(acc_t<T>);
+  return g;
+}
+
+// Two blocks an SM (at most 128 registers a thread) for strips of up to 4 pixels: one block
+// of 256 threads at ~150 registers left 8 warps an SM to hide the loads' latency.
+template <typename T, int kTaps, int kStride, typename Act, int kPixels = kDepthwiseStripPixels>
+__global__ void __launch_bounds__(kDepthwiseStripThreads, kPixels <= 4 ? 2 : 1)
+    conv2d_depthwise_nhwc_strip_kernel(const T* __restrict__ x, const T* __restrict__ w,
+                                       T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
+                                       int vecs, int strips, int strips_per_row,
+                                       int64_t total_strips, Act activation) {
+  using A = acc_t<T>;
+  constexpr int V = kPack16<T>, R = kPixels, kTapCount = kTaps * kTaps;
+  constexpr int kSpan = (R - 1) * kStride + kTaps;  // input pixels a window row of a strip reads
+  constexpr int kAccPack = 16 / static_cast<int>(sizeof(A));
+  static_assert(V % kAccPack == 0, "a piece's taps are whole 16-byte loads of A");
+  extern __shared__ __align__(16) unsigned char strip_smem[];
+  A* taps = reinterpret_cast<A*>(strip_smem);  // [tap][channel of the block]
+  const int block_channels = vecs * V;
+  const int c0 = static_cast<int>(blockIdx.y) * block_channels;
+  const int channels = min(block_channels, g.c - c0);
+  for (int i = threadIdx.x; i < kTapCount * channels; i += blockDim.x) {
+    const int ch = i / kTapCount, t = i - ch * kTapCount;  // w [C, taps]: coalesced reads
+    taps[t * block_channels + ch] = to_acc(w[static_cast<int64_t>(c0 + ch) * kTapCount + t]);
+  }
+  __syncthreads();
+  const int vec = static_cast<int>(threadIdx.x) % vecs, o = c0 + vec * V;
+  const int64_t strip = static_cast<int64_t>(blockIdx.x) * strips + threadIdx.x / vecs;
+  if (o >= g.c || strip >= total_strips) return;
+  const int64_t row = strip / strips_per_row;  // n * oh + oy
+  const int ox0 = static_cast<int>(strip - row * strips_per_row) * R;
+  const int64_t n = row / g.oh;
+  const int oy = static_cast<int>(row - n * g.oh);
+  const bool gated = e.gate != nullptr;
+  A gate[V], acc[R][V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    gate[k] = gated ? to_acc(e.gate[n * g.c + o + k]) : A(1);
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r][k] = 0;
+  }
+  const T* image = x + n * g.h * static_cast<int64_t>(g.w) * g.c + o;
+  const int ix0 = ox0 * kStride - g.pl, iy0 = oy * kStride - g.pt;
+  for (int ky = 0; ky < kTaps; ++ky) {
+    const int iy = iy0 + ky;
+    const bool row_in = iy >= 0 && iy < g.h;
+    const T* in_row = image + static_cast<int64_t>(iy) * g.w * g.c;
+    Pack<T, V> in[kSpan];
+#pragma unroll
+    for (int j = 0; j < kSpan; ++j) {
+      const int ix = ix0 + j;
+      in[j] = Pack<T, V>{};  // padded taps add 0 * w, as the element kernel does
+      if (row_in && ix >= 0 && ix < g.w)
+        in[j] = load_pack<V>(in_row + static_cast<int64_t>(ix) * g.c);
+    }
+    A wk[kTaps][V];
+#pragma unroll
+    for (int kx = 0; kx < kTaps; ++kx) {
+      const A* tap = taps + (ky * kTaps + kx) * block_channels + vec * V;
+#pragma unroll
+      for (int q = 0; q < V; q += kAccPack) {
+        const Pack<A, kAccPack> p = load_pack<kAccPack>(tap + q);
+#pragma unroll
+        for (int k = 0; k < kAccPack; ++k) wk[kx][q + k] = p.v[k];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kSpan; ++j) {
+      A v[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) v[k] = to_acc(in[j].v[k]) * gate[k];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int kx = j - r * kStride;  // output ox0 + r reads input ix0 + j through tap kx
+        if (kx >= 0 && kx < kTaps) {
+#pragma unroll
+          for (int k = 0; k < V; ++k) acc[r][k] += v[k] * wk[kx][k];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (ox0 + r < g.ow)
+      finish_pack<T>(acc[r], e, o, ((row * g.ow) + ox0 + r) * g.c + o, out, activation);
+  }
+}
+
 /// Whether the 16-byte kernel takes the (NHWC) shape and pointers.
 template <typename T>
 inline bool depthwise_vec_fits(const T* in, const Conv2dEpilogue<T>& e, const T* out,
@@ -169,6 +307,58 @@ inline bool depthwise_vec_fits(const T* in, const Conv2dEpilogue<T>& e, const T*
   const T* residual = e.residual != nullptr ? e.residual : out;
   return s.nhwc && s.o == s.c && s.kh * s.kw <= kDepthwiseVecMaxTaps &&
          packs_fit<T>(kPack16<T>, s.c, in, out) && packs_fit<T>(kPack16<T>, s.c, residual, out);
+}
+
+/// Launches the strip kernel of plan kPlan (a strip plan) where the shape is the plan's and the
+/// 16-byte pieces fit; false (nothing launched) otherwise.
+template <typename T, DepthwisePlan kPlan, typename Act, int kPixels = kDepthwiseStripPixels>
+inline bool launch_depthwise_strip(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue,
+                                   T* out, const Conv2dShape& s, const DepthwiseGeom& g,
+                                   cudaStream_t stream, Act activation) {
+  constexpr int kTaps = depthwise_plan_taps(kPlan), kStride = depthwise_plan_stride(kPlan);
+  static_assert(kTaps > 0, "a strip plan");
+  if (depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w, s.dilation_h,
+                     s.dilation_w) != kPlan ||
+      !depthwise_vec_fits(in, epilogue, out, s))
+    return false;
+  const DepthwiseStripGrid grid = depthwise_strip_grid<T, kTaps, kPixels>(s);
+  if (grid.grid.y > 65535 || (grid.total_strips + grid.strips - 1) / grid.strips > INT32_MAX)
+    return false;
+  conv2d_depthwise_nhwc_strip_kernel<T, kTaps, kStride, Act, kPixels>
+      <<<grid.grid, grid.vecs * grid.strips, grid.smem, stream>>>(
+          in, w, out, epilogue, g, grid.vecs, grid.strips, grid.strips_per_row, grid.total_strips,
+          activation);
+  return true;
+}
+
+/// kAny: the strip plan the shape has, chosen at run time (every strip kernel instantiated).
+template <typename T, typename Act>
+inline bool launch_depthwise_strip_any(const T* in, const T* w, const Conv2dEpilogue<T>& e, T* out,
+                                       const Conv2dShape& s, const DepthwiseGeom& g,
+                                       cudaStream_t stream, Act act) {
+  switch (depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w, s.dilation_h,
+                         s.dilation_w)) {
+    case DepthwisePlan::kStrip3x3s1:
+      return launch_depthwise_strip<T, DepthwisePlan::kStrip3x3s1>(in, w, e, out, s, g, stream,
+                                                                   act);
+    case DepthwisePlan::kStrip3x3s2:
+      return launch_depthwise_strip<T, DepthwisePlan::kStrip3x3s2>(in, w, e, out, s, g, stream,
+                                                                   act);
+    case DepthwisePlan::kStrip5x5s1:
+      return launch_depthwise_strip<T, DepthwisePlan::kStrip5x5s1>(in, w, e, out, s, g, stream,
+                                                                   act);
+    case DepthwisePlan::kStrip5x5s2:
+      return launch_depthwise_strip<T, DepthwisePlan::kStrip5x5s2>(in, w, e, out, s, g, stream,
+                                                                   act);
+    case DepthwisePlan::kStrip7x7s1:
+      return launch_depthwise_strip<T, DepthwisePlan::kStrip7x7s1>(in, w, e, out, s, g, stream,
+                                                                   act);
+    case DepthwisePlan::kStrip7x7s2:
+      return launch_depthwise_strip<T, DepthwisePlan::kStrip7x7s2>(in, w, e, out, s, g, stream,
+                                                                   act);
+    default:
+      return false;
+  }
 }
 
 }  // namespace detail
@@ -190,20 +380,22 @@ inline bool conv_depthwise_fits(const Conv2dShape& s) {
 }
 
 /// Depthwise conv2d as conv.cuh's conv2d computes it (same arguments, either layout; weights
-/// [O, 1, kh, kw] or [O, kh, kw, 1]). cudaErrorInvalidValue where conv_depthwise_fits is false.
-template <typename T, typename Act = ConvNoActivation>
+/// [O, 1, kh, kw] or [O, kh, kw, 1]). kPlan (conv_depthwise_plan.h) names the NHWC kernel codegen
+/// chose for the shape (kGeneric takes any shape). cudaErrorInvalidValue where
+/// conv_depthwise_fits is false, or for a strip plan that is not the shape's (a codegen bug: never
+/// run with another window).
+template <typename T, DepthwisePlan kPlan = DepthwisePlan::kAny, typename Act = ConvNoActivation>
 inline cudaError_t conv2d_depthwise(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue,
                                     T* out, const Conv2dShape& s, cudaStream_t stream,
                                     Act activation = {}) {
   static_assert(is_float_type_v<T>, "conv2d_depthwise: a floating-point element type");
   if (!conv_depthwise_fits(s)) return cudaErrorInvalidValue;
+  if (depthwise_plan_taps(kPlan) > 0 &&
+      depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w, s.dilation_h,
+                     s.dilation_w) != kPlan)
+    return cudaErrorInvalidValue;
   if (s.n * s.o * s.oh * s.ow == 0) return cudaSuccess;
-  const detail::DepthwiseGeom g = {
-      static_cast<int>(s.c),          static_cast<int>(s.h),          static_cast<int>(s.w),
-      static_cast<int>(s.o),          static_cast<int>(s.kh),         static_cast<int>(s.kw),
-      static_cast<int>(s.oh),         static_cast<int>(s.ow),         static_cast<int>(s.stride_h),
-      static_cast<int>(s.stride_w),   static_cast<int>(s.pad_top),    static_cast<int>(s.pad_left),
-      static_cast<int>(s.dilation_h), static_cast<int>(s.dilation_w), static_cast<int>(s.o / s.c)};
+  const detail::DepthwiseGeom g = detail::depthwise_geom(s);
   const int64_t plane = s.oh * s.ow;
   if (!s.nhwc) {
     const dim3 grid(static_cast<unsigned>(s.n * s.o),
@@ -215,6 +407,15 @@ inline cudaError_t conv2d_depthwise(const T* in, const T* w, const Conv2dEpilogu
     const int64_t pixels = s.n * plane;
     const unsigned channel_blocks =
         static_cast<unsigned>((s.o + detail::kDepthwiseChannels - 1) / detail::kDepthwiseChannels);
+    bool launched = false;
+    if constexpr (kPlan == DepthwisePlan::kAny) {
+      launched = detail::launch_depthwise_strip_any<T, Act>(in, w, epilogue, out, s, g, stream,
+                                                            activation);
+    } else if constexpr (depthwise_plan_taps(kPlan) > 0) {
+      launched = detail::launch_depthwise_strip<T, kPlan, Act>(in, w, epilogue, out, s, g, stream,
+                                                               activation);
+    }
+    if (launched) return cudaGetLastError();
     if (detail::depthwise_vec_fits(in, epilogue, out, s)) {
       constexpr int64_t kPixels =
           detail::kDepthwiseVecThreads * kPack16<T> / detail::kDepthwiseVecChannels;

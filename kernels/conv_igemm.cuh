@@ -34,7 +34,7 @@
 // split count depends on the shape and the GPU's SM count), so results are reproducible run to
 // run on one GPU; they differ from the direct kernel's (conv.cuh) in the order of the additions.
 // Grouped convolutions stay on the direct kernel (codegen's choice: codegen/conv_kernel_choice.h).
-// 16-bit NHWC convolutions with C a multiple of 8 and no gate run the multi-stage cp.async kernel
+// 16-bit NHWC convolutions with C a multiple of 8 run the multi-stage cp.async kernel
 // of conv_igemm_pipelined.cuh instead (its tiles: IgemmTiles), falling back to this one where the
 // GPU or the pointers cannot take it.
 #pragma once
@@ -268,7 +268,7 @@ inline IgemmGeom igemm_geom(const Conv2dShape& s) {
           s.n * s.oh * s.ow};
 }
 
-/// The pipelined kernel of kTiles where it applies (16-bit, plan kNhwcVecAW, no gate, x and w
+/// The pipelined kernel of kTiles where it applies (16-bit, plan kNhwcVecAW, x, w and a gate
 /// 16-byte aligned, a GPU and binary of sm_80 or later; wgmma tiles on a 9.0 GPU, else their
 /// mma.sync tile); cudaErrorNotSupported otherwise.
 template <typename T, typename Act, IgemmTiles kTiles>
@@ -277,8 +277,9 @@ inline cudaError_t launch_pipelined_if(const T* x, const T* w, T* out, const Con
                                        Act activation) {
   if constexpr (sizeof(T) == 2 && igemm_tiles_pipelined(kTiles)) {
     const bool fits = igemm_plan(nhwc, g.c, g.k, sizeof(T)) == IgemmPlan::kNhwcVecAW &&
-                      e.gate == nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
-                      reinterpret_cast<uintptr_t>(w) % 16 == 0;
+                      reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                      reinterpret_cast<uintptr_t>(w) % 16 == 0 &&
+                      reinterpret_cast<uintptr_t>(e.gate) % 16 == 0;  // null or 16-byte pieces
     if (!fits) return cudaErrorNotSupported;
     if constexpr (igemm_tiles_wgmma(kTiles)) {
       const cudaError_t launched =
@@ -299,8 +300,7 @@ inline cudaError_t launch_pipelined_auto(const T* x, const T* w, T* out, const C
                                          Act activation) {
   int sms = 0, major = 0;
   if (!current_device_sms(sms, major)) return cudaErrorNotSupported;
-  switch (igemm_tiles(igemm_plan(nhwc, g.c, g.k, sizeof(T)), sizeof(T), e.gate != nullptr, g.m, g.o,
-                      sms)) {
+  switch (igemm_tiles(igemm_plan(nhwc, g.c, g.k, sizeof(T)), sizeof(T), g.m, g.o, sms)) {
     case IgemmTiles::kPipe128x128:
       return launch_pipelined_if<T, Act, IgemmTiles::kPipe128x128>(x, w, out, e, g, nhwc, stream,
                                                                    activation);
@@ -321,7 +321,7 @@ inline cudaError_t launch_pipelined_auto(const T* x, const T* w, T* out, const C
 /// bf16 on tensor cores, f32 and f64 on FMAs. cudaErrorInvalidValue where conv_igemm_fits is false,
 /// where kPlan is not the plan of the shape (conv_igemm_plan.h: codegen names it, so that
 /// model.cu instantiates only that kernel; kAny decides at run time), or where kTiles names a
-/// pipelined kernel for a call that cannot take one (another dtype or plan, or a gate). kTiles
+/// pipelined kernel for a call that cannot take one (another dtype or plan). kTiles
 /// kAuto chooses the tiles at run time (every kernel instantiated); a pipelined choice falls back
 /// to the staged kernel below sm_80 or for misaligned pointers.
 template <typename T, IgemmPlan kPlan = IgemmPlan::kAny, IgemmTiles kTiles = IgemmTiles::kAuto,
@@ -335,8 +335,7 @@ inline cudaError_t conv2d_igemm(const T* in, const T* w, const Conv2dEpilogue<T>
   const IgemmPlan plan = igemm_plan(s.nhwc, g.c, g.k, sizeof(T));
   if (kPlan != IgemmPlan::kAny && plan != kPlan) return cudaErrorInvalidValue;
   if constexpr (igemm_tiles_pipelined(kTiles)) {
-    if (sizeof(T) != 2 || plan != IgemmPlan::kNhwcVecAW || epilogue.gate != nullptr)
-      return cudaErrorInvalidValue;
+    if (sizeof(T) != 2 || plan != IgemmPlan::kNhwcVecAW) return cudaErrorInvalidValue;
   }
   cudaError_t launched = cudaErrorNotSupported;
   if constexpr (kTiles == IgemmTiles::kAuto && sizeof(T) == 2 &&

@@ -1,8 +1,10 @@
 // kernels/conv_igemm_pipelined.cuh: the 16-bit implicit-GEMM convolution on tensor cores with a
 // multi-stage cp.async pipeline, for the shapes most convolutions have: NHWC, C a multiple of 8
-// (16-byte chunks of channels), no gate. conv_igemm.cuh describes the GEMM (out[m, o] = sum over k
+// (16-byte chunks of channels). conv_igemm.cuh describes the GEMM (out[m, o] = sum over k
 // of A[m, k] * W[o, k], A gathered from x under the kernel window) and routes such calls here on
-// sm_80 and later; its register-staged kernel stays for the other layouts, the gate and older GPUs.
+// sm_80 and later; its register-staged kernel stays for the other layouts and older GPUs. A gate
+// (squeeze-and-excitation's per-image channel scale) is applied to A in shared memory, by the
+// thread that copied each chunk, once the chunk has landed (gate_landed_chunks).
 //
 // Why a second kernel: the register-staged one keeps one K step in flight behind the math, so its
 // warps wait on memory latency (about 50 TFLOP/s at batch 8 on an H100). Here each thread copies
@@ -111,6 +113,35 @@ struct PipeKPos {
   }
 };
 
+/// Whether the A chunk of pixel row p at pos holds x (cp.async copies it) rather than zeros (the
+/// padding, rows past M, K past its end).
+__device__ __forceinline__ bool a_chunk_filled(const IgemmGeom& g, const PixelRow& p,
+                                               const PipeKPos& pos) {
+  const int iy = p.iy0 + pos.ky * g.dh, ix = p.ix0 + pos.kx * g.dw;
+  return p.valid && pos.k < g.k && iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+}
+
+/// The gate (conv_igemm.cuh) on the A chunks a thread copied for the K step at pos, once they
+/// have landed: each is multiplied in shared memory by its image's gate at its 8 channels and
+/// rounded to T, as the register-staged kernel rounds x * gate (input_value); chunks of zeros
+/// stay zero (the gate scales x, not the padding). at(i) is chunk i's place in shared memory.
+/// The caller's barrier (and on wgmma, its proxy fence) publishes the results.
+template <typename T, int kChunks, typename At>
+__device__ __forceinline__ void gate_landed_chunks(const T* __restrict__ gate, const IgemmGeom& g,
+                                                   const PixelRow (&rows)[kChunks],
+                                                   const PipeKPos& pos, At at) {
+#pragma unroll
+  for (int i = 0; i < kChunks; ++i) {
+    if (!a_chunk_filled(g, rows[i], pos)) continue;
+    T* const chunk = at(i);
+    Pack<T, 8> v = load_pack<8>(chunk);
+    const Pack<T, 8> scale = load_pack<8>(gate + static_cast<int64_t>(rows[i].n) * g.c + pos.c);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v.v[k] = from_acc<T>(to_acc(v.v[k]) * to_acc(scale.v[k]));
+    store_pack(chunk, v);
+  }
+}
+
 template <typename T, typename Act, typename S>
 __global__ void __launch_bounds__(S::kThreads)
     conv2d_igemm_pipelined_kernel(const T* __restrict__ x, const T* __restrict__ w,
@@ -135,6 +166,7 @@ __global__ void __launch_bounds__(S::kThreads)
   const int steps = (g.k + kK - 1) / kK;
   const StepRange range = step_range(steps);
   PipeKPos pos(g, range.first * kK + chunk * 8);
+  PipeKPos gate_pos = pos;  // the step the math reads next, for the gate
 
   // Copies K step `step`'s chunks (at pos) into stage slot `slot`, then moves pos a step on.
   auto load = [&](int slot) {
@@ -144,9 +176,8 @@ __global__ void __launch_bounds__(S::kThreads)
 #pragma unroll
     for (int i = 0; i < S::kChunksA; ++i) {
       const PixelRow& p = rows[i];
+      const bool fill = a_chunk_filled(g, p, pos);  // else the padding
       const int iy = p.iy0 + pos.ky * g.dh, ix = p.ix0 + pos.kx * g.dw;
-      const bool fill =
-          p.valid && k_in && iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;  // else the padding
       const T* src = fill ? x + p.image + (static_cast<int64_t>(iy) * g.w + ix) * g.c + pos.c : x;
       cp_async_16(as + (row0 + i * kRowStep) * kStride + chunk * 8, src, fill);
     }
@@ -175,6 +206,13 @@ __global__ void __launch_bounds__(S::kThreads)
   for (int step = range.first; step < range.last; ++step) {
     const int j = step - range.first;
     cp_async_wait<S::kStages - 2>();
+    if (e.gate != nullptr) {
+      T* const landed = tiles + (j % S::kStages) * S::kStageElements;
+      gate_landed_chunks(e.gate, g, rows, gate_pos, [&](int i) {
+        return landed + (row0 + i * kRowStep) * kStride + chunk * 8;
+      });
+      gate_pos.advance(g, kK);
+    }
     __syncthreads();  // step j landed for every thread; every warp is done with step j - 1
     if (step + S::kStages - 1 < range.last) load((j + S::kStages - 1) % S::kStages);
     cp_async_commit();

@@ -50,7 +50,7 @@ INFERNO_HD constexpr bool igemm_plan_vec_w(IgemmPlan plan) {
 
 /// The tile shape and kernel of a call. kStaged: 64 x 64 tiles, register-staged double buffering
 /// (conv_igemm.cuh; every plan and dtype). kPipe*: the multi-stage cp.async kernel on tensor cores
-/// (conv_igemm_pipelined.cuh; 16-bit types, plan kNhwcVecAW, no gate, sm_80 and later, else the
+/// (conv_igemm_pipelined.cuh; 16-bit types, plan kNhwcVecAW, sm_80 and later, else the
 /// staged kernel runs). kWgmma*: the same loads feeding Hopper's wgmma (conv_igemm_wgmma.cuh;
 /// code built for sm_90a only, on a 9.0 GPU, else the kPipe kernel of the tile runs). kAuto: the
 /// launcher applies igemm_tiles with the GPU's SM count (never wgmma: it cannot see the build).
@@ -71,7 +71,7 @@ constexpr int64_t kIgemmReferenceSms = 132;
 INFERNO_HD constexpr bool igemm_tiles_wgmma(IgemmTiles tiles) {
   return tiles == IgemmTiles::kWgmma128x64 || tiles == IgemmTiles::kWgmma128x128;
 }
-/// Tiles of the kernels that copy with cp.async (mma.sync or wgmma): 16-bit, kNhwcVecAW, no gate.
+/// Tiles of the kernels that copy with cp.async (mma.sync or wgmma): 16-bit, kNhwcVecAW.
 INFERNO_HD constexpr bool igemm_tiles_pipelined(IgemmTiles tiles) {
   return tiles == IgemmTiles::kPipe64x64 || tiles == IgemmTiles::kPipe128x64 ||
          tiles == IgemmTiles::kPipe128x128 || igemm_tiles_wgmma(tiles);
@@ -83,15 +83,15 @@ INFERNO_HD constexpr IgemmTiles igemm_tiles_mma_sync(IgemmTiles tiles) {
                                               : tiles;
 }
 
-/// The tiles for a conv of plan `plan` and elements of `element_bytes`, with a gate or not, as a
+/// The tiles for a conv of plan `plan` and elements of `element_bytes` (a gate or not alike), as a
 /// GEMM of m rows (N * OH * OW) by o columns on a GPU of `sms` SMs: the largest pipelined tile
 /// that still gives every SM a block (larger tiles read each byte into more products; fewer
 /// tiles than SMs leave SMs idle, and the 64 x 64 tile splits K over a cluster then). With
 /// `wgmma` (code built for sm_90a alone) the 128-row tiles are wgmma's, 128 x 64 from half as
 /// many tiles as SMs (its faster K loop outweighs the idle SMs).
-INFERNO_HD constexpr IgemmTiles igemm_tiles(IgemmPlan plan, int64_t element_bytes, bool gate,
-                                            int64_t m, int64_t o, int64_t sms, bool wgmma = false) {
-  if (element_bytes != 2 || plan != IgemmPlan::kNhwcVecAW || gate) return IgemmTiles::kStaged;
+INFERNO_HD constexpr IgemmTiles igemm_tiles(IgemmPlan plan, int64_t element_bytes, int64_t m,
+                                            int64_t o, int64_t sms, bool wgmma = false) {
+  if (element_bytes != 2 || plan != IgemmPlan::kNhwcVecAW) return IgemmTiles::kStaged;
   const int64_t tiles_128x128 = ((m + 127) / 128) * ((o + 127) / 128);
   const int64_t tiles_128x64 = ((m + 127) / 128) * ((o + 63) / 64);
   if (wgmma) {  // measured (H200, ResNet's shapes): 128 x 64 wgmma wins from half a wave of tiles

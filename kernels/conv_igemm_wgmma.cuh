@@ -1,8 +1,8 @@
 // kernels/conv_igemm_wgmma.cuh: the 16-bit implicit-GEMM convolution on Hopper's warpgroup
 // tensor-core instruction (wgmma, sm_90a only), for the shapes conv_igemm_pipelined.cuh takes
-// (NHWC, C a multiple of 8, no gate). conv_igemm.cuh describes the GEMM and routes such calls
-// here when the library was built for sm_90a and runs on a compute capability 9.0 GPU; the
-// pipelined mma.sync kernel of the same tile takes them everywhere else.
+// (NHWC, C a multiple of 8, a gate applied as there). conv_igemm.cuh describes the GEMM and routes
+// such calls here when the library was built for sm_90a and runs on a compute capability 9.0 GPU;
+// the pipelined mma.sync kernel of the same tile takes them everywhere else.
 //
 // A block of two warpgroups (256 threads) computes a 128 x kN tile (kN = 64 or 128), each
 // warpgroup 64 rows with one m64nNk16 wgmma per 16 of K. K goes in steps of 64 (128-byte rows of
@@ -179,6 +179,7 @@ __global__ void __launch_bounds__(S::kThreads)
 
   const StepRange range = step_range((g.k + kK - 1) / kK);
   PipeKPos pos(g, range.first * kK + chunk * 8);
+  PipeKPos gate_pos = pos;  // the step the wgmmas read next, for the gate
   auto load = [&](int slot) {
     unsigned char* const as = smem + slot * S::kStageBytes;
     unsigned char* const ws = as + S::kTileABytes;
@@ -186,8 +187,8 @@ __global__ void __launch_bounds__(S::kThreads)
 #pragma unroll
     for (int i = 0; i < S::kChunksA; ++i) {
       const PixelRow& p = rows[i];
+      const bool fill = a_chunk_filled(g, p, pos);
       const int iy = p.iy0 + pos.ky * g.dh, ix = p.ix0 + pos.kx * g.dw;
-      const bool fill = p.valid && k_in && iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
       const T* src = fill ? x + p.image + (static_cast<int64_t>(iy) * g.w + ix) * g.c + pos.c : x;
       cp_async_16(as + swizzled(row0 + i * kRowStep), src, fill);
     }
@@ -216,8 +217,15 @@ __global__ void __launch_bounds__(S::kThreads)
   for (int step = range.first; step < range.last; ++step) {
     const int j = step - range.first, slot = j % S::kStages;
     cp_async_wait<kLookahead - 1>();  // step j's chunks of this thread have landed
-    fence_proxy_async();
-    __syncthreads();  // ... and every thread's; every warpgroup is done with step j - 2
+    if (e.gate != nullptr) {
+      unsigned char* const landed = smem + slot * S::kStageBytes;
+      gate_landed_chunks(e.gate, g, rows, gate_pos, [&](int i) {
+        return reinterpret_cast<T*>(landed + swizzled(row0 + i * kRowStep));
+      });
+      gate_pos.advance(g, kK);
+    }
+    fence_proxy_async();  // the copies and the gate's stores, before wgmma reads them
+    __syncthreads();      // ... and every thread's; every warpgroup is done with step j - 2
 
     const unsigned char* as = smem + slot * S::kStageBytes;
     const uint64_t a = wgmma_descriptor(as + group * 64 * 128);

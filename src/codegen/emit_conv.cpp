@@ -6,6 +6,7 @@
 
 #include "codegen/conv_kernel_choice.h"
 #include "codegen/elementwise_table.h"
+#include "kernels/conv_depthwise_plan.h"
 #include "kernels/conv_igemm_plan.h"
 #include "support/check.h"
 
@@ -120,10 +121,18 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
     if (element_bytes == 2) {
       const int64_t m = out.shape[0] * out.shape[h_dim] * out.shape[w_dim];
       const kernels::IgemmTiles tiles =
-          kernels::igemm_tiles(chosen, element_bytes, has_gate, m, out.shape[c_dim],
+          kernels::igemm_tiles(chosen, element_bytes, m, out.shape[c_dim],
                                kernels::kIgemmReferenceSms, ctx.options.target.wgmma);
       plan += ", inferno::kernels::IgemmTiles::" + std::string(kernels::igemm_tiles_name(tiles));
     }
+  } else if (std::string_view(kernel.launcher) == "conv2d_depthwise") {
+    // Likewise the depthwise kernel's plan (kernels/conv_depthwise_plan.h): the strip kernel of
+    // this window and stride only.
+    const kernels::DepthwisePlan chosen =
+        kernels::depthwise_plan(nhwc, x.shape[c_dim], out.shape[c_dim], w.shape[h_dim],
+                                w.shape[w_dim], stride[0], stride[1], dilation[0], dilation[1]);
+    plan =
+        ", inferno::kernels::DepthwisePlan::" + std::string(kernels::depthwise_plan_name(chosen));
   }
   // A call whose template arguments hold a comma is parenthesized: the macro would split it.
   const std::string call = "inferno::kernels::" + std::string(kernel.launcher) + "<" + type + plan +

@@ -1,7 +1,8 @@
 // The fast conv2d kernels (kernels/conv_igemm.cuh, kernels/conv_depthwise.cuh) against a host
 // convolution in double: odd shapes that leave partial tiles in M, N and K, 1x1, 3x3, 7x7 stride
 // 2, asymmetric padding, dilation, a long K, the scalar and the 16-byte load paths (C = 3 and
-// misaligned-K stems, C a multiple of 8), both layouts, every floating dtype, and the epilogue:
+// misaligned-K stems, C a multiple of 8), the depthwise strip kernel's windows and strides, both
+// layouts, every floating dtype, and the epilogue:
 // bias, residual, gate and each activation; each tile shape of the 16-bit pipelined kernel.
 // Refused shapes return cudaErrorInvalidValue.
 //
@@ -185,6 +186,14 @@ const ConvCase kDepthwiseCases[] = {
     {"dw 3x3 dilated x2", 2, 6, 10, 10, 12, 3, 3, 1, 2, 2, 1, 2, 1, 2, 2, 6, false, false, false},
     // 72 channels: whole 16-byte pieces in every dtype, two channel blocks of the NHWC vec kernel.
     {"dw 7x7 C72", 2, 72, 9, 10, 72, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 72, true, true, false},
+    // The strip kernel's plans (NHWC, C whole 16-byte pieces in every dtype): rows that end in a
+    // partial strip, asymmetric padding, a gate; 520 channels split over three blocks of pieces
+    // (f16: 65 pieces), the last one partial.
+    {"dw 3x3 s2 C40", 2, 40, 13, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 40, true, true, true},
+    {"dw 5x5 C48 gated", 1, 48, 9, 13, 48, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 48, true, false, true},
+    {"dw 5x5 s2 C16", 2, 16, 14, 15, 16, 5, 5, 2, 2, 2, 2, 1, 2, 1, 1, 16, false, true, false},
+    {"dw 7x7 s2 C24", 1, 24, 17, 19, 24, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 24, true, false, false},
+    {"dw 3x3 C520", 1, 520, 5, 6, 520, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 520, true, true, false},
 };
 
 // 16-bit NHWC shapes for each tile shape of the pipelined kernel named explicitly (kAuto picks
@@ -197,6 +206,10 @@ const ConvCase kPipelinedCases[] = {
     {"1x1 C200", 2, 200, 13, 11, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, false, true, false},
     {"3x3 C16 dilated", 1, 16, 30, 26, 64, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true, true, false},
     {"3x3 C512 long K", 1, 512, 7, 7, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false},
+    // Gated (squeeze-and-excitation's 1x1, and a 3x3 whose padding must stay zero): the gate
+    // applied to A in shared memory.
+    {"1x1 C64 gated", 2, 64, 9, 11, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, true, true, true},
+    {"3x3 C16 gated", 2, 16, 12, 10, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, false, true},
 };
 
 template <typename T, IgemmTiles kTiles>
@@ -221,8 +234,10 @@ template <typename T, bool kNhwc>
 void check_layout() {
   for (const ConvCase& k : kGemmCases) check_case<T, kNhwc, Relu>(k, false);
   for (const ConvCase& k : kDepthwiseCases) check_case<T, kNhwc, Relu>(k, true);
-  // The scalar-load path on a shape that would take the vector one.
+  // The scalar-load path on a shape that would take the vector one; for depthwise, the element
+  // kernel where the strip kernel's plan fits the shape but not the pointer.
   check_case<T, kNhwc, NoAct>(kGemmCases[4], false, 1);
+  check_case<T, kNhwc, NoAct>(kDepthwiseCases[3], true, 1);
 }
 
 /// Other activations (the kernels apply whatever functor they are given, after bias and residual)
@@ -248,20 +263,20 @@ void check_refusals() {
   expect(inferno::kernels::conv2d_igemm<float, inferno::kernels::IgemmPlan::kNhwcVecAW>(
              nullptr, nullptr, e, nullptr, nchw, g_stream) == cudaErrorInvalidValue,
          "igemm refuses a plan of the other layout");
-  // Pipelined tiles named for a call that cannot take them: another dtype, or a gate.
+  // Pipelined tiles named for a call that cannot take them: another dtype.
   Conv2dShape nhwc = shape_of(kPipelinedCases[0]);
   nhwc.nhwc = true;
   expect(inferno::kernels::conv2d_igemm<float, IgemmPlan::kNhwcVecAW, IgemmTiles::kPipe64x64>(
              nullptr, nullptr, e, nullptr, nhwc, g_stream) == cudaErrorInvalidValue,
          "igemm refuses pipelined tiles for f32");
-  Conv2dEpilogue<__half> gated;
-  gated.gate = reinterpret_cast<const __half*>(16);  // never read: refused before any launch
-  expect(inferno::kernels::conv2d_igemm<__half, IgemmPlan::kNhwcVecAW, IgemmTiles::kPipe64x64>(
-             nullptr, nullptr, gated, nullptr, nhwc, g_stream) == cudaErrorInvalidValue,
-         "igemm refuses pipelined tiles with a gate");
   expect(inferno::kernels::conv2d_depthwise<float>(nullptr, nullptr, e, nullptr, grouped,
                                                    g_stream) == cudaErrorInvalidValue,
          "depthwise refuses groups != C");
+  Conv2dShape dw7 = shape_of(kDepthwiseCases[3]);
+  dw7.nhwc = true;
+  expect(inferno::kernels::conv2d_depthwise<float, inferno::kernels::DepthwisePlan::kStrip3x3s1>(
+             nullptr, nullptr, e, nullptr, dw7, g_stream) == cudaErrorInvalidValue,
+         "depthwise refuses a strip plan of another window");
 }
 
 }  // namespace

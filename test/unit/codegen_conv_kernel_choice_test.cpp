@@ -3,6 +3,7 @@
 #include <string>
 
 #include "codegen/conv_kernel_choice.h"
+#include "kernels/conv_depthwise_plan.h"
 #include "kernels/conv_igemm_plan.h"
 #include "support/catch.h"
 
@@ -72,31 +73,26 @@ TEST_CASE("igemm_tiles: the largest pipelined tile that still gives every SM a b
   using kernels::IgemmPlan;
   using kernels::IgemmTiles;
   constexpr int64_t kSms = 132;
-  // Only 16-bit NHWC convolutions with 16-byte channel chunks and no gate are pipelined.
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 4, false, 100352, 64, kSms) == IgemmTiles::kStaged);
-  CHECK(igemm_tiles(IgemmPlan::kNhwc, 2, false, 100352, 64, kSms) == IgemmTiles::kStaged);
-  CHECK(igemm_tiles(IgemmPlan::kNchwVecW, 2, false, 100352, 64, kSms) == IgemmTiles::kStaged);
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, true, 100352, 64, kSms) == IgemmTiles::kStaged);
+  // Only 16-bit NHWC convolutions with 16-byte channel chunks are pipelined (a gate or not).
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 4, 100352, 64, kSms) == IgemmTiles::kStaged);
+  CHECK(igemm_tiles(IgemmPlan::kNhwc, 2, 100352, 64, kSms) == IgemmTiles::kStaged);
+  CHECK(igemm_tiles(IgemmPlan::kNchwVecW, 2, 100352, 64, kSms) == IgemmTiles::kStaged);
   // ResNet-50 at batch 32: 3x3 64->64 at 56x56 (784 tiles of 128 x 64; O = 64 fills one),
   // 128->128 at 28x28 (196 tiles of 128 x 128), 512->512 at 7x7 (52 of 128 x 128, 104 of
   // 128 x 64: too few either way, so 64 x 64, which splits K where even those are few).
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 56 * 56, 64, kSms) ==
-        IgemmTiles::kPipe128x64);
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 28 * 28, 128, kSms) ==
-        IgemmTiles::kPipe128x128);
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 7 * 7, 512, kSms) ==
-        IgemmTiles::kPipe64x64);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 32 * 56 * 56, 64, kSms) == IgemmTiles::kPipe128x64);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 32 * 28 * 28, 128, kSms) == IgemmTiles::kPipe128x128);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 32 * 7 * 7, 512, kSms) == IgemmTiles::kPipe64x64);
   // Batch 1: 56x56 64->64 gives 25 tiles of 128 x 64: 64 x 64.
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 56 * 56, 64, kSms) == IgemmTiles::kPipe64x64);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 56 * 56, 64, kSms) == IgemmTiles::kPipe64x64);
   // An sm_90a build: the 128-row tiles are wgmma's; the 64 x 64 tile stays on mma.sync.
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 28 * 28, 128, kSms, true) ==
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 32 * 28 * 28, 128, kSms, true) ==
         IgemmTiles::kWgmma128x128);
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 56 * 56, 64, kSms, true) ==
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 32 * 56 * 56, 64, kSms, true) ==
         IgemmTiles::kWgmma128x64);
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 56 * 56, 64, kSms, true) ==
-        IgemmTiles::kPipe64x64);
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 56 * 56, 64, kSms, true) == IgemmTiles::kPipe64x64);
   // 512 channels at 7x7, batch 32: 104 tiles of 128 x 64, more than half a wave.
-  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, 32 * 7 * 7, 512, kSms, true) ==
+  CHECK(igemm_tiles(IgemmPlan::kNhwcVecAW, 2, 32 * 7 * 7, 512, kSms, true) ==
         IgemmTiles::kWgmma128x64);
   CHECK(kernels::igemm_tiles_mma_sync(IgemmTiles::kWgmma128x64) == IgemmTiles::kPipe128x64);
   CHECK(kernels::igemm_tiles_pipelined(IgemmTiles::kWgmma128x128));
@@ -104,6 +100,28 @@ TEST_CASE("igemm_tiles: the largest pipelined tile that still gives every SM a b
   CHECK_FALSE(kernels::igemm_tiles_pipelined(IgemmTiles::kStaged));
   CHECK_FALSE(kernels::igemm_tiles_pipelined(IgemmTiles::kAuto));
   CHECK(std::string(kernels::igemm_tiles_name(IgemmTiles::kPipe128x64)) == "kPipe128x64");
+}
+
+TEST_CASE("depthwise_plan: the strip kernel for square 3, 5 and 7 windows of stride 1 or 2") {
+  using kernels::depthwise_plan;
+  using kernels::DepthwisePlan;
+  // MobileNet's and EfficientNet's 3x3 and 5x5, ConvNeXt's 7x7 (NHWC, one output per channel).
+  CHECK(depthwise_plan(true, 96, 96, 7, 7, 1, 1, 1, 1) == DepthwisePlan::kStrip7x7s1);
+  CHECK(depthwise_plan(true, 144, 144, 3, 3, 2, 2, 1, 1) == DepthwisePlan::kStrip3x3s2);
+  CHECK(depthwise_plan(true, 240, 240, 5, 5, 1, 1, 1, 1) == DepthwisePlan::kStrip5x5s1);
+  // Everything else stays on the generic kernels: NCHW, a channel multiplier, a non-square
+  // window or stride, dilation, stride 3, a 9x9 window.
+  CHECK(depthwise_plan(false, 96, 96, 7, 7, 1, 1, 1, 1) == DepthwisePlan::kGeneric);
+  CHECK(depthwise_plan(true, 16, 32, 3, 3, 1, 1, 1, 1) == DepthwisePlan::kGeneric);
+  CHECK(depthwise_plan(true, 16, 16, 3, 5, 1, 1, 1, 1) == DepthwisePlan::kGeneric);
+  CHECK(depthwise_plan(true, 16, 16, 3, 3, 1, 2, 1, 1) == DepthwisePlan::kGeneric);
+  CHECK(depthwise_plan(true, 16, 16, 3, 3, 1, 1, 2, 2) == DepthwisePlan::kGeneric);
+  CHECK(depthwise_plan(true, 16, 16, 3, 3, 3, 3, 1, 1) == DepthwisePlan::kGeneric);
+  CHECK(depthwise_plan(true, 16, 16, 9, 9, 1, 1, 1, 1) == DepthwisePlan::kGeneric);
+  CHECK(kernels::depthwise_plan_taps(DepthwisePlan::kStrip5x5s2) == 5);
+  CHECK(kernels::depthwise_plan_stride(DepthwisePlan::kStrip5x5s2) == 2);
+  CHECK(kernels::depthwise_plan_taps(DepthwisePlan::kGeneric) == 0);
+  CHECK(std::string(kernels::depthwise_plan_name(DepthwisePlan::kStrip3x3s1)) == "kStrip3x3s1");
 }
 
 }  // namespace

@@ -40,6 +40,13 @@ TEST_CASE("nvcc compiles every conv kernel path, each conv on the launcher its s
       CHECK(test::count_occurrences(generated->cuda_source, launcher) ==
             test::expected_calls(cases, launcher));
     }
+    // The NHWC depthwise convs name their strip kernels (7x7 stride 1, 5x5 stride 1 and 3x3
+    // stride 2; the launcher falls back at run time where C is not whole 16-byte pieces, as for
+    // the 5x5's 20 channels in 16 bits), the NCHW ones the generic kernels.
+    CHECK(test::count_occurrences(generated->cuda_source, "DepthwisePlan::kStrip7x7s1") == 1);
+    CHECK(test::count_occurrences(generated->cuda_source, "DepthwisePlan::kStrip5x5s1") == 1);
+    CHECK(test::count_occurrences(generated->cuda_source, "DepthwisePlan::kStrip3x3s2") == 1);
+    CHECK(test::count_occurrences(generated->cuda_source, "DepthwisePlan::kGeneric") == 3);
 
     const test::NvccBuildDir dir(*nvcc, *generated, "conv_nvcc");
     dir.run_strict(driver::nvcc_command(dir.build));

@@ -232,7 +232,7 @@ Row time_layer(const Conv2dShape& s, cublasHandle_t cublas, cudaStream_t stream,
 
   Row row{};
   row.flops = 2.0 * static_cast<double>(m) * static_cast<double>(s.o) * static_cast<double>(k);
-  const IgemmTiles chosen = igemm_tiles(IgemmPlan::kNhwcVecAW, 2, false, m, s.o, sms, true);
+  const IgemmTiles chosen = igemm_tiles(IgemmPlan::kNhwcVecAW, 2, m, s.o, sms, true);
   for (int column = 0; column < kKernels; ++column) {
     if (kColumns[column] == chosen) row.chosen = column;
   }

@@ -49,7 +49,7 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # conv-gpu: the same build and the GPU tests' binaries + the conv kernel tests and the conv paths
 # of the generated code (test_gpu_kernels conv, test_gpu_codegen "*conv*") and
 # tools/bench/conv_f16_bench.cu (every 16-bit igemm variant against cuBLAS; CONV_BATCHES, default
-# "1 32");
+# "1 32") and tools/bench/depthwise_bench.cu (the zoo's depthwise shapes, generic against strip);
 # cnn-fp16-bench: the same build + tools/bench/bench_cnn_fp16.py (the zoo's CNNs in fp16 against
 # model.half() eager and torch.compile), stopping within CNN_FP16_BUDGET_S seconds (default 570); the
 # whole zoo takes longer: name a few per call in CNN_FP16_MODELS. Several
@@ -146,7 +146,11 @@ if has conv-gpu; then
     -o "$build/conv_f16_bench" &&
     echo "HGMMA instructions in conv_f16_bench: $(cuobjdump --dump-sass "$build/conv_f16_bench" | grep -c HGMMA)" &&
     step "conv f16 bench" conv_f16_bench.md timeout 300 "$build/conv_f16_bench" ${CONV_BATCHES:-1 32}
+  step "depthwise bench build" depthwise_bench_build.log nvcc -std=c++17 -O3 -arch=sm_90 \
+    -I"$root" "$root/tools/bench/depthwise_bench.cu" -o "$build/depthwise_bench" &&
+    step "depthwise bench" depthwise_bench.md timeout 120 "$build/depthwise_bench" ${CONV_BATCHES:-1 32}
   [[ -f "$out/conv_f16_bench.md" ]] && { echo; cat "$out/conv_f16_bench.md"; }
+  [[ -f "$out/depthwise_bench.md" ]] && { echo; cat "$out/depthwise_bench.md"; }
 fi
 
 if has cnn-fp16-bench; then
