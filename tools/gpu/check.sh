@@ -49,7 +49,8 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # conv-gpu: the same build and the GPU tests' binaries + the conv kernel tests and the conv paths
 # of the generated code (test_gpu_kernels conv, test_gpu_codegen "*conv*") and
 # tools/bench/conv_f16_bench.cu (every 16-bit igemm variant against cuBLAS; CONV_BATCHES, default
-# "1 32") and tools/bench/depthwise_bench.cu (the zoo's depthwise shapes, generic against strip);
+# "1 32"; CONV_F16_BENCH=0 skips it) and tools/bench/depthwise_bench.cu (the zoo's depthwise
+# shapes, generic against strip);
 # cnn-fp16-bench: the same build + tools/bench/bench_cnn_fp16.py (the zoo's CNNs in fp16 against
 # model.half() eager and torch.compile), stopping within CNN_FP16_BUDGET_S seconds (default 570); the
 # whole zoo takes longer: name a few per call in CNN_FP16_MODELS. Several
@@ -141,7 +142,7 @@ fi
 if has conv-gpu; then
   step "gpu conv kernels" conv_kernels.log "$build/test/gpu/test_gpu_kernels" conv
   step "gpu conv paths" conv_paths.log "$build/test/gpu/test_gpu_codegen" "*conv*"
-  step "conv f16 bench build" conv_f16_bench_build.log nvcc -std=c++17 -O3 \
+  [[ ${CONV_F16_BENCH:-1} == 0 ]] || step "conv f16 bench build" conv_f16_bench_build.log nvcc -std=c++17 -O3 \
     -gencode=arch=compute_90a,code=sm_90a -I"$root" "$root/tools/bench/conv_f16_bench.cu" -lcublas \
     -o "$build/conv_f16_bench" &&
     echo "HGMMA instructions in conv_f16_bench: $(cuobjdump --dump-sass "$build/conv_f16_bench" | grep -c HGMMA)" &&
