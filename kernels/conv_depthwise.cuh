@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kDepthwiseVecThreads)
 /// of `strips` strips, and stages those channels' taps in shared memory as [tap][channel].
 /// The sums are the element kernel's term for term: each output adds its taps in (ky, kx)
 /// order, padded taps as 0 * w.
-constexpr int kDepthwiseStripPixels = 4, kDepthwiseStripThreads = 256, kDepthwiseStripMaxVecs = 32;
+constexpr int kDepthwiseStripThreads = 256, kDepthwiseStripMaxVecs = 32;
 constexpr int64_t kDepthwiseStripSmemBytes = 32 * 1024;
 
 /// The strip kernel's launch for a shape: pieces of channels and strips a block, the grid and its
@@ -197,7 +197,7 @@ struct DepthwiseStripGrid {
   size_t smem = 0;
 };
 
-template <typename T, int kTaps, int kPixels = kDepthwiseStripPixels>
+template <typename T, int kTaps, int kPixels = static_cast<int>(kDepthwiseStripPixels)>
 inline DepthwiseStripGrid depthwise_strip_grid(const Conv2dShape& s) {
   constexpr int V = kPack16<T>;
   const int64_t vecs = s.c / V;
@@ -217,7 +217,8 @@ inline DepthwiseStripGrid depthwise_strip_grid(const Conv2dShape& s) {
 
 // Two blocks an SM (at most 128 registers a thread) for strips of up to 4 pixels: one block
 // of 256 threads at ~150 registers left 8 warps an SM to hide the loads' latency.
-template <typename T, int kTaps, int kStride, typename Act, int kPixels = kDepthwiseStripPixels>
+template <typename T, int kTaps, int kStride, typename Act,
+          int kPixels = static_cast<int>(kDepthwiseStripPixels)>
 __global__ void __launch_bounds__(kDepthwiseStripThreads, kPixels <= 4 ? 2 : 1)
     conv2d_depthwise_nhwc_strip_kernel(const T* __restrict__ x, const T* __restrict__ w,
                                        T* __restrict__ out, Conv2dEpilogue<T> e, DepthwiseGeom g,
@@ -311,7 +312,8 @@ inline bool depthwise_vec_fits(const T* in, const Conv2dEpilogue<T>& e, const T*
 
 /// Launches the strip kernel of plan kPlan (a strip plan) where the shape is the plan's and the
 /// 16-byte pieces fit; false (nothing launched) otherwise.
-template <typename T, DepthwisePlan kPlan, typename Act, int kPixels = kDepthwiseStripPixels>
+template <typename T, DepthwisePlan kPlan, typename Act,
+          int kPixels = static_cast<int>(kDepthwiseStripPixels)>
 inline bool launch_depthwise_strip(const T* in, const T* w, const Conv2dEpilogue<T>& epilogue,
                                    T* out, const Conv2dShape& s, const DepthwiseGeom& g,
                                    cudaStream_t stream, Act activation) {
@@ -331,11 +333,13 @@ inline bool launch_depthwise_strip(const T* in, const T* w, const Conv2dEpilogue
   return true;
 }
 
-/// kAny: the strip plan the shape has, chosen at run time (every strip kernel instantiated).
+/// kAny: the strip plan the shape has, chosen at run time (every strip kernel instantiated),
+/// where the strips pay (depthwise_strips_pay).
 template <typename T, typename Act>
 inline bool launch_depthwise_strip_any(const T* in, const T* w, const Conv2dEpilogue<T>& e, T* out,
                                        const Conv2dShape& s, const DepthwiseGeom& g,
                                        cudaStream_t stream, Act act) {
+  if (!depthwise_strips_pay(s.n, s.oh, s.ow, s.c, sizeof(T))) return false;
   switch (depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w, s.dilation_h,
                          s.dilation_w)) {
     case DepthwisePlan::kStrip3x3s1:

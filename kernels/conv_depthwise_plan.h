@@ -13,9 +13,9 @@
 namespace inferno::kernels {
 
 /// kAny: the launcher decides at run time (tests, benchmarks, callers without a plan), among
-/// every kernel. kGeneric: the 16-byte or element kernel only, for any shape. kStrip*: the strip kernel for a
-/// square KxK window of stride S (dilation 1, one output channel per input channel, NHWC); the
-/// launcher still falls back to the generic kernels where C or the pointers do not allow
+/// every kernel. kGeneric: the 16-byte or element kernel only, for any shape. kStrip*: the strip
+/// kernel for a square KxK window of stride S (dilation 1, one output channel per input channel,
+/// NHWC); the launcher still falls back to the generic kernels where C or the pointers do not allow
 /// 16-byte pieces.
 enum class DepthwisePlan : int {
   kAny = 0,
@@ -81,6 +81,22 @@ INFERNO_HD constexpr DepthwisePlan depthwise_plan(bool nhwc, int64_t c, int64_t 
     default:
       return DepthwisePlan::kGeneric;
   }
+}
+
+/// Output pixels a strip kernel's thread computes along a row.
+constexpr int64_t kDepthwiseStripPixels = 4;
+/// Threads below which the strip kernel does not pay: with a quarter of the generic kernel's
+/// threads, a small conv leaves the GPU too few warps to hide its loads' latency. Measured on an
+/// H100 (tools/bench/depthwise_bench.cu, f16): every zoo shape at batch 32 (43K threads and more)
+/// ran 0.29-1.03x the generic kernel's time, every one at batch 1 (1.3K-14K threads) 0.76-1.51x.
+constexpr int64_t kDepthwiseStripMinThreads = 32768;
+
+/// Whether the strip kernel pays for an NHWC depthwise conv of n images of oh x ow output pixels
+/// and c channels of `element_bytes` each (16 bytes of channels a thread).
+INFERNO_HD constexpr bool depthwise_strips_pay(int64_t n, int64_t oh, int64_t ow, int64_t c,
+                                               int64_t element_bytes) {
+  const int64_t strips = n * oh * ((ow + kDepthwiseStripPixels - 1) / kDepthwiseStripPixels);
+  return strips * (c * element_bytes / 16) >= kDepthwiseStripMinThreads;
 }
 
 /// The plan's name as codegen writes it into model.cu ("kStrip7x7s1").

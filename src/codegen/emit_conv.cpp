@@ -127,10 +127,14 @@ Status emit_conv(EmitContext& ctx, int32_t index) {
     }
   } else if (std::string_view(kernel.launcher) == "conv2d_depthwise") {
     // Likewise the depthwise kernel's plan (kernels/conv_depthwise_plan.h): the strip kernel of
-    // this window and stride only.
+    // this window and stride only, where it pays.
+    const bool strips_pay = kernels::depthwise_strips_pay(
+        out.shape[0], out.shape[h_dim], out.shape[w_dim], x.shape[c_dim], ir::dtype_size(x.dtype));
     const kernels::DepthwisePlan chosen =
-        kernels::depthwise_plan(nhwc, x.shape[c_dim], out.shape[c_dim], w.shape[h_dim],
-                                w.shape[w_dim], stride[0], stride[1], dilation[0], dilation[1]);
+        strips_pay ? kernels::depthwise_plan(nhwc, x.shape[c_dim], out.shape[c_dim], w.shape[h_dim],
+                                             w.shape[w_dim], stride[0], stride[1], dilation[0],
+                                             dilation[1])
+                   : kernels::DepthwisePlan::kGeneric;
     plan =
         ", inferno::kernels::DepthwisePlan::" + std::string(kernels::depthwise_plan_name(chosen));
   }

@@ -88,19 +88,46 @@ struct Index {
 using inferno::kernels::IgemmPlan;
 using inferno::kernels::IgemmTiles;
 
+/// Which kernel a case runs on: the implicit GEMM, the depthwise launcher with the generic
+/// kernels only (kGeneric), or with the strip plan of the window (the strip kernel where C and the
+/// pointers allow it, however small the conv).
+enum class Path { kIgemm, kDepthwise, kDepthwiseStrip };
+
 template <typename T, typename Act, IgemmTiles kTiles>
-cudaError_t launch(bool depthwise, const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
+cudaError_t launch(Path path, const T* x, const T* w, T* out, const Conv2dEpilogue<T>& e,
                    const Conv2dShape& s) {
-  return depthwise ? inferno::kernels::conv2d_depthwise<T>(x, w, e, out, s, g_stream, Act{})
-                   : inferno::kernels::conv2d_igemm<T, IgemmPlan::kAny, kTiles>(x, w, e, out, s,
-                                                                                g_stream, Act{});
+  using inferno::kernels::DepthwisePlan;
+  if (path == Path::kIgemm)
+    return inferno::kernels::conv2d_igemm<T, IgemmPlan::kAny, kTiles>(x, w, e, out, s, g_stream,
+                                                                      Act{});
+  if (path == Path::kDepthwise)
+    return inferno::kernels::conv2d_depthwise<T, DepthwisePlan::kGeneric>(x, w, e, out, s, g_stream,
+                                                                          Act{});
+  // The plan codegen would name were the conv large enough for strips to pay.
+  switch (inferno::kernels::depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w,
+                                           s.dilation_h, s.dilation_w)) {
+#define INFERNO_TEST_STRIP(P)                                                                 \
+  case DepthwisePlan::P:                                                                      \
+    return inferno::kernels::conv2d_depthwise<T, DepthwisePlan::P>(x, w, e, out, s, g_stream, \
+                                                                   Act{});
+    INFERNO_TEST_STRIP(kStrip3x3s1)
+    INFERNO_TEST_STRIP(kStrip3x3s2)
+    INFERNO_TEST_STRIP(kStrip5x5s1)
+    INFERNO_TEST_STRIP(kStrip5x5s2)
+    INFERNO_TEST_STRIP(kStrip7x7s1)
+    INFERNO_TEST_STRIP(kStrip7x7s2)
+#undef INFERNO_TEST_STRIP
+    default:
+      return inferno::kernels::conv2d_depthwise<T>(x, w, e, out, s, g_stream, Act{});
+  }
 }
 
 /// One case on one kernel (igemm: of tiles kTiles), layout, dtype and activation, against the
 /// host. `x_offset` shifts x by that many elements from an aligned allocation (the scalar-load
 /// path for aligned shapes).
 template <typename T, bool kNhwc, typename Act, IgemmTiles kTiles = IgemmTiles::kAuto>
-void check_case(const ConvCase& k, bool depthwise, int64_t x_offset = 0) {
+void check_case(const ConvCase& k, Path path, int64_t x_offset = 0) {
+  const bool depthwise = path != Path::kIgemm;
   Conv2dShape s = shape_of(k);
   s.nhwc = kNhwc;
   const int64_t cg = k.c / k.groups, og = k.o / k.groups, taps = k.kh * k.kw;
@@ -157,11 +184,13 @@ void check_case(const ConvCase& k, bool depthwise, int64_t x_offset = 0) {
   e.gate = k.gate ? dg.get() : nullptr;
   const std::string tiles =
       kTiles == IgemmTiles::kAuto ? "" : std::string(igemm_tiles_name(kTiles)) + " ";
-  const std::string what = std::string(depthwise ? "depthwise " : "igemm ") + tiles + k.name + " " +
-                           (kNhwc ? "nhwc " : "nchw ") + dtype_name<T>() + " " + Act::kName +
-                           (x_offset ? " misaligned" : "");
-  if (!expect_launch(
-          launch<T, Act, kTiles>(depthwise, dx.get() + x_offset, dw.get(), dout.get(), e, s), what))
+  const std::string what = std::string(path == Path::kIgemm       ? "igemm "
+                                       : path == Path::kDepthwise ? "depthwise "
+                                                                  : "depthwise strip ") +
+                           tiles + k.name + " " + (kNhwc ? "nhwc " : "nchw ") + dtype_name<T>() +
+                           " " + Act::kName + (x_offset ? " misaligned" : "");
+  if (!expect_launch(launch<T, Act, kTiles>(path, dx.get() + x_offset, dw.get(), dout.get(), e, s),
+                     what))
     return;
   expect_close(what, dout.download(), want, tolerance<T>(), slack);
 }
@@ -214,9 +243,9 @@ const ConvCase kPipelinedCases[] = {
 
 template <typename T, IgemmTiles kTiles>
 void check_pipelined_tiles() {
-  for (const ConvCase& k : kPipelinedCases) check_case<T, true, Relu, kTiles>(k, false);
+  for (const ConvCase& k : kPipelinedCases) check_case<T, true, Relu, kTiles>(k, Path::kIgemm);
   // Misaligned x: the named tiles fall back to the staged kernel's scalar loads.
-  check_case<T, true, NoAct, kTiles>(kPipelinedCases[0], false, 1);
+  check_case<T, true, NoAct, kTiles>(kPipelinedCases[0], Path::kIgemm, 1);
 }
 
 template <typename T>
@@ -232,22 +261,26 @@ void check_pipelined() {
 
 template <typename T, bool kNhwc>
 void check_layout() {
-  for (const ConvCase& k : kGemmCases) check_case<T, kNhwc, Relu>(k, false);
-  for (const ConvCase& k : kDepthwiseCases) check_case<T, kNhwc, Relu>(k, true);
+  for (const ConvCase& k : kGemmCases) check_case<T, kNhwc, Relu>(k, Path::kIgemm);
+  for (const ConvCase& k : kDepthwiseCases) {
+    check_case<T, kNhwc, Relu>(k, Path::kDepthwise);
+    check_case<T, kNhwc, Relu>(k, Path::kDepthwiseStrip);
+  }
   // The scalar-load path on a shape that would take the vector one; for depthwise, the element
   // kernel where the strip kernel's plan fits the shape but not the pointer.
-  check_case<T, kNhwc, NoAct>(kGemmCases[4], false, 1);
-  check_case<T, kNhwc, NoAct>(kDepthwiseCases[3], true, 1);
+  check_case<T, kNhwc, NoAct>(kGemmCases[4], Path::kIgemm, 1);
+  check_case<T, kNhwc, NoAct>(kDepthwiseCases[3], Path::kDepthwiseStrip, 1);
 }
 
 /// Other activations (the kernels apply whatever functor they are given, after bias and residual)
 /// on one case with every epilogue operand, on each kernel.
 template <typename T, bool kNhwc>
 void check_activations() {
-  check_case<T, kNhwc, Silu>(kGemmCases[4], false);
-  check_case<T, kNhwc, GeluTanh>(kGemmCases[4], false);
-  check_case<T, kNhwc, Silu>(kDepthwiseCases[0], true);
-  check_case<T, kNhwc, GeluTanh>(kDepthwiseCases[1], true);
+  check_case<T, kNhwc, Silu>(kGemmCases[4], Path::kIgemm);
+  check_case<T, kNhwc, GeluTanh>(kGemmCases[4], Path::kIgemm);
+  check_case<T, kNhwc, Silu>(kDepthwiseCases[0], Path::kDepthwise);
+  check_case<T, kNhwc, GeluTanh>(kDepthwiseCases[1], Path::kDepthwise);
+  check_case<T, kNhwc, Silu>(kDepthwiseCases[5], Path::kDepthwiseStrip);
 }
 
 void check_refusals() {

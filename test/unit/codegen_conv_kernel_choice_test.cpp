@@ -124,5 +124,19 @@ TEST_CASE("depthwise_plan: the strip kernel for square 3, 5 and 7 windows of str
   CHECK(std::string(kernels::depthwise_plan_name(DepthwisePlan::kStrip3x3s1)) == "kStrip3x3s1");
 }
 
+TEST_CASE("depthwise_strips_pay: strips where they leave the GPU enough threads") {
+  using kernels::depthwise_strips_pay;
+  // ConvNeXt-Tiny's first 7x7 in f16: 56 * 14 strips times 12 pieces a image: 9,408 threads at
+  // batch 1 (too few), 301,056 at batch 32.
+  CHECK_FALSE(depthwise_strips_pay(1, 56, 56, 96, 2));
+  CHECK(depthwise_strips_pay(32, 56, 56, 96, 2));
+  // A partial last strip counts as a strip (61 pixels: 16 strips a row); a piece holds 8 f16
+  // channels or 4 f32 ones. At the bound exactly (32,768 threads) strips pay.
+  CHECK_FALSE(depthwise_strips_pay(1, 64, 61, 248, 2));  // 64 * 16 * 31 = 31,744
+  CHECK(depthwise_strips_pay(1, 64, 61, 256, 2));        // 64 * 16 * 32 = 32,768
+  CHECK(depthwise_strips_pay(1, 64, 61, 128, 4));        // 64 * 16 * 32 = 32,768
+  CHECK_FALSE(depthwise_strips_pay(1, 64, 61, 64, 4));   // 64 * 16 * 16 = 16,384
+}
+
 }  // namespace
 }  // namespace inferno::codegen

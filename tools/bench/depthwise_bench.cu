@@ -1,11 +1,12 @@
 // Times the NHWC depthwise convolutions of the zoo's CNNs (ConvNeXt-Tiny's 7x7, MobileNet v2's
 // 3x3, EfficientNet-B0's 3x3 and 5x5; 224x224 input) in f16 with a bias and ReLU: the generic
 // 16-byte kernel (DepthwisePlan::kGeneric) against the strip kernel the shape's plan names
-// (kernels/conv_depthwise.cuh), with strips of 2, 4 (the launcher's) and 8 pixels. Each figure is the median over 10 replays of a CUDA graph of 20
-// launches, per launch; "of copy" is the traffic (input + output bytes) over the time, as a share
-// of a device-to-device copy's bandwidth measured in the same run (read + write bytes per
-// second). "max diff" is the largest |strip - generic| over the whole output (the default strip): the two kernels add
-// the same terms in the same order, so it should be 0.
+// (kernels/conv_depthwise.cuh), with strips of 2, 4 (the launcher's) and 8 pixels. Each figure is
+// the median over 10 replays of a CUDA graph of 20 launches, per launch; "of copy" is the traffic
+// (input + output bytes) over the time, as a share of a device-to-device copy's bandwidth measured
+// in the same run (read + write bytes per second). "max diff" is the largest |strip - generic| over
+// the whole output (the default strip): the two kernels add the same terms in the same order, so it
+// should be 0.
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I. tools/bench/depthwise_bench.cu -o depthwise_bench
 //   ./depthwise_bench [batch ...]        (default: 1 32)
@@ -27,10 +28,12 @@ struct Shape {
 };
 
 const Shape kShapes[] = {
-    {"convnext", 96, 56, 7, 1},      {"convnext", 192, 28, 7, 1},     {"convnext", 384, 14, 7, 1},
-    {"convnext", 768, 7, 7, 1},      {"mobilenet_v2", 32, 112, 3, 1}, {"mobilenet_v2", 96, 112, 3, 2},
-    {"mobilenet_v2", 144, 56, 3, 1}, {"mobilenet_v2", 192, 28, 3, 1}, {"mobilenet_v2", 576, 14, 3, 1},
-    {"mobilenet_v2", 960, 7, 3, 1},  {"efficientnet", 144, 56, 5, 2}, {"efficientnet", 240, 28, 5, 1},
+    {"convnext", 96, 56, 7, 1},      {"convnext", 192, 28, 7, 1},
+    {"convnext", 384, 14, 7, 1},     {"convnext", 768, 7, 7, 1},
+    {"mobilenet_v2", 32, 112, 3, 1}, {"mobilenet_v2", 96, 112, 3, 2},
+    {"mobilenet_v2", 144, 56, 3, 1}, {"mobilenet_v2", 192, 28, 3, 1},
+    {"mobilenet_v2", 576, 14, 3, 1}, {"mobilenet_v2", 960, 7, 3, 1},
+    {"efficientnet", 144, 56, 5, 2}, {"efficientnet", 240, 28, 5, 1},
     {"efficientnet", 672, 14, 5, 1}, {"efficientnet", 1152, 7, 5, 1},
 };
 
@@ -81,10 +84,10 @@ cudaError_t launch(DepthwisePlan plan, const __half* x, const __half* w,
   switch (plan) {
     case DepthwisePlan::kGeneric:
       return conv2d_depthwise<__half, DepthwisePlan::kGeneric>(x, w, e, out, s, stream, Relu{});
-#define STRIP(P)                                                                                 \
-  case DepthwisePlan::P:                                                                         \
-    launched = detail::launch_depthwise_strip<__half, DepthwisePlan::P, Relu, kPixels>(          \
-        x, w, e, out, s, g, stream, Relu{});                                                     \
+#define STRIP(P)                                                                        \
+  case DepthwisePlan::P:                                                                \
+    launched = detail::launch_depthwise_strip<__half, DepthwisePlan::P, Relu, kPixels>( \
+        x, w, e, out, s, g, stream, Relu{});                                            \
     break;
       STRIP(kStrip3x3s1)
       STRIP(kStrip3x3s2)
@@ -106,16 +109,17 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreate(&stream));
   const double copy = copy_bandwidth(stream);
   std::printf("device-to-device copy: %.0f GB/s (read + write)\n\n", copy * 1e-9);
-  std::printf("| shape | batch | generic us | strip of 2 us | strip of %d us (default) | "
-              "strip of 8 us | default / generic | default of copy | max diff |\n"
-              "|---|---|---|---|---|---|---|---|---|\n",
-              detail::kDepthwiseStripPixels);
+  std::printf(
+      "| shape | batch | generic us | strip of 2 us | strip of %d us (default) | "
+      "strip of 8 us | default / generic | default of copy | max diff |\n"
+      "|---|---|---|---|---|---|---|---|---|\n",
+      kDepthwiseStripPixels);
   for (const int64_t batch : batches) {
     double generic_total = 0, strip_total = 0;
     for (const Shape& l : kShapes) {
       const int64_t pad = l.k / 2, oh = (l.hw + 2 * pad - l.k) / l.stride + 1;
-      Conv2dShape s{batch, l.c, l.hw, l.hw, l.c, l.k, l.k, oh, oh, l.stride, l.stride, pad, pad,
-                    1,     1,   l.c};
+      Conv2dShape s{batch, l.c,      l.hw,     l.hw, l.c, l.k, l.k, oh,
+                    oh,    l.stride, l.stride, pad,  pad, 1,   1,   l.c};
       s.nhwc = true;
       const int64_t in_count = batch * l.hw * l.hw * l.c, out_count = batch * oh * oh * l.c;
       __half *x, *w, *bias, *out_generic, *out_strip;
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
       e.bias = bias;
       const DepthwisePlan plan = depthwise_plan(true, l.c, l.c, l.k, l.k, l.stride, l.stride, 1, 1);
       const float generic_us = captured_chain_us(stream, 20, 10, [&](int, cudaStream_t st) {
-        return launch<detail::kDepthwiseStripPixels>(DepthwisePlan::kGeneric, x, w, e, out_generic, s, st);
+        return launch<kDepthwiseStripPixels>(DepthwisePlan::kGeneric, x, w, e, out_generic, s, st);
       });
       const float strip2_us = captured_chain_us(stream, 20, 10, [&](int, cudaStream_t st) {
         return launch<2>(plan, x, w, e, out_strip, s, st);
@@ -140,7 +144,7 @@ int main(int argc, char** argv) {
         return launch<8>(plan, x, w, e, out_strip, s, st);
       });
       const float strip_us = captured_chain_us(stream, 20, 10, [&](int, cudaStream_t st) {
-        return launch<detail::kDepthwiseStripPixels>(plan, x, w, e, out_strip, s, st);
+        return launch<kDepthwiseStripPixels>(plan, x, w, e, out_strip, s, st);
       });
       CHECK(cudaStreamSynchronize(stream));
       const std::vector<__half> a = download(out_generic, out_count),
