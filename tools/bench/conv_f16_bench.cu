@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_conv_data.cuh"
 #include "bench_cuda_check.h"
 #include "bench_graph_timing.h"
 #include "kernels/conv_igemm.cuh"
@@ -78,30 +79,6 @@ const Layer kOdd[] = {
     {"odd 5x5 16->96 @31", 1, 16, 31, 96, 5, 1, 2},
 };
 
-struct Relu {
-  template <typename A>
-  __device__ A operator()(A v) const {
-    return v < A(0) ? A(0) : v;
-  }
-};
-
-__global__ void fill(__half* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * int64_t(blockDim.x)) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    p[i] = __float2half(static_cast<float>(h % 2001) / 1000.0f - 1.0f);
-  }
-}
-
-std::vector<float> download(const __half* p, int64_t n) {
-  std::vector<__half> h(static_cast<size_t>(n));
-  CHECK(cudaMemcpy(h.data(), p, n * sizeof(__half), cudaMemcpyDeviceToHost));
-  std::vector<float> f(h.size());
-  for (size_t i = 0; i < h.size(); ++i) f[i] = __half2float(h[i]);
-  return f;
-}
-
 /// Outputs at sampled positions computed on the host in double (x, w, bias as the GPU holds
 /// them, relu), so that each kernel is checked on its own, not only against another kernel.
 struct HostCheck {
@@ -111,7 +88,8 @@ struct HostCheck {
 
   HostCheck(const Conv2dShape& s, const __half* x, const __half* w, const __half* b) {
     const int64_t xn = s.n * s.c * s.h * s.w, wn = s.o * s.c * s.kh * s.kw;
-    const std::vector<float> hx = download(x, xn), hw = download(w, wn), hb = download(b, s.o);
+    const std::vector<float> hx = download_floats(x, xn), hw = download_floats(w, wn),
+                             hb = download_floats(b, s.o);
     const int64_t count = s.n * s.oh * s.ow * s.o;
     uint64_t state = 88172645463325252ull;
     for (int i = 0; i < 512; ++i) {

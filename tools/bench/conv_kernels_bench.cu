@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_conv_data.cuh"
 #include "bench_cuda_check.h"
 #include "kernels/conv.cuh"
 #include "kernels/conv_igemm.cuh"
@@ -35,13 +36,6 @@ const Layer kLayers[] = {
     {"3x3/2 256->512 @14", 1, 256, 14, 512, 3, 2, 1},
     {"3x3 512->512 @7", 3, 512, 7, 512, 3, 1, 1},
     {"1x1/2 256->512 @14", 1, 256, 14, 512, 1, 2, 0},
-};
-
-struct Relu {
-  template <typename A>
-  __device__ A operator()(A v) const {
-    return v < A(0) ? A(0) : v;
-  }
 };
 
 /// Microseconds per launch: 20 launches captured into a CUDA graph (as a model's run is replayed),
@@ -74,16 +68,6 @@ float time_us(F launch) {
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
   return ms * 1000 / (kLaunches * kReplays);
-}
-
-template <typename T>
-__global__ void fill(T* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * int64_t(blockDim.x)) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    p[i] = from_float<T>(static_cast<float>(h % 2001) / 1000.0f - 1.0f);
-  }
 }
 
 /// direct, igemm NCHW, igemm NHWC for one layer in T.

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_conv_data.cuh"
 #include "bench_cuda_check.h"
 #include "bench_graph_timing.h"
 #include "kernels/conv_depthwise.cuh"
@@ -36,28 +37,6 @@ const Shape kShapes[] = {
     {"efficientnet", 144, 56, 5, 2}, {"efficientnet", 240, 28, 5, 1},
     {"efficientnet", 672, 14, 5, 1}, {"efficientnet", 1152, 7, 5, 1},
 };
-
-struct Relu {
-  template <typename A>
-  __device__ A operator()(A v) const {
-    return v < A(0) ? A(0) : v;
-  }
-};
-
-__global__ void fill(__half* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += gridDim.x * int64_t(blockDim.x)) {
-    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    p[i] = __float2half(static_cast<float>(h % 2001) / 1000.0f - 1.0f);
-  }
-}
-
-std::vector<__half> download(const __half* p, int64_t n) {
-  std::vector<__half> h(static_cast<size_t>(n));
-  CHECK(cudaMemcpy(h.data(), p, n * sizeof(__half), cudaMemcpyDeviceToHost));
-  return h;
-}
 
 /// Read + write bytes per second of a device-to-device copy of 256 MB.
 double copy_bandwidth(cudaStream_t stream) {
@@ -147,11 +126,10 @@ int main(int argc, char** argv) {
         return launch<kDepthwiseStripPixels>(plan, x, w, e, out_strip, s, st);
       });
       CHECK(cudaStreamSynchronize(stream));
-      const std::vector<__half> a = download(out_generic, out_count),
-                                b = download(out_strip, out_count);
+      const std::vector<float> a = download_floats(out_generic, out_count),
+                               b = download_floats(out_strip, out_count);
       double diff = 0;
-      for (size_t i = 0; i < a.size(); ++i)
-        diff = std::fmax(diff, std::fabs(__half2float(a[i]) - __half2float(b[i])));
+      for (size_t i = 0; i < a.size(); ++i) diff = std::fmax(diff, std::fabs(a[i] - b[i]));
       const double bytes = static_cast<double>(in_count + out_count) * sizeof(__half);
       const std::string name = std::string(l.model) + " " + std::to_string(l.k) + "x" +
                                std::to_string(l.k) + "/" + std::to_string(l.stride) + " C" +
