@@ -7,9 +7,8 @@
 // batch 32: K = 147 becomes 392, measured in docs/benchmarks.md).
 //
 // A conv2d qualifies with layout "nhwc", groups 1, an f16 or bf16 input of at least 64 pixels an
-// image (not a squeeze-and-excitation conv over [N, 1, 1, C]), no gate (the gated form runs on
-// the register-staged kernel, whose loads C's alignment does not decide) and a constant weight
-// with data.
+// image (not a squeeze-and-excitation conv over [N, 1, 1, C]), no gate (its gate's channels
+// would need the padding too) and a constant weight with data.
 //
 // Requires: a verified graph, after assign-layout (which makes the NHWC convolutions).
 // Guarantees: no qualifying conv2d remains; on the reference every output keeps its value (the

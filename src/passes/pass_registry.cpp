@@ -14,6 +14,7 @@
 #include "passes/fuse_epilogues.h"
 #include "passes/fuse_norm_gemv.h"
 #include "passes/fuse_parallel_gemms.h"
+#include "passes/gemm_as_conv.h"
 #include "passes/legalize.h"
 #include "passes/pad_conv_channels.h"
 #include "passes/pass.h"
@@ -87,6 +88,10 @@ const std::vector<PassInfo>& registered_passes() {
        "a 16-bit NHWC convolution with input channels not a multiple of 8 (an image's 3) reads "
        "them zero-padded, so the tensor-core kernels take it",
        &pad_conv_channels},
+      {"gemm-as-conv",
+       "a 16-bit GEMM with an activation cuBLASLt cannot apply (gelu) and a short K runs as a 1x1 "
+       "NHWC conv, whose kernels apply it in their epilogue instead of a second pass",
+       &gemm_as_conv},
       {"fuse-elementwise",
        "turn each chain or tree of elementwise ops into one fused_elementwise node",
        &fuse_elementwise},
