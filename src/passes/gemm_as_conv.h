@@ -18,9 +18,13 @@
 // constant [N, 1, 1, K] (OHWI, the same bytes), a residual a view [1, 1, M, N], and the output a
 // view back of the conv's [1, 1, M, N].
 //
+// Not in the default pipeline yet: neither its speed against cuBLASLt plus the second pass nor its
+// kernels' results on these shapes (M of 100K rows and more as one image row) have been measured
+// on a GPU. `--passes ...,pad-conv-channels,gemm-as-conv,cse,...` runs it.
+//
 // Requires: a verified graph, after convert-precision (the 16-bit dtypes) and fuse-epilogues
-// (the gemm's activation and addends); before legalize, which leaves a 1x1 conv2d with such an
-// activation to the conv kernels.
+// (the gemm's activation and addends), after assign-layout (its conv is NHWC already); before
+// legalize, which leaves a 1x1 conv2d with such an activation to the conv kernels.
 // Guarantees: no qualifying gemm remains. On the reference the conv sums the same K products in
 // float in another order and applies the activation before its one rounding, where the gemm rounds
 // the sum first (as cuBLASLt's output does): closer to the f32 result, not bit for bit the gemm's.
