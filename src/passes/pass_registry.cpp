@@ -91,7 +91,7 @@ const std::vector<PassInfo>& registered_passes() {
       {"gemm-as-conv",
        "a 16-bit GEMM with an activation cuBLASLt cannot apply (gelu) and a short K runs as a 1x1 "
        "NHWC conv, whose kernels apply it in their epilogue instead of a second pass (not in the "
-       "default pipeline until measured)",
+       "default pipeline: slower so far)",
        &gemm_as_conv},
       {"fuse-elementwise",
        "turn each chain or tree of elementwise ops into one fused_elementwise node",

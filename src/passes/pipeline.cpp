@@ -49,7 +49,7 @@ const std::vector<std::string_view>& default_pipeline() {
       // neighbours; before cse, which merges constants it permuted alike.
       "assign-layout",
       "pad-conv-channels",  // after assign-layout, which makes the NHWC convolutions it pads
-      // (gemm-as-conv would go here once measured on a GPU: passes/gemm_as_conv.h.)
+      // (gemm-as-conv would go here if it paid: passes/gemm_as_conv.h.)
       "cse",  // gemms that became equal (linear with bias, matmul + add of the same bias)
       "fuse-elementwise",  // groups over a CSE'd graph, so no two fused nodes come out equal
       "dce",
