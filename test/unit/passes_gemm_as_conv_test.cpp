@@ -1,7 +1,6 @@
 // gemm-as-conv: which GEMMs become 1x1 channels-last convolutions, what the rewritten graph looks
 // like, and that its outputs match on the reference.
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -15,15 +14,7 @@ namespace inferno {
 namespace {
 
 /// `count` values -0.75, -0.625, ..., exact in f16.
-std::string constant_data(int64_t count) {
-  std::string out;
-  for (int64_t i = 0; i < count; ++i) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(i % 13 - 6) * 0.125);
-    out += (i == 0 ? "" : ", ") + std::string(buffer);
-  }
-  return "[" + out + "]";
-}
+std::string constant_data(int64_t count) { return test::stepped_constants(count, 0.125); }
 
 /// ConvNeXt's first MLP layer, small: x [2, 3, 5, k] in `dtype` times a [24, k] weight plus a
 /// bias, activation `activation`, `extra` attributes and inputs as given.
@@ -53,15 +44,9 @@ ir::Graph rewritten(const std::string& text) {
 /// an ulp there is 2^-9 in f16 and 2^-6 in bf16, so the bounds are torch.testing's relative ones
 /// with those (doubled) as absolute ones. A wrong weight, bias or residual is off by far more.
 void check_close(const std::string& text, const ir::Graph& after, bool bf16) {
-  const ir::Graph before = test::parse(text);
   const test::Tolerance tolerance =
       bf16 ? test::Tolerance{1.6e-2, 2 * 0x1p-6} : test::Tolerance{1e-3, 2 * 0x1p-9};
-  for (const uint64_t seed : {3, 4}) {
-    std::vector<ir::Tensor> inputs;
-    for (const ir::ValueId v : before.inputs())
-      inputs.push_back(test::random_tensor(before.type(v), seed));
-    test::check_same_outputs(before, after, inputs, tolerance);
-  }
+  test::check_same_on_random_inputs(test::parse(text), after, tolerance);
 }
 
 TEST_CASE("gemm-as-conv: a 16-bit GEMM with gelu becomes a 1x1 NHWC conv over its rows") {

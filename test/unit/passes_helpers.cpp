@@ -1,5 +1,6 @@
 #include "passes_helpers.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "ir/parser.h"
@@ -29,6 +30,26 @@ void check_same_outputs(const ir::Graph& before, const ir::Graph& after,
       CHECK(compare_close(g, w, tolerance.rtol, tolerance.atol).empty());
     }
   }
+}
+
+void check_same_on_random_inputs(const ir::Graph& before, const ir::Graph& after,
+                                 Tolerance tolerance) {
+  for (const uint64_t seed : {3, 4}) {
+    std::vector<ir::Tensor> inputs;
+    for (const ir::ValueId v : before.inputs())
+      inputs.push_back(random_tensor(before.type(v), seed));
+    check_same_outputs(before, after, inputs, tolerance);
+  }
+}
+
+std::string stepped_constants(int64_t count, double step) {
+  std::string out;
+  for (int64_t i = 0; i < count; ++i) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(i % 13 - 6) * step);
+    out += (i == 0 ? "" : ", ") + std::string(buffer);
+  }
+  return "[" + out + "]";
 }
 
 void check_pass(const std::vector<std::string>& passes, const std::string& input,

@@ -26,6 +26,12 @@ void check_unchanged(const std::vector<std::string>& passes, const std::string& 
 /// Checks that `before` and `after` give the same outputs on `inputs`.
 void check_same_outputs(const ir::Graph& before, const ir::Graph& after,
                         const std::vector<ir::Tensor>& inputs, Tolerance tolerance);
+/// check_same_outputs on random inputs of `before`'s types (2 seeds).
+void check_same_on_random_inputs(const ir::Graph& before, const ir::Graph& after,
+                                 Tolerance tolerance);
+/// IR text of a constant's `count` values (i % 13 - 6) * step, "[-6 step, ...]": small multiples
+/// of a power-of-two step are exact in every float dtype.
+std::string stepped_constants(int64_t count, double step);
 
 /// The fixture models and the forms each was exported in.
 const std::vector<std::string>& fixture_models();
