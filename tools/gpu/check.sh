@@ -163,6 +163,9 @@ if has cnn-fp16-bench; then
     --inferno-run "$build/runtime/inferno-run" --out "$out" "${cnn_fp16_args[@]}" ${CNN_FP16_MODELS:+--models $CNN_FP16_MODELS} \
     ${CNN_FP16_BATCHES:+--batches $CNN_FP16_BATCHES} ${CNN_FP16_COMPILE_MODES:+--compile-modes $CNN_FP16_COMPILE_MODES} \
     ${CNN_FP16_ARCH:+--arch $CNN_FP16_ARCH} $([[ ${CNN_FP16_PROFILE:-0} == 1 ]] && echo --profile)
+  # One archive for the --profile tables: the device tool returns only so many files.
+  compgen -G "$out/profile_*.txt" >/dev/null &&
+    tar czf "$out/profiles.tgz" -C "$out" $(cd "$out" && ls profile_*.txt) && rm -f "$out"/profile_*.txt
   [[ -f "$out/bench_cnn_fp16.md" ]] && { echo; cat "$out/bench_cnn_fp16.md"; }
 fi
 
