@@ -340,29 +340,11 @@ inline bool launch_depthwise_strip_any(const T* in, const T* w, const Conv2dEpil
                                        const Conv2dShape& s, const DepthwiseGeom& g,
                                        cudaStream_t stream, Act act) {
   if (!depthwise_strips_pay(s.n, s.oh, s.ow, s.c, sizeof(T))) return false;
-  switch (depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w, s.dilation_h,
-                         s.dilation_w)) {
-    case DepthwisePlan::kStrip3x3s1:
-      return launch_depthwise_strip<T, DepthwisePlan::kStrip3x3s1>(in, w, e, out, s, g, stream,
-                                                                   act);
-    case DepthwisePlan::kStrip3x3s2:
-      return launch_depthwise_strip<T, DepthwisePlan::kStrip3x3s2>(in, w, e, out, s, g, stream,
-                                                                   act);
-    case DepthwisePlan::kStrip5x5s1:
-      return launch_depthwise_strip<T, DepthwisePlan::kStrip5x5s1>(in, w, e, out, s, g, stream,
-                                                                   act);
-    case DepthwisePlan::kStrip5x5s2:
-      return launch_depthwise_strip<T, DepthwisePlan::kStrip5x5s2>(in, w, e, out, s, g, stream,
-                                                                   act);
-    case DepthwisePlan::kStrip7x7s1:
-      return launch_depthwise_strip<T, DepthwisePlan::kStrip7x7s1>(in, w, e, out, s, g, stream,
-                                                                   act);
-    case DepthwisePlan::kStrip7x7s2:
-      return launch_depthwise_strip<T, DepthwisePlan::kStrip7x7s2>(in, w, e, out, s, g, stream,
-                                                                   act);
-    default:
-      return false;
-  }
+  const DepthwisePlan plan = depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w,
+                                            s.dilation_h, s.dilation_w);
+  return visit_strip_plan(plan, false, [&](auto strip) {
+    return launch_depthwise_strip<T, decltype(strip)::value>(in, w, e, out, s, g, stream, act);
+  });
 }
 
 }  // namespace detail

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/host_device.h"
 
@@ -97,6 +98,27 @@ INFERNO_HD constexpr bool depthwise_strips_pay(int64_t n, int64_t oh, int64_t ow
                                                int64_t element_bytes) {
   const int64_t strips = n * oh * ((ow + kDepthwiseStripPixels - 1) / kDepthwiseStripPixels);
   return strips * (c * element_bytes / 16) >= kDepthwiseStripMinThreads;
+}
+
+/// f(std::integral_constant<DepthwisePlan, P>{}) for the strip plan P that `plan` is, so that a
+/// caller choosing at run time instantiates its template once per strip plan; `otherwise` for
+/// kAny and kGeneric.
+template <typename R, typename F>
+R visit_strip_plan(DepthwisePlan plan, R otherwise, F&& f) {
+  switch (plan) {
+#define INFERNO_STRIP_PLAN(P) \
+  case DepthwisePlan::P:      \
+    return f(std::integral_constant<DepthwisePlan, DepthwisePlan::P>{});
+    INFERNO_STRIP_PLAN(kStrip3x3s1)
+    INFERNO_STRIP_PLAN(kStrip3x3s2)
+    INFERNO_STRIP_PLAN(kStrip5x5s1)
+    INFERNO_STRIP_PLAN(kStrip5x5s2)
+    INFERNO_STRIP_PLAN(kStrip7x7s1)
+    INFERNO_STRIP_PLAN(kStrip7x7s2)
+#undef INFERNO_STRIP_PLAN
+    default:
+      return otherwise;
+  }
 }
 
 /// The plan's name as codegen writes it into model.cu ("kStrip7x7s1").

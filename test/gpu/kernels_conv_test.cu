@@ -104,22 +104,14 @@ cudaError_t launch(Path path, const T* x, const T* w, T* out, const Conv2dEpilog
     return inferno::kernels::conv2d_depthwise<T, DepthwisePlan::kGeneric>(x, w, e, out, s, g_stream,
                                                                           Act{});
   // The plan codegen would name were the conv large enough for strips to pay.
-  switch (inferno::kernels::depthwise_plan(s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w,
-                                           s.dilation_h, s.dilation_w)) {
-#define INFERNO_TEST_STRIP(P)                                                                 \
-  case DepthwisePlan::P:                                                                      \
-    return inferno::kernels::conv2d_depthwise<T, DepthwisePlan::P>(x, w, e, out, s, g_stream, \
-                                                                   Act{});
-    INFERNO_TEST_STRIP(kStrip3x3s1)
-    INFERNO_TEST_STRIP(kStrip3x3s2)
-    INFERNO_TEST_STRIP(kStrip5x5s1)
-    INFERNO_TEST_STRIP(kStrip5x5s2)
-    INFERNO_TEST_STRIP(kStrip7x7s1)
-    INFERNO_TEST_STRIP(kStrip7x7s2)
-#undef INFERNO_TEST_STRIP
-    default:
-      return inferno::kernels::conv2d_depthwise<T>(x, w, e, out, s, g_stream, Act{});
-  }
+  const DepthwisePlan plan = inferno::kernels::depthwise_plan(
+      s.nhwc, s.c, s.o, s.kh, s.kw, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w);
+  if (inferno::kernels::depthwise_plan_taps(plan) == 0)
+    return inferno::kernels::conv2d_depthwise<T>(x, w, e, out, s, g_stream, Act{});
+  return inferno::kernels::visit_strip_plan(plan, cudaErrorInvalidValue, [&](auto strip) {
+    return inferno::kernels::conv2d_depthwise<T, decltype(strip)::value>(x, w, e, out, s, g_stream,
+                                                                         Act{});
+  });
 }
 
 /// One case on one kernel (igemm: of tiles kTiles), layout, dtype and activation, against the

@@ -58,25 +58,13 @@ template <int kPixels>
 cudaError_t launch(DepthwisePlan plan, const __half* x, const __half* w,
                    const Conv2dEpilogue<__half>& e, __half* out, const Conv2dShape& s,
                    cudaStream_t stream) {
+  if (plan == DepthwisePlan::kGeneric)
+    return conv2d_depthwise<__half, DepthwisePlan::kGeneric>(x, w, e, out, s, stream, Relu{});
   const detail::DepthwiseGeom g = detail::depthwise_geom(s);
-  bool launched = false;
-  switch (plan) {
-    case DepthwisePlan::kGeneric:
-      return conv2d_depthwise<__half, DepthwisePlan::kGeneric>(x, w, e, out, s, stream, Relu{});
-#define STRIP(P)                                                                        \
-  case DepthwisePlan::P:                                                                \
-    launched = detail::launch_depthwise_strip<__half, DepthwisePlan::P, Relu, kPixels>( \
-        x, w, e, out, s, g, stream, Relu{});                                            \
-    break;
-      STRIP(kStrip3x3s1)
-      STRIP(kStrip3x3s2)
-      STRIP(kStrip5x5s1)
-      STRIP(kStrip5x5s2)
-      STRIP(kStrip7x7s1)
-#undef STRIP
-    default:
-      break;
-  }
+  const bool launched = visit_strip_plan(plan, false, [&](auto strip) {
+    return detail::launch_depthwise_strip<__half, decltype(strip)::value, Relu, kPixels>(
+        x, w, e, out, s, g, stream, Relu{});
+  });
   return launched ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
