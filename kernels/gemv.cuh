@@ -26,6 +26,12 @@
 //    ~3 TB/s at ~0.7 us of latency needs); even so, N = 768 is the weakest shape.
 //  - gemv_nk_norm: gemv_nk of layer_norm(x) or rms_norm(x), the rows normalized by each block in
 //    shared memory first (norm_gemm, passes/fuse_norm_gemv.h), so the norm needs no launch.
+//  - Pairs (a gated MLP's act(gate) * up, codegen/gemv_pairs.h): gemv_nk and gemv_nk_norm given
+//    a Pair functor interleave W's two halves of rows over the columns (column 2j is row j,
+//    column 2j + 1 row j + N/2), so each block holds both of an output's products; after the
+//    epilogue rounds them they meet in shared memory and out[m, j] = pair(y[m, j], y[m, j + N/2])
+//    ([M, N/2]). The elementwise kernel that would read the product and write the gated values
+//    needs no launch.
 // kPack = gemv_pack<T>(contiguous length): the largest power of two dividing the length with at
 // most 16 bytes, so every row (and x's rows) starts aligned to the pack when the base pointers
 // are 16-byte aligned (the caller guarantees it): odd lengths fall back to one element a load.
@@ -56,6 +62,8 @@
 // into T. Accumulation is in float (exact f32 FMAs, so an f32 GEMV is more accurate than a TF32
 // tensor-core GEMM), in an order fixed by the shape: results are bitwise reproducible.
 #pragma once
+
+#include <type_traits>
 
 #include "common.cuh"
 #include "dependent_launch.cuh"
@@ -92,6 +100,21 @@ struct GemvEpilogue {
 struct GemvNoActivation {
   __device__ __forceinline__ float operator()(float a) const { return a; }
 };
+
+/// No pairs: every column of W's product is an output column.
+struct GemvNoPairs {};
+
+/// W's row that gemv_nk's column `col` (of n) streams: the column itself, or with pairs, row j
+/// for column 2j and row j + n/2 for column 2j + 1.
+template <bool kPairs>
+__host__ __device__ constexpr int64_t gemv_nk_row(int64_t col, int64_t n) {
+  if constexpr (kPairs) {
+    return col / 2 + (col % 2) * (n / 2);
+  } else {
+    (void)n;
+    return col;
+  }
+}
 
 /// Elements per load along a contiguous run of `length`: the largest power of two dividing it,
 /// at most 16 bytes.
@@ -270,15 +293,63 @@ __device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int
   }
 }
 
+/// gemv_nk_store with pairs: each column's value rounded by the epilogue (at its row of W: the
+/// bias and residual are the product's), shared with the block, then the even column's lanes
+/// store pair(first half's, second half's) at out[m, col / 2] ([kM, n / 2]). Every thread of the
+/// block reaches it (a barrier); n is even and a block's columns start even, so a column's
+/// partner is the next one in the block.
+template <typename T, int kM, int kLanes, typename Act, typename Pair>
+__device__ __forceinline__ void gemv_nk_store_pairs(float (&acc)[kM], int64_t col, int64_t n,
+                                                    int sub, T* out,
+                                                    const GemvEpilogue<T>& epilogue, Act act,
+                                                    Pair pair) {
+  constexpr int kColumns = kGemvNkThreads / kLanes;
+  static_assert(kColumns % 2 == 0, "a block holds whole pairs");
+  __shared__ T rounded[kColumns][kM];
+#pragma unroll
+  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kLanes>(acc[m], SumOp{});
+  const int local = static_cast<int>(threadIdx.x) / kLanes;
+  if (col < n) {
+    const int64_t row = gemv_nk_row<true>(col, n);
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      if (m % kLanes == sub) rounded[local][m] = gemv_finish(acc[m], m, row, n, epilogue, act);
+    }
+  }
+  __syncthreads();
+  if (col < n && col % 2 == 0) {
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      if (m % kLanes == sub)
+        out[m * (n / 2) + col / 2] = pair(rounded[local][m], rounded[local + 1][m]);
+    }
+  }
+}
+
+/// The end of gemv_nk and gemv_nk_norm: the plain store, or the pairs'.
+template <typename T, int kM, int kLanes, typename Act, typename Pair>
+__device__ __forceinline__ void gemv_nk_finish(float (&acc)[kM], int64_t col, int64_t n, int sub,
+                                               T* out, const GemvEpilogue<T>& epilogue, Act act,
+                                               Pair pair) {
+  if constexpr (std::is_same_v<Pair, GemvNoPairs>) {
+    (void)pair;
+    gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
+  } else {
+    gemv_nk_store_pairs<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act, pair);
+  }
+}
+
 }  // namespace detail
 
 /// W stored [N, K]. Launch with gemv_nk_blocks<T>(n, k) blocks of kGemvNkThreads threads, kPack
 /// = gemv_pack<T>(k), kLanes = gemv_nk_lanes<T>(k), kUnroll = gemv_nk_unroll<T>(n, k). x is
 /// [kM, K], out [kM, N].
-template <typename T, int kM, int kPack, int kLanes, int kUnroll = kGemvUnroll, typename Act>
+template <typename T, int kM, int kPack, int kLanes, int kUnroll = kGemvUnroll, typename Act,
+          typename Pair = GemvNoPairs>
 __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __restrict__ w, int64_t n,
                                         int64_t k, T* out, const GemvEpilogue<T>& epilogue, Act act,
-                                        const L2Prefetch& next = {}) {
+                                        const L2Prefetch& next = {}, Pair pair = {}) {
+  constexpr bool kPairs = !std::is_same_v<Pair, GemvNoPairs>;
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
   constexpr int kColumns = kGemvNkThreads / kLanes;
@@ -287,13 +358,13 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   float acc[kM];
 #pragma unroll
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
-  const T* row = w + (col < n ? col : 0) * k;
+  const T* row = w + (col < n ? gemv_nk_row<kPairs>(col, n) : 0) * k;
   Pack<T, kPack> wv[kUnroll];
   if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, k / kPack, sub);
   prefetch_l2_share(next);
   await_producers();  // the first weight loads are in flight; x is the kernel before's
   if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, x, row, k, sub);
-  detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
+  detail::gemv_nk_finish<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act, pair);
 }
 
 namespace detail {
@@ -419,12 +490,13 @@ __device__ __forceinline__ void gemv_normalize_rows(const T* __restrict__ x,
 /// The weight stream is gemv_nk's: its first turn of loads is issued before the norm, so their
 /// DRAM latency overlaps the statistics.
 template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms,
-          int kUnroll = kGemvUnroll, typename Act>
+          int kUnroll = kGemvUnroll, typename Act, typename Pair = GemvNoPairs>
 __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* __restrict__ w,
                                              int64_t n, const T* __restrict__ weight,
                                              const T* __restrict__ bias, float eps, T* out,
                                              const GemvEpilogue<T>& epilogue, Act act,
-                                             const L2Prefetch& next = {}) {
+                                             const L2Prefetch& next = {}, Pair pair = {}) {
+  constexpr bool kPairs = !std::is_same_v<Pair, GemvNoPairs>;
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
   static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
   static_assert(kK >= 1 && kK % kPack == 0, "packs tile the rows");
@@ -436,7 +508,7 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
   constexpr int kColumns = kGemvNkThreads / kLanes;
   const int sub = static_cast<int>(threadIdx.x) % kLanes;
   const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
-  const T* row = w + (col < n ? col : 0) * kK;
+  const T* row = w + (col < n ? gemv_nk_row<kPairs>(col, n) : 0) * kK;
   Pack<T, kPack> wv[kUnroll];
   if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, kK / kPack, sub);
   prefetch_l2_share(next);
@@ -446,7 +518,7 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
 #pragma unroll
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
   if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, staged, row, kK, sub);
-  detail::gemv_nk_store<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act);
+  detail::gemv_nk_finish<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act, pair);
 }
 
 /// W stored [K, N]. Launch with gemv_kn_blocks<T>(n) blocks of kThreads = gemv_kn_threads<T>(n,

@@ -18,6 +18,7 @@
 #include "codegen/emit_profile.h"
 #include "codegen/emit_resize.h"
 #include "codegen/emit_rotary.h"
+#include "codegen/launch_groups.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
 #include "codegen/profile_plan.h"
@@ -262,13 +263,22 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     if (code.profile.size() != steps) chunk.step = static_cast<int32_t>(steps);
     chunks.push_back(chunk);
   };
+  ctx.launch_group_end = plan_launch_groups(ctx, corrupted);
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
     const KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};
     const size_t functors = sections.functors.size(), steps = code.profile.size();
     const size_t begin = sections.run.text().size();
+    ctx.current_node = i;
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
-    add_step(code, graph, i, begin, options);
+    ctx.current_node = -1;
+    if (ctx.launch_group_end[static_cast<size_t>(i)] == i) {
+      const auto members = emit_launch_group(ctx, i);
+      add_step(code, graph, i, begin, options);
+      if (code.profile.size() != steps) describe_launch_group(code.profile.back(), graph, members);
+    } else {
+      add_step(code, graph, i, begin, options);
+    }
     if (i == corrupted) emit_corruption(ctx, i);
     finish(chunk, functors, steps);
   }

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "codegen/grid_kernel.h"
 #include "codegen/memory_plan.h"
 #include "codegen/source_writer.h"
 #include "codegen/views.h"
@@ -44,6 +46,19 @@ class EmitContext {
   /// By node: the weight its GEMV prefetches into L2 for the next GEMV (plan_gemv_prefetches,
   /// emit_gemm.h), or kNoValue; empty: none anywhere.
   std::vector<ir::ValueId> gemv_prefetch;
+  /// By node: the last node of its launch group (plan_launch_groups, launch_groups.h), or -1;
+  /// empty: no groups.
+  std::vector<int32_t> launch_group_end;
+  /// The node being lowered (codegen.cpp sets it).
+  int32_t current_node = -1;
+  /// The current launch group's grid kernels so far, each with its node, held for one launch.
+  std::vector<std::pair<int32_t, GridKernel>> grouped;
+
+  /// Whether the node being lowered is in a launch group.
+  bool in_launch_group() const {
+    return current_node >= 0 && static_cast<size_t>(current_node) < launch_group_end.size() &&
+           launch_group_end[static_cast<size_t>(current_node)] >= 0;
+  }
 
   /// The pointer variable run() declares for a value (see codegen.cpp), e.g. "v_fc1_weight".
   const std::string& pointer(ir::ValueId v) const {

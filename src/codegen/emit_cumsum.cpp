@@ -42,7 +42,8 @@ Status emit_cumsum(EmitContext& ctx, int32_t index) {
 }
 
 void register_cumsum_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kCumsum, {emit_cumsum, no_scratch, never_in_place});
+  table.add(ir::OpKind::kCumsum,
+            {emit_cumsum, no_scratch, never_in_place, Launches::kGridKernelsOnly});
 }
 
 }  // namespace inferno::codegen

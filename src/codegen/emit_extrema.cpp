@@ -106,10 +106,14 @@ Status emit_arg_extremum(EmitContext& ctx, int32_t index) {
 }
 
 void register_extrema_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kReduceMax, {emit_reduce_extremum, no_scratch, never_in_place});
-  table.add(ir::OpKind::kReduceMin, {emit_reduce_extremum, no_scratch, never_in_place});
-  table.add(ir::OpKind::kArgMax, {emit_arg_extremum, no_scratch, never_in_place});
-  table.add(ir::OpKind::kArgMin, {emit_arg_extremum, no_scratch, never_in_place});
+  table.add(ir::OpKind::kReduceMax,
+            {emit_reduce_extremum, no_scratch, never_in_place, Launches::kGridKernelsOnly});
+  table.add(ir::OpKind::kReduceMin,
+            {emit_reduce_extremum, no_scratch, never_in_place, Launches::kGridKernelsOnly});
+  table.add(ir::OpKind::kArgMax,
+            {emit_arg_extremum, no_scratch, never_in_place, Launches::kGridKernelsOnly});
+  table.add(ir::OpKind::kArgMin,
+            {emit_arg_extremum, no_scratch, never_in_place, Launches::kGridKernelsOnly});
 }
 
 }  // namespace inferno::codegen

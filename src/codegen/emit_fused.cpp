@@ -2,6 +2,7 @@
 
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
+#include "codegen/gemv_pairs.h"
 #include "codegen/memory_plan.h"
 #include "codegen/strided_view.h"
 #include "codegen/views.h"
@@ -50,19 +51,74 @@ ir::FusedExpr body_of(const ir::Graph& graph, const ir::Node& node) {
 
 }  // namespace
 
+Expected<ir::FusedExpr> typed_body(const EmitContext& ctx, const ir::Node& node) {
+  std::vector<ir::TensorType> input_types;
+  for (const ir::ValueId in : node.inputs) input_types.push_back(ctx.graph.type(in));
+  // Typed again for these inputs: a graph handed to codegen may not have been verified.
+  Expected<ir::FusedExpr> typed = ir::type_fused_expr(body_of(ctx.graph, node), input_types);
+  if (!typed) return invalid_input(typed.status().message(), ctx.graph.node_name(node), node.loc);
+  const ir::TensorType& out_type = ctx.graph.type(node.outputs[0]);
+  if (typed->result() != out_type) {
+    return ctx.unsupported_node(node, "the body gives " + typed->result().to_string() +
+                                          ", not the node's " + out_type.to_string());
+  }
+  return typed;
+}
+
+Expected<std::string> write_fused_steps(const EmitContext& ctx, const ir::Node& node,
+                                        const ir::FusedExpr& expr, SourceWriter& body) {
+  std::vector<ir::TensorType> input_types;
+  for (const ir::ValueId in : node.inputs) input_types.push_back(ctx.graph.type(in));
+  for (size_t k = 0; k < expr.steps.size(); ++k) {
+    const ir::FusedStep& step = expr.steps[k];
+    std::vector<ir::DType> operand_dtypes;
+    for (const ir::FusedOperand& operand : step.operands) {
+      const auto at = static_cast<size_t>(operand.index);
+      operand_dtypes.push_back(operand.kind == ir::FusedOperand::Kind::kInput
+                                   ? input_types[at].dtype
+                                   : expr.steps[at].type.dtype);
+    }
+    const ComputeType compute = choose_compute_type(operand_dtypes, step.type.dtype);
+    std::vector<std::string> operands;
+    for (size_t j = 0; j < step.operands.size(); ++j) {
+      const ir::FusedOperand& operand = step.operands[j];
+      const auto at = static_cast<size_t>(operand.index);
+      const bool input = operand.kind == ir::FusedOperand::Kind::kInput;
+      if (input && ctx.weights.is_inlined(node.inputs[at])) {
+        operands.push_back(scalar_literal(*ctx.graph.value(node.inputs[at]).constant, compute));
+        continue;
+      }
+      const std::string name = (input ? "x" : "s") + std::to_string(at);
+      operands.push_back(convert_value(value_type(operand_dtypes[j]), compute, name));
+    }
+    const std::optional<std::string> value = elementwise_expression(step.op, operands, compute);
+    if (!value) {
+      return ctx.unsupported_node(node, "step " + std::to_string(k) + " (" +
+                                            std::string(ir::op_name(step.op)) + ") has no " +
+                                            std::string(compute_type_name(compute)) + " form");
+    }
+    const std::string text = ir::fused_expr_to_string(ir::FusedExpr{{step}});
+    body.line("const " + std::string(compute_type_name(value_type(step.type.dtype))) + " s" +
+              std::to_string(k) + " = " + round_to(step.type.dtype, compute, *value) + ";  // #" +
+              std::to_string(k) + " = " + comment_text(text, 80) + " -> " +
+              std::string(dtype_tag(step.type.dtype)));
+  }
+  return "s" + std::to_string(expr.steps.size() - 1);
+}
+
 Status emit_elementwise(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::ValueId out = node.outputs[0];
   const ir::TensorType& out_type = ctx.graph.type(out);
   std::vector<ir::TensorType> input_types;
   for (const ir::ValueId in : node.inputs) input_types.push_back(ctx.graph.type(in));
-  // Typed again for these inputs: a graph handed to codegen may not have been verified.
-  Expected<ir::FusedExpr> typed = ir::type_fused_expr(body_of(ctx.graph, node), input_types);
-  if (!typed) return invalid_input(typed.status().message(), ctx.graph.node_name(node), node.loc);
-  const ir::FusedExpr& expr = *typed;
-  if (expr.result() != out_type) {
-    return ctx.unsupported_node(node, "the body gives " + expr.result().to_string() +
-                                          ", not the node's " + out_type.to_string());
+  INFERNO_ASSIGN_OR_RETURN(const ir::FusedExpr expr, typed_body(ctx, node));
+  if (const int32_t gemv = gemv_pair_source(ctx, index); gemv >= 0) {
+    const ir::ValueId product = ctx.graph.nodes()[static_cast<size_t>(gemv)].outputs[0];
+    ctx.out.run.line("// " + ctx.describe(node));
+    ctx.out.run.line("// (computed by the GEMV of %" + comment_text(ctx.graph.name(product), 60) +
+                     " in its epilogue, codegen/gemv_pairs.h)");
+    return Status::ok();
   }
   ctx.out.run.line("// " + ctx.describe(node));
   const int64_t numel = out_type.numel();
@@ -99,52 +155,18 @@ Status emit_elementwise(EmitContext& ctx, int32_t index) {
                      comment_text(ctx.graph.name(in), 60));
   }
 
-  // One line per step: its expression in its compute type, rounded to its dtype.
-  for (size_t k = 0; k < expr.steps.size(); ++k) {
-    const ir::FusedStep& step = expr.steps[k];
-    std::vector<ir::DType> operand_dtypes;
-    for (const ir::FusedOperand& operand : step.operands) {
-      const auto at = static_cast<size_t>(operand.index);
-      operand_dtypes.push_back(operand.kind == ir::FusedOperand::Kind::kInput
-                                   ? input_types[at].dtype
-                                   : expr.steps[at].type.dtype);
-    }
-    const ComputeType compute = choose_compute_type(operand_dtypes, step.type.dtype);
-    std::vector<std::string> operands;
-    for (size_t j = 0; j < step.operands.size(); ++j) {
-      const ir::FusedOperand& operand = step.operands[j];
-      const auto at = static_cast<size_t>(operand.index);
-      const bool input = operand.kind == ir::FusedOperand::Kind::kInput;
-      if (input && ctx.weights.is_inlined(node.inputs[at])) {
-        operands.push_back(scalar_literal(*ctx.graph.value(node.inputs[at]).constant, compute));
-        continue;
-      }
-      const std::string name = (input ? "x" : "s") + std::to_string(at);
-      operands.push_back(convert_value(value_type(operand_dtypes[j]), compute, name));
-    }
-    const std::optional<std::string> value = elementwise_expression(step.op, operands, compute);
-    if (!value) {
-      return ctx.unsupported_node(node, "step " + std::to_string(k) + " (" +
-                                            std::string(ir::op_name(step.op)) + ") has no " +
-                                            std::string(compute_type_name(compute)) + " form");
-    }
-    const std::string text = ir::fused_expr_to_string(ir::FusedExpr{{step}});
-    kernel.body.line("const " + std::string(compute_type_name(value_type(step.type.dtype))) + " s" +
-                     std::to_string(k) + " = " + round_to(step.type.dtype, compute, *value) +
-                     ";  // #" + std::to_string(k) + " = " + comment_text(text, 80) + " -> " +
-                     std::string(dtype_tag(step.type.dtype)));
-  }
+  INFERNO_ASSIGN_OR_RETURN(const std::string last, write_fused_steps(ctx, node, expr, kernel.body));
   kernel.params += std::string(storage_type(out_type.dtype)) + "* out";
   kernel.args.push_back({"out", ctx.pointer(out)});
-  kernel.body.line(
-      "out[i] = " + store_value(out_type.dtype, "s" + std::to_string(expr.steps.size() - 1)) + ";");
+  kernel.body.line("out[i] = " + store_value(out_type.dtype, last) + ";");
   emit_grid_kernel(ctx, kernel);
   return Status::ok();
 }
 
 void register_elementwise_lowerings(LoweringTable& table) {
   // The generated kernels read each input of the output's shape at the output's own index.
-  const Lowering kElementwiseLowering = {emit_elementwise, no_scratch, elementwise_aligned_inputs};
+  const Lowering kElementwiseLowering = {emit_elementwise, no_scratch, elementwise_aligned_inputs,
+                                         Launches::kGridKernelsOnly};
   for (const ir::OpKind op : ir::all_op_kinds()) {
     if (ir::op_has_trait(op, ir::kElementwise)) table.add(op, kElementwiseLowering);
   }

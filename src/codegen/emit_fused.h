@@ -17,8 +17,20 @@
 
 #include "codegen/emit_context.h"
 #include "codegen/lowering.h"
+#include "ir/fused_expr.h"
 
 namespace inferno::codegen {
+
+/// The body (ir/fused_expr.h) of elementwise or fused_elementwise `node`, typed for its inputs,
+/// or the node's invalid or unsupported status.
+Expected<ir::FusedExpr> typed_body(const EmitContext& ctx, const ir::Node& node);
+
+/// Writes to `body` one line per step of `expr` (node's typed body), `const float s3 = ...;`, each
+/// in its compute type and rounded to its dtype, from inputs held as x0, x1, ... in their value
+/// types (rank-0 constant inputs are literals). Returns the last step's name, or the node's
+/// unsupported status (a step with no form in its compute type).
+Expected<std::string> write_fused_steps(const EmitContext& ctx, const ir::Node& node,
+                                        const ir::FusedExpr& expr, SourceWriter& body);
 
 /// Lowers elementwise or fused_elementwise node `index`: its kernel and its launch in run().
 Status emit_elementwise(EmitContext& ctx, int32_t index);

@@ -205,6 +205,16 @@ GemvProduct gemv_product(const ir::Node& node, const RowMajorGemm& g) {
   return p;
 }
 
+// A norm_gemm's normalization, from its attributes and inputs.
+GemvNorm gemv_norm(const ir::Node& node, const ir::NormGemmInputs& inputs) {
+  GemvNorm norm;
+  norm.rms = node.attrs.get_string("norm") == "rms_norm";
+  norm.weight = node.inputs[static_cast<size_t>(inputs.weight)];
+  if (inputs.bias >= 0) norm.bias = node.inputs[static_cast<size_t>(inputs.bias)];
+  norm.eps = node.attrs.get_float("eps");
+  return norm;
+}
+
 // The alignment cuBLASLt may assume for an operand: its base's, reduced by the batch stride.
 int64_t alignment(const EmitContext& ctx, ir::ValueId v, int64_t batch, int64_t stride_elements) {
   int64_t align = caller_buffer(ctx, v) ? kCallerAlignment : kBufferAlignment;
@@ -331,8 +341,7 @@ Status emit_gemm(EmitContext& ctx, int32_t index) {
   if (g.k == 0) return ctx.unsupported_node(node, "an empty inner dimension (K = 0)");
   if (gemv) {  // decode-shaped: the GEMV kernel with its epilogue (emit_gemv.h)
     check_caller_alignment(ctx, node, {g.left, g.right});
-    emit_gemv(ctx, index, product);
-    return Status::ok();
+    return emit_gemv(ctx, index, product);
   }
 
   const char* data_type = dtype == ir::DType::kF32    ? "CUDA_R_32F"
@@ -417,12 +426,8 @@ Status emit_norm_gemm(EmitContext& ctx, int32_t index) {
   RowMajorGemm g;
   INFERNO_RETURN_IF_ERROR(plan_operands(ctx.graph, node, g));
   GemvProduct product = gemv_product(node, g);
-  GemvNorm norm;
-  norm.rms = node.attrs.get_string("norm") == "rms_norm";
-  norm.weight = node.inputs[static_cast<size_t>(inputs->weight)];
-  if (inputs->bias >= 0) norm.bias = node.inputs[static_cast<size_t>(inputs->bias)];
-  norm.eps = node.attrs.get_float("eps");
-  product.norm = norm;
+  product.norm = gemv_norm(node, *inputs);
+  const GemvNorm& norm = *product.norm;
   if (!gemv_fits(ctx.graph, node, product)) {
     return ctx.unsupported_node(
         node,
@@ -434,30 +439,35 @@ Status emit_norm_gemm(EmitContext& ctx, int32_t index) {
   check_caller_alignment(
       ctx, node,
       {g.left, g.right, norm.weight, norm.bias != ir::kNoValue ? norm.bias : norm.weight});
-  emit_gemv(ctx, index, product);
-  return Status::ok();
-}
-
-// The weight node `index`'s GEMV streams, or kNoValue when the node runs no GEMV.
-ir::ValueId gemv_streamed_weight(const ir::Graph& graph, int32_t index) {
-  const ir::Node& node = graph.nodes()[static_cast<size_t>(index)];
-  if (node.op != ir::OpKind::kGemm && node.op != ir::OpKind::kNormGemm) return ir::kNoValue;
-  if (graph.type(node.outputs[0]).numel() == 0) return ir::kNoValue;
-  RowMajorGemm g;
-  if (!plan_operands(graph, node, g).is_ok() || g.k == 0) return ir::kNoValue;
-  if (node.op == ir::OpKind::kGemm && !gemv_fits(graph, node, gemv_product(node, g)))
-    return ir::kNoValue;
-  return g.right;  // a norm_gemm is a GEMV or refused
+  return emit_gemv(ctx, index, product);
 }
 
 }  // namespace
+
+std::optional<GemvProduct> planned_gemv(const ir::Graph& graph, int32_t index) {
+  const ir::Node& node = graph.nodes()[static_cast<size_t>(index)];
+  if (node.op != ir::OpKind::kGemm && node.op != ir::OpKind::kNormGemm) return std::nullopt;
+  if (graph.type(node.outputs[0]).numel() == 0) return std::nullopt;
+  RowMajorGemm g;
+  if (!plan_operands(graph, node, g).is_ok() || g.k == 0) return std::nullopt;
+  GemvProduct product = gemv_product(node, g);
+  if (node.op == ir::OpKind::kNormGemm) {
+    const std::optional<ir::NormGemmInputs> inputs =
+        ir::norm_gemm_inputs(node.attrs, node.inputs.size());
+    if (!inputs) return std::nullopt;
+    product.norm = gemv_norm(node, *inputs);
+  }
+  if (!gemv_fits(graph, node, product)) return std::nullopt;
+  return product;
+}
 
 std::vector<ir::ValueId> plan_gemv_prefetches(const ir::Graph& graph,
                                               const WeightsLayout& weights) {
   std::vector<int32_t> gemvs;  // nodes whose GEMV streams a stored weight, in run order
   std::vector<ir::ValueId> streamed(graph.nodes().size(), ir::kNoValue);
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
-    const ir::ValueId w = gemv_streamed_weight(graph, i);
+    const std::optional<GemvProduct> product = planned_gemv(graph, i);
+    const ir::ValueId w = product ? product->right : ir::kNoValue;
     if (w == ir::kNoValue || !weights.stored(w)) continue;
     gemvs.push_back(i);
     streamed[static_cast<size_t>(i)] = w;

@@ -38,15 +38,21 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codegen/emit_context.h"
+#include "codegen/emit_gemv.h"
 #include "codegen/lowering.h"
 
 namespace inferno::codegen {
 
 /// Lowers GEMM node `index`: a kGemms entry and its launches in run().
 Status emit_gemm(EmitContext& ctx, int32_t index);
+
+/// The product of node `index` as the GEMV runs it (emit_gemv.h; a norm_gemm with its norm), or
+/// nullopt when the node is no GEMM or norm_gemm, has no elements, or takes cuBLASLt.
+std::optional<GemvProduct> planned_gemv(const ir::Graph& graph, int32_t index);
 
 /// By node: the weight the next GEMV of the run streams (node order; the last GEMV's next is the
 /// first, which the next run starts with), for that node's GEMV to prefetch into L2

@@ -4,6 +4,7 @@
 
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
+#include "codegen/gemv_pairs.h"
 #include "codegen/strided_view.h"
 #include "ir/op.h"
 #include "ir/text_format.h"
@@ -63,7 +64,7 @@ bool gemv_fits(const ir::Graph& graph, const ir::Node& node, const GemvProduct& 
   return assign_slots(graph, out, p).has_value();
 }
 
-void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
+Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::ValueId out = node.outputs[0];
   const ir::TensorType& out_type = ctx.graph.type(out);
@@ -76,8 +77,13 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::string m = decimal(p.m), n = decimal(p.n), k = decimal(p.k);
   const char* layout = p.right_is_nk ? "nk" : "kn";
   const char* norm_name = !p.norm ? "" : p.norm->rms ? "rms_norm_" : "layer_norm_";
+  // A gated MLP's elementwise node the epilogue computes instead of storing the product.
+  const int32_t pairs = p.right_is_nk ? gemv_pair_target(ctx, index) : -1;
+  const ir::ValueId written =
+      pairs >= 0 ? ctx.graph.nodes()[static_cast<size_t>(pairs)].outputs[0] : out;
   const std::string name = "k" + std::to_string(index) + "_gemv_" + layout + "_" + norm_name +
-                           std::string(dtype_tag(dtype)) + "_" + m + "x" + k + "x" + n;
+                           std::string(dtype_tag(dtype)) + "_" + m + "x" + k + "x" + n +
+                           (pairs >= 0 ? "_pairs" : "");
 
   // The activation, as the elementwise op it names, on the f32 value.
   std::string activation = "a";
@@ -120,6 +126,12 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       std::string("// (") +
       (p.norm ? "x's rows normalized in f32 and rounded, as the norm's kernel does; " : "") +
       "f32 sums, the epilogue fused, one rounding to " + std::string(ir::dtype_name(dtype)) + ")");
+  if (pairs >= 0) {
+    kernels.line("// Pairs (codegen/gemv_pairs.h): writes " + value(written) + " = f(" +
+                 value(out) + "[..., :" + decimal(p.n / 2) + "], " + value(out) + "[..., " +
+                 decimal(p.n / 2) + ":]) instead of " + value(out) +
+                 ", f as its node computes it.");
+  }
   if (next != ir::kNoValue) {
     kernels.line("// Asks L2 for " + value(next) +
                  ", the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).");
@@ -143,7 +155,7 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
     args.push_back({"full", ctx.pointer(slots->full->value)});
   }
   params += ", " + type + "* out";
-  args.push_back({"out", ctx.pointer(out)});
+  args.push_back({"out", ctx.pointer(written)});
   std::string prefetch;  // the call's last argument: the next GEMV's weight, for L2
   if (next != ir::kNoValue) {
     params += ", const void* next_weight, long long next_bytes";
@@ -167,6 +179,11 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       ", inferno::kernels::gemv_nk_unroll<" + type + ">(" + n + ", " + k + ")";
   const std::string pack = "inferno::kernels::gemv_pack<" + type + ">(" + contiguous + ")";
   const std::string act = "[](float a) { return " + activation + "; }";
+  if (pairs >= 0) {  // the functor, then the call's last two arguments: the prefetch and it
+    ctx.out.headers.insert("kernels/elementwise.cuh");
+    INFERNO_RETURN_IF_ERROR(write_gemv_pair_functor(ctx, index, pairs, kernels));
+    prefetch = (prefetch.empty() ? std::string(", {}") : prefetch) + ", pair";
+  }
   if (p.norm) {  // gemv_nk_norm: K is a template argument (the staged rows' size)
     kernels.line("inferno::kernels::gemv_nk_norm<" + type + ", " + m + ", " + pack + ", " + tiles +
                  ", " + k + ", " + (p.norm->rms ? "true" : "false") + unroll + ">(x, w, " + n +
@@ -185,6 +202,7 @@ void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       p.right_is_nk ? "inferno::kernels::gemv_nk_blocks<" + type + ">(" + n + ", " + k + ")"
                     : "inferno::kernels::gemv_kn_blocks<" + type + ">(" + n + ")";
   emit_launch(ctx, name, blocks, threads, args, ctx.label(node));
+  return Status::ok();
 }
 
 }  // namespace inferno::codegen

@@ -67,7 +67,7 @@ bool has_output_layout(const ir::TensorType& addend, const ir::TensorType& out);
 bool gemv_fits(const ir::Graph& graph, const ir::Node& node, const GemvProduct& product);
 
 /// Emits the GEMV kernel of node `index` and its launch (gemv_fits must hold; the output is not
-/// empty).
-void emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& product);
+/// empty); with a pair target (gemv_pairs.h), the kernel writes that node's values instead.
+Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& product);
 
 }  // namespace inferno::codegen

@@ -72,6 +72,18 @@ std::string shape_tag(const ir::Shape& shape) {
 }
 
 void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
+  if (ctx.in_launch_group()) {
+    const int32_t last = ctx.launch_group_end[static_cast<size_t>(ctx.current_node)];
+    ctx.grouped.emplace_back(ctx.current_node, kernel);
+    ctx.out.run.line(
+        "// (launched with its launch group, which ends at %" +
+        comment_text(ctx.graph.node_name(ctx.graph.nodes()[static_cast<size_t>(last)]), 60) + ")");
+    return;
+  }
+  write_grid_kernel(ctx, kernel);
+}
+
+void write_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
   SourceWriter& k = ctx.out.kernels;
   size_t begin = 0;
   while (begin < kernel.comment.size()) {

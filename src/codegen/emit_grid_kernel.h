@@ -7,6 +7,7 @@
 #include <string>
 
 #include "codegen/emit_context.h"
+#include "codegen/grid_kernel.h"
 #include "codegen/strided_view.h"
 
 namespace inferno::codegen {
@@ -50,19 +51,12 @@ struct Lines {
 };
 Lines lines_along(const ir::Shape& shape, int64_t dim);
 
-/// One generated kernel and its launch.
-struct GridKernel {
-  std::string name;     ///< a C identifier, unique in model.cu
-  std::string comment;  ///< lines above the kernel (each becomes a // comment)
-  std::string params;   ///< "const float* in0, float* out"
-  NamedArgs args;       ///< the launch's arguments, named as params
-  SourceWriter body;    ///< the loop body over flat index i
-  int64_t numel = 0;    ///< elements the loop covers
-  std::string label;    ///< the node's label for launch errors (EmitContext::label)
-};
-
-/// Appends the kernel to the kernels section and its launch (with the launch check) to run().
+/// Appends the kernel to the kernels section and its launch (with the launch check) to run();
+/// when the node being lowered is in a launch group (launch_groups.h), holds it for the group's
+/// one launch instead.
 void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel);
+/// Appends the kernel and its launch now, in or out of a launch group.
+void write_grid_kernel(EmitContext& ctx, const GridKernel& kernel);
 
 /// A generated gather kernel `name`: out[i] = in[offset(i)] over `numel` elements of `dtype`, for
 /// copies the strided_copy launcher does not take (more than kMaxRank dims after coalescing).

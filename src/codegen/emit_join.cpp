@@ -170,50 +170,19 @@ Status emit_index_select(EmitContext& ctx, int32_t index) {
   return Status::ok();
 }
 
-namespace {
-
-// True when index_copy `index`'s rows are written by the rotary kernel that computes its source
-// (emit_rotary.h): it launches nothing of its own.
 bool rows_written_by_rotary(const EmitContext& ctx, int32_t index) {
   const ir::ValueId source = ctx.graph.nodes()[static_cast<size_t>(index)].inputs[2];
   const int32_t producer = ctx.views.producer.at(static_cast<size_t>(source));
   return producer >= 0 && rotary_row_target(ctx, producer) == index;
 }
 
-// An in-place index_copy (a KV cache write, memory_plan.h) whose next node is one of the same
-// geometry and index that does not read its output: transformers writes a layer's K and V caches
-// back to back, and one launch for both saves a launch gap per layer of a decode step. Only
-// in-place pairs: their outputs are state buffers, which no arena buffer shares, so writing the
-// second one a node early cannot clobber anything still being read. A node whose rows its
-// rotary kernel writes does not pair.
-bool index_copy_pairs_with_next(const EmitContext& ctx, int32_t index) {
-  const std::vector<ir::Node>& nodes = ctx.graph.nodes();
-  if (index < 0 || static_cast<size_t>(index) + 1 >= nodes.size()) return false;
-  const ir::Node& a = nodes[static_cast<size_t>(index)];
-  const ir::Node& b = nodes[static_cast<size_t>(index) + 1];
-  if (a.op != ir::OpKind::kIndexCopy || b.op != ir::OpKind::kIndexCopy) return false;
-  const auto in_place = [&](const ir::Node& n) {
-    return same_bytes(ctx.plan, n.inputs[0], n.outputs[0]) &&
-           ctx.plan.of(n.outputs[0]).kind == StorageKind::kState;
-  };
-  const auto same_type = [&](ir::ValueId x, ir::ValueId y) {
-    return ctx.graph.type(x).shape == ctx.graph.type(y).shape &&
-           ctx.graph.type(x).dtype == ctx.graph.type(y).dtype;
-  };
-  for (const ir::ValueId v : b.inputs) {
-    if (v == a.outputs[0]) return false;
-  }
-  return in_place(a) && in_place(b) && !rows_written_by_rotary(ctx, index) &&
-         !rows_written_by_rotary(ctx, index + 1) && a.inputs[1] == b.inputs[1] &&
-         a.attrs.get_int("dim") == b.attrs.get_int("dim") && same_type(a.inputs[0], b.inputs[0]) &&
-         same_type(a.inputs[2], b.inputs[2]) && ctx.graph.type(a.inputs[2]).numel() > 0;
-}
+namespace {
 
 // index_copy: over x's own bytes (a KV cache state, memory_plan.h), one thread per source element
-// writes its row (nothing when the index is out of range); a pair (above) takes twice the
-// threads, the second half writing the next node's rows. Otherwise one thread per output
-// element takes x's value or the last source row whose index names its row; that reads the index
-// count times per element, fine for the short indexes this fallback sees.
+// writes its row (nothing when the index is out of range). (A layer's K and V cache writes, back
+// to back, go out in one launch as a launch group, launch_groups.h.) Otherwise one thread per
+// output element takes x's value or the last source row whose index names its row; that reads the
+// index count times per element, fine for the short indexes this fallback sees.
 Status emit_index_copy(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   const ir::TensorType& x = ctx.graph.type(node.inputs[0]);
@@ -226,15 +195,7 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
                      comment_text(ctx.graph.name(source_value), 60) + ")");
     return Status::ok();
   }
-  if (index_copy_pairs_with_next(ctx, index - 1)) {
-    const ir::ValueId first = ctx.graph.nodes()[static_cast<size_t>(index) - 1].outputs[0];
-    ctx.out.run.line("// (written by the launch of %" + comment_text(ctx.graph.name(first), 60) +
-                     ", with its own rows)");
-    return Status::ok();
-  }
   const bool in_place = same_bytes(ctx.plan, node.inputs[0], node.outputs[0]);
-  const bool paired = index_copy_pairs_with_next(ctx, index);
-  const ir::Node* next = paired ? &ctx.graph.nodes()[static_cast<size_t>(index) + 1] : nullptr;
   const auto dim = static_cast<size_t>(node.attrs.get_int("dim"));
   int64_t inner = 1;
   for (size_t d = dim + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
@@ -259,35 +220,14 @@ Status emit_index_copy(EmitContext& ctx, int32_t index) {
   }
   if (in_place) {
     kernel.body.line("(void)in;  // the same bytes as out");
-    // A pair's threads past the first node's rows write the second's: the same index math on
-    // j = i - rows (i itself is the grid loop's counter).
-    const std::string rows = std::to_string(source.numel());
-    const std::string at = paired ? "j" : "i";
-    std::string read =
-        "source[" +
-        (paired ? offset_expression(coalesce(source_view.view), "j")
-                : loop_offset_expression(coalesce(source_view.view), source.numel())) +
-        "]";
-    std::string write = "out";
-    if (paired) {
-      const ValueView next_view = resolve_view(ctx.graph, ctx.views, next->inputs[2]);
-      kernel.comment += "; also " + ctx.describe(*next) + " (in place)";
-      kernel.params += ", const " + type + "* next_source, " + type + "* next_out";
-      kernel.args.push_back({"next_source", ctx.view_pointer(next_view)});
-      kernel.args.push_back({"next_out", ctx.pointer(next->outputs[0])});
-      kernel.numel = 2 * source.numel();
-      kernel.body.line("const bool second = i >= " + rows + ";");
-      kernel.body.line("const int64_t j = second ? i - " + rows + " : i;");
-      read = "second ? next_source[" + offset_expression(coalesce(next_view.view), "j") +
-             "] : " + read;
-      write = "(second ? next_out : out)";
-    }
-    kernel.body.line("const int64_t c = " + at + " % " + n + ", p = (" + at + " / " + n + ") % " +
-                     count + ", o = " + at + " / " + std::to_string(inner * ids.numel()) + ";");
+    const std::string read =
+        "source[" + loop_offset_expression(coalesce(source_view.view), source.numel()) + "]";
+    kernel.body.line("const int64_t c = i % " + n + ", p = (i / " + n + ") % " + count +
+                     ", o = i / " + std::to_string(inner * ids.numel()) + ";");
     kernel.body.line("int64_t r = static_cast<int64_t>(index[p]);");
     kernel.body.line("if (r < 0) r += " + size + ";");
     kernel.body.line("if (r < 0 || r >= " + size + ") continue;  // never out of bounds");
-    kernel.body.line(write + "[(o * " + size + " + r) * " + n + " + c] = " + read + ";");
+    kernel.body.line("out[(o * " + size + " + r) * " + n + " + c] = " + read + ";");
   } else {
     kernel.body.line("const int64_t c = i % " + n + ", r = (i / " + n + ") % " + size +
                      ", o = i / " + std::to_string(inner * x.shape[dim]) + ";");
@@ -314,10 +254,13 @@ std::vector<int32_t> index_copy_over_x(const ir::Graph& /*graph*/, const ir::Nod
 }  // namespace
 
 void register_join_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kIndexSelect, {emit_index_select, no_scratch, never_in_place});
-  table.add(ir::OpKind::kIndexCopy, {emit_index_copy, no_scratch, index_copy_over_x});
-  table.add(ir::OpKind::kCat, {emit_cat, no_scratch, never_in_place});
-  table.add(ir::OpKind::kConstantPad, {emit_constant_pad, no_scratch, never_in_place});
+  table.add(ir::OpKind::kIndexSelect,
+            {emit_index_select, no_scratch, never_in_place, Launches::kGridKernelsOnly});
+  table.add(ir::OpKind::kIndexCopy,
+            {emit_index_copy, no_scratch, index_copy_over_x, Launches::kGridKernelsOnly});
+  table.add(ir::OpKind::kCat, {emit_cat, no_scratch, never_in_place, Launches::kGridKernelsOnly});
+  table.add(ir::OpKind::kConstantPad,
+            {emit_constant_pad, no_scratch, never_in_place, Launches::kGridKernelsOnly});
 }
 
 }  // namespace inferno::codegen

@@ -15,7 +15,11 @@ Status emit_cat(EmitContext& ctx, int32_t index);
 Status emit_constant_pad(EmitContext& ctx, int32_t index);
 Status emit_index_select(EmitContext& ctx, int32_t index);
 
-/// cat, constant_pad and index_select.
+/// True when index_copy `index`'s rows are written by the rotary kernel that computes its source
+/// (emit_rotary.h): it launches nothing of its own.
+bool rows_written_by_rotary(const EmitContext& ctx, int32_t index);
+
+/// cat, constant_pad, index_select and index_copy.
 void register_join_lowerings(LoweringTable& table);
 
 }  // namespace inferno::codegen

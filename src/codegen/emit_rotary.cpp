@@ -126,7 +126,8 @@ Status emit_rotary(EmitContext& ctx, int32_t index) {
 }
 
 void register_rotary_lowerings(LoweringTable& table) {
-  table.add(ir::OpKind::kRotary, {emit_rotary, no_scratch, never_in_place});
+  table.add(ir::OpKind::kRotary,
+            {emit_rotary, no_scratch, never_in_place, Launches::kGridKernelsOnly});
 }
 
 }  // namespace inferno::codegen

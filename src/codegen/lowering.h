@@ -27,12 +27,20 @@ int64_t no_scratch(const ir::Graph& graph, const ir::Node& node);
 /// For lowerings whose output never overwrites an input.
 std::vector<int32_t> never_in_place(const ir::Graph& graph, const ir::Node& node);
 
-/// One op's lowering. Every field is required (the table refuses a null one, and the op-table
-/// test checks every lowered op): a new lowering states its memory facts where it is registered.
+/// What a node's lowering launches.
+enum class Launches : uint8_t {
+  kAny,              ///< library kernels, cuBLASLt, generated kernels: anything
+  kGridKernelsOnly,  ///< only generated grid kernels (emit_grid_kernel), which launch groups merge
+};
+
+/// One op's lowering. The first three fields are required (the table refuses a null one, and the
+/// op-table test checks every lowered op): a new lowering states its memory facts where it is
+/// registered. `launches` says whether its kernels may join a launch group (launch_groups.h).
 struct Lowering {
   LowerFn lower;
   ScratchFn scratch_bytes;
   InPlaceFn in_place_inputs;
+  Launches launches = Launches::kAny;
 };
 
 struct LoweringTable {

@@ -196,6 +196,37 @@ std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dty
   return text;
 }
 
+void describe_node(KernelCost& step, const ir::Graph& graph, int32_t node) {
+  const ir::Node& n = graph.nodes().at(static_cast<size_t>(node));
+  step.node = node;
+  step.node_name = graph.node_name(n);
+  step.op = std::string(ir::op_name(n.op));
+  step.loc = n.loc;
+  step.dtype = graph.type(n.outputs[0]).dtype;
+  step.work = node_work(graph, n);
+}
+
+void describe_launch_group(KernelCost& step, const ir::Graph& graph,
+                           const std::vector<std::pair<int32_t, std::string>>& members) {
+  if (members.empty()) return;
+  if (members.size() == 1) {  // the one member that launched: its own step
+    describe_node(step, graph, members.front().first);
+    return;
+  }
+  NodeWork work;
+  std::string kernels;
+  for (const auto& [node, kernel] : members) {
+    const NodeWork w = node_work(graph, graph.nodes().at(static_cast<size_t>(node)));
+    work.flops += w.flops;
+    work.bytes_read += w.bytes_read;
+    work.bytes_written += w.bytes_written;
+    kernels += (kernels.empty() ? "" : " + ") + generated_kernel(kernel);
+  }
+  step.op = "launch group";
+  step.work = work;
+  step.choice = "one launch: " + kernels;
+}
+
 std::optional<KernelCost> make_step(const ir::Graph& graph, int32_t node,
                                     std::string_view run_block, const target::Target& target) {
   std::vector<std::string> kernels = launched_kernels(run_block);
@@ -203,12 +234,7 @@ std::optional<KernelCost> make_step(const ir::Graph& graph, int32_t node,
   KernelCost step;
   step.node = node;
   if (node >= 0) {
-    const ir::Node& n = graph.nodes().at(static_cast<size_t>(node));
-    step.node_name = graph.node_name(n);
-    step.op = std::string(ir::op_name(n.op));
-    step.loc = n.loc;
-    step.dtype = graph.type(n.outputs[0]).dtype;
-    step.work = node_work(graph, n);
+    describe_node(step, graph, node);
   } else {
     step.node_name = "outputs";
     step.op = "copy";

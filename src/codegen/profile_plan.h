@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "codegen/codegen.h"
@@ -53,6 +54,14 @@ Expected<std::vector<KernelCost>> profile_plan(const ir::Graph& graph,
 
 /// One node's step from the statements its lowering wrote in run() (`run_block`); nullopt when
 /// they launch nothing (a view, an alias, an empty output). node -1: the output copies.
+/// The step's node fields (name, op, source, dtype, work) from node `node`.
+void describe_node(KernelCost& step, const ir::Graph& graph, int32_t node);
+
+/// A launch group's step (launch_groups.h), made for its last node: with several members, op
+/// "launch group", the members' work summed and their kernels named; with one, that member's.
+void describe_launch_group(KernelCost& step, const ir::Graph& graph,
+                           const std::vector<std::pair<int32_t, std::string>>& members);
+
 std::optional<KernelCost> make_step(const ir::Graph& graph, int32_t node,
                                     std::string_view run_block, const target::Target& target);
 

@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
       {"attention", run_attention_tests},
       {"gemv", run_gemv_tests},
       {"gemv_norm", run_gemv_norm_tests},
+      {"gemv_pairs", run_gemv_pairs_tests},
       {"dependent", run_dependent_launch_tests},
   };
   for (const auto& family : families) {

@@ -197,6 +197,7 @@ void run_conv_tests();
 void run_attention_tests();
 void run_gemv_tests();
 void run_gemv_norm_tests();
+void run_gemv_pairs_tests();
 void run_dependent_launch_tests();
 void run_graph_capture_tests();
 

@@ -187,6 +187,34 @@ TEST_CASE("nvcc compiles every fixture into a model.so the runtime accepts", "[c
   }
 }
 
+// A decode step of Llama and Qwen2 recipe exports in fp16, the shape whose kernels are the most
+// specialised: the gated MLP's step in its GEMV (codegen/gemv_pairs.h), the rotaries and cache
+// writes as one launch group (codegen/launch_groups.h), the decode attention.
+TEST_CASE("nvcc compiles fp16 decode steps of Llama and Qwen2 into model.so files",
+          "[codegen][nvcc]") {
+  if (!fs::exists(kNvcc)) {
+    WARN("SKIPPED: " << kNvcc << " not found");
+    return;
+  }
+  for (const std::string model : {"hf/llama/decoder.pt2", "hf/qwen2/decoder.pt2"}) {
+    INFO(model);
+    frontend::LoadOptions options;
+    options.inputs.push_back({"input_ids", {ir::DType::kI64, {1, 1}}});
+    options.inputs.push_back({"cache_position", {ir::DType::kI64, {1}}});
+    auto graph = frontend::load_model(test::fixture_path(model), options);
+    INFO((graph ? "" : graph.status().to_string()));
+    REQUIRE(graph.has_value());
+    passes::PipelineOptions pipeline;
+    pipeline.pass_options.target.precision = target::Precision::kFp16;
+    REQUIRE(passes::run_default_pipeline(*graph, pipeline).is_ok());
+    const codegen::GeneratedModel generated = generate(*graph);
+    for (const char* part : {"_pairs(", "_launch_group(", "const auto pair = [](__half first"})
+      CHECK(generated.cuda_source.find(part) != std::string::npos);
+    const TempDir dir;
+    check_with_runtime(build(generated, dir.path()));
+  }
+}
+
 // Real Hugging Face exports (tools/export_hf_fixtures.py): a causal LM with a padding mask (the
 // mask construction's gathers, cumsum and comparisons, rotary embeddings, GQA-free attention) and
 // an encoder (T5's relative position buckets: min, log, integer casts, an embedding gather).

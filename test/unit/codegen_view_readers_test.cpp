@@ -217,30 +217,32 @@ TEST_CASE("a layer's K and V cache writes go out in one launch", "[codegen]") {
   const std::string states =
       "graph(%x: f32[1,2,16], %pos: i64[2], %pos2: i64[2]) {\n"
       "  state %kc: f32[1,2,8,4] = zeros\n  state %vc: f32[1,2,8,4] = zeros";
-  SECTION("the same index and geometry: one kernel, the second half of its threads write V") {
+  SECTION("one launch group: the V write's elements follow the K write's") {
     const std::string cu = generate_cu(parse(states + views + R"(
   %nk: f32[1,2,8,4] = index_copy(%kc, %pos, %k) {dim=2}
   %nv: f32[1,2,8,4] = index_copy(%vc, %pos, %v) {dim=2}
   return %kv updates %nk, %nv
 })"));
-    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4, ") == 1);
-    CHECK(has(cu, "i < 32;"));  // two nodes' 16 source elements
-    CHECK(has(cu, "const int64_t j = second ? i - 16 : i;"));
+    CHECK(count_occurrences(cu, "MODEL_LAUNCH(") == 2);  // relu, then both writes
+    CHECK(has(cu, "MODEL_LAUNCH(k8_launch_group, "));
+    CHECK(has(cu, "for (int g = blockIdx.x * 256 + threadIdx.x; g < 32;"));  // 16 rows each
     CHECK(has(cu,
-              "(second ? next_out : out)[(o * 8 + r) * 4 + c] = second ? "
-              "next_source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4] : "
-              "source[j / 8 * 4 + j / 4 % 2 * 16 + j % 4];"));
-    CHECK(has(cu, "/* next_source */ (v_kv + 8),"));
-    CHECK(has(cu, "(written by the launch of %nk, with its own rows)"));
+              "if (g < 16) k7_index_copy_f32_1x2x8x4(g - 0, m0_in, m0_index, m0_source, "
+              "m0_out);"));
+    CHECK(has(cu,
+              "else if (g < 32) k8_index_copy_f32_1x2x8x4(g - 16, m1_in, m1_index, "
+              "m1_source, m1_out);"));
+    CHECK(has(cu, "out[(o * 8 + r) * 4 + c] = source[i / 8 * 4 + i / 4 % 2 * 16 + i % 4];"));
+    CHECK(has(cu, "/* m1_source */ (v_kv + 8),"));
   }
-  SECTION("different indexes: two launches") {
+  SECTION("different indexes: one launch group too (each member reads its own index)") {
     const std::string cu = generate_cu(parse(states + views + R"(
   %nk: f32[1,2,8,4] = index_copy(%kc, %pos, %k) {dim=2}
   %nv: f32[1,2,8,4] = index_copy(%vc, %pos2, %v) {dim=2}
   return %kv updates %nk, %nv
 })"));
-    CHECK(count_occurrences(cu, "_index_copy_f32_1x2x8x4, ") == 2);
-    CHECK_FALSE(has(cu, "next_out"));
+    CHECK(count_occurrences(cu, "MODEL_LAUNCH(") == 2);  // relu, then both writes
+    CHECK(has(cu, "MODEL_LAUNCH(k8_launch_group, "));
   }
 }
 

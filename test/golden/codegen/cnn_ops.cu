@@ -62,9 +62,8 @@ __global__ void k9_relu_f32_2x3x8x8(const float* in0, float* out) {
 
 // %output7 = fused_elementwise(%input0.1, %87_scale_1, %87_shift_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:35
 // expr: mul($0, $1); add(#0, $2)
-__global__ void k13_fused_mul_add_f32_2x3(const float* in0, const float* in1, const float* in2, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 6; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k13_fused_mul_add_f32_2x3(int member_element, const float* in0, const float* in1, const float* in2, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const float x0 = in0[i];  // %input0.1
     const float x1 = in1[i % 3];  // %87_scale_1
     const float x2 = in2[i % 3];  // %87_shift_1
@@ -76,9 +75,8 @@ __global__ void k13_fused_mul_add_f32_2x3(const float* in0, const float* in1, co
 
 // %output8 = fused_elementwise(%input1.1, %96_scale_c_1, %96_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_1.py:17
 // expr: mul($0, $1); add(#0, $2)
-__global__ void k15_fused_mul_add_f32_2x3x64(const float* in0, const float* in1, const float* in2, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 384; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k15_fused_mul_add_f32_2x3x64(int member_element, const float* in0, const float* in1, const float* in2, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const float x0 = in0[i];  // %input1.1
     const float x1 = in1[i / 64 % 3];  // %96_scale_c_1
     const float x2 = in2[i / 64 % 3];  // %96_shift_c_1
@@ -89,13 +87,22 @@ __global__ void k15_fused_mul_add_f32_2x3x64(const float* in0, const float* in1,
 }
 
 // %output0 = add(%a.1, %b.1) at __torch__.py:32
-__global__ void k16_add_f32_2x3x4x4(const float* in0, const float* in1, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 96; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k16_add_f32_2x3x4x4(int member_element, const float* in0, const float* in1, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const float x0 = in0[i];  // %a.1
     const float x1 = in1[i];  // %b.1
     const float s0 = x0 + x1;  // #0 = add($0, $1) -> f32
     out[i] = s0;
+  }
+}
+
+// One launch for the 3 kernels above (launch_groups.h): each thread takes an element of one of them.
+__global__ void k16_launch_group(const float* m0_in0, const float* m0_in1, const float* m0_in2, float* m0_out, const float* m1_in0, const float* m1_in1, const float* m1_in2, float* m1_out, const float* m2_in0, const float* m2_in1, float* m2_out) {
+  inferno::kernels::await_producers();
+  for (int g = blockIdx.x * 256 + threadIdx.x; g < 486; g += gridDim.x * 256) {
+    if (g < 6) k13_fused_mul_add_f32_2x3(g - 0, m0_in0, m0_in1, m0_in2, m0_out);
+    else if (g < 390) k15_fused_mul_add_f32_2x3x64(g - 6, m1_in0, m1_in1, m1_in2, m1_out);
+    else if (g < 486) k16_add_f32_2x3x4x4(g - 390, m2_in0, m2_in1, m2_out);
   }
 }
 
@@ -209,23 +216,21 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // %input0.1 = reshape(%pooled.1) {shape=[2, 3]} at __torch__.py:28
   // (a view: the same bytes as %pooled.1)
 
-  MODEL_PROFILE_STEP(12, 0);
   // %output7 = fused_elementwise(%input0.1, %87_scale_1, %87_shift_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:35
-  MODEL_LAUNCH(k13_fused_mul_add_f32_2x3, 1, 256, "%output7", /* in0 */ v_input0_1, /* in1 */ v_87_scale_1, /* in2 */ v_87_shift_1, /* out */ v_output7);
-  MODEL_PROFILE_STEP(12, 1);
+  // (launched with its launch group, which ends at %output0)
 
   // %input1.1 = reshape(%input.4) {shape=[2, 3, 64]} at __torch__.py:30
   // (a view: the same bytes as %input.4)
 
-  MODEL_PROFILE_STEP(13, 0);
   // %output8 = fused_elementwise(%input1.1, %96_scale_c_1, %96_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_1.py:17
-  MODEL_LAUNCH(k15_fused_mul_add_f32_2x3x64, 2, 256, "%output8", /* in0 */ v_input1_1, /* in1 */ v_96_scale_c_1, /* in2 */ v_96_shift_c_1, /* out */ v_output8);
-  MODEL_PROFILE_STEP(13, 1);
+  // (launched with its launch group, which ends at %output0)
 
-  MODEL_PROFILE_STEP(14, 0);
+  MODEL_PROFILE_STEP(12, 0);
   // %output0 = add(%a.1, %b.1) at __torch__.py:32
-  MODEL_LAUNCH(k16_add_f32_2x3x4x4, 1, 256, "%output0", /* in0 */ v_a_1, /* in1 */ v_b_1, /* out */ v_output0);
-  MODEL_PROFILE_STEP(14, 1);
+  // (launched with its launch group, which ends at %output0)
+  // one launch for this node's kernel and the launch group's before it
+  MODEL_LAUNCH(k16_launch_group, 2, 256, "%output0", /* m0_in0 */ v_input0_1, /* m0_in1 */ v_87_scale_1, /* m0_in2 */ v_87_shift_1, /* m0_out */ v_output7, /* m1_in0 */ v_input1_1, /* m1_in1 */ v_96_scale_c_1, /* m1_in2 */ v_96_shift_c_1, /* m1_out */ v_output8, /* m2_in0 */ v_a_1, /* m2_in1 */ v_b_1, /* m2_out */ v_output0);
+  MODEL_PROFILE_STEP(12, 1);
   return INFERNO_MODEL_OK;
 }
 
@@ -289,13 +294,11 @@ const inferno_kernel_cost kSteps[] = {
   {9, 1, "input.2", "relu", "__torch__.py:24", "relu_f32_2x3x8x8", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 1536u},
   {10, 1, "output6", "adaptive_max_pool2d", "__torch__.py:25", "pool2d<float>", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 144u},
   {11, 1, "pooled.1", "mean", "__torch__.py:26", "reduce_sum<float>", INFERNO_DTYPE_F32, 0, 384.0, 1536u, 24u},
-  {13, 1, "output7", "fused_elementwise", "batchnorm.py:35", "fused_mul_add_f32_2x3", INFERNO_DTYPE_F32, 0, 12.0, 48u, 24u},
-  {15, 1, "output8", "fused_elementwise", "___torch_mangle_1.py:17", "fused_mul_add_f32_2x3x64", INFERNO_DTYPE_F32, 0, 768.0, 1560u, 1536u},
-  {16, 1, "output0", "add", "__torch__.py:32", "add_f32_2x3x4x4", INFERNO_DTYPE_F32, 0, 96.0, 768u, 384u},
+  {16, 1, "output0", "launch group", "__torch__.py:32", "one launch: fused_mul_add_f32_2x3 + fused_mul_add_f32_2x3x64 + add_f32_2x3x4x4", INFERNO_DTYPE_F32, 0, 876.0, 2376u, 1944u},
 };
 const inferno_model_profile kProfile = {
   INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
-  15, kSteps, run_steps,
+  13, kSteps, run_steps,
   0, nullptr,  // variants
 };
 

@@ -21,9 +21,8 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // ---- Kernels, in node order ---------------------------------------------------------------------
 
 // %output0 = cat(%x, %y, %x) {dim=1} at export_ts_fixtures.py:78
-__global__ void k0_cat_f32_2x8x4x5(const float* in0, const float* in1, const float* in2, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 320; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k0_cat_f32_2x8x4x5(int member_element, const float* in0, const float* in1, const float* in2, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const int64_t c = i % 20, j = (i / 20) % 8, o = i / 160;
     if (j < 3) out[i] = in0[(o * 3 + j - 0) * 20 + c];
     else if (j < 5) out[i] = in1[(o * 2 + j - 3) * 20 + c];
@@ -32,12 +31,20 @@ __global__ void k0_cat_f32_2x8x4x5(const float* in0, const float* in1, const flo
 }
 
 // %17 = relu(%x) at export_ts_fixtures.py:79
-__global__ void k1_relu_f32_2x3x4x5(const float* in0, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 120; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k1_relu_f32_2x3x4x5(int member_element, const float* in0, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const float x0 = in0[i];  // %x
     const float s0 = x0 < float(0) ? float(0) : x0;  // #0 = relu($0) -> f32
     out[i] = s0;
+  }
+}
+
+// One launch for the 2 kernels above (launch_groups.h): each thread takes an element of one of them.
+__global__ void k1_launch_group(const float* m0_in0, const float* m0_in1, const float* m0_in2, float* m0_out, const float* m1_in0, float* m1_out) {
+  inferno::kernels::await_producers();
+  for (int g = blockIdx.x * 256 + threadIdx.x; g < 440; g += gridDim.x * 256) {
+    if (g < 320) k0_cat_f32_2x8x4x5(g - 0, m0_in0, m0_in1, m0_in2, m0_out);
+    else if (g < 440) k1_relu_f32_2x3x4x5(g - 320, m1_in0, m1_out);
   }
 }
 
@@ -52,9 +59,8 @@ __global__ void k2_cat_f32_2x3x4x10(const float* in0, const float* in1, float* o
 }
 
 // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
-__global__ void k3_cast_f64_f64_2x2x4x5(const float* in0, double* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 80; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k3_cast_f64_f64_2x2x4x5(int member_element, const float* in0, double* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const float x0 = in0[i];  // %y
     const double s0 = (static_cast<double>(x0));  // #0 = cast[f64]($0) -> f64
     out[i] = s0;
@@ -63,9 +69,8 @@ __global__ void k3_cast_f64_f64_2x2x4x5(const float* in0, double* out) {
 
 // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
 // expr: cast[f16]($0); cast[f64](#0)
-__global__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(const float* in0, double* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 80; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(int member_element, const float* in0, double* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const float x0 = in0[i];  // %y
     const float s0 = __half2float(__float2half_rn(x0));  // #0 = cast[f16]($0) -> f16
     const double s1 = (static_cast<double>(s0));  // #1 = cast[f64](#0) -> f64
@@ -73,10 +78,18 @@ __global__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(const float* in0, double*
   }
 }
 
-// %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
-__global__ void k5_cat_f64_4x2x4x5(const double* in0, const double* in1, double* out) {
+// One launch for the 2 kernels above (launch_groups.h): each thread takes an element of one of them.
+__global__ void k4_launch_group(const float* m0_in0, double* m0_out, const float* m1_in0, double* m1_out) {
   inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 160; i += gridDim.x * 256) {
+  for (int g = blockIdx.x * 256 + threadIdx.x; g < 160; g += gridDim.x * 256) {
+    if (g < 80) k3_cast_f64_f64_2x2x4x5(g - 0, m0_in0, m0_out);
+    else if (g < 160) k4_fused_cast_f16_cast_f64_f64_2x2x4x5(g - 80, m1_in0, m1_out);
+  }
+}
+
+// %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
+static __device__ __forceinline__ void k5_cat_f64_4x2x4x5(int member_element, const double* in0, const double* in1, double* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     const int64_t c = i % 40, j = (i / 40) % 4, o = i / 160;
     if (j < 2) out[i] = in0[(o * 2 + j - 0) * 40 + c];
     else if (j < 4) out[i] = in1[(o * 2 + j - 2) * 40 + c];
@@ -84,9 +97,8 @@ __global__ void k5_cat_f64_4x2x4x5(const double* in0, const double* in1, double*
 }
 
 // %output3 = constant_pad(%x, %25_fill) {after=[0, 0, 1, 2], before=[0, 0, 0, 1]} at export_ts_fixtures.py:81
-__global__ void k6_constant_pad_f32_2x3x5x8(const float* in, const float* fill, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 240; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k6_constant_pad_f32_2x3x5x8(int member_element, const float* in, const float* fill, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     int64_t rest = i, src = 0;
     bool inside = true;
     const int64_t k3 = rest % 8 - 1;
@@ -109,9 +121,8 @@ __global__ void k6_constant_pad_f32_2x3x5x8(const float* in, const float* fill, 
 }
 
 // %output4 = constant_pad(%output0, %27_fill) {after=[0, 0, -2, 1], before=[0, 0, 2, -1]} at export_ts_fixtures.py:82
-__global__ void k7_constant_pad_f32_2x8x4x5(const float* in, const float* fill, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 320; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k7_constant_pad_f32_2x8x4x5(int member_element, const float* in, const float* fill, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     int64_t rest = i, src = 0;
     bool inside = true;
     const int64_t k3 = rest % 5 - -1;
@@ -134,9 +145,8 @@ __global__ void k7_constant_pad_f32_2x8x4x5(const float* in, const float* fill, 
 }
 
 // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
-__global__ void k8_constant_pad_f32_2x4x4x5(const float* in, const float* fill, float* out) {
-  inferno::kernels::await_producers();
-  for (int i = blockIdx.x * 256 + threadIdx.x; i < 160; i += gridDim.x * 256) {
+static __device__ __forceinline__ void k8_constant_pad_f32_2x4x4x5(int member_element, const float* in, const float* fill, float* out) {
+  for (int i = member_element, once = 1; once != 0; once = 0) {
     int64_t rest = i, src = 0;
     bool inside = true;
     const int64_t k3 = rest % 5 - 0;
@@ -155,6 +165,17 @@ __global__ void k8_constant_pad_f32_2x4x4x5(const float* in, const float* fill, 
     inside = inside && k0 >= 0 && k0 < 2;
     src += k0 * 40;
     out[i] = inside ? in[src] : fill[0];
+  }
+}
+
+// One launch for the 4 kernels above (launch_groups.h): each thread takes an element of one of them.
+__global__ void k8_launch_group(const double* m0_in0, const double* m0_in1, double* m0_out, const float* m1_in, const float* m1_fill, float* m1_out, const float* m2_in, const float* m2_fill, float* m2_out, const float* m3_in, const float* m3_fill, float* m3_out) {
+  inferno::kernels::await_producers();
+  for (int g = blockIdx.x * 256 + threadIdx.x; g < 880; g += gridDim.x * 256) {
+    if (g < 160) k5_cat_f64_4x2x4x5(g - 0, m0_in0, m0_in1, m0_out);
+    else if (g < 400) k6_constant_pad_f32_2x3x5x8(g - 160, m1_in, m1_fill, m1_out);
+    else if (g < 720) k7_constant_pad_f32_2x8x4x5(g - 400, m2_in, m2_fill, m2_out);
+    else if (g < 880) k8_constant_pad_f32_2x4x4x5(g - 720, m3_in, m3_fill, m3_out);
   }
 }
 
@@ -193,50 +214,46 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   const float* const v_29_fill = reinterpret_cast<const float*>(weights + 512);  // weights [512, 516)
   float* const v_output5 = static_cast<float*>(args->outputs[5]);  // output 5
 
-  MODEL_PROFILE_STEP(0, 0);
   // %output0 = cat(%x, %y, %x) {dim=1} at export_ts_fixtures.py:78
-  MODEL_LAUNCH(k0_cat_f32_2x8x4x5, 2, 256, "%output0", /* in0 */ v_x, /* in1 */ v_y, /* in2 */ v_x, /* out */ v_output0);
+  // (launched with its launch group, which ends at %17)
+
+  MODEL_PROFILE_STEP(0, 0);
+  // %17 = relu(%x) at export_ts_fixtures.py:79
+  // (launched with its launch group, which ends at %17)
+  // one launch for this node's kernel and the launch group's before it
+  MODEL_LAUNCH(k1_launch_group, 2, 256, "%17", /* m0_in0 */ v_x, /* m0_in1 */ v_y, /* m0_in2 */ v_x, /* m0_out */ v_output0, /* m1_in0 */ v_x, /* m1_out */ v_17);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
-  // %17 = relu(%x) at export_ts_fixtures.py:79
-  MODEL_LAUNCH(k1_relu_f32_2x3x4x5, 1, 256, "%17", /* in0 */ v_x, /* out */ v_17);
-  MODEL_PROFILE_STEP(1, 1);
-
-  MODEL_PROFILE_STEP(2, 0);
   // %output1 = cat(%x, %17) {dim=3} at export_ts_fixtures.py:79
   MODEL_LAUNCH(k2_cat_f32_2x3x4x10, 1, 256, "%output1", /* in0 */ v_x, /* in1 */ v_17, /* out */ v_output1);
+  MODEL_PROFILE_STEP(1, 1);
+
+  // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
+  // (launched with its launch group, which ends at %23_cast1)
+
+  MODEL_PROFILE_STEP(2, 0);
+  // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
+  // (launched with its launch group, which ends at %23_cast1)
+  // one launch for this node's kernel and the launch group's before it
+  MODEL_LAUNCH(k4_launch_group, 1, 256, "%23_cast1", /* m0_in0 */ v_y, /* m0_out */ v_20, /* m1_in0 */ v_y, /* m1_out */ v_23_cast1);
   MODEL_PROFILE_STEP(2, 1);
 
-  MODEL_PROFILE_STEP(3, 0);
-  // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
-  MODEL_LAUNCH(k3_cast_f64_f64_2x2x4x5, 1, 256, "%20", /* in0 */ v_y, /* out */ v_20);
-  MODEL_PROFILE_STEP(3, 1);
-
-  MODEL_PROFILE_STEP(4, 0);
-  // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
-  MODEL_LAUNCH(k4_fused_cast_f16_cast_f64_f64_2x2x4x5, 1, 256, "%23_cast1", /* in0 */ v_y, /* out */ v_23_cast1);
-  MODEL_PROFILE_STEP(4, 1);
-
-  MODEL_PROFILE_STEP(5, 0);
   // %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
-  MODEL_LAUNCH(k5_cat_f64_4x2x4x5, 1, 256, "%output2", /* in0 */ v_20, /* in1 */ v_23_cast1, /* out */ v_output2);
-  MODEL_PROFILE_STEP(5, 1);
+  // (launched with its launch group, which ends at %output5)
 
-  MODEL_PROFILE_STEP(6, 0);
   // %output3 = constant_pad(%x, %25_fill) {after=[0, 0, 1, 2], before=[0, 0, 0, 1]} at export_ts_fixtures.py:81
-  MODEL_LAUNCH(k6_constant_pad_f32_2x3x5x8, 1, 256, "%output3", /* in */ v_x, /* fill */ v_25_fill, /* out */ v_output3);
-  MODEL_PROFILE_STEP(6, 1);
+  // (launched with its launch group, which ends at %output5)
 
-  MODEL_PROFILE_STEP(7, 0);
   // %output4 = constant_pad(%output0, %27_fill) {after=[0, 0, -2, 1], before=[0, 0, 2, -1]} at export_ts_fixtures.py:82
-  MODEL_LAUNCH(k7_constant_pad_f32_2x8x4x5, 2, 256, "%output4", /* in */ v_output0, /* fill */ v_27_fill, /* out */ v_output4);
-  MODEL_PROFILE_STEP(7, 1);
+  // (launched with its launch group, which ends at %output5)
 
-  MODEL_PROFILE_STEP(8, 0);
+  MODEL_PROFILE_STEP(3, 0);
   // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
-  MODEL_LAUNCH(k8_constant_pad_f32_2x4x4x5, 1, 256, "%output5", /* in */ v_y, /* fill */ v_29_fill, /* out */ v_output5);
-  MODEL_PROFILE_STEP(8, 1);
+  // (launched with its launch group, which ends at %output5)
+  // one launch for this node's kernel and the launch group's before it
+  MODEL_LAUNCH(k8_launch_group, 4, 256, "%output5", /* m0_in0 */ v_20, /* m0_in1 */ v_23_cast1, /* m0_out */ v_output2, /* m1_in */ v_x, /* m1_fill */ v_25_fill, /* m1_out */ v_output3, /* m2_in */ v_output0, /* m2_fill */ v_27_fill, /* m2_out */ v_output4, /* m3_in */ v_y, /* m3_fill */ v_29_fill, /* m3_out */ v_output5);
+  MODEL_PROFILE_STEP(3, 1);
   return INFERNO_MODEL_OK;
 }
 
@@ -284,19 +301,14 @@ const inferno_model kModel = {
 // What each step of run_steps() computes, where the model's source made it, and its
 // cost (infernoc's formulas: codegen/kernel_cost.h).
 const inferno_kernel_cost kSteps[] = {
-  {0, 1, "output0", "cat", "export_ts_fixtures.py:78", "cat_f32_2x8x4x5", INFERNO_DTYPE_F32, 0, 0.0, 800u, 1280u},
-  {1, 1, "17", "relu", "export_ts_fixtures.py:79", "relu_f32_2x3x4x5", INFERNO_DTYPE_F32, 0, 120.0, 480u, 480u},
+  {1, 1, "17", "launch group", "export_ts_fixtures.py:79", "one launch: cat_f32_2x8x4x5 + relu_f32_2x3x4x5", INFERNO_DTYPE_F32, 0, 120.0, 1280u, 1760u},
   {2, 1, "output1", "cat", "export_ts_fixtures.py:79", "cat_f32_2x3x4x10", INFERNO_DTYPE_F32, 0, 0.0, 960u, 960u},
-  {3, 1, "20", "cast", "export_ts_fixtures.py:80", "cast_f64_f64_2x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 320u, 640u},
-  {4, 1, "23_cast1", "fused_elementwise", "export_ts_fixtures.py:80", "fused_cast_f16_cast_f64_f64_2x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 320u, 640u},
-  {5, 1, "output2", "cat", "export_ts_fixtures.py:80", "cat_f64_4x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 1280u, 1280u},
-  {6, 1, "output3", "constant_pad", "export_ts_fixtures.py:81", "constant_pad_f32_2x3x5x8", INFERNO_DTYPE_F32, 0, 0.0, 484u, 960u},
-  {7, 1, "output4", "constant_pad", "export_ts_fixtures.py:82", "constant_pad_f32_2x8x4x5", INFERNO_DTYPE_F32, 0, 0.0, 1284u, 1280u},
-  {8, 1, "output5", "constant_pad", "export_ts_fixtures.py:83", "constant_pad_f32_2x4x4x5", INFERNO_DTYPE_F32, 0, 0.0, 324u, 640u},
+  {4, 1, "23_cast1", "launch group", "export_ts_fixtures.py:80", "one launch: cast_f64_f64_2x2x4x5 + fused_cast_f16_cast_f64_f64_2x2x4x5", INFERNO_DTYPE_F64, 0, 0.0, 640u, 1280u},
+  {8, 1, "output5", "launch group", "export_ts_fixtures.py:83", "one launch: cat_f64_4x2x4x5 + constant_pad_f32_2x3x5x8 + constant_pad_f32_2x8x4x5 + constant_pad_f32_2x4x4x5", INFERNO_DTYPE_F32, 0, 0.0, 3372u, 4160u},
 };
 const inferno_model_profile kProfile = {
   INFERNO_MODEL_PROFILE_VERSION, sizeof(inferno_model_profile), &kModel,
-  9, kSteps, run_steps,
+  4, kSteps, run_steps,
   0, nullptr,  // variants
 };
 
