@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "cli/compile_steps.h"
 #include "cli/graph_dump.h"
@@ -233,6 +234,16 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
   return plan;
 }
 
+namespace {
+
+// INFERNO_LAUNCH_GROUPS=0 turns codegen's launch groups off (codegen/launch_groups.h), to compare.
+bool launch_groups_from_environment() {
+  const char* groups = std::getenv("INFERNO_LAUNCH_GROUPS");
+  return groups == nullptr || std::string_view(groups) != "0";
+}
+
+}  // namespace
+
 Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions& options,
                    const BackendPlan& plan, StageTimes& times,
                    const std::vector<codegen::ModelDim>& dims) {
@@ -241,6 +252,7 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
   codegen_options.corrupt_node = options.corrupt_node;  // verify's testing flag; else empty
+  codegen_options.launch_groups = launch_groups_from_environment();
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
   INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
                            times.time(Stage::kCodegen, [&]() -> Expected<codegen::GeneratedModel> {
@@ -415,6 +427,7 @@ Status run_command(const CliOptions& options) {
   if (options.emit == Emit::kProfilePlan) {
     codegen::CodegenOptions codegen_options;
     codegen_options.target.precision = target.precision;  // TF32 or not; the default arch
+    codegen_options.launch_groups = launch_groups_from_environment();
     INFERNO_ASSIGN_OR_RETURN(const std::vector<codegen::KernelCost> plan,
                              codegen::profile_plan(graph, codegen_options));
     return emit_text(options, codegen::profile_plan_to_string(plan));

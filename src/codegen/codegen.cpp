@@ -263,7 +263,8 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     if (code.profile.size() != steps) chunk.step = static_cast<int32_t>(steps);
     chunks.push_back(chunk);
   };
-  ctx.launch_group_end = plan_launch_groups(ctx, corrupted);
+  ctx.launch_group_end = options.launch_groups ? plan_launch_groups(ctx, corrupted)
+                                               : std::vector<int32_t>(graph.nodes().size(), -1);
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
     const KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};

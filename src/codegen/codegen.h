@@ -43,6 +43,9 @@ struct CodegenOptions {
   /// Testing only (`infernoc verify --corrupt-node`, emit_corruption.h): the node (by its output's
   /// name) whose output the model deliberately corrupts after computing it. Empty: none.
   std::string corrupt_node;
+  /// Launch groups (launch_groups.h); false launches every node on its own (infernoc reads
+  /// INFERNO_LAUNCH_GROUPS=0 from the environment, for comparisons).
+  bool launch_groups = true;
   /// The model's dynamic dims (model_dims.h); empty: the library exports no dims table.
   std::vector<ModelDim> dynamic_dims;
 };

@@ -22,15 +22,16 @@ std::string element_offset(const StridedView& coalesced, const std::string& elem
   return offset_expression(coalesced, "(" + element + ")");
 }
 
-std::string loop_header(int64_t numel) {
+std::string loop_header(int64_t numel, const std::string& block, const std::string& blocks) {
   const std::string n = std::to_string(numel);
-  const std::string block = std::to_string(kBlockThreads);
+  const std::string threads = std::to_string(kBlockThreads);
   if (int_loop_index(numel)) {
-    return "for (int i = blockIdx.x * " + block + " + threadIdx.x; i < " + n +
-           "; i += gridDim.x * " + block + ")";
+    return "for (int i = " + block + " * " + threads + " + threadIdx.x; i < " + n +
+           "; i += " + blocks + " * " + threads + ")";
   }
-  return "for (int64_t i = static_cast<int64_t>(blockIdx.x) * " + block + " + threadIdx.x; i < " +
-         n + "; i += static_cast<int64_t>(gridDim.x) * " + block + ")";
+  return "for (int64_t i = static_cast<int64_t>(" + block + ") * " + threads +
+         " + threadIdx.x; i < " + n + "; i += static_cast<int64_t>(" + blocks + ") * " + threads +
+         ")";
 }
 
 std::string loop_offset_expression(const StridedView& coalesced, int64_t numel) {

@@ -19,7 +19,10 @@ inline constexpr int64_t kMaxBlocks = 132 * 32;
 
 /// "for (int i = ...; i < numel; ...)": the grid-stride loop over flat index `i` every generated
 /// kernel runs (int64 indices when int could overflow), and the blocks it is launched with.
-std::string loop_header(int64_t numel);
+/// `block` and `blocks` name the block's index and the grid's blocks (a launch group's member
+/// counts its own, launch_groups.h).
+std::string loop_header(int64_t numel, const std::string& block = "blockIdx.x",
+                        const std::string& blocks = "gridDim.x");
 int64_t grid_blocks(int64_t numel);
 /// The launch of a generated kernel in run(): MODEL_LAUNCH (kernels/model_support.cuh), which
 /// checks it and names `label` on failure. Every generated kernel keeps the dependent-launch

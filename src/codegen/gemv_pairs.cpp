@@ -108,7 +108,8 @@ Status write_gemv_pair_functor(const EmitContext& ctx, int32_t gemv, int32_t tar
                                SourceWriter& out) {
   const ir::Node& f = ctx.graph.nodes()[static_cast<size_t>(target)];
   INFERNO_ASSIGN_OR_RETURN(const ir::FusedExpr expr, typed_body(ctx, f));
-  const int64_t n = ctx.graph.type(ctx.graph.nodes()[static_cast<size_t>(gemv)].outputs[0]).shape.back();
+  const int64_t n =
+      ctx.graph.type(ctx.graph.nodes()[static_cast<size_t>(gemv)].outputs[0]).shape.back();
   const ir::DType dtype = ctx.graph.type(f.outputs[0]).dtype;
   const std::string type(storage_type(dtype));
   out.open("const auto pair = [](" + type + " first, " + type + " second)");

@@ -1,7 +1,7 @@
 #include "codegen/launch_groups.h"
 
-#include <limits>
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -100,9 +100,6 @@ bool may_join(const EmitContext& ctx, int32_t index, int32_t excluded_node) {
          lowering_table()[node.op].launches == Launches::kGridKernelsOnly;
 }
 
-// "int" when a grid loop over `numel` counts in int (emit_grid_kernel.h), else "int64_t".
-std::string index_type(int64_t numel) { return int_loop_index(numel) ? "int" : "int64_t"; }
-
 // A kernel's parameter list split at its top-level commas: "const float* x, float* out" ->
 // {"const float* x", "float* out"}.
 std::vector<std::string> split_params(const std::string& params) {
@@ -166,10 +163,11 @@ std::vector<std::pair<int32_t, std::string>> emit_launch_group(EmitContext& ctx,
     if (!members.empty()) write_grid_kernel(ctx, members.front().second);
     return launched;
   }
-  // Each member's body as a device function of its own loop index (the type its own kernel would
-  // count in), inside a loop of one turn so that its `continue` ends the element.
+  // Each member is its own kernel's loop over its own blocks of the grid, as a device function
+  // that the group's kernel calls from those blocks: the branch is uniform over a block, and
+  // each member is compiled apart (never inlined into the others).
   SourceWriter& k = ctx.out.kernels;
-  int64_t total = 0;
+  int64_t blocks_before = 0;
   std::string params;
   NamedArgs args;
   std::vector<std::string> calls;
@@ -182,9 +180,10 @@ std::vector<std::pair<int32_t, std::string>> emit_launch_group(EmitContext& ctx,
     for (size_t p = 0; p < declarations.size(); ++p) {
       const std::string& name = kernel.args[p].first;
       const std::string& declaration = declarations[p];
-      INFERNO_CHECK(declaration.size() > name.size() &&
-                        declaration.compare(declaration.size() - name.size(), name.size(), name) == 0,
-                    "launch group: parameter " + declaration + " is not named " + name);
+      INFERNO_CHECK(
+          declaration.size() > name.size() &&
+              declaration.compare(declaration.size() - name.size(), name.size(), name) == 0,
+          "launch group: parameter " + declaration + " is not named " + name);
       const std::string renamed = "m" + std::to_string(m) + "_" + name;
       params += (params.empty() ? "" : ", ") +
                 declaration.substr(0, declaration.size() - name.size()) + renamed;
@@ -197,39 +196,31 @@ std::vector<std::pair<int32_t, std::string>> emit_launch_group(EmitContext& ctx,
       k.line("// " + kernel.comment.substr(begin, end - begin));
       begin = end + 1;
     }
-    const std::string type = index_type(kernel.numel);
-    k.open("static __device__ __forceinline__ void " + kernel.name + "(" + type + " member_element" +
+    k.open("static __device__ __noinline__ void " + kernel.name +
+           "(unsigned block, unsigned blocks" +
            (kernel.params.empty() ? "" : ", " + kernel.params) + ")");
-    k.open("for (" + type + " i = member_element, once = 1; once != 0; once = 0)");
+    k.open(loop_header(kernel.numel, "block", "blocks"));
     k.append(kernel.body);
     k.close();
     k.close();
     k.line("");
-    const std::string offset = std::to_string(total);
-    total += kernel.numel;
-    calls.push_back("if (g < " + std::to_string(total) + ") " + kernel.name + "(g - " + offset +
-                    forwarded + ");");
+    const int64_t blocks = grid_blocks(kernel.numel);
+    const std::string first = std::to_string(blocks_before);
+    blocks_before += blocks;
+    calls.push_back("if (b < " + std::to_string(blocks_before) + "u) " + kernel.name + "(b - " +
+                    first + "u, " + std::to_string(blocks) + "u" + forwarded + ");");
   }
   const std::string name = "k" + std::to_string(index) + "_launch_group";
   k.line("// One launch for the " + std::to_string(members.size()) +
-         " kernels above (launch_groups.h): each thread takes an element of one of them.");
+         " kernels above (launch_groups.h): each takes its own blocks of the grid.");
   k.open("__global__ void " + name + "(" + params + ")");
   k.line("inferno::kernels::await_producers();");
-  const std::string block = std::to_string(kBlockThreads);
-  if (int_loop_index(total)) {
-    k.open("for (int g = blockIdx.x * " + block + " + threadIdx.x; g < " + std::to_string(total) +
-           "; g += gridDim.x * " + block + ")");
-  } else {
-    k.open("for (int64_t g = static_cast<int64_t>(blockIdx.x) * " + block +
-           " + threadIdx.x; g < " + std::to_string(total) + "; g += static_cast<int64_t>(gridDim.x) * " +
-           block + ")");
-  }
+  k.line("const unsigned b = blockIdx.x;");
   for (size_t c = 0; c < calls.size(); ++c) k.line((c == 0 ? "" : "else ") + calls[c]);
-  k.close();
   k.close();
   k.line("");
   ctx.out.run.line("// one launch for this node's kernel and the launch group's before it");
-  emit_launch(ctx, name, std::to_string(grid_blocks(total)), block, args,
+  emit_launch(ctx, name, std::to_string(blocks_before), std::to_string(kBlockThreads), args,
               ctx.label(ctx.graph.nodes()[static_cast<size_t>(index)]));
   return launched;
 }

@@ -15,7 +15,8 @@
 // graph inputs, outputs and states; constants are never written). Then running the members at
 // once, at the place of the last one, is the same as running them in order: nothing between
 // them reads what they write, and none of them reads what another writes. A group has at least
-// two members that launch and at most eight; the node verify corrupts (emit_corruption.h) is never a member.
+// two members that launch and at most eight; the node verify corrupts (emit_corruption.h) is never
+// a member.
 #pragma once
 
 #include <cstdint>

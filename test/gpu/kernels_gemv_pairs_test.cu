@@ -46,8 +46,8 @@ __global__ void __launch_bounds__(kGemvNkThreads)
     inferno::kernels::gemv_nk_norm<T, kM, kPack, kLanes, kK, true, kUnroll>(
         x, w, kN, gamma, nullptr, 1e-5f, out, epilogue, GemvNoActivation{});
   } else if constexpr (kPairs) {
-    inferno::kernels::gemv_nk<T, kM, kPack, kLanes, kUnroll>(x, w, kN, kK, out, epilogue,
-                                                             GemvNoActivation{}, {}, SiluTimes<T>{});
+    inferno::kernels::gemv_nk<T, kM, kPack, kLanes, kUnroll>(
+        x, w, kN, kK, out, epilogue, GemvNoActivation{}, {}, SiluTimes<T>{});
   } else {
     inferno::kernels::gemv_nk<T, kM, kPack, kLanes, kUnroll>(x, w, kN, kK, out, epilogue,
                                                              GemvNoActivation{});
@@ -88,9 +88,9 @@ void pairs_case(bool with_bias, std::mt19937_64& rng) {
   gemv_kernel<T, kM, kN, kK, true, kNorm>
       <<<blocks, kGemvNkThreads, 0, g_stream>>>(dx.get(), dw.get(), dgamma.get(), fused.get(), e);
   char what[160];
-  std::snprintf(what, sizeof what, "gemv_nk%s pairs %s M %d K %lld N %lld%s",
-                kNorm ? "_norm" : "", dtype_name<T>(), kM, static_cast<long long>(kK),
-                static_cast<long long>(kN), with_bias ? " with alpha and bias" : "");
+  std::snprintf(what, sizeof what, "gemv_nk%s pairs %s M %d K %lld N %lld%s", kNorm ? "_norm" : "",
+                dtype_name<T>(), kM, static_cast<long long>(kK), static_cast<long long>(kN),
+                with_bias ? " with alpha and bias" : "");
   if (!expect_launch(cudaGetLastError(), what)) return;
   expect_bitwise_equal(what, fused.download(), unfused.download());
 }

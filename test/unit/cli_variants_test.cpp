@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "driver_test_helpers.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
 #include "support/test_support.h"
@@ -129,4 +130,17 @@ TEST_CASE("infernoc --dim narrows a dim's range, which sets the sizes a split ba
 }
 
 }  // namespace
+TEST_CASE("INFERNO_LAUNCH_GROUPS=0 launches each of a decode step's kernels on its own") {
+  const std::vector<std::string> args = {kDecoder, "--emit",      "profile-plan", "--specialize",
+                                         "s11=1",  "--precision", "fp16"};
+  const test::ProcessResult grouped = infernoc(args);
+  REQUIRE(grouped.exit_code == 0);
+  CHECK(contains(grouped.out, "launch group"));
+  test::ScopedEnvVar off("INFERNO_LAUNCH_GROUPS", "0");
+  const test::ProcessResult apart = infernoc(args);
+  REQUIRE(apart.exit_code == 0);
+  CHECK_FALSE(contains(apart.out, "launch group"));
+  CHECK(contains(apart.out, "rotary_f16_1x2x1x16"));
+}
+
 }  // namespace inferno

@@ -23,13 +23,17 @@ std::string mlp(int rows, const std::string& second_half = "starts=[0, 64], ends
                 const std::string& extra = "", const std::string& outputs = "%down") {
   const std::string m = std::to_string(rows);
   std::string text = "graph(%x: f16[" + m + ",32], %w: f16[128,32], %wd: f16[32,64]) {\n";
-  text += "  %y: f16[" + m + ",128] = gemm(%x, %w) {activation=\"none\", alpha=1.0, beta=1.0, trans_b=true}\n";
-  text += "  %gate: f16[" + m + ",64] = slice(%y) {starts=[0, 0], ends=[" + m + ", 64], steps=[1, 1]}\n";
+  text += "  %y: f16[" + m +
+          ",128] = gemm(%x, %w) {activation=\"none\", alpha=1.0, beta=1.0, trans_b=true}\n";
+  text += "  %gate: f16[" + m + ",64] = slice(%y) {starts=[0, 0], ends=[" + m +
+          ", 64], steps=[1, 1]}\n";
   std::string second = second_half;
   second.replace(second.find("[1,"), 3, "[" + m + ",");
   text += "  %up: f16[" + m + ",64] = slice(%y) {" + second + ", steps=[1, 1]}\n";
-  text += "  %act: f16[" + m + ",64] = fused_elementwise(%gate, %up) {expr=\"silu($0); mul(#0, $1)\"}\n";
-  text += "  %down: f16[" + m + ",32] = gemm(%act, %wd) {activation=\"none\", alpha=1.0, beta=1.0, trans_b=true}\n";
+  text += "  %act: f16[" + m +
+          ",64] = fused_elementwise(%gate, %up) {expr=\"silu($0); mul(#0, $1)\"}\n";
+  text += "  %down: f16[" + m +
+          ",32] = gemm(%act, %wd) {activation=\"none\", alpha=1.0, beta=1.0, trans_b=true}\n";
   return text + extra + "  return " + outputs + "\n}";
 }
 
@@ -75,8 +79,8 @@ TEST_CASE("near misses keep the product and the step's own kernel", "[codegen]")
     unpaired(mlp(1, "starts=[0, 60], ends=[1, 124]"));
   }
   SECTION("another reader of the product") {
-    unpaired(mlp(1, "starts=[0, 64], ends=[1, 128]",
-                 "  %twice: f16[1,128] = add(%y, %y)\n", "%down, %twice"));
+    unpaired(mlp(1, "starts=[0, 64], ends=[1, 128]", "  %twice: f16[1,128] = add(%y, %y)\n",
+                 "%down, %twice"));
   }
   SECTION("a half that is also a graph output") {
     unpaired(mlp(1, "starts=[0, 64], ends=[1, 128]", "", "%down, %up"));

@@ -27,15 +27,18 @@ TEST_CASE("independent neighbours share one launch", "[codegen]") {
   return %a, %b
 })"));
   CHECK(count_occurrences(cu, "MODEL_LAUNCH(") == 1);
-  CHECK(has(cu, "static __device__ __forceinline__ void k0_relu_f32_4x8(int member_element, "
-                "const float* in0, float* out) {"));
-  CHECK(has(cu, "for (int i = member_element, once = 1; once != 0; once = 0) {"));
-  // %a's 32 elements, then %b's 16.
-  CHECK(has(cu, "for (int g = blockIdx.x * 256 + threadIdx.x; g < 48; g += gridDim.x * 256) {"));
-  CHECK(has(cu, "if (g < 32) k0_relu_f32_4x8(g - 0, m0_in0, m0_out);"));
-  CHECK(has(cu, "else if (g < 48) k1_neg_f32_16(g - 32, m1_in0, m1_out);"));
-  CHECK(has(cu, "MODEL_LAUNCH(k1_launch_group, 1, 256, \"%b\", /* m0_in0 */ v_x, /* m0_out */ v_a, "
-                "/* m1_in0 */ v_y, /* m1_out */ v_b);"));
+  // Each member: its own kernel's loop over its own blocks, compiled apart.
+  CHECK(has(cu,
+            "static __device__ __noinline__ void k0_relu_f32_4x8(unsigned block, "
+            "unsigned blocks, const float* in0, float* out) {"));
+  CHECK(has(cu, "for (int i = block * 256 + threadIdx.x; i < 32; i += blocks * 256) {"));
+  // Block 0 computes %a, block 1 %b.
+  CHECK(has(cu, "const unsigned b = blockIdx.x;"));
+  CHECK(has(cu, "if (b < 1u) k0_relu_f32_4x8(b - 0u, 1u, m0_in0, m0_out);"));
+  CHECK(has(cu, "else if (b < 2u) k1_neg_f32_16(b - 1u, 1u, m1_in0, m1_out);"));
+  CHECK(has(cu,
+            "MODEL_LAUNCH(k1_launch_group, 2, 256, \"%b\", /* m0_in0 */ v_x, /* m0_out */ v_a, "
+            "/* m1_in0 */ v_y, /* m1_out */ v_b);"));
   // One profile step for the group, with both nodes' work (32 + 16 elements read and written).
   CHECK(has(cu, "\"launch group\""));
   CHECK(has(cu, "\"one launch: relu_f32_4x8 + neg_f32_16\""));
@@ -76,8 +79,8 @@ TEST_CASE("a launch of another kind ends the group, views between members do not
   %c: f32[16] = exp(%y)
   return %v, %b, %m, %c
 })"));
-  CHECK(has(cu, "if (g < 16) k0_relu_f32_2x8(g - 0, m0_in0, m0_out);"));
-  CHECK(has(cu, "else if (g < 32) k2_neg_f32_16(g - 16, m1_in0, m1_out);"));
+  CHECK(has(cu, "if (b < 1u) k0_relu_f32_2x8(b - 0u, 1u, m0_in0, m0_out);"));
+  CHECK(has(cu, "else if (b < 2u) k2_neg_f32_16(b - 1u, 1u, m1_in0, m1_out);"));
   CHECK(has(cu, "MODEL_LAUNCH(k2_launch_group, "));
   CHECK(has(cu, "MODEL_LAUNCH(k4_exp_f32_16, "));  // alone after the GEMM
 }
@@ -99,7 +102,8 @@ TEST_CASE("a launch group takes at most eight members", "[codegen]") {
 TEST_CASE("a decode step's rotaries and cache writes are one launch", "[codegen]") {
   // Llama's layer for one token: q and k rotated out of the projection, k's rotary writing its
   // row into the K cache, v copied into the V cache at the same position.
-  const std::string cu = generate_cu(parse(R"ir(graph(%x: f32[1,1,64], %cos: f32[1,1,1,16], %sin: f32[1,1,1,16], %pos: i64[1]) {
+  const std::string cu = generate_cu(
+      parse(R"ir(graph(%x: f32[1,1,64], %cos: f32[1,1,1,16], %sin: f32[1,1,1,16], %pos: i64[1]) {
   state %kc: f32[1,1,8,16] = zeros
   state %vc: f32[1,1,8,16] = zeros
   %qkv: f32[1,1,64] = relu(%x)
@@ -119,12 +123,11 @@ TEST_CASE("a decode step's rotaries and cache writes are one launch", "[codegen]
   %o: f32[1,2,1,16] = neg(%qe)
   return %o updates %nk, %nv
 })ir"));
-  // relu; q's 32 elements, k's 16 (into the cache), v's 16; then neg.
+  // relu; q's rotary, k's (into the cache) and v's write, a block each; then neg.
   CHECK(count_occurrences(cu, "MODEL_LAUNCH(") == 3);
-  CHECK(has(cu, "for (int g = blockIdx.x * 256 + threadIdx.x; g < 64; g += gridDim.x * 256) {"));
-  CHECK(has(cu, "if (g < 32) k10_rotary_f32_1x2x1x16(g - 0, m0_x, "));
-  CHECK(has(cu, "else if (g < 48) k11_rotary_f32_1x1x1x16(g - 32, m1_x, "));
-  CHECK(has(cu, "else if (g < 64) k13_index_copy_f32_1x1x8x16(g - 48, m2_in, "));
+  CHECK(has(cu, "if (b < 1u) k10_rotary_f32_1x2x1x16(b - 0u, 1u, m0_x, "));
+  CHECK(has(cu, "else if (b < 2u) k11_rotary_f32_1x1x1x16(b - 1u, 1u, m1_x, "));
+  CHECK(has(cu, "else if (b < 3u) k13_index_copy_f32_1x1x8x16(b - 2u, 1u, m2_in, "));
   CHECK(has(cu, "// (its rows written in place by the rotary kernel of %ke)"));
   CHECK(has(cu, "MODEL_LAUNCH(k13_launch_group, "));
   CHECK(has(cu, "/* m1_index */ v_pos, /* m1_out */ v_nk,"));  // k's rows go to the cache

@@ -225,12 +225,12 @@ TEST_CASE("a layer's K and V cache writes go out in one launch", "[codegen]") {
 })"));
     CHECK(count_occurrences(cu, "MODEL_LAUNCH(") == 2);  // relu, then both writes
     CHECK(has(cu, "MODEL_LAUNCH(k8_launch_group, "));
-    CHECK(has(cu, "for (int g = blockIdx.x * 256 + threadIdx.x; g < 32;"));  // 16 rows each
+    CHECK(has(cu, "MODEL_LAUNCH(k8_launch_group, 2, 256, "));  // a block for each write
     CHECK(has(cu,
-              "if (g < 16) k7_index_copy_f32_1x2x8x4(g - 0, m0_in, m0_index, m0_source, "
-              "m0_out);"));
+              "if (b < 1u) k7_index_copy_f32_1x2x8x4(b - 0u, 1u, m0_in, m0_index, "
+              "m0_source, m0_out);"));
     CHECK(has(cu,
-              "else if (g < 32) k8_index_copy_f32_1x2x8x4(g - 16, m1_in, m1_index, "
+              "else if (b < 2u) k8_index_copy_f32_1x2x8x4(b - 1u, 1u, m1_in, m1_index, "
               "m1_source, m1_out);"));
     CHECK(has(cu, "out[(o * 8 + r) * 4 + c] = source[i / 8 * 4 + i / 4 % 2 * 16 + i % 4];"));
     CHECK(has(cu, "/* m1_source */ (v_kv + 8),"));

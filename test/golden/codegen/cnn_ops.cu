@@ -62,8 +62,8 @@ __global__ void k9_relu_f32_2x3x8x8(const float* in0, float* out) {
 
 // %output7 = fused_elementwise(%input0.1, %87_scale_1, %87_shift_1) {expr="mul($0, $1); add(#0, $2)"} at batchnorm.py:35
 // expr: mul($0, $1); add(#0, $2)
-static __device__ __forceinline__ void k13_fused_mul_add_f32_2x3(int member_element, const float* in0, const float* in1, const float* in2, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k13_fused_mul_add_f32_2x3(unsigned block, unsigned blocks, const float* in0, const float* in1, const float* in2, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 6; i += blocks * 256) {
     const float x0 = in0[i];  // %input0.1
     const float x1 = in1[i % 3];  // %87_scale_1
     const float x2 = in2[i % 3];  // %87_shift_1
@@ -75,8 +75,8 @@ static __device__ __forceinline__ void k13_fused_mul_add_f32_2x3(int member_elem
 
 // %output8 = fused_elementwise(%input1.1, %96_scale_c_1, %96_shift_c_1) {expr="mul($0, $1); add(#0, $2)"} at ___torch_mangle_1.py:17
 // expr: mul($0, $1); add(#0, $2)
-static __device__ __forceinline__ void k15_fused_mul_add_f32_2x3x64(int member_element, const float* in0, const float* in1, const float* in2, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k15_fused_mul_add_f32_2x3x64(unsigned block, unsigned blocks, const float* in0, const float* in1, const float* in2, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 384; i += blocks * 256) {
     const float x0 = in0[i];  // %input1.1
     const float x1 = in1[i / 64 % 3];  // %96_scale_c_1
     const float x2 = in2[i / 64 % 3];  // %96_shift_c_1
@@ -87,8 +87,8 @@ static __device__ __forceinline__ void k15_fused_mul_add_f32_2x3x64(int member_e
 }
 
 // %output0 = add(%a.1, %b.1) at __torch__.py:32
-static __device__ __forceinline__ void k16_add_f32_2x3x4x4(int member_element, const float* in0, const float* in1, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k16_add_f32_2x3x4x4(unsigned block, unsigned blocks, const float* in0, const float* in1, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 96; i += blocks * 256) {
     const float x0 = in0[i];  // %a.1
     const float x1 = in1[i];  // %b.1
     const float s0 = x0 + x1;  // #0 = add($0, $1) -> f32
@@ -96,14 +96,13 @@ static __device__ __forceinline__ void k16_add_f32_2x3x4x4(int member_element, c
   }
 }
 
-// One launch for the 3 kernels above (launch_groups.h): each thread takes an element of one of them.
+// One launch for the 3 kernels above (launch_groups.h): each takes its own blocks of the grid.
 __global__ void k16_launch_group(const float* m0_in0, const float* m0_in1, const float* m0_in2, float* m0_out, const float* m1_in0, const float* m1_in1, const float* m1_in2, float* m1_out, const float* m2_in0, const float* m2_in1, float* m2_out) {
   inferno::kernels::await_producers();
-  for (int g = blockIdx.x * 256 + threadIdx.x; g < 486; g += gridDim.x * 256) {
-    if (g < 6) k13_fused_mul_add_f32_2x3(g - 0, m0_in0, m0_in1, m0_in2, m0_out);
-    else if (g < 390) k15_fused_mul_add_f32_2x3x64(g - 6, m1_in0, m1_in1, m1_in2, m1_out);
-    else if (g < 486) k16_add_f32_2x3x4x4(g - 390, m2_in0, m2_in1, m2_out);
-  }
+  const unsigned b = blockIdx.x;
+  if (b < 1u) k13_fused_mul_add_f32_2x3(b - 0u, 1u, m0_in0, m0_in1, m0_in2, m0_out);
+  else if (b < 3u) k15_fused_mul_add_f32_2x3x64(b - 1u, 2u, m1_in0, m1_in1, m1_in2, m1_out);
+  else if (b < 4u) k16_add_f32_2x3x4x4(b - 3u, 1u, m2_in0, m2_in1, m2_out);
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -229,7 +228,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // %output0 = add(%a.1, %b.1) at __torch__.py:32
   // (launched with its launch group, which ends at %output0)
   // one launch for this node's kernel and the launch group's before it
-  MODEL_LAUNCH(k16_launch_group, 2, 256, "%output0", /* m0_in0 */ v_input0_1, /* m0_in1 */ v_87_scale_1, /* m0_in2 */ v_87_shift_1, /* m0_out */ v_output7, /* m1_in0 */ v_input1_1, /* m1_in1 */ v_96_scale_c_1, /* m1_in2 */ v_96_shift_c_1, /* m1_out */ v_output8, /* m2_in0 */ v_a_1, /* m2_in1 */ v_b_1, /* m2_out */ v_output0);
+  MODEL_LAUNCH(k16_launch_group, 4, 256, "%output0", /* m0_in0 */ v_input0_1, /* m0_in1 */ v_87_scale_1, /* m0_in2 */ v_87_shift_1, /* m0_out */ v_output7, /* m1_in0 */ v_input1_1, /* m1_in1 */ v_96_scale_c_1, /* m1_in2 */ v_96_shift_c_1, /* m1_out */ v_output8, /* m2_in0 */ v_a_1, /* m2_in1 */ v_b_1, /* m2_out */ v_output0);
   MODEL_PROFILE_STEP(12, 1);
   return INFERNO_MODEL_OK;
 }

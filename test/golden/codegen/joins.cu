@@ -21,8 +21,8 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // ---- Kernels, in node order ---------------------------------------------------------------------
 
 // %output0 = cat(%x, %y, %x) {dim=1} at export_ts_fixtures.py:78
-static __device__ __forceinline__ void k0_cat_f32_2x8x4x5(int member_element, const float* in0, const float* in1, const float* in2, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k0_cat_f32_2x8x4x5(unsigned block, unsigned blocks, const float* in0, const float* in1, const float* in2, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 320; i += blocks * 256) {
     const int64_t c = i % 20, j = (i / 20) % 8, o = i / 160;
     if (j < 3) out[i] = in0[(o * 3 + j - 0) * 20 + c];
     else if (j < 5) out[i] = in1[(o * 2 + j - 3) * 20 + c];
@@ -31,21 +31,20 @@ static __device__ __forceinline__ void k0_cat_f32_2x8x4x5(int member_element, co
 }
 
 // %17 = relu(%x) at export_ts_fixtures.py:79
-static __device__ __forceinline__ void k1_relu_f32_2x3x4x5(int member_element, const float* in0, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k1_relu_f32_2x3x4x5(unsigned block, unsigned blocks, const float* in0, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 120; i += blocks * 256) {
     const float x0 = in0[i];  // %x
     const float s0 = x0 < float(0) ? float(0) : x0;  // #0 = relu($0) -> f32
     out[i] = s0;
   }
 }
 
-// One launch for the 2 kernels above (launch_groups.h): each thread takes an element of one of them.
+// One launch for the 2 kernels above (launch_groups.h): each takes its own blocks of the grid.
 __global__ void k1_launch_group(const float* m0_in0, const float* m0_in1, const float* m0_in2, float* m0_out, const float* m1_in0, float* m1_out) {
   inferno::kernels::await_producers();
-  for (int g = blockIdx.x * 256 + threadIdx.x; g < 440; g += gridDim.x * 256) {
-    if (g < 320) k0_cat_f32_2x8x4x5(g - 0, m0_in0, m0_in1, m0_in2, m0_out);
-    else if (g < 440) k1_relu_f32_2x3x4x5(g - 320, m1_in0, m1_out);
-  }
+  const unsigned b = blockIdx.x;
+  if (b < 2u) k0_cat_f32_2x8x4x5(b - 0u, 2u, m0_in0, m0_in1, m0_in2, m0_out);
+  else if (b < 3u) k1_relu_f32_2x3x4x5(b - 2u, 1u, m1_in0, m1_out);
 }
 
 // %output1 = cat(%x, %17) {dim=3} at export_ts_fixtures.py:79
@@ -59,8 +58,8 @@ __global__ void k2_cat_f32_2x3x4x10(const float* in0, const float* in1, float* o
 }
 
 // %20 = cast(%y) {dtype=f64} at export_ts_fixtures.py:80
-static __device__ __forceinline__ void k3_cast_f64_f64_2x2x4x5(int member_element, const float* in0, double* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k3_cast_f64_f64_2x2x4x5(unsigned block, unsigned blocks, const float* in0, double* out) {
+  for (int i = block * 256 + threadIdx.x; i < 80; i += blocks * 256) {
     const float x0 = in0[i];  // %y
     const double s0 = (static_cast<double>(x0));  // #0 = cast[f64]($0) -> f64
     out[i] = s0;
@@ -69,8 +68,8 @@ static __device__ __forceinline__ void k3_cast_f64_f64_2x2x4x5(int member_elemen
 
 // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
 // expr: cast[f16]($0); cast[f64](#0)
-static __device__ __forceinline__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(int member_element, const float* in0, double* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(unsigned block, unsigned blocks, const float* in0, double* out) {
+  for (int i = block * 256 + threadIdx.x; i < 80; i += blocks * 256) {
     const float x0 = in0[i];  // %y
     const float s0 = __half2float(__float2half_rn(x0));  // #0 = cast[f16]($0) -> f16
     const double s1 = (static_cast<double>(s0));  // #1 = cast[f64](#0) -> f64
@@ -78,18 +77,17 @@ static __device__ __forceinline__ void k4_fused_cast_f16_cast_f64_f64_2x2x4x5(in
   }
 }
 
-// One launch for the 2 kernels above (launch_groups.h): each thread takes an element of one of them.
+// One launch for the 2 kernels above (launch_groups.h): each takes its own blocks of the grid.
 __global__ void k4_launch_group(const float* m0_in0, double* m0_out, const float* m1_in0, double* m1_out) {
   inferno::kernels::await_producers();
-  for (int g = blockIdx.x * 256 + threadIdx.x; g < 160; g += gridDim.x * 256) {
-    if (g < 80) k3_cast_f64_f64_2x2x4x5(g - 0, m0_in0, m0_out);
-    else if (g < 160) k4_fused_cast_f16_cast_f64_f64_2x2x4x5(g - 80, m1_in0, m1_out);
-  }
+  const unsigned b = blockIdx.x;
+  if (b < 1u) k3_cast_f64_f64_2x2x4x5(b - 0u, 1u, m0_in0, m0_out);
+  else if (b < 2u) k4_fused_cast_f16_cast_f64_f64_2x2x4x5(b - 1u, 1u, m1_in0, m1_out);
 }
 
 // %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
-static __device__ __forceinline__ void k5_cat_f64_4x2x4x5(int member_element, const double* in0, const double* in1, double* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k5_cat_f64_4x2x4x5(unsigned block, unsigned blocks, const double* in0, const double* in1, double* out) {
+  for (int i = block * 256 + threadIdx.x; i < 160; i += blocks * 256) {
     const int64_t c = i % 40, j = (i / 40) % 4, o = i / 160;
     if (j < 2) out[i] = in0[(o * 2 + j - 0) * 40 + c];
     else if (j < 4) out[i] = in1[(o * 2 + j - 2) * 40 + c];
@@ -97,8 +95,8 @@ static __device__ __forceinline__ void k5_cat_f64_4x2x4x5(int member_element, co
 }
 
 // %output3 = constant_pad(%x, %25_fill) {after=[0, 0, 1, 2], before=[0, 0, 0, 1]} at export_ts_fixtures.py:81
-static __device__ __forceinline__ void k6_constant_pad_f32_2x3x5x8(int member_element, const float* in, const float* fill, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k6_constant_pad_f32_2x3x5x8(unsigned block, unsigned blocks, const float* in, const float* fill, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 240; i += blocks * 256) {
     int64_t rest = i, src = 0;
     bool inside = true;
     const int64_t k3 = rest % 8 - 1;
@@ -121,8 +119,8 @@ static __device__ __forceinline__ void k6_constant_pad_f32_2x3x5x8(int member_el
 }
 
 // %output4 = constant_pad(%output0, %27_fill) {after=[0, 0, -2, 1], before=[0, 0, 2, -1]} at export_ts_fixtures.py:82
-static __device__ __forceinline__ void k7_constant_pad_f32_2x8x4x5(int member_element, const float* in, const float* fill, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k7_constant_pad_f32_2x8x4x5(unsigned block, unsigned blocks, const float* in, const float* fill, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 320; i += blocks * 256) {
     int64_t rest = i, src = 0;
     bool inside = true;
     const int64_t k3 = rest % 5 - -1;
@@ -145,8 +143,8 @@ static __device__ __forceinline__ void k7_constant_pad_f32_2x8x4x5(int member_el
 }
 
 // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
-static __device__ __forceinline__ void k8_constant_pad_f32_2x4x4x5(int member_element, const float* in, const float* fill, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k8_constant_pad_f32_2x4x4x5(unsigned block, unsigned blocks, const float* in, const float* fill, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 160; i += blocks * 256) {
     int64_t rest = i, src = 0;
     bool inside = true;
     const int64_t k3 = rest % 5 - 0;
@@ -168,15 +166,14 @@ static __device__ __forceinline__ void k8_constant_pad_f32_2x4x4x5(int member_el
   }
 }
 
-// One launch for the 4 kernels above (launch_groups.h): each thread takes an element of one of them.
+// One launch for the 4 kernels above (launch_groups.h): each takes its own blocks of the grid.
 __global__ void k8_launch_group(const double* m0_in0, const double* m0_in1, double* m0_out, const float* m1_in, const float* m1_fill, float* m1_out, const float* m2_in, const float* m2_fill, float* m2_out, const float* m3_in, const float* m3_fill, float* m3_out) {
   inferno::kernels::await_producers();
-  for (int g = blockIdx.x * 256 + threadIdx.x; g < 880; g += gridDim.x * 256) {
-    if (g < 160) k5_cat_f64_4x2x4x5(g - 0, m0_in0, m0_in1, m0_out);
-    else if (g < 400) k6_constant_pad_f32_2x3x5x8(g - 160, m1_in, m1_fill, m1_out);
-    else if (g < 720) k7_constant_pad_f32_2x8x4x5(g - 400, m2_in, m2_fill, m2_out);
-    else if (g < 880) k8_constant_pad_f32_2x4x4x5(g - 720, m3_in, m3_fill, m3_out);
-  }
+  const unsigned b = blockIdx.x;
+  if (b < 1u) k5_cat_f64_4x2x4x5(b - 0u, 1u, m0_in0, m0_in1, m0_out);
+  else if (b < 2u) k6_constant_pad_f32_2x3x5x8(b - 1u, 1u, m1_in, m1_fill, m1_out);
+  else if (b < 4u) k7_constant_pad_f32_2x8x4x5(b - 2u, 2u, m2_in, m2_fill, m2_out);
+  else if (b < 5u) k8_constant_pad_f32_2x4x4x5(b - 4u, 1u, m3_in, m3_fill, m3_out);
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -221,7 +218,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // %17 = relu(%x) at export_ts_fixtures.py:79
   // (launched with its launch group, which ends at %17)
   // one launch for this node's kernel and the launch group's before it
-  MODEL_LAUNCH(k1_launch_group, 2, 256, "%17", /* m0_in0 */ v_x, /* m0_in1 */ v_y, /* m0_in2 */ v_x, /* m0_out */ v_output0, /* m1_in0 */ v_x, /* m1_out */ v_17);
+  MODEL_LAUNCH(k1_launch_group, 3, 256, "%17", /* m0_in0 */ v_x, /* m0_in1 */ v_y, /* m0_in2 */ v_x, /* m0_out */ v_output0, /* m1_in0 */ v_x, /* m1_out */ v_17);
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
@@ -236,7 +233,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // %23_cast1 = fused_elementwise(%y) {expr="cast[f16]($0); cast[f64](#0)"} at export_ts_fixtures.py:80
   // (launched with its launch group, which ends at %23_cast1)
   // one launch for this node's kernel and the launch group's before it
-  MODEL_LAUNCH(k4_launch_group, 1, 256, "%23_cast1", /* m0_in0 */ v_y, /* m0_out */ v_20, /* m1_in0 */ v_y, /* m1_out */ v_23_cast1);
+  MODEL_LAUNCH(k4_launch_group, 2, 256, "%23_cast1", /* m0_in0 */ v_y, /* m0_out */ v_20, /* m1_in0 */ v_y, /* m1_out */ v_23_cast1);
   MODEL_PROFILE_STEP(2, 1);
 
   // %output2 = cat(%20, %23_cast1) {dim=0} at export_ts_fixtures.py:80
@@ -252,7 +249,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // %output5 = constant_pad(%y, %29_fill) {after=[0, 1, 0, 0], before=[0, 1, 0, 0]} at export_ts_fixtures.py:83
   // (launched with its launch group, which ends at %output5)
   // one launch for this node's kernel and the launch group's before it
-  MODEL_LAUNCH(k8_launch_group, 4, 256, "%output5", /* m0_in0 */ v_20, /* m0_in1 */ v_23_cast1, /* m0_out */ v_output2, /* m1_in */ v_x, /* m1_fill */ v_25_fill, /* m1_out */ v_output3, /* m2_in */ v_output0, /* m2_fill */ v_27_fill, /* m2_out */ v_output4, /* m3_in */ v_y, /* m3_fill */ v_29_fill, /* m3_out */ v_output5);
+  MODEL_LAUNCH(k8_launch_group, 5, 256, "%output5", /* m0_in0 */ v_20, /* m0_in1 */ v_23_cast1, /* m0_out */ v_output2, /* m1_in */ v_x, /* m1_fill */ v_25_fill, /* m1_out */ v_output3, /* m2_in */ v_output0, /* m2_fill */ v_27_fill, /* m2_out */ v_output4, /* m3_in */ v_y, /* m3_fill */ v_29_fill, /* m3_out */ v_output5);
   MODEL_PROFILE_STEP(3, 1);
   return INFERNO_MODEL_OK;
 }

@@ -39,8 +39,8 @@ __global__ void k16_cat_f32_2x6x5x7(const float* in0, const float* in1, float* o
 
 // %output0 = fused_elementwise(%16_squeeze0, %16_squeeze1, %a.1, %16_squeeze2) {expr="mul($0, $1); add($2, #0); sub(#1, $3)"} at __torch__.py:37
 // expr: mul($0, $1); add($2, #0); sub(#1, $3)
-static __device__ __forceinline__ void k19_fused_mul_add_sub_f32_2x5x7(int member_element, const float* in0, const float* in1, const float* in2, const float* in3, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k19_fused_mul_add_sub_f32_2x5x7(unsigned block, unsigned blocks, const float* in0, const float* in1, const float* in2, const float* in3, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 70; i += blocks * 256) {
     const float x0 = in0[i / 35 * 210 + i % 35];  // %16_squeeze0
     const float x1 = in1[i / 35 * 210 + i % 35];  // %16_squeeze1
     const float x2 = in2[i / 35 * 210 + i % 35];  // %a.1
@@ -53,21 +53,20 @@ static __device__ __forceinline__ void k19_fused_mul_add_sub_f32_2x5x7(int membe
 }
 
 // %output3 = mul(%a.1_slice, %46_other) at __torch__.py:38
-static __device__ __forceinline__ void k20_mul_f32_2x1x5x7(int member_element, const float* in0, float* out) {
-  for (int i = member_element, once = 1; once != 0; once = 0) {
+static __device__ __noinline__ void k20_mul_f32_2x1x5x7(unsigned block, unsigned blocks, const float* in0, float* out) {
+  for (int i = block * 256 + threadIdx.x; i < 70; i += blocks * 256) {
     const float x0 = in0[i / 35 * 210 + i % 35];  // %a.1_slice
     const float s0 = x0 * 2.0f;  // #0 = mul($0, $1) -> f32
     out[i] = s0;
   }
 }
 
-// One launch for the 2 kernels above (launch_groups.h): each thread takes an element of one of them.
+// One launch for the 2 kernels above (launch_groups.h): each takes its own blocks of the grid.
 __global__ void k20_launch_group(const float* m0_in0, const float* m0_in1, const float* m0_in2, const float* m0_in3, float* m0_out, const float* m1_in0, float* m1_out) {
   inferno::kernels::await_producers();
-  for (int g = blockIdx.x * 256 + threadIdx.x; g < 140; g += gridDim.x * 256) {
-    if (g < 70) k19_fused_mul_add_sub_f32_2x5x7(g - 0, m0_in0, m0_in1, m0_in2, m0_in3, m0_out);
-    else if (g < 140) k20_mul_f32_2x1x5x7(g - 70, m1_in0, m1_out);
-  }
+  const unsigned b = blockIdx.x;
+  if (b < 1u) k19_fused_mul_add_sub_f32_2x5x7(b - 0u, 1u, m0_in0, m0_in1, m0_in2, m0_in3, m0_out);
+  else if (b < 2u) k20_mul_f32_2x1x5x7(b - 1u, 1u, m1_in0, m1_out);
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -206,7 +205,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   // %output3 = mul(%a.1_slice, %46_other) at __torch__.py:38
   // (launched with its launch group, which ends at %output3)
   // one launch for this node's kernel and the launch group's before it
-  MODEL_LAUNCH(k20_launch_group, 1, 256, "%output3", /* m0_in0 */ v_x, /* m0_in1 */ (v_x + 35), /* m0_in2 */ v_x, /* m0_in3 */ (v_x + 70), /* m0_out */ v_output0, /* m1_in0 */ v_x, /* m1_out */ v_output3);
+  MODEL_LAUNCH(k20_launch_group, 2, 256, "%output3", /* m0_in0 */ v_x, /* m0_in1 */ (v_x + 35), /* m0_in2 */ v_x, /* m0_in3 */ (v_x + 70), /* m0_out */ v_output0, /* m1_in0 */ v_x, /* m1_out */ v_output3);
   MODEL_PROFILE_STEP(8, 1);
 
   // %output6 = reshape(%shuffled.1) {shape=[2, 6, 5, 7]} at __torch__.py:39
