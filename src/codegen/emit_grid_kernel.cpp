@@ -84,14 +84,18 @@ void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
   write_grid_kernel(ctx, kernel);
 }
 
-void write_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
-  SourceWriter& k = ctx.out.kernels;
+void write_comment_lines(SourceWriter& out, const std::string& comment) {
   size_t begin = 0;
-  while (begin < kernel.comment.size()) {
-    const size_t end = std::min(kernel.comment.find('\n', begin), kernel.comment.size());
-    k.line("// " + kernel.comment.substr(begin, end - begin));
+  while (begin < comment.size()) {
+    const size_t end = std::min(comment.find('\n', begin), comment.size());
+    out.line("// " + comment.substr(begin, end - begin));
     begin = end + 1;
   }
+}
+
+void write_grid_kernel(EmitContext& ctx, const GridKernel& kernel) {
+  SourceWriter& k = ctx.out.kernels;
+  write_comment_lines(k, kernel.comment);
   k.open("__global__ void " + kernel.name + "(" + kernel.params + ")");
   k.line("inferno::kernels::await_producers();");
   k.open(loop_header(kernel.numel));

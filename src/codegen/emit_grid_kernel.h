@@ -58,6 +58,8 @@ Lines lines_along(const ir::Shape& shape, int64_t dim);
 /// when the node being lowered is in a launch group (launch_groups.h), holds it for the group's
 /// one launch instead.
 void emit_grid_kernel(EmitContext& ctx, const GridKernel& kernel);
+/// Each line of `comment` as a `//` line of `out`.
+void write_comment_lines(SourceWriter& out, const std::string& comment);
 /// Appends the kernel and its launch now, in or out of a launch group.
 void write_grid_kernel(EmitContext& ctx, const GridKernel& kernel);
 

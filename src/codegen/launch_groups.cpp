@@ -190,12 +190,7 @@ std::vector<std::pair<int32_t, std::string>> emit_launch_group(EmitContext& ctx,
       args.emplace_back(renamed, kernel.args[p].second);
       forwarded += ", " + renamed;
     }
-    size_t begin = 0;
-    while (begin < kernel.comment.size()) {
-      const size_t end = std::min(kernel.comment.find('\n', begin), kernel.comment.size());
-      k.line("// " + kernel.comment.substr(begin, end - begin));
-      begin = end + 1;
-    }
+    write_comment_lines(k, kernel.comment);
     k.open("static __device__ __noinline__ void " + kernel.name +
            "(unsigned block, unsigned blocks" +
            (kernel.params.empty() ? "" : ", " + kernel.params) + ")");
