@@ -15,8 +15,8 @@
 namespace inferno::codegen {
 namespace {
 
-// Members a group takes at most: enough for a layer's small kernels, and a bound on the merged
-// kernel's size (every member's code is inlined into it).
+// Members a group takes at most: enough for a layer's small kernels, and a bound on the group
+// kernel's parameter list (every member's pointers).
 constexpr int32_t kMaxMembers = 8;
 
 // A range of bytes a value occupies: one arena range, or a whole input, output or state buffer.
