@@ -236,10 +236,16 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 
 namespace {
 
-// INFERNO_LAUNCH_GROUPS=0 turns codegen's launch groups off (codegen/launch_groups.h), to compare.
-bool launch_groups_from_environment() {
-  const char* groups = std::getenv("INFERNO_LAUNCH_GROUPS");
-  return groups == nullptr || std::string_view(groups) != "0";
+// Codegen's cross-node fusions, each on unless its variable is "0" (for comparisons):
+// INFERNO_LAUNCH_GROUPS (codegen/launch_groups.h) and INFERNO_GEMV_PAIRS (codegen/gemv_pairs.h).
+bool enabled_in_environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr || std::string_view(value) != "0";
+}
+
+void fusions_from_environment(codegen::CodegenOptions& options) {
+  options.launch_groups = enabled_in_environment("INFERNO_LAUNCH_GROUPS");
+  options.gemv_pairs = enabled_in_environment("INFERNO_GEMV_PAIRS");
 }
 
 }  // namespace
@@ -252,7 +258,7 @@ Status run_backend(const std::vector<const ir::Graph*>& graphs, const CliOptions
   codegen_options.target = plan.target;
   codegen_options.external_weights_file = plan.weights_file_name;
   codegen_options.corrupt_node = options.corrupt_node;  // verify's testing flag; else empty
-  codegen_options.launch_groups = launch_groups_from_environment();
+  fusions_from_environment(codegen_options);
   if (plan.have_toolchain) codegen_options.cuda_version = plan.build.toolchain.version.to_string();
   INFERNO_ASSIGN_OR_RETURN(codegen::GeneratedModel generated,
                            times.time(Stage::kCodegen, [&]() -> Expected<codegen::GeneratedModel> {
@@ -427,7 +433,7 @@ Status run_command(const CliOptions& options) {
   if (options.emit == Emit::kProfilePlan) {
     codegen::CodegenOptions codegen_options;
     codegen_options.target.precision = target.precision;  // TF32 or not; the default arch
-    codegen_options.launch_groups = launch_groups_from_environment();
+    fusions_from_environment(codegen_options);
     INFERNO_ASSIGN_OR_RETURN(const std::vector<codegen::KernelCost> plan,
                              codegen::profile_plan(graph, codegen_options));
     return emit_text(options, codegen::profile_plan_to_string(plan));

@@ -46,6 +46,9 @@ struct CodegenOptions {
   /// Launch groups (launch_groups.h); false launches every node on its own (infernoc reads
   /// INFERNO_LAUNCH_GROUPS=0 from the environment, for comparisons).
   bool launch_groups = true;
+  /// GEMV pairs (gemv_pairs.h); false keeps a gated MLP's elementwise kernel (infernoc reads
+  /// INFERNO_GEMV_PAIRS=0 from the environment, for comparisons).
+  bool gemv_pairs = true;
   /// The model's dynamic dims (model_dims.h); empty: the library exports no dims table.
   std::vector<ModelDim> dynamic_dims;
 };

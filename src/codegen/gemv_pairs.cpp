@@ -63,6 +63,7 @@ bool is_elementwise(ir::OpKind op) {
 int32_t gemv_pair_target(const EmitContext& ctx, int32_t index) {
   const ir::Graph& graph = ctx.graph;
   const ir::Node& node = graph.nodes()[static_cast<size_t>(index)];
+  if (!ctx.options.gemv_pairs) return -1;
   if (node.op != ir::OpKind::kGemm && node.op != ir::OpKind::kNormGemm) return -1;
   if (node.attrs.get_string("activation") != "none") return -1;
   const std::optional<GemvProduct> product = planned_gemv(graph, index);

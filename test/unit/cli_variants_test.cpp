@@ -143,4 +143,18 @@ TEST_CASE("INFERNO_LAUNCH_GROUPS=0 launches each of a decode step's kernels on i
   CHECK(contains(apart.out, "rotary_f16_1x2x1x16"));
 }
 
+TEST_CASE("INFERNO_GEMV_PAIRS=0 keeps the gated MLP's elementwise kernel") {
+  const std::vector<std::string> args = {kDecoder, "--emit",      "profile-plan", "--specialize",
+                                         "s11=1",  "--precision", "fp16"};
+  const test::ProcessResult paired = infernoc(args);
+  REQUIRE(paired.exit_code == 0);
+  CHECK(contains(paired.out, "_pairs"));
+  CHECK_FALSE(contains(paired.out, "fused_silu_mul"));
+  test::ScopedEnvVar off("INFERNO_GEMV_PAIRS", "0");
+  const test::ProcessResult apart = infernoc(args);
+  REQUIRE(apart.exit_code == 0);
+  CHECK_FALSE(contains(apart.out, "_pairs"));
+  CHECK(contains(apart.out, "fused_silu_mul"));
+}
+
 }  // namespace inferno

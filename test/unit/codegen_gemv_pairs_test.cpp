@@ -4,6 +4,7 @@
 // the GPU (test/gpu/kernels_gemv_pairs_test.cu), bit for bit against the unfused pair.
 #include <string>
 
+#include "codegen/codegen.h"
 #include "codegen_test_helpers.h"
 #include "ir/parser.h"
 #include "support/catch.h"
@@ -65,6 +66,15 @@ TEST_CASE("the halves may reach the step in either order", "[codegen]") {
   CHECK(has(cu, "k0_gemv_nk_f16_2x32x128_pairs("));
   CHECK(has(cu, "const float x0 = __half2float(second);  // %up"));
   CHECK(has(cu, "const float x1 = __half2float(first);  // %gate"));
+}
+
+TEST_CASE("gemv_pairs off keeps the product and the step's own kernel", "[codegen]") {
+  codegen::CodegenOptions options = test::fixed_codegen_options();
+  options.gemv_pairs = false;
+  auto generated = codegen::generate(parse(mlp(1)), options);
+  REQUIRE(generated.has_value());
+  CHECK_FALSE(has(generated->cuda_source, "_pairs("));
+  CHECK(has(generated->cuda_source, "fused_silu_mul"));
 }
 
 TEST_CASE("near misses keep the product and the step's own kernel", "[codegen]") {
