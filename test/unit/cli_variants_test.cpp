@@ -130,31 +130,27 @@ TEST_CASE("infernoc --dim narrows a dim's range, which sets the sizes a split ba
 }
 
 }  // namespace
-TEST_CASE("INFERNO_LAUNCH_GROUPS=0 launches each of a decode step's kernels on its own") {
+TEST_CASE("INFERNO_LAUNCH_GROUPS=0 and INFERNO_GEMV_PAIRS=0 each turn their fusion off") {
   const std::vector<std::string> args = {kDecoder, "--emit",      "profile-plan", "--specialize",
                                          "s11=1",  "--precision", "fp16"};
-  const test::ProcessResult grouped = infernoc(args);
-  REQUIRE(grouped.exit_code == 0);
-  CHECK(contains(grouped.out, "launch group"));
-  test::ScopedEnvVar off("INFERNO_LAUNCH_GROUPS", "0");
-  const test::ProcessResult apart = infernoc(args);
-  REQUIRE(apart.exit_code == 0);
-  CHECK_FALSE(contains(apart.out, "launch group"));
-  CHECK(contains(apart.out, "rotary_f16_1x2x1x16"));
-}
-
-TEST_CASE("INFERNO_GEMV_PAIRS=0 keeps the gated MLP's elementwise kernel") {
-  const std::vector<std::string> args = {kDecoder, "--emit",      "profile-plan", "--specialize",
-                                         "s11=1",  "--precision", "fp16"};
-  const test::ProcessResult paired = infernoc(args);
-  REQUIRE(paired.exit_code == 0);
-  CHECK(contains(paired.out, "_pairs"));
-  CHECK_FALSE(contains(paired.out, "fused_silu_mul"));
-  test::ScopedEnvVar off("INFERNO_GEMV_PAIRS", "0");
-  const test::ProcessResult apart = infernoc(args);
-  REQUIRE(apart.exit_code == 0);
-  CHECK_FALSE(contains(apart.out, "_pairs"));
-  CHECK(contains(apart.out, "fused_silu_mul"));
+  // Each variable, what the decode step's plan shows with its fusion, and only without it.
+  const struct {
+    const char* variable;
+    const char* fused;
+    const char* unfused;
+  } switches[] = {{"INFERNO_LAUNCH_GROUPS", "launch group", "rotary_f16_1x2x1x16"},
+                  {"INFERNO_GEMV_PAIRS", "_pairs", "fused_silu_mul"}};
+  const test::ProcessResult on = infernoc(args);
+  REQUIRE(on.exit_code == 0);
+  for (const auto& s : switches) {
+    INFO(s.variable);
+    CHECK(contains(on.out, s.fused));
+    test::ScopedEnvVar off(s.variable, "0");
+    const test::ProcessResult apart = infernoc(args);
+    REQUIRE(apart.exit_code == 0);
+    CHECK_FALSE(contains(apart.out, s.fused));
+    CHECK(contains(apart.out, s.unfused));
+  }
 }
 
 }  // namespace inferno
