@@ -273,13 +273,10 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     ctx.current_node = i;
     INFERNO_RETURN_IF_ERROR(emit_node(ctx, i));
     ctx.current_node = -1;
-    if (ctx.launch_group_end[static_cast<size_t>(i)] == i) {
-      const auto members = emit_launch_group(ctx, i);
-      add_step(code, graph, i, begin, options);
-      if (code.profile.size() != steps) describe_launch_group(code.profile.back(), graph, members);
-    } else {
-      add_step(code, graph, i, begin, options);
-    }
+    std::vector<std::pair<int32_t, std::string>> grouped;  // a launch group's members, if any
+    if (ctx.launch_group_end[static_cast<size_t>(i)] == i) grouped = emit_launch_group(ctx, i);
+    add_step(code, graph, i, begin, options);
+    if (code.profile.size() != steps) describe_launch_group(code.profile.back(), graph, grouped);
     if (i == corrupted) emit_corruption(ctx, i);
     finish(chunk, functors, steps);
   }

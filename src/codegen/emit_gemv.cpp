@@ -78,7 +78,7 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const char* layout = p.right_is_nk ? "nk" : "kn";
   const char* norm_name = !p.norm ? "" : p.norm->rms ? "rms_norm_" : "layer_norm_";
   // A gated MLP's elementwise node the epilogue computes instead of storing the product.
-  const int32_t pairs = p.right_is_nk ? gemv_pair_target(ctx, index) : -1;
+  const int32_t pairs = gemv_pair_target(ctx, index);
   const ir::ValueId written =
       pairs >= 0 ? ctx.graph.nodes()[static_cast<size_t>(pairs)].outputs[0] : out;
   const std::string name = "k" + std::to_string(index) + "_gemv_" + layout + "_" + norm_name +
