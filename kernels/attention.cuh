@@ -431,12 +431,13 @@ inline bool attn_fits_int(int64_t v) { return v >= 0 && v <= 0x7fffffff; }
 /// file comment says. Returns cudaErrorInvalidValue for sizes it cannot take (negative, d or dv
 /// above kHead, heads not a multiple of kv_heads, more than 65535 heads or batches, sequences of
 /// 2^31 or more); a shared-memory opt-in the GPU refuses (f64 with kHead 256 before sm_90)
-/// returns that error.
+/// returns that error. `decode` applies to the decode kernel only (attention_decode.cuh).
 template <typename T, int kHead>
 inline cudaError_t attention(const T* q, const T* k, const T* v, T* out, AttentionDims dims,
                              AttentionLayout q_layout, AttentionLayout k_layout,
                              AttentionLayout v_layout, AttentionLayout out_layout,
-                             AttentionMask mask, double scale, bool causal, cudaStream_t stream) {
+                             AttentionMask mask, double scale, bool causal, cudaStream_t stream,
+                             const AttentionDecodeLaunch& decode = {}) {
   static_assert(is_float_type_v<T>, "attention: float, double, __half or __nv_bfloat16");
   static_assert(kHead == 32 || kHead == 64 || kHead == 128 || kHead == 256,
                 "attention: kHead is 32, 64, 128 or 256");
@@ -470,7 +471,7 @@ inline cudaError_t attention(const T* q, const T* k, const T* v, T* out, Attenti
                        causal,
                        false};
   if (n.sq <= kAttentionDecodeMaxRows && n.batch * n.sq <= 65535)
-    return attention_decode<T, kHead>(p, n.batch, n.heads, stream);
+    return attention_decode<T, kHead>(p, n.batch, n.heads, stream, decode);
   if constexpr (sizeof(T) == 2) {
     int device = 0, major = 0;
     cudaError_t e = cudaGetDevice(&device);

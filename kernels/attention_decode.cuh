@@ -26,11 +26,37 @@
 // distributed shared memory, combines them in rank order and stores the row: one kernel, no
 // workspace, the same result for every run. Before sm_90 (or a binary not built for it) one block
 // takes all keys. Grouped-query attention reads kv head h / groups in place (no repeated K/V).
+//
+// In a generated model's decode step (AttentionDecodeLaunch) the kernel may be launched with
+// programmatic dependent launch (dependent_launch.cuh: it awaits the kernels before it first
+// thing), so that the GEMV after it (the output projection) launches while it runs and streams
+// its weight meanwhile. Off unless asked for (attention_decode_dependent_enabled says why).
 #pragma once
 
 #include "attention_params.cuh"
+#include "dependent_launch.cuh"
 
 namespace inferno::kernels {
+
+/// How a generated model launches the decode kernel: `dependent` when the session allows
+/// dependent launches (taken only where attention_decode_dependent_enabled). Other attention
+/// kernels ignore it.
+struct AttentionDecodeLaunch {
+  bool dependent = false;
+};
+
+/// Whether the decode kernel takes a dependent launch where the model allows one: only with
+/// INFERNO_ATTENTION_DEPENDENT=1 in the environment (read once), for comparisons. Off by default:
+/// the GEMV after it then streams its weight while the attention runs, and the attention, bound
+/// by DRAM latency, may wait behind that traffic; not yet shown to pay (docs/benchmarks.md,
+/// 2026-12-07).
+inline bool attention_decode_dependent_enabled() {
+  static const bool enabled = [] {
+    const char* setting = std::getenv("INFERNO_ATTENTION_DEPENDENT");
+    return setting != nullptr && std::strcmp(setting, "1") == 0;
+  }();
+  return enabled;
+}
 
 /// Query rows up to which attention() takes this kernel (per batch and head).
 inline constexpr int kAttentionDecodeMaxRows = 4;
@@ -143,7 +169,7 @@ struct AttentionDecodePartial {
 
 template <typename T, int kHead>
 __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
-    attention_decode_kernel(const AttentionParams<T> p, bool vec_k, bool vec_v) {
+    attention_decode_kernel(const AttentionParams<T> p, bool vec_k, bool vec_v, bool dependent) {
   using A = acc_t<T>;
   using Tile = AttentionDecodeTile;
   using Rows = AttentionDecodeRows<T, kHead>;
@@ -158,6 +184,10 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
   const T* q = p.q + b * p.ql.batch + h * p.ql.head + static_cast<int64_t>(i) * p.ql.seq;
   const T* k = p.k + b * p.kl.batch + hk * p.kl.head;
   const T* v = p.v + b * p.vl.batch + hk * p.vl.head;
+  // A dependent launch waits for the kernels before (q, k, v and the mask are theirs), and its
+  // wait lets the kernel after it launch. Launched normally it must not: that kernel would then
+  // launch early all the same (the trigger is this kernel's, whatever its own launch).
+  if (dependent) await_producers();
   for (int e = threadIdx.x; e < kHead; e += Tile::kThreads)
     qs[e] = e < p.d ? to_acc(q[e]) * p.scale_log2 : A(0);
   __syncthreads();
@@ -338,7 +368,7 @@ inline int attention_decode_splits(int64_t rows, int skv, int binary_version) {
 /// Launches the decode kernel for p (p.sq <= kAttentionDecodeMaxRows rows, batch * sq <= 65535).
 template <typename T, int kHead>
 inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, int64_t heads,
-                                    cudaStream_t stream) {
+                                    cudaStream_t stream, const AttentionDecodeLaunch& launch) {
   constexpr auto kernel = attention_decode_kernel<T, kHead>;
   // 16-byte rows: the base and every row start aligned, the width a whole number of chunks.
   constexpr int kPer = AttentionDecodeRows<T, kHead>::kPer;
@@ -354,14 +384,24 @@ inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, 
                         static_cast<unsigned>(batch * p.sq));
   config.blockDim = dim3(AttentionDecodeTile::kThreads);
   config.stream = stream;
-  cudaLaunchAttribute cluster;
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = static_cast<unsigned>(splits);
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = splits > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, p, vec_k, vec_v);
+  cudaLaunchAttribute attributes[2] = {};
+  unsigned count = 0;
+  if (splits > 1) {
+    cudaLaunchAttribute& cluster = attributes[count++];
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = static_cast<unsigned>(splits);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+  }
+  const bool dependent = launch.dependent && attention_decode_dependent_enabled();
+  if (dependent) {
+    cudaLaunchAttribute& overlap = attributes[count++];
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+  }
+  config.attrs = attributes;
+  config.numAttrs = count;
+  return cudaLaunchKernelEx(&config, kernel, p, vec_k, vec_v, dependent);
 }
 
 }  // namespace detail

@@ -106,10 +106,14 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
       {"scale", double_literal(node.attrs.get_float("scale"))},
       {"causal", node.attrs.get_bool("causal") ? "true" : "false"},
   };
+  // A decode step's kernel (attention_decode.cuh) may be a dependent launch where run() allows one.
+  const std::string decode = sq <= limits.decode_max_rows && batch * sq <= limits.max_grid
+                                 ? ", inferno::kernels::AttentionDecodeLaunch{dependent_launch}"
+                                 : "";
   // Parenthesized: the template arguments and braced sizes hold commas the macro would split at.
   run.line("MODEL_CHECK_CUDA((inferno::kernels::attention<" + std::string(storage_type(q.dtype)) +
-           ", " + decimal(head_tile(d, dv)) + ">(" + named_args(args) + ", stream)), " +
-           ctx.label(node) + ");");
+           ", " + decimal(head_tile(d, dv)) + ">(" + named_args(args) + ", stream" + decode +
+           ")), " + ctx.label(node) + ");");
   return Status::ok();
 }
 

@@ -22,6 +22,10 @@ real run), and the difference over 2 is one decode step's kernels, summed per ke
 Usage: python3 tools/bench/bench_llm.py --infernoc build/src/infernoc \\
            --inferno-run build/runtime/inferno-run --out DIR [--models gpt2-small tinyllama] [--ncu]
            [--compile-modes default reduce-overhead | none] [--max-autotune] [--skip-hf]
+           [--variants run:NAME=V,... compile:NAME=V,...] [--repeats N]
+--variants times the decode step again with other settings (an environment variable of
+inferno-run, or a library built with one of infernoc's), each the median of --repeats
+generations taken in turn: DIR/variants.md.
 Writes DIR/bench_llm.md and prints it last.
 """
 
@@ -95,18 +99,16 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     row = {"compile s": compile_s, "infernoc ms/token": figures["per_token_ms"],
            "infernoc TTFT ms": figures["ttft_ms"], "infernoc prefill ms": figures["prefill_ms"],
            "floor ms/token": figures["floor_ms"]}
-    def per_token_ms(setting):  # the same library, run with one more environment variable
-        text = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
-                               "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
-                              env={**os.environ, **setting}).stdout
-        return parse_generate_output(text)["per_token_ms"]
-
-    # Programmatic dependent launch off (kernels/dependent_launch.cuh); the GEMVs' L2 prefetch off,
-    # and at other caps than the default (kernels/l2_prefetch.cuh; the others only in the log).
-    row["no dependent launch ms/token"] = per_token_ms({"INFERNO_DEPENDENT_LAUNCH": "0"})
-    row["no L2 prefetch ms/token"] = per_token_ms({"INFERNO_L2_PREFETCH_MB": "0"})
-    caps = {mb: per_token_ms({"INFERNO_L2_PREFETCH_MB": str(mb)}) for mb in args.prefetch_caps}
-    print(f"bench_llm: {name}: ms/token by L2 prefetch cap (MB): {caps}", file=sys.stderr)
+    # Programmatic dependent launch off (kernels/dependent_launch.cuh); the GEMVs' L2 prefetch off
+    # (kernels/l2_prefetch.cuh); then --variants, each timed --repeats times in turn with the
+    # library as built (medians in DIR/variants.md).
+    row["no dependent launch ms/token"] = generate_ms_per_token(
+        args, so, prompt_file, {"INFERNO_DEPENDENT_LAUNCH": "0"})
+    row["no L2 prefetch ms/token"] = generate_ms_per_token(
+        args, so, prompt_file, {"INFERNO_L2_PREFETCH_MB": "0"})
+    if args.variants:
+        with open(args.out / "variants.md", "a") as f:
+            f.write(time_variants(args, name, pt2, symbol, so, prompt_file, work) + "\n")
     if args.ncu:
         try:  # on its own: a profiler's failure keeps the generation's figures
             with phase(f"{name}: ncu and profiles"):
@@ -117,6 +119,55 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
             report_failure(error)
             row["profile steps us"] = error_cell(error)
     return row
+
+
+def generate_ms_per_token(args, so, prompt_file, env):
+    """One `inferno-run --generate`'s per-token figure, with `env` added to the environment."""
+    text = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
+                           "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
+                          env={**os.environ, **env}).stdout
+    return parse_generate_output(text)["per_token_ms"]
+
+
+def parse_variant(text):
+    """'run:NAME=V,NAME=V' or 'compile:NAME=V': the environment of inferno-run, or of infernoc (a
+    library built with it); 'baseline' is the library as built, run as is."""
+    if text == "baseline":
+        return "run", {}
+    kind, _, settings = text.partition(":")
+    if kind not in ("run", "compile") or not settings:
+        raise ValueError(f"--variants: {text!r} is not run:NAME=V,... or compile:NAME=V,...")
+    env = dict(item.split("=", 1) for item in settings.split(","))
+    return kind, env
+
+
+def time_variants(args, name, pt2, symbol, so, prompt_file, work):
+    """Markdown: ms/token of each --variants entry (and the baseline), the median of --repeats
+    generations each, the variants taken in turn in every round so that drift hits them alike."""
+    variants = [("baseline", so, {})]
+    for text in args.variants:
+        kind, env = parse_variant(text)
+        library = so
+        if kind == "compile":
+            library = work / f"{name}.{len(variants)}.so"
+            subprocess.run([args.infernoc, str(pt2), "-o", str(library), "--weights", "external", "--quiet",
+                            "--no-cache", "--specialize", f"{symbol}=1,{PROMPT}"], check=True,
+                           env={**os.environ, **env})
+        variants.append((text, library, env if kind == "run" else {}))
+    times = {label: [] for label, _, _ in variants}
+    for _ in range(args.repeats):
+        for label, library, env in variants:
+            times[label].append(generate_ms_per_token(args, library, prompt_file, env))
+    lines = [f"### {name}: ms/token by variant (median of {args.repeats}, taken in turn)", "",
+             "| variant | ms/token | / baseline | all runs |", "|---|---|---|---|"]
+    base = float(np.median(times["baseline"]))
+    for label, runs in times.items():
+        median = float(np.median(runs))
+        lines.append(f"| `{label}` | {median:.4f} | {median / base:.3f} | "
+                     + ", ".join(f"{t:.4f}" for t in runs) + " |")
+    text = "\n".join(lines) + "\n"
+    print(text, file=sys.stderr)
+    return text
 
 
 def profile_decode_step(args, name, so, prompt_file, work):
@@ -228,8 +279,12 @@ def main():
     parser.add_argument("--max-autotune", action="store_true",
                         help="also torch.compile mode max-autotune (many minutes per model)")
     parser.add_argument("--skip-hf", action="store_true", help="infernoc only: no Hugging Face figures")
-    parser.add_argument("--prefetch-caps", nargs="*", type=int, default=[1, 2, 8, 16], metavar="MB",
-                        help="also time the decode step with these INFERNO_L2_PREFETCH_MB caps (log only)")
+    parser.add_argument("--variants", nargs="*", metavar="VARIANT",
+                        default=["run:INFERNO_ATTENTION_DEPENDENT=1", "compile:INFERNO_GEMV_PAIRS=0",
+                                 "compile:INFERNO_LAUNCH_GROUPS=0"],
+                        help="also time the decode step with inferno-run's environment ('run:NAME=V,...') "
+                             "or a library built with infernoc's ('compile:NAME=V,...'): DIR/variants.md")
+    parser.add_argument("--repeats", type=int, default=3, help="generations per variant (median)")
     args = parser.parse_args()
     try:
         modes = compile_modes(args.compile_modes, args.max_autotune)
@@ -237,6 +292,7 @@ def main():
         parser.error(str(error))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "decode_kernels.md").unlink(missing_ok=True)
+    (args.out / "variants.md").unlink(missing_ok=True)
     work = Path(tempfile.gettempdir()) / "bench-llm"  # the exports and libraries: GBs, not --out
     work.mkdir(exist_ok=True)
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "no CUDA device"

@@ -144,8 +144,8 @@ def legend(prompt, new, modes):
         "generation; each step one CUDA graph replay and the next-token kernel.",
         "- no dependent launch ms/token: the same with INFERNO_DEPENDENT_LAUNCH=0 (kernels launched one after "
         "another, no programmatic dependent launch).",
-        "- no L2 prefetch ms/token: the same with INFERNO_L2_PREFETCH_MB=0 (no GEMV asks L2 for the next GEMV's "
-        "weight).",
+        "- no L2 prefetch ms/token: the same with INFERNO_L2_PREFETCH_MB=0 (no GEMV asks L2 for the next GEMVs' "
+        "weights).",
         "- floor ms/token: the weight bytes over the device's copy bandwidth (measured by inferno-run).",
         f"- HF eager / HF compile MODE ms/token: generate(), (t({new} new) - t(1 new)) / {new - 1}, each t the "
         "median of 3 calls after warm-up. Eager: the default (dynamic) cache. Compiled (modes: "
