@@ -52,9 +52,9 @@
 // awaits the kernels before (which write x and the epilogue's operands), so the launch and the
 // first DRAM round trip overlap the previous kernel's tail.
 //
-// L2 prefetch (l2_prefetch.cuh): each kernel may also be handed the next GEMVs' weights (`next`,
-// within a cap); after its own first loads it asks L2 for its share of those bytes, so that the
-// next GEMV's DRAM traffic overlaps this one's tail and the small kernels between them.
+// L2 prefetch (l2_prefetch.cuh): each kernel may also be handed the next GEMV's weight (`next`);
+// after its own first loads it asks L2 for its share of those bytes, so that the next GEMV's DRAM
+// traffic overlaps this one's tail and the small kernels between them.
 //
 // Epilogue (GemvEpilogue): the f32 sum times alpha, plus row_coefficient * row[n] (a bias) and
 // full_coefficient * full[m, n] (the output's own layout; it may be the output itself, read

@@ -11,59 +11,75 @@
 // stay the same; the idle time shrinks.
 //
 // Only weights are prefetched (constants: the dependent-launch contract allows reading them before
-// await_producers, and a prefetch changes no value anyway). What: the weights the next GEMVs
-// stream, in run order, from the next one on (up to kL2PrefetchRanges of them), as far as a cap of
-// kL2PrefetchDefaultBytes, or INFERNO_L2_PREFETCH_MB megabytes from the environment (0 turns
-// prefetching off, for comparisons); read once per process. Why 4 MB (H100, fp16 decode steps,
-// tools/bench/bench_llm.py, ms/token): a TinyLlama-shaped Llama took 1.184 / 1.177 without
-// prefetching, 1.169 at 1 MB, 1.152-1.161 at 2-8 MB, and 1.208, 1.260, 1.277 at 16, 32, 48 MB: a
-// large prefetch competes for the DRAM with the GEMV running beside it (its weight is streamed
+// await_producers, and a prefetch changes no value anyway). How many bytes: the next weight's,
+// capped at kL2PrefetchDefaultBytes, or at INFERNO_L2_PREFETCH_MB megabytes from the environment
+// (0 turns prefetching off, for comparisons); read once per process. Why 4 MB (H100, fp16 decode
+// steps, tools/bench/bench_llm.py, ms/token): a TinyLlama-shaped Llama took 1.184 / 1.177 without
+// prefetching, 1.169 at 1 MB, 1.152-1.161 at 2-8 MB, and 1.208, 1.260, 1.277 at 16, 32, 48 MB:
+// a large prefetch competes for the DRAM with the GEMV running beside it (its weight is streamed
 // right then) and with the next one's own loads. GPT-2 small's step (0.27-0.30 ms) moved by no
-// more than its run-to-run noise at any cap.
+// more than its run-to-run noise at any cap: its GEMVs (0.5-4.7 MB) are bound by launches and
+// their own latency, not by DRAM idling between them.
 //
-// Measured and not kept (H100, 2026-12-07, docs/benchmarks.md): the decode step's attention
-// kernel asking for the next GEMVs' weights as well (16 MB: the step 2.3% slower for TinyLlama,
-// 4.5% for GPT-2; the attention is bound by DRAM latency, and that traffic is queued with its own
-// loads), and GEMVs asking once their own loads are done instead of at their start (1.6% and 4.7%
-// slower).
+// Measured and not kept (H100, 2026-12-07, docs/benchmarks.md): the decode step's attention kernel
+// asking for the next GEMVs' weights as well (16 MB: the step 2.3% slower for TinyLlama, 4.5% for
+// GPT-2; likely because the attention is bound by DRAM latency and that traffic is queued with
+// its own loads), GEMVs asking once their own loads are done instead of at their start (1.6% and
+// 4.7% slower), and a GEMV's 4 MB going on into the weights after the next one when that one is
+// smaller (GPT-2 small 4.8% slower than no prefetch at all in that run).
 #pragma once
 
-#include "l2_prefetch_plan.h"
+#include <cstdint>
+#include <cstdlib>
 
 namespace inferno::kernels {
 
-/// This thread's part of `next`: the units are split over the grid's warps, and lane 0 of each
-/// warp asks for its warp's share with one bulk prefetch per range it touches. A no-op before
-/// sm_90.
+/// What a kernel prefetches for the next one: `bytes` from `base` (16-byte aligned); none when
+/// bytes < 16.
+struct L2Prefetch {
+  const void* base = nullptr;
+  long long bytes = 0;
+};
+
+/// The default cap of one prefetch (see the header comment).
+constexpr long long kL2PrefetchDefaultBytes = 4ll << 20;
+
+/// This thread's part of `next`: the bytes are split over the grid's warps in 16-byte units, and
+/// lane 0 of each warp asks for its warp's share with one bulk prefetch. A no-op before sm_90.
 __device__ __forceinline__ void prefetch_l2_share(const L2Prefetch& next) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if ((threadIdx.x & 31) != 0) return;
-  long long total = 0;
-#pragma unroll
-  for (int r = 0; r < kL2PrefetchRanges; ++r) total += next.ranges[r].bytes / 16;
-  if (total == 0) return;
-  const long long per_block = (blockDim.x + 31) / 32;
-  const long long warps = static_cast<long long>(gridDim.x) * per_block;
-  long long first = 0, count = 0;
-  l2_prefetch_share(total, blockIdx.x * per_block + threadIdx.x / 32, warps, first, count);
-#pragma unroll
-  for (int r = 0; r < kL2PrefetchRanges; ++r) {
-    const long long units = next.ranges[r].bytes / 16;
-    if (count > 0 && first < units) {
-      const long long take = units - first < count ? units - first : count;
-      const char* at = static_cast<const char*>(next.ranges[r].base) + first * 16;
-      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at),
-                   "r"(static_cast<unsigned>(take * 16))
-                   : "memory");
-      count -= take;
-      first = 0;
-    } else {
-      first -= units;
-    }
-  }
+  if (next.bytes < 16 || (threadIdx.x & 31) != 0) return;
+  const long long units = next.bytes / 16;
+  const long long warps = static_cast<long long>(gridDim.x) * ((blockDim.x + 31) / 32);
+  const long long warp =
+      static_cast<long long>(blockIdx.x) * ((blockDim.x + 31) / 32) + threadIdx.x / 32;
+  const long long share = (units + warps - 1) / warps;
+  const long long first = warp * share;
+  if (first >= units) return;
+  const long long count = units - first < share ? units - first : share;
+  const char* at = static_cast<const char*>(next.base) + first * 16;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at),
+               "r"(static_cast<unsigned>(count * 16))
+               : "memory");
 #else
   (void)next;
 #endif
+}
+
+/// The bytes a launch prefetches of a weight of `bytes`: capped as the header says, a multiple of
+/// 16, and at most 2^31 (one bulk prefetch's size is 32 bits). Host code, evaluated per launch
+/// (a graph capture keeps the value).
+inline long long l2_prefetch_bytes(long long bytes) {
+  static const long long cap = [] {
+    const char* setting = std::getenv("INFERNO_L2_PREFETCH_MB");
+    if (setting == nullptr || *setting == '\0') return kL2PrefetchDefaultBytes;
+    char* end = nullptr;
+    const long long mb = std::strtoll(setting, &end, 10);
+    if (*end != '\0' || mb < 0) return kL2PrefetchDefaultBytes;  // not a count: the default
+    return mb > 2048 ? 2048ll << 20 : mb << 20;
+  }();
+  const long long capped = bytes < cap ? bytes : cap;
+  return capped < 16 ? 0 : capped / 16 * 16;
 }
 
 }  // namespace inferno::kernels

@@ -18,7 +18,6 @@
 #include "codegen/emit_profile.h"
 #include "codegen/emit_resize.h"
 #include "codegen/emit_rotary.h"
-#include "codegen/l2_prefetches.h"
 #include "codegen/launch_groups.h"
 #include "codegen/lowering.h"
 #include "codegen/memory_plan.h"
@@ -251,7 +250,7 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   ModelSections& sections = code.sections;
   EmitContext ctx(graph, plan, views, weights, options, sections);
   ctx.num_variants = num_variants;
-  ctx.l2_prefetch = plan_l2_prefetches(graph, weights);
+  ctx.gemv_prefetch = plan_gemv_prefetches(graph, weights);
   int32_t corrupted = -1;
   if (!options.corrupt_node.empty()) {
     INFERNO_ASSIGN_OR_RETURN(corrupted, find_corrupted_node(graph, views, options.corrupt_node));

@@ -43,9 +43,9 @@ class EmitContext {
   ModelSections& out;
   /// The model's other variants (kVariants), emitted for the first variant only; else 0.
   int32_t num_variants = 0;
-  /// By node: the weights its kernel asks L2 for (plan_l2_prefetches, l2_prefetches.h); empty:
-  /// none anywhere.
-  std::vector<std::vector<ir::ValueId>> l2_prefetch;
+  /// By node: the weight its GEMV prefetches into L2 for the next GEMV (plan_gemv_prefetches,
+  /// emit_gemm.h), or kNoValue; empty: none anywhere.
+  std::vector<ir::ValueId> gemv_prefetch;
   /// By node: the last node of its launch group (plan_launch_groups, launch_groups.h), or -1;
   /// empty: no groups.
   std::vector<int32_t> launch_group_end;

@@ -461,6 +461,26 @@ std::optional<GemvProduct> planned_gemv(const ir::Graph& graph, int32_t index) {
   return product;
 }
 
+std::vector<ir::ValueId> plan_gemv_prefetches(const ir::Graph& graph,
+                                              const WeightsLayout& weights) {
+  std::vector<int32_t> gemvs;  // nodes whose GEMV streams a stored weight, in run order
+  std::vector<ir::ValueId> streamed(graph.nodes().size(), ir::kNoValue);
+  for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
+    const std::optional<GemvProduct> product = planned_gemv(graph, i);
+    const ir::ValueId w = product ? product->right : ir::kNoValue;
+    if (w == ir::kNoValue || !weights.stored(w)) continue;
+    gemvs.push_back(i);
+    streamed[static_cast<size_t>(i)] = w;
+  }
+  std::vector<ir::ValueId> next(graph.nodes().size(), ir::kNoValue);
+  for (size_t g = 0; g < gemvs.size(); ++g) {
+    const ir::ValueId mine = streamed[static_cast<size_t>(gemvs[g])];
+    const ir::ValueId after = streamed[static_cast<size_t>(gemvs[(g + 1) % gemvs.size()])];
+    if (after != mine) next[static_cast<size_t>(gemvs[g])] = after;
+  }
+  return next;
+}
+
 void register_gemm_lowerings(LoweringTable& table) {
   table.add(ir::OpKind::kGemm, {emit_gemm, no_scratch, gemm_in_place_inputs});
   // Every block reads all of x (and the norm's parameters): the output takes no input's bytes.

@@ -54,6 +54,12 @@ Status emit_gemm(EmitContext& ctx, int32_t index);
 /// nullopt when the node is no GEMM or norm_gemm, has no elements, or takes cuBLASLt.
 std::optional<GemvProduct> planned_gemv(const ir::Graph& graph, int32_t index);
 
+/// By node: the weight the next GEMV of the run streams (node order; the last GEMV's next is the
+/// first, which the next run starts with), for that node's GEMV to prefetch into L2
+/// (kernels/l2_prefetch.cuh). kNoValue for nodes without a GEMV, and where the next weight is the
+/// node's own (one GEMV) or not a stored constant.
+std::vector<ir::ValueId> plan_gemv_prefetches(const ir::Graph& graph, const WeightsLayout& weights);
+
 /// The canonical gemm (the legalize pass turns every other matrix product into one).
 void register_gemm_lowerings(LoweringTable& table);
 

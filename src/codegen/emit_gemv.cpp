@@ -5,7 +5,6 @@
 #include "codegen/elementwise_table.h"
 #include "codegen/emit_grid_kernel.h"
 #include "codegen/gemv_pairs.h"
-#include "codegen/l2_prefetches.h"
 #include "codegen/strided_view.h"
 #include "ir/op.h"
 #include "ir/text_format.h"
@@ -73,7 +72,8 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::optional<Slots> slots = assign_slots(ctx.graph, out_type, p);
   INFERNO_CHECK(slots.has_value(), "gemv: an epilogue the kernel cannot take");
   const std::string type(storage_type(dtype));
-  const std::string next = l2_prefetch_argument(ctx, index);
+  const ir::ValueId next =
+      ctx.gemv_prefetch.empty() ? ir::kNoValue : ctx.gemv_prefetch.at(static_cast<size_t>(index));
   const std::string m = decimal(p.m), n = decimal(p.n), k = decimal(p.k);
   const char* layout = p.right_is_nk ? "nk" : "kn";
   const char* norm_name = !p.norm ? "" : p.norm->rms ? "rms_norm_" : "layer_norm_";
@@ -132,10 +132,9 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
                  decimal(p.n / 2) + ":]) instead of " + value(out) +
                  ", f as its node computes it.");
   }
-  if (!next.empty()) {
-    kernels.line("// Asks L2 for the next GEMVs' weights (" +
-                 comment_text(l2_prefetch_names(ctx, index), 200) +
-                 "), within a cap (kernels/l2_prefetch.cuh).");
+  if (next != ir::kNoValue) {
+    kernels.line("// Asks L2 for " + value(next) +
+                 ", the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).");
   }
   std::string params = "const " + type + "* x, const " + type + "* w";
   NamedArgs args = {{"x", ctx.pointer(p.left)}, {"w", ctx.pointer(p.right)}};
@@ -157,11 +156,13 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   }
   params += ", " + type + "* out";
   args.push_back({"out", ctx.pointer(written)});
-  std::string prefetch;  // the call's last argument: the next GEMVs' weights, for L2
-  if (!next.empty()) {
-    params += ", inferno::kernels::L2Prefetch next";
-    args.push_back({"next", next});
-    prefetch = ", next";
+  std::string prefetch;  // the call's last argument: the next GEMV's weight, for L2
+  if (next != ir::kNoValue) {
+    params += ", const void* next_weight, long long next_bytes";
+    args.push_back({"next_weight", ctx.pointer(next)});
+    args.push_back({"next_bytes", "inferno::kernels::l2_prefetch_bytes(" +
+                                      decimal(ctx.graph.type(next).size_bytes()) + ")"});
+    prefetch = ", {next_weight, next_bytes}";
   }
   kernels.open("__global__ void __launch_bounds__(" + threads + ") " + name + "(" + params + ")");
   kernels.line(

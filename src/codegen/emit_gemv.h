@@ -19,8 +19,9 @@
 // for exactly this shape and epilogue (no functor type or table per activation). The launch is a
 // MODEL_LAUNCH (a dependent launch where the device allows it) of "k<node>_gemv_<nk|kn>_<dtype>_
 // <M>x<K>x<N>", which --emit profile-plan shows as "gemv_kn_f16_1x768x2304". A GEMV whose node
-// has weights in ctx.l2_prefetch (the next GEMVs', l2_prefetches.h) also takes an L2Prefetch of
-// them (capped at run time, kernels/l2_prefetch_plan.h) and asks L2 for it.
+// has a weight in ctx.gemv_prefetch (the next GEMV's, plan_gemv_prefetches in emit_gemm.h) also
+// takes that weight and its byte count (capped at run time by l2_prefetch_bytes) and asks L2 for
+// it as it starts (kernels/l2_prefetch.cuh).
 #pragma once
 
 #include <cstdint>

@@ -120,14 +120,11 @@ void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
     dout.poison();
   }
   const TestActivation act{epilogue.activation};
-  // A prefetch of two ranges, 3 MB and 32 bytes and then 1 MB: it must change no value.
-  const DeviceBuffer<unsigned char> prefetched((4 << 20) + 64);
-  inferno::kernels::L2Prefetch next{};
-  if (epilogue.on) {
-    next = inferno::kernels::l2_prefetch_within(
-        8 << 20,
-        {{prefetched.get(), (3 << 20) + 32}, {prefetched.get() + (3 << 20) + 64, 1 << 20}});
-  }
+  // A prefetch of 3 MB and 40 bytes (not a multiple of 16: the last 8 are left out).
+  const DeviceBuffer<unsigned char> prefetched((3 << 20) + 40);
+  const inferno::kernels::L2Prefetch next =
+      epilogue.on ? inferno::kernels::L2Prefetch{prefetched.get(), (3 << 20) + 40}
+                  : inferno::kernels::L2Prefetch{};
   if (nk) {
     nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
         dx.get(), dw.get(), dout.get(), e, act, next);

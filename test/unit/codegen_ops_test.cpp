@@ -517,20 +517,16 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
   }
 }
 
-TEST_CASE("each GEMV asks L2 for the next GEMVs' weights, wrapping around", "[codegen]") {
+TEST_CASE("each GEMV asks L2 for the next GEMV's weight, the last for the first's", "[codegen]") {
   const std::string ones = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0";
-  const std::string four_rows = ones + ", " + ones + ", " + ones + ", " + ones;
-  const std::string weights = "  %w1: f16[4,8] = constant[" + four_rows +
-                              "]\n  %w2: f16[8,4] = constant[" + four_rows +
-                              "]\n  %w3: f16[4,4] = constant[" + ones + ", " + ones + "]\n";
+  const std::string weights = "  %w1: f16[4,8] = constant[" + ones + ", " + ones + ", " + ones +
+                              ", " + ones + "]\n  %w2: f16[8,4] = constant[" + ones + ", " + ones +
+                              ", " + ones + ", " + ones + "]\n";
   const std::string gemm = " = gemm(%s) {activation=\"none\", alpha=1.0, beta=1.0, trans_b=true}\n";
   const auto product = [&](const std::string& out, const std::string& operands) {
     std::string line = gemm;
     line.replace(line.find("%s"), 2, operands);
     return "  " + out + line;
-  };
-  const auto prefetch = [](const std::string& ranges) {
-    return "inferno::kernels::l2_prefetch({" + ranges + "})";
   };
   SECTION("two GEMVs of stored weights; a cuBLASLt GEMM and a GEMV of an input weight between") {
     const std::string cu =
@@ -540,53 +536,38 @@ TEST_CASE("each GEMV asks L2 for the next GEMVs' weights, wrapping around", "[co
                     "  return %b, %big\n}");
     const std::string body = run_body(cu);
     CHECK(count(body, "run_gemm(") == 1);
-    CHECK(count(body, "/* next */") == 2);
-    CHECK(body.find("/* out */ v_a, /* next */ " + prefetch("{v_w2, 64}") + ");") !=
-          std::string::npos);
-    CHECK(body.find("/* out */ v_b, /* next */ " + prefetch("{v_w1, 64}") + ");") !=
-          std::string::npos);
+    CHECK(count(body, "/* next_weight */") == 2);
+    CHECK(body.find("/* out */ v_a, /* next_weight */ v_w2, /* next_bytes */ "
+                    "inferno::kernels::l2_prefetch_bytes(64));") != std::string::npos);
+    CHECK(body.find("/* out */ v_b, /* next_weight */ v_w1, /* next_bytes */ "
+                    "inferno::kernels::l2_prefetch_bytes(64));") != std::string::npos);
     CHECK(body.find("/* out */ v_c);") != std::string::npos);  // %v is no constant: no prefetch
-    CHECK(count(cu, "out, epilogue, [](float a) { return a; }, next);") == 2);
-    CHECK(count(cu, "Asks L2 for the next GEMVs' weights (%w") == 2);
-  }
-  SECTION("three GEMVs: each asks for the two after it, in run order") {
-    const std::string cu = generate_cu(
-        "graph(%x: f16[1,8]) {\n" + weights + product("%a: f16[1,4]", "%x, %w1") +
-        product("%b: f16[1,4]", "%a, %w3") + product("%c: f16[1,8]", "%b, %w2") + "  return %c\n}");
-    const std::string body = run_body(cu);
-    CHECK(body.find("/* out */ v_a, /* next */ " + prefetch("{v_w3, 32}, {v_w2, 64}") + ");") !=
-          std::string::npos);
-    CHECK(body.find("/* out */ v_b, /* next */ " + prefetch("{v_w2, 64}, {v_w1, 64}") + ");") !=
-          std::string::npos);
-    CHECK(body.find("/* out */ v_c, /* next */ " + prefetch("{v_w1, 64}, {v_w3, 32}") + ");") !=
-          std::string::npos);
-  }
-  SECTION("a decode step's attention asks for nothing; it may be a dependent launch") {
-    const std::string cu = generate_cu(
-        "graph(%x: f16[1,8], %k: f16[1,1,6,4], %v: f16[1,1,6,4]) {\n" + weights +
-        product("%a: f16[1,4]", "%x, %w1") +
-        "  %q: f16[1,1,1,4] = reshape(%a) {shape=[1, 1, 1, 4]}\n"
-        "  %o: f16[1,1,1,4] = attention(%q, %k, %v) {causal=false, kv_groups=1, mask=\"none\", "
-        "scale=0.5}\n  %r: f16[1,4] = reshape(%o) {shape=[1, 4]}\n" +
-        product("%b: f16[1,8]", "%r, %w2") + "  return %b\n}");
-    const std::string body = run_body(cu);
-    CHECK(body.find(
-              "stream, inferno::kernels::AttentionDecodeLaunch{dependent_launch})), \"%o\");") !=
-          std::string::npos);
-    CHECK(count(body, "l2_prefetch(") == 2);  // the two GEMVs'
-  }
-  SECTION("attention over many query rows takes the tiled kernels: no decode launch") {
-    const std::string cu = generate_cu(
-        "graph(%q: f16[1,2,6,4], %k: f16[1,2,6,4], %v: f16[1,2,6,4]) {\n"
-        "  %o: f16[1,2,6,4] = attention(%q, %k, %v) {causal=true, kv_groups=1, mask=\"none\", "
-        "scale=0.5}\n  return %o\n}");
-    CHECK(cu.find("AttentionDecodeLaunch") == std::string::npos);
+    CHECK(count(cu, "out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});") == 2);
+    CHECK(count(cu, "Asks L2 for %w") == 2);
   }
   SECTION("one GEMV prefetches nothing: its next weight is its own") {
     const std::string cu = generate_cu("graph(%x: f16[1,8]) {\n" + weights +
                                        product("%a: f16[1,4]", "%x, %w1") + "  return %a\n}");
-    CHECK(cu.find("/* next */") == std::string::npos);
+    CHECK(cu.find("next_weight") == std::string::npos);
     CHECK(cu.find("Asks L2") == std::string::npos);
+  }
+}
+
+TEST_CASE("a decode step's attention passes the session's dependent-launch flag", "[codegen]") {
+  const auto attention = [](int64_t rows) {
+    const std::string shape = "f16[1,2," + std::to_string(rows) + ",4]";
+    return generate_cu("graph(%q: " + shape +
+                       ", %k: f16[1,2,6,4], %v: f16[1,2,6,4]) {\n  %o: " + shape +
+                       " = attention(%q, %k, %v) {causal=false, kv_groups=1, mask=\"none\", "
+                       "scale=0.5}\n  return %o\n}");
+  };
+  SECTION("a few query rows take the decode kernel: the flag goes with them") {
+    CHECK(attention(1).find("stream, inferno::kernels::AttentionDecodeLaunch{dependent_launch})), "
+                            "\"%o\");") != std::string::npos);
+    CHECK(attention(4).find("AttentionDecodeLaunch{dependent_launch}") != std::string::npos);
+  }
+  SECTION("more rows take the tiled kernels: no flag") {
+    CHECK(attention(5).find("AttentionDecodeLaunch") == std::string::npos);
   }
 }
 
