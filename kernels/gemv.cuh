@@ -8,11 +8,12 @@
 //
 // Two weight layouts, each read once, 16 bytes per load where the shape allows:
 //  - gemv_nk, W stored [N, K] (linear's weight, row n contiguous): a group of kLanes lanes
-//    (a power of two <= 32) per output column n walks the row in packs of kPack elements
-//    (lane `sub` takes packs sub, sub + kLanes, ...), four loads in flight per lane (for rows
-//    longer than four packs a lane, two or sixteen: gemv_nk_unroll), then an xor
-//    butterfly over the group. 128-thread blocks, so N = 768 with a full warp per column is 192
-//    blocks, enough for the 132 SMs of an H100.
+//    (a power of two <= 32, gemv_nk_lanes; up to a block's 128 for a column of several warps)
+//    per output column n walks the row in packs of kPack elements (lane `sub` takes packs sub,
+//    sub + kLanes, ...), four loads in flight per lane (for rows longer than four packs a lane,
+//    two or sixteen: gemv_nk_unroll), then an xor butterfly over the group (and for several
+//    warps, their sums added in shared memory). 128-thread blocks, so N = 768 with a full warp per
+//    column is 192 blocks, enough for the 132 SMs of an H100.
 //  - gemv_kn, W stored [K, N] (addmm's and GPT-2 Conv1D's, columns contiguous): a block owns a
 //    tile of kTx * kPack consecutive columns; its kTx threads across the tile each hold kPack
 //    columns, the other kThreads / kTx rows of threads split K (row k taken by threads k mod
@@ -80,6 +81,8 @@ constexpr int kGemvUnroll = 4;  // weight loads in flight per thread
 // kGemvManyBlocks blocks, and with fewer.
 constexpr int kGemvFewLoads = 2;
 constexpr int kGemvManyLoads = 16;
+// ... and for columns of several warps (gemv_nk_split_lanes).
+constexpr int kGemvSplitLoads = 8;
 // target::kGemvLimits.max_norm_staged_bytes: gemv_nk_norm's normalized rows of x, leaving room for
 // its reduction scratch within the 48 KB of static shared memory a block may have.
 constexpr int64_t kGemvNormStagedBytes = 44 * 1024;
@@ -134,25 +137,70 @@ __host__ __device__ constexpr int gemv_nk_lanes(int64_t k) {
   return lanes;
 }
 
-template <typename T>
-__host__ __device__ constexpr unsigned gemv_nk_blocks(int64_t n, int64_t k) {
-  const int64_t columns = kGemvNkThreads / gemv_nk_lanes<T>(k);
+/// gemv_nk's blocks for n columns of `lanes` lanes each.
+__host__ __device__ constexpr unsigned gemv_nk_grid(int64_t n, int lanes) {
+  const int64_t columns = kGemvNkThreads / lanes;
   return static_cast<unsigned>((n + columns - 1) / columns);
 }
 
-/// gemv_nk's weight loads in flight per lane for an [n, k] weight: kGemvUnroll when a lane walks
-/// at most that many packs; for longer rows, few loads (registers, so more warps fit an SM) when
-/// the columns give many blocks, and many loads when they do not (the few warps must keep the
-/// DRAM busy alone). Measured on an H100 (tools/bench/gemv_bench.cu, f16, dependent launches,
-/// share of copy bandwidth with 2 / 4 / 8 / 16 loads): TinyLlama's gate/up (11264 x 2048)
-/// 89 / 84 / 79 / 82%, LM head (32000 x 2048) 99 / 96 / 95 / 96%, down (2048 x 5632)
+template <typename T>
+__host__ __device__ constexpr unsigned gemv_nk_blocks(int64_t n, int64_t k) {
+  return gemv_nk_grid(n, gemv_nk_lanes<T>(k));
+}
+
+/// gemv_nk's weight loads in flight per lane for an [n, k] weight read with `lanes` lanes a
+/// column: kGemvUnroll when a lane walks at most that many packs; for longer rows, few loads
+/// (registers, so more warps fit an SM) when the columns give many blocks, and many loads when
+/// they do not (the few warps must keep the DRAM busy alone); kGemvSplitLoads for columns of
+/// several warps. Measured on an H100 (tools/bench/gemv_bench.cu, f16, dependent launches, share
+/// of copy bandwidth with 2 / 4 / 8 / 16 loads), a warp a column: TinyLlama's gate/up (11264 x
+/// 2048) 89 / 84 / 79 / 82%, LM head (32000 x 2048) 99 / 96 / 95 / 96%, down (2048 x 5632)
 /// 67 / 56 / 55 / 66%, o (2048 x 2048) 63 / 51 / 59 / 66%; GPT-2's proj (768 x 3072)
-/// 28 / 25 / 26 / 34%.
+/// 28 / 25 / 26 / 34%. Columns of several warps (gemv_nk_split_lanes): down at 128 lanes
+/// 91 / 87 / 91 / 71%, o at 64 64 / 73 / 76 / 52%, GPT-2's proj at 64 44 / 45 / 62 / 48%.
+template <typename T>
+__host__ __device__ constexpr int gemv_nk_lanes_unroll(int64_t n, int64_t k, int lanes) {
+  if (lanes > 32) return kGemvSplitLoads;
+  const int64_t packs_per_lane = k / gemv_pack<T>(k) / lanes;
+  if (packs_per_lane <= kGemvUnroll) return kGemvUnroll;
+  return gemv_nk_grid(n, lanes) >= kGemvManyBlocks ? kGemvFewLoads : kGemvManyLoads;
+}
+
 template <typename T>
 __host__ __device__ constexpr int gemv_nk_unroll(int64_t n, int64_t k) {
-  const int64_t packs_per_lane = k / gemv_pack<T>(k) / gemv_nk_lanes<T>(k);
-  if (packs_per_lane <= kGemvUnroll) return kGemvUnroll;
-  return gemv_nk_blocks<T>(n, k) >= kGemvManyBlocks ? kGemvFewLoads : kGemvManyLoads;
+  return gemv_nk_lanes_unroll<T>(n, k, gemv_nk_lanes<T>(k));
+}
+
+/// gemv_nk's lanes a column for an [n, k] weight without a fused norm or pairs: gemv_nk_lanes,
+/// doubled (a column of 2, then 4 warps, their sums meeting in shared memory) while the grid
+/// stays under 2 * kGemvManyBlocks blocks and each lane keeps at least kGemvUnroll packs. Why: a
+/// GEMV whose columns fill one wave of blocks is bound by the loads in flight, and splitting a
+/// long row over more warps puts more of them in flight at once. Measured on an H100 (gemv_bench,
+/// f16, one row, share of copy bandwidth, a warp a column at its loads -> the split at
+/// kGemvSplitLoads): TinyLlama's down (2048 x 5632) 66% -> 91% (128 lanes), o (2048 x 2048)
+/// 65% -> 76% (64), GPT-2's proj (768 x 3072) 36% -> 62% (64); shapes it leaves alone stay where
+/// they were (gate/up, the LM head: many blocks; GPT-2's out: 3 packs a lane). Not for
+/// gemv_nk_norm: each block normalizes x again, and TinyLlama's q/k/v (2560 x 2048) fell from
+/// 72% to 63% at 64 lanes; nor for pairs (a block holds whole pairs).
+template <typename T>
+__host__ __device__ constexpr int gemv_nk_split_lanes(int64_t n, int64_t k) {
+  const int64_t packs = k / gemv_pack<T>(k);
+  int lanes = gemv_nk_lanes<T>(k);
+  while (lanes >= 32 && lanes < kGemvNkThreads && gemv_nk_grid(n, lanes) < 2 * kGemvManyBlocks &&
+         packs / (2 * lanes) >= kGemvUnroll) {
+    lanes *= 2;
+  }
+  return lanes;
+}
+
+template <typename T>
+__host__ __device__ constexpr unsigned gemv_nk_split_blocks(int64_t n, int64_t k) {
+  return gemv_nk_grid(n, gemv_nk_split_lanes<T>(n, k));
+}
+
+template <typename T>
+__host__ __device__ constexpr int gemv_nk_split_unroll(int64_t n, int64_t k) {
+  return gemv_nk_lanes_unroll<T>(n, k, gemv_nk_split_lanes<T>(n, k));
 }
 
 /// gemv_kn's threads across a tile: 32, halved while that gives too few blocks, down to a
@@ -278,13 +326,41 @@ __device__ __forceinline__ void gemv_nk_stream(float (&acc)[kM], Pack<T, kPack> 
   }
 }
 
-/// The butterfly over each column's kLanes lanes (every lane of the block reaches it: the block
-/// is whole warps), then lane sub stores rows sub, sub + kLanes, ... of its column.
+/// acc[m] summed over each column's kLanes lanes, into every one of them: an xor butterfly within
+/// the warp, and for a column of several warps (kLanes 64 or 128) their sums added in shared
+/// memory, in warp order. Every thread of the block reaches it (whole warps; a barrier when a
+/// column spans warps).
+template <int kM, int kLanes>
+__device__ __forceinline__ void gemv_nk_column_sums(float (&acc)[kM]) {
+  constexpr int kWarpLanes = kLanes < 32 ? kLanes : 32;
+#pragma unroll
+  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kWarpLanes>(acc[m], SumOp{});
+  if constexpr (kLanes > 32) {
+    constexpr int kWarps = kLanes / 32;  // a column's warps
+    __shared__ float partial[kGemvNkThreads / 32][kM];
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    if ((threadIdx.x & 31) == 0) {
+#pragma unroll
+      for (int m = 0; m < kM; ++m) partial[warp][m] = acc[m];
+    }
+    __syncthreads();
+    const int first = warp / kWarps * kWarps;
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      float sum = partial[first][m];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) sum += partial[first + w][m];
+      acc[m] = sum;
+    }
+  }
+}
+
+/// The sums over each column's kLanes lanes (gemv_nk_column_sums), then lane sub stores rows sub,
+/// sub + kLanes, ... of its column.
 template <typename T, int kM, int kLanes, typename Act>
 __device__ __forceinline__ void gemv_nk_store(float (&acc)[kM], int64_t col, int64_t n, int sub,
                                               T* out, const GemvEpilogue<T>& epilogue, Act act) {
-#pragma unroll
-  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kLanes>(acc[m], SumOp{});
+  gemv_nk_column_sums<kM, kLanes>(acc);
   if (col < n) {
 #pragma unroll
     for (int m = 0; m < kM; ++m) {
@@ -306,8 +382,7 @@ __device__ __forceinline__ void gemv_nk_store_pairs(float (&acc)[kM], int64_t co
   constexpr int kColumns = kGemvNkThreads / kLanes;
   static_assert(kColumns % 2 == 0, "a block holds whole pairs");
   __shared__ T rounded[kColumns][kM];
-#pragma unroll
-  for (int m = 0; m < kM; ++m) acc[m] = warp_reduce<kLanes>(acc[m], SumOp{});
+  gemv_nk_column_sums<kM, kLanes>(acc);
   const int local = static_cast<int>(threadIdx.x) / kLanes;
   if (col < n) {
     const int64_t row = gemv_nk_row<true>(col, n);
@@ -351,7 +426,8 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
                                         const L2Prefetch& next = {}, Pair pair = {}) {
   constexpr bool kPairs = !std::is_same_v<Pair, GemvNoPairs>;
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
-  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
+  static_assert(kLanes >= 1 && kLanes <= kGemvNkThreads && (kLanes & (kLanes - 1)) == 0,
+                "lanes: a power of two, at most a block");
   constexpr int kColumns = kGemvNkThreads / kLanes;
   const int sub = static_cast<int>(threadIdx.x) % kLanes;
   const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
@@ -498,7 +574,8 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
                                              const L2Prefetch& next = {}, Pair pair = {}) {
   constexpr bool kPairs = !std::is_same_v<Pair, GemvNoPairs>;
   static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
-  static_assert(kLanes >= 1 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "lanes: 2^i <= 32");
+  static_assert(kLanes >= 1 && kLanes <= kGemvNkThreads && (kLanes & (kLanes - 1)) == 0,
+                "lanes: a power of two, at most a block");
   static_assert(kK >= 1 && kK % kPack == 0, "packs tile the rows");
   static_assert(kM * kK * static_cast<int64_t>(sizeof(T)) <= kGemvNormStagedBytes,
                 "the normalized rows must fit shared memory");

@@ -172,11 +172,17 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       (slots->full ? "full" : "nullptr") + ", " +
       float_literal(static_cast<float>(slots->full ? slots->full->coefficient : 1.0)) + "};");
   const std::string contiguous = p.right_is_nk ? k : n;  // W's contiguous run
-  const std::string lanes = "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")";
+  // gemv_nk without a norm or pairs may give a long row's column several warps
+  // (gemv_nk_split_lanes); its lanes, loads in flight and blocks then all say so.
+  const std::string nk_plan = p.right_is_nk && !p.norm && pairs < 0 ? "split_" : "";
+  const std::string shape_args = "<" + type + ">(" + n + ", " + k + ")";
+  const std::string lanes = nk_plan.empty()
+                                ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
+                                : "inferno::kernels::gemv_nk_split_lanes" + shape_args;
   const std::string tiles =
       p.right_is_nk ? lanes : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
   const std::string unroll =  // gemv_nk's and gemv_nk_norm's loads in flight
-      ", inferno::kernels::gemv_nk_unroll<" + type + ">(" + n + ", " + k + ")";
+      ", inferno::kernels::gemv_nk_" + nk_plan + "unroll" + shape_args;
   const std::string pack = "inferno::kernels::gemv_pack<" + type + ">(" + contiguous + ")";
   const std::string act = "[](float a) { return " + activation + "; }";
   if (pairs >= 0) {  // the functor, then the call's last two arguments: the prefetch and it
@@ -198,9 +204,9 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   kernels.close();
   kernels.line("");
 
-  const std::string blocks =
-      p.right_is_nk ? "inferno::kernels::gemv_nk_blocks<" + type + ">(" + n + ", " + k + ")"
-                    : "inferno::kernels::gemv_kn_blocks<" + type + ">(" + n + ")";
+  const std::string blocks = p.right_is_nk
+                                 ? "inferno::kernels::gemv_nk_" + nk_plan + "blocks" + shape_args
+                                 : "inferno::kernels::gemv_kn_blocks<" + type + ">(" + n + ")";
   emit_launch(ctx, name, blocks, threads, args, ctx.label(node));
   return Status::ok();
 }

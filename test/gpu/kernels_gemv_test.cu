@@ -48,11 +48,11 @@ double host_activation(Activation kind, double v) {
   return v;
 }
 
-template <typename T, int kM, int64_t kN, int64_t kK>
+template <typename T, int kM, int64_t kN, int64_t kK, int kLanes>
 __global__ void __launch_bounds__(kGemvNkThreads)
     nk_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act,
               inferno::kernels::L2Prefetch next) {
-  inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK),
+  inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), kLanes,
                             inferno::kernels::gemv_nk_unroll<T>(kN, kK)>(x, w, kN, kK, out,
                                                                          epilogue, act, next);
 }
@@ -73,7 +73,21 @@ struct Epilogue {
 
 constexpr double kAlpha = 0.5, kBiasCoefficient = 1.0, kResidualCoefficient = -2.0;
 
-template <typename T, int kM, int64_t kN, int64_t kK>
+// gemv_nk_split_lanes's choices on the shapes it was measured on (gemv.cuh says why).
+static_assert(inferno::kernels::gemv_nk_split_lanes<__half>(2048, 5632) == 128, "down");
+static_assert(inferno::kernels::gemv_nk_split_blocks<__half>(2048, 5632) == 2048, "down");
+static_assert(inferno::kernels::gemv_nk_split_unroll<__half>(2048, 5632) == 8, "down");
+static_assert(inferno::kernels::gemv_nk_split_lanes<__half>(2048, 2048) == 64, "o");
+static_assert(inferno::kernels::gemv_nk_split_lanes<__half>(768, 3072) == 64, "GPT-2 proj");
+static_assert(inferno::kernels::gemv_nk_split_lanes<__half>(768, 768) == 32, "GPT-2 out");
+static_assert(inferno::kernels::gemv_nk_split_lanes<__half>(32000, 2048) == 32, "many blocks");
+static_assert(inferno::kernels::gemv_nk_split_unroll<__half>(32000, 2048) ==
+                  inferno::kernels::gemv_nk_unroll<__half>(32000, 2048),
+              "unsplit: the loads as before");
+
+/// kLanes: gemv_nk's lanes a column, gemv_nk_lanes's choice unless a test asks for a column of
+/// several warps (64 or 128).
+template <typename T, int kM, int64_t kN, int64_t kK, int kLanes = gemv_nk_lanes<T>(kK)>
 void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
   const std::vector<T> x = random_values<T>(kM * kK, -1, 1, rng);
   const std::vector<T> w = random_values<T>(kN * kK, -1, 1, rng);
@@ -126,23 +140,27 @@ void gemv_case(bool nk, const Epilogue& epilogue, std::mt19937_64& rng) {
       epilogue.on ? inferno::kernels::L2Prefetch{prefetched.get(), (3 << 20) + 40}
                   : inferno::kernels::L2Prefetch{};
   if (nk) {
-    nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
-        dx.get(), dw.get(), dout.get(), e, act, next);
+    nk_kernel<T, kM, kN, kK, kLanes>
+        <<<inferno::kernels::gemv_nk_grid(kN, kLanes), kGemvNkThreads, 0, g_stream>>>(
+            dx.get(), dw.get(), dout.get(), e, act, next);
   } else {
     kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), gemv_kn_threads<T>(kN, kM), 0, g_stream>>>(
         dx.get(), dw.get(), dout.get(), e, act, next);
   }
   char what[160];
-  std::snprintf(what, sizeof what, "gemv_%s %s M %d K %lld N %lld%s%s", nk ? "nk" : "kn",
-                dtype_name<T>(), kM, static_cast<long long>(kK), static_cast<long long>(kN),
-                epilogue.on ? " with epilogue" : "", epilogue.in_place ? " in place" : "");
+  std::snprintf(
+      what, sizeof what, "gemv_%s %s M %d K %lld N %lld%s%s%s", nk ? "nk" : "kn", dtype_name<T>(),
+      kM, static_cast<long long>(kK), static_cast<long long>(kN),
+      nk && kLanes > 32 ? (kLanes == 64 ? ", 2 warps a column" : ", 4 warps a column") : "",
+      epilogue.on ? " with epilogue" : "", epilogue.in_place ? " in place" : "");
   if (!expect_launch(cudaGetLastError(), what)) return;
   const std::vector<T> got = dout.download();
   expect_close(what, got, want, tolerance<T>(), slack);
   if (!epilogue.in_place) {  // a second run gives the same bits
     if (nk) {
-      nk_kernel<T, kM, kN, kK><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
-          dx.get(), dw.get(), dout.get(), e, act, next);
+      nk_kernel<T, kM, kN, kK, kLanes>
+          <<<inferno::kernels::gemv_nk_grid(kN, kLanes), kGemvNkThreads, 0, g_stream>>>(
+              dx.get(), dw.get(), dout.get(), e, act, next);
     } else {
       kn_kernel<T, kM, kN, kK><<<gemv_kn_blocks<T>(kN), gemv_kn_threads<T>(kN, kM), 0, g_stream>>>(
           dx.get(), dw.get(), dout.get(), e, act, next);
@@ -169,6 +187,10 @@ void gemv_rows(std::mt19937_64& rng) {
   gemv_shape<T, kM, 1001, 768>(rng);
   gemv_shape<T, kM, 768, 100>(rng);
   gemv_shape<T, kM, 72, 5632>(rng);  // a long row: 8 loads in flight a lane, a partial last turn
+  // Columns of several warps: their sums meet in shared memory.
+  gemv_case<T, kM, 72, 5632, 64>(true, {true, false, Activation::kSilu}, rng);
+  gemv_case<T, kM, 1001, 768, 128>(true, {}, rng);
+  gemv_case<T, kM, 130, 2048, 64>(true, {true, true, Activation::kNone}, rng);
 }
 
 template <typename T>

@@ -474,10 +474,11 @@ TEST_CASE("decode-shaped gemms (M <= 8) take the GEMV kernel with the whole epil
           std::string::npos);
     CHECK(cu.find("GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};") !=
           std::string::npos);
+    // Lanes, loads and blocks of the plain [N, K] GEMV, whose long rows may take several warps.
     CHECK(cu.find("inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), "
-                  "inferno::kernels::gemv_nk_lanes<float>(8), "
-                  "inferno::kernels::gemv_nk_unroll<float>(6, 8)>") != std::string::npos);
-    CHECK(cu.find("gemv_nk_blocks<float>(6, 8), inferno::kernels::kGemvNkThreads") !=
+                  "inferno::kernels::gemv_nk_split_lanes<float>(6, 8), "
+                  "inferno::kernels::gemv_nk_split_unroll<float>(6, 8)>") != std::string::npos);
+    CHECK(cu.find("gemv_nk_split_blocks<float>(6, 8), inferno::kernels::kGemvNkThreads") !=
           std::string::npos);
     CHECK(count(run_body(cu), "run_gemm(") == 0);
   }

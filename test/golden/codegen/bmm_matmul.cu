@@ -29,7 +29,7 @@ constexpr uint64_t kWorkspaceBytes = 33554432;
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f32_8x8x5(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), inferno::kernels::gemv_nk_lanes<float>(8), inferno::kernels::gemv_nk_unroll<float>(5, 8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(8), inferno::kernels::gemv_nk_split_lanes<float>(5, 8), inferno::kernels::gemv_nk_split_unroll<float>(5, 8)>(x, w, 5, 8, out, epilogue, [](float a) { return a; });
 }
 
 // %add = add(%view, %expand_1) at export_fixtures.py:166
@@ -104,7 +104,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(2, 0);
   // %matmul = gemm(%a, %weight_nk) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:165
   if (misaligned(v_a, 16)) return bad_alignment("%matmul", "%a", 16, error, error_size);
-  MODEL_LAUNCH(k2_gemv_nk_f32_8x8x5, inferno::kernels::gemv_nk_blocks<float>(5, 8), inferno::kernels::kGemvNkThreads, "%matmul", /* x */ v_a, /* w */ v_weight_nk, /* out */ v_matmul);
+  MODEL_LAUNCH(k2_gemv_nk_f32_8x8x5, inferno::kernels::gemv_nk_split_blocks<float>(5, 8), inferno::kernels::kGemvNkThreads, "%matmul", /* x */ v_a, /* w */ v_weight_nk, /* out */ v_matmul);
   MODEL_PROFILE_STEP(2, 1);
 
   // %view = reshape(%matmul) {shape=[2, 20]} at export_fixtures.py:166

@@ -37,7 +37,7 @@ struct conv_activation_relu_float {
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k8_gemv_nk_f32_2x16x10(const float* x, const float* w, const float* row, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 2, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(10, 16)>(x, w, 10, 16, out, epilogue, [](float a) { return a; });
+  inferno::kernels::gemv_nk<float, 2, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_split_lanes<float>(10, 16), inferno::kernels::gemv_nk_split_unroll<float>(10, 16)>(x, w, 10, 16, out, epilogue, [](float a) { return a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -141,7 +141,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(7, 0);
   // %linear_1 = gemm(%flatten_rows, %fc.weight, %fc.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k8_gemv_nk_f32_2x16x10, inferno::kernels::gemv_nk_blocks<float>(10, 16), inferno::kernels::kGemvNkThreads, "%linear_1", /* x */ v_flatten_rows, /* w */ v_fc_weight, /* row */ v_fc_bias, /* out */ v_linear_1);
+  MODEL_LAUNCH(k8_gemv_nk_f32_2x16x10, inferno::kernels::gemv_nk_split_blocks<float>(10, 16), inferno::kernels::kGemvNkThreads, "%linear_1", /* x */ v_flatten_rows, /* w */ v_fc_weight, /* row */ v_fc_bias, /* out */ v_linear_1);
   MODEL_PROFILE_STEP(7, 1);
 
   // %linear = reshape(%linear_1) {shape=[2, 10]} at linear.py:134

@@ -27,7 +27,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // Asks L2 for %fc2.weight, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_4x16x32(const float* x, const float* w, const float* row, float* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_split_lanes<float>(32, 16), inferno::kernels::gemv_nk_split_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; }, {next_weight, next_bytes});
 }
 
 // %linear_1 = gemm(%relu, %fc2.weight, %fc2.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f
 // Asks L2 for %fc1.weight, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f32_4x32x8(const float* x, const float* w, const float* row, float* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32), inferno::kernels::gemv_nk_unroll<float>(8, 32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_split_lanes<float>(8, 32), inferno::kernels::gemv_nk_split_unroll<float>(8, 32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -70,12 +70,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %fc1.weight, %fc1.bias) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
-  MODEL_LAUNCH(k0_gemv_nk_f32_4x16x32, inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_relu, /* next_weight */ v_fc2_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(1024));
+  MODEL_LAUNCH(k0_gemv_nk_f32_4x16x32, inferno::kernels::gemv_nk_split_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_relu, /* next_weight */ v_fc2_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(1024));
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %linear_1 = gemm(%relu, %fc2.weight, %fc2.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k1_gemv_nk_f32_4x32x8, inferno::kernels::gemv_nk_blocks<float>(8, 32), inferno::kernels::kGemvNkThreads, "%linear_1", /* x */ v_relu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_linear_1, /* next_weight */ v_fc1_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(2048));
+  MODEL_LAUNCH(k1_gemv_nk_f32_4x32x8, inferno::kernels::gemv_nk_split_blocks<float>(8, 32), inferno::kernels::kGemvNkThreads, "%linear_1", /* x */ v_relu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_linear_1, /* next_weight */ v_fc1_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(2048));
   MODEL_PROFILE_STEP(1, 1);
   return INFERNO_MODEL_OK;
 }

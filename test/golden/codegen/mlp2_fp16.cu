@@ -37,7 +37,7 @@ __global__ void k0_cast_f16_f16_4x16(const float* in0, __half* out) {
 // Asks L2 for %fc2.weight_f16, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f16_4x16x32(const __half* x, const __half* w, const __half* row, __half* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<__half> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(16), inferno::kernels::gemv_nk_lanes<__half>(16), inferno::kernels::gemv_nk_unroll<__half>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(16), inferno::kernels::gemv_nk_split_lanes<__half>(32, 16), inferno::kernels::gemv_nk_split_unroll<__half>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; }, {next_weight, next_bytes});
 }
 
 // %linear_1_f16 = gemm(%relu, %fc2.weight_f16, %fc2.bias_f16) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f
 // Asks L2 for %fc1.weight_f16, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f16_4x32x8(const __half* x, const __half* w, const __half* row, __half* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<__half> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(32), inferno::kernels::gemv_nk_lanes<__half>(32), inferno::kernels::gemv_nk_unroll<__half>(8, 32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<__half, 4, inferno::kernels::gemv_pack<__half>(32), inferno::kernels::gemv_nk_split_lanes<__half>(8, 32), inferno::kernels::gemv_nk_split_unroll<__half>(8, 32)>(x, w, 8, 32, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
 }
 
 // %linear_1 = cast(%linear_1_f16) {dtype=f32} at linear.py:134
@@ -96,12 +96,12 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(1, 0);
   // %relu = gemm(%x_f16, %fc1.weight_f16, %fc1.bias_f16) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k1_gemv_nk_f16_4x16x32, inferno::kernels::gemv_nk_blocks<__half>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x_f16, /* w */ v_fc1_weight_f16, /* row */ v_fc1_bias_f16, /* out */ v_relu, /* next_weight */ v_fc2_weight_f16, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(512));
+  MODEL_LAUNCH(k1_gemv_nk_f16_4x16x32, inferno::kernels::gemv_nk_split_blocks<__half>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x_f16, /* w */ v_fc1_weight_f16, /* row */ v_fc1_bias_f16, /* out */ v_relu, /* next_weight */ v_fc2_weight_f16, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(512));
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
   // %linear_1_f16 = gemm(%relu, %fc2.weight_f16, %fc2.bias_f16) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k2_gemv_nk_f16_4x32x8, inferno::kernels::gemv_nk_blocks<__half>(8, 32), inferno::kernels::kGemvNkThreads, "%linear_1_f16", /* x */ v_relu, /* w */ v_fc2_weight_f16, /* row */ v_fc2_bias_f16, /* out */ v_linear_1_f16, /* next_weight */ v_fc1_weight_f16, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(1024));
+  MODEL_LAUNCH(k2_gemv_nk_f16_4x32x8, inferno::kernels::gemv_nk_split_blocks<__half>(8, 32), inferno::kernels::kGemvNkThreads, "%linear_1_f16", /* x */ v_relu, /* w */ v_fc2_weight_f16, /* row */ v_fc2_bias_f16, /* out */ v_linear_1_f16, /* next_weight */ v_fc1_weight_f16, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(1024));
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);

@@ -28,7 +28,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // Asks L2 for %fc2.weight, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_4x16x32(const float* x, const float* w, const float* row, float* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::erf(a * float(0.70710678118654752440))); }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_split_lanes<float>(32, 16), inferno::kernels::gemv_nk_split_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::erf(a * float(0.70710678118654752440))); }, {next_weight, next_bytes});
 }
 
 // %gelu_1 = gemm(%gelu, %fc2.weight, %fc2.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f
 // Asks L2 for %fc3.weight, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f32_4x32x32(const float* x, const float* w, const float* row, float* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32), inferno::kernels::gemv_nk_unroll<float>(32, 32)>(x, w, 32, 32, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::tanh(float(0.79788456080286535588) * (a + float(0.044715) * a * a * a))); }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_split_lanes<float>(32, 32), inferno::kernels::gemv_nk_split_unroll<float>(32, 32)>(x, w, 32, 32, out, epilogue, [](float a) { return float(0.5) * a * (float(1) + inferno::ew::tanh(float(0.79788456080286535588) * (a + float(0.044715) * a * a * a))); }, {next_weight, next_bytes});
 }
 
 // %linear_2 = gemm(%gelu_1, %fc3.weight, %fc3.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k1_gemv_nk_f
 // Asks L2 for %fc4.weight, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k2_gemv_nk_f32_4x32x24(const float* x, const float* w, const float* row, float* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_lanes<float>(32), inferno::kernels::gemv_nk_unroll<float>(24, 32)>(x, w, 24, 32, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(32), inferno::kernels::gemv_nk_split_lanes<float>(24, 32), inferno::kernels::gemv_nk_split_unroll<float>(24, 32)>(x, w, 24, 32, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
 }
 
 // %silu = silu(%linear_2) at activation.py:475
@@ -65,7 +65,7 @@ __global__ void k3_silu_f32_4x24(const float* in0, float* out) {
 // Asks L2 for %fc1.weight, the next GEMV's weight, as it starts (kernels/l2_prefetch.cuh).
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k4_gemv_nk_f32_4x24x10(const float* x, const float* w, const float* row, float* out, const void* next_weight, long long next_bytes) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(24), inferno::kernels::gemv_nk_lanes<float>(24), inferno::kernels::gemv_nk_unroll<float>(10, 24)>(x, w, 10, 24, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
+  inferno::kernels::gemv_nk<float, 4, inferno::kernels::gemv_pack<float>(24), inferno::kernels::gemv_nk_split_lanes<float>(10, 24), inferno::kernels::gemv_nk_split_unroll<float>(10, 24)>(x, w, 10, 24, out, epilogue, [](float a) { return a; }, {next_weight, next_bytes});
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -107,17 +107,17 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %gelu = gemm(%x, %fc1.weight, %fc1.bias) {activation="gelu", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
   if (misaligned(v_x, 16)) return bad_alignment("%gelu", "%x", 16, error, error_size);
-  MODEL_LAUNCH(k0_gemv_nk_f32_4x16x32, inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%gelu", /* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_gelu, /* next_weight */ v_fc2_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(4096));
+  MODEL_LAUNCH(k0_gemv_nk_f32_4x16x32, inferno::kernels::gemv_nk_split_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%gelu", /* x */ v_x, /* w */ v_fc1_weight, /* row */ v_fc1_bias, /* out */ v_gelu, /* next_weight */ v_fc2_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(4096));
   MODEL_PROFILE_STEP(0, 1);
 
   MODEL_PROFILE_STEP(1, 0);
   // %gelu_1 = gemm(%gelu, %fc2.weight, %fc2.bias) {activation="gelu_tanh", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k1_gemv_nk_f32_4x32x32, inferno::kernels::gemv_nk_blocks<float>(32, 32), inferno::kernels::kGemvNkThreads, "%gelu_1", /* x */ v_gelu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_gelu_1, /* next_weight */ v_fc3_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(3072));
+  MODEL_LAUNCH(k1_gemv_nk_f32_4x32x32, inferno::kernels::gemv_nk_split_blocks<float>(32, 32), inferno::kernels::kGemvNkThreads, "%gelu_1", /* x */ v_gelu, /* w */ v_fc2_weight, /* row */ v_fc2_bias, /* out */ v_gelu_1, /* next_weight */ v_fc3_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(3072));
   MODEL_PROFILE_STEP(1, 1);
 
   MODEL_PROFILE_STEP(2, 0);
   // %linear_2 = gemm(%gelu_1, %fc3.weight, %fc3.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k2_gemv_nk_f32_4x32x24, inferno::kernels::gemv_nk_blocks<float>(24, 32), inferno::kernels::kGemvNkThreads, "%linear_2", /* x */ v_gelu_1, /* w */ v_fc3_weight, /* row */ v_fc3_bias, /* out */ v_linear_2, /* next_weight */ v_fc4_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(960));
+  MODEL_LAUNCH(k2_gemv_nk_f32_4x32x24, inferno::kernels::gemv_nk_split_blocks<float>(24, 32), inferno::kernels::kGemvNkThreads, "%linear_2", /* x */ v_gelu_1, /* w */ v_fc3_weight, /* row */ v_fc3_bias, /* out */ v_linear_2, /* next_weight */ v_fc4_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(960));
   MODEL_PROFILE_STEP(2, 1);
 
   MODEL_PROFILE_STEP(3, 0);
@@ -127,7 +127,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
 
   MODEL_PROFILE_STEP(4, 0);
   // %linear_3 = gemm(%silu, %fc4.weight, %fc4.bias) {activation="none", alpha=1.0, beta=1.0, trans_b=true} at linear.py:134
-  MODEL_LAUNCH(k4_gemv_nk_f32_4x24x10, inferno::kernels::gemv_nk_blocks<float>(10, 24), inferno::kernels::kGemvNkThreads, "%linear_3", /* x */ v_silu, /* w */ v_fc4_weight, /* row */ v_fc4_bias, /* out */ v_linear_3, /* next_weight */ v_fc1_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(2048));
+  MODEL_LAUNCH(k4_gemv_nk_f32_4x24x10, inferno::kernels::gemv_nk_split_blocks<float>(10, 24), inferno::kernels::kGemvNkThreads, "%linear_3", /* x */ v_silu, /* w */ v_fc4_weight, /* row */ v_fc4_bias, /* out */ v_linear_3, /* next_weight */ v_fc1_weight, /* next_bytes */ inferno::kernels::l2_prefetch_bytes(2048));
   MODEL_PROFILE_STEP(4, 1);
 
   MODEL_PROFILE_STEP(5, 0);

@@ -26,7 +26,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 // (f32 sums, the epilogue fused, one rounding to f32)
 __global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) k0_gemv_nk_f32_8x16x32(const float* x, const float* w, float* out) {
   const inferno::kernels::GemvEpilogue<float> epilogue{1.0f, nullptr, 1.0f, nullptr, 1.0f};
-  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_lanes<float>(16), inferno::kernels::gemv_nk_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
+  inferno::kernels::gemv_nk<float, 8, inferno::kernels::gemv_pack<float>(16), inferno::kernels::gemv_nk_split_lanes<float>(32, 16), inferno::kernels::gemv_nk_split_unroll<float>(32, 16)>(x, w, 32, 16, out, epilogue, [](float a) { return a < float(0) ? float(0) : a; });
 }
 
 // ---- The session --------------------------------------------------------------------------------
@@ -55,7 +55,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   MODEL_PROFILE_STEP(0, 0);
   // %relu = gemm(%x, %weight_nk) {activation="relu", alpha=1.0, beta=1.0, trans_b=true} at export_fixtures.py:97
   if (misaligned(v_x, 16)) return bad_alignment("%relu", "%x", 16, error, error_size);
-  MODEL_LAUNCH(k0_gemv_nk_f32_8x16x32, inferno::kernels::gemv_nk_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x, /* w */ v_weight_nk, /* out */ v_relu);
+  MODEL_LAUNCH(k0_gemv_nk_f32_8x16x32, inferno::kernels::gemv_nk_split_blocks<float>(32, 16), inferno::kernels::kGemvNkThreads, "%relu", /* x */ v_x, /* w */ v_weight_nk, /* out */ v_relu);
   MODEL_PROFILE_STEP(0, 1);
   return INFERNO_MODEL_OK;
 }
