@@ -52,9 +52,10 @@ template <typename T, int kM, int64_t kN, int64_t kK, int kLanes>
 __global__ void __launch_bounds__(kGemvNkThreads)
     nk_kernel(const T* x, const T* w, T* out, GemvEpilogue<T> epilogue, TestActivation act,
               inferno::kernels::L2Prefetch next) {
+  // The loads a lane generated code gives these lanes (8 for a column of several warps).
   inferno::kernels::gemv_nk<T, kM, gemv_pack<T>(kK), kLanes,
-                            inferno::kernels::gemv_nk_unroll<T>(kN, kK)>(x, w, kN, kK, out,
-                                                                         epilogue, act, next);
+                            inferno::kernels::gemv_nk_lanes_unroll<T>(kN, kK, kLanes)>(
+      x, w, kN, kK, out, epilogue, act, next);
 }
 
 template <typename T, int kM, int64_t kN, int64_t kK>

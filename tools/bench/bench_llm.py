@@ -81,16 +81,27 @@ def export(name, work):
     return model, path, symbol
 
 
+def compile_library(args, pt2, symbol, so, env=None):
+    """infernoc's library of the prompt and one-token variants, with `env` added to its environment.
+    --no-cache: the compile timed is a cold build, never a copy out of the build cache."""
+    subprocess.run([args.infernoc, str(pt2), "-o", str(so), "--weights", "external", "--quiet",
+                    "--no-cache", "--specialize", f"{symbol}=1,{PROMPT}"], check=True,
+                   env={**os.environ, **(env or {})})
+
+
+def generate(args, so, prompt_file, env=None):
+    """`inferno-run --generate`'s output, with `env` added to its environment."""
+    return subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
+                           "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}).stdout
+
+
 def run_infernoc(args, name, pt2, symbol, prompt_file, work):
     so = work / f"{name}.so"
     start = time.perf_counter()
-    # --no-cache: the compile timed is a cold build, never a copy out of the build cache.
-    subprocess.run([args.infernoc, str(pt2), "-o", str(so), "--weights", "external", "--quiet",
-                    "--no-cache", "--specialize", f"{symbol}=1,{PROMPT}"], check=True)
+    compile_library(args, pt2, symbol, so)
     compile_s = time.perf_counter() - start
-    text = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
-                           "--max-new-tokens", str(NEW)], check=True, capture_output=True,
-                          text=True).stdout
+    text = generate(args, so, prompt_file)
     (work / f"{name}.generate.txt").write_text(text)
     figures = parse_generate_output(text)
     if (figures["prompt_tokens"], figures["prefill_runs"]) != (PROMPT, 1):
@@ -122,18 +133,13 @@ def run_infernoc(args, name, pt2, symbol, prompt_file, work):
 
 
 def generate_ms_per_token(args, so, prompt_file, env):
-    """One `inferno-run --generate`'s per-token figure, with `env` added to the environment."""
-    text = subprocess.run([args.inferno_run, str(so), "--generate", "--prompt", str(prompt_file),
-                           "--max-new-tokens", str(NEW)], check=True, capture_output=True, text=True,
-                          env={**os.environ, **env}).stdout
-    return parse_generate_output(text)["per_token_ms"]
+    """One generation's per-token figure, with `env` added to inferno-run's environment."""
+    return parse_generate_output(generate(args, so, prompt_file, env))["per_token_ms"]
 
 
 def parse_variant(text):
     """'run:NAME=V,NAME=V' or 'compile:NAME=V': the environment of inferno-run, or of infernoc (a
-    library built with it); 'baseline' is the library as built, run as is."""
-    if text == "baseline":
-        return "run", {}
+    library built with it)."""
     kind, _, settings = text.partition(":")
     if kind not in ("run", "compile") or not settings:
         raise ValueError(f"--variants: {text!r} is not run:NAME=V,... or compile:NAME=V,...")
@@ -150,9 +156,7 @@ def time_variants(args, name, pt2, symbol, so, prompt_file, work):
         library = so
         if kind == "compile":
             library = work / f"{name}.{len(variants)}.so"
-            subprocess.run([args.infernoc, str(pt2), "-o", str(library), "--weights", "external", "--quiet",
-                            "--no-cache", "--specialize", f"{symbol}=1,{PROMPT}"], check=True,
-                           env={**os.environ, **env})
+            compile_library(args, pt2, symbol, library, env)
         variants.append((text, library, env if kind == "run" else {}))
     times = {label: [] for label, _, _ in variants}
     for _ in range(args.repeats):
