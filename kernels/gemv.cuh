@@ -310,18 +310,18 @@ __device__ __forceinline__ void gemv_nk_load_turn(Pack<T, kPack> (&wv)[kUnroll],
 }
 
 /// acc[m] = sum_k x[m, k] row[k] over lane `sub`'s packs, its first turn already in wv (issued
-/// by the caller, which may do other work while those loads are in flight). `dot(acc, w, at)`
-/// adds a pack of the row at element `at` (gemv_dot, or a dot with x normalized on the fly).
-template <typename T, int kM, int kPack, int kLanes, int kUnroll, typename Dot>
+/// by the caller, which may do other work while those loads are in flight).
+template <typename T, int kM, int kPack, int kLanes, int kUnroll>
 __device__ __forceinline__ void gemv_nk_stream(float (&acc)[kM], Pack<T, kPack> (&wv)[kUnroll],
-                                               const T* __restrict__ row, int64_t k, int sub,
-                                               Dot dot) {
+                                               const T* __restrict__ x, const T* __restrict__ row,
+                                               int64_t k, int sub) {
   const int64_t packs = k / kPack;
   for (int64_t p = sub; p < packs; p += kUnroll * kLanes) {
     if (p != sub) gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, packs, p);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (p + u * kLanes < packs) dot(acc, wv[u], (p + u * kLanes) * kPack);
+      if (p + u * kLanes < packs)
+        gemv_dot<T, kM, kPack>(acc, wv[u], x, k, (p + u * kLanes) * kPack);
     }
   }
 }
@@ -439,12 +439,7 @@ __device__ __forceinline__ void gemv_nk(const T* __restrict__ x, const T* __rest
   if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, k / kPack, sub);
   prefetch_l2_share(next);
   await_producers();  // the first weight loads are in flight; x is the kernel before's
-  if (col < n) {
-    detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(
-        acc, wv, row, k, sub, [&](float(&a)[kM], const Pack<T, kPack>& wp, int64_t at) {
-          detail::gemv_dot<T, kM, kPack>(a, wp, x, k, at);
-        });
-  }
+  if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, x, row, k, sub);
   detail::gemv_nk_finish<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act, pair);
 }
 
@@ -599,147 +594,7 @@ __device__ __forceinline__ void gemv_nk_norm(const T* __restrict__ x, const T* _
   float acc[kM];
 #pragma unroll
   for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
-  if (col < n) {
-    detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(
-        acc, wv, row, kK, sub, [&](float(&a)[kM], const Pack<T, kPack>& wp, int64_t at) {
-          detail::gemv_dot<T, kM, kPack>(a, wp, staged, kK, at);
-        });
-  }
-  detail::gemv_nk_finish<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act, pair);
-}
-
-namespace detail {
-
-/// A norm's statistics of x's kM rows: layer_norm's shift (the row's first element), the mean of
-/// the shifted row and 1 / sqrt(var + eps); rms_norm's 1 / sqrt(mean(x^2) + eps), shift and mean 0.
-template <int kM>
-struct GemvNormStats {
-  float pivot[kM], mean[kM], inv_std[kM];
-};
-
-/// GemvNormStats of x's kM rows of kK, taken by the calling warp alone with gemv_normalize_rows'
-/// arithmetic (f32; summed lane by lane, then by an xor butterfly), so that no barrier is needed:
-/// every warp of a block takes them. layer_norm reads x twice, the second time from L1.
-template <typename T, int kM, int kPack, int64_t kK, bool kRms>
-__device__ __forceinline__ GemvNormStats<kM> gemv_warp_norm_stats(const T* __restrict__ x,
-                                                                  float eps) {
-  constexpr int64_t kPacks = kK / kPack;
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  GemvNormStats<kM> s;
-  float sum[kM];
-#pragma unroll
-  for (int m = 0; m < kM; ++m) {
-    s.pivot[m] = kRms ? 0.0f : to_float(x[m * kK]);
-    sum[m] = 0.0f;
-  }
-  for (int64_t c = lane; c < kPacks; c += 32) {
-#pragma unroll
-    for (int m = 0; m < kM; ++m) {
-      const Pack<T, kPack> xv = load_pack<kPack>(x + m * kK + c * kPack);
-#pragma unroll
-      for (int e = 0; e < kPack; ++e) {
-        const float v = to_float(xv.v[e]) - s.pivot[m];
-        sum[m] += kRms ? v * v : v;
-      }
-    }
-  }
-#pragma unroll
-  for (int m = 0; m < kM; ++m) {
-    sum[m] = warp_reduce<32>(sum[m], SumOp{});
-    s.mean[m] = kRms ? 0.0f : sum[m] / static_cast<float>(kK);
-    s.inv_std[m] = 1.0f / sqrtf(sum[m] / static_cast<float>(kK) + eps);  // rms_norm's
-  }
-  if constexpr (!kRms) {
-    float squares[kM];
-#pragma unroll
-    for (int m = 0; m < kM; ++m) squares[m] = 0.0f;
-    for (int64_t c = lane; c < kPacks; c += 32) {
-#pragma unroll
-      for (int m = 0; m < kM; ++m) {
-        const Pack<T, kPack> xv = load_pack<kPack>(x + m * kK + c * kPack);
-#pragma unroll
-        for (int e = 0; e < kPack; ++e) {
-          const float d = (to_float(xv.v[e]) - s.pivot[m]) - s.mean[m];
-          squares[m] += d * d;
-        }
-      }
-    }
-#pragma unroll
-    for (int m = 0; m < kM; ++m) {
-      squares[m] = warp_reduce<32>(squares[m], SumOp{});
-      s.inv_std[m] = 1.0f / sqrtf(squares[m] / static_cast<float>(kK) + eps);
-    }
-  }
-  return s;
-}
-
-/// acc[m] += sum_e w[e] * norm(x)[m, at + e] over a pack of W's row, each normalized element
-/// computed from x, the norm's weight and bias (through L1: every column of a block reads them)
-/// exactly as gemv_normalize_rows stores it, rounded to T.
-template <typename T, int kM, int kPack, bool kRms>
-__device__ __forceinline__ void gemv_dot_normalized(float (&acc)[kM], const Pack<T, kPack>& w,
-                                                    const T* __restrict__ x,
-                                                    const T* __restrict__ weight,
-                                                    const T* __restrict__ bias,
-                                                    const GemvNormStats<kM>& s, int64_t k,
-                                                    int64_t at) {
-  const Pack<T, kPack> wp = load_pack<kPack>(weight + at);
-  [[maybe_unused]] Pack<T, kPack> bp;  // rms_norm has no bias
-  if constexpr (!kRms) bp = load_pack<kPack>(bias + at);
-#pragma unroll
-  for (int m = 0; m < kM; ++m) {
-    const Pack<T, kPack> xv = load_pack<kPack>(x + m * k + at);
-#pragma unroll
-    for (int e = 0; e < kPack; ++e) {
-      float r = ((to_float(xv.v[e]) - s.pivot[m]) - s.mean[m]) * s.inv_std[m];
-      r *= to_float(wp.v[e]);
-      if constexpr (!kRms) r += to_float(bp.v[e]);
-      acc[m] = fmaf(to_float(w.v[e]), to_float(from_float<T>(r)), acc[m]);
-    }
-  }
-}
-
-}  // namespace detail
-
-/// gemv_nk_norm without the staging: each warp takes the rows' statistics itself
-/// (gemv_warp_norm_stats) and normalizes x's elements as it multiplies them, to the same values
-/// the staged rows hold. No shared memory and no barrier, so the only wait before the weight
-/// stream goes on is one read of x (from L2) while the first turn of weight loads is in flight,
-/// and a column may span several warps (kLanes up to 128, as gemv_nk). The price: each column
-/// normalizes every element again (a few f32 operations per weight element, kM times), and
-/// every warp reads x. Launch as gemv_nk_norm (gemv_nk_grid(n, kLanes) blocks).
-template <typename T, int kM, int kPack, int kLanes, int64_t kK, bool kRms,
-          int kUnroll = kGemvUnroll, typename Act, typename Pair = GemvNoPairs>
-__device__ __forceinline__ void gemv_nk_norm_streamed(const T* __restrict__ x,
-                                                      const T* __restrict__ w, int64_t n,
-                                                      const T* __restrict__ weight,
-                                                      const T* __restrict__ bias, float eps, T* out,
-                                                      const GemvEpilogue<T>& epilogue, Act act,
-                                                      const L2Prefetch& next = {}, Pair pair = {}) {
-  constexpr bool kPairs = !std::is_same_v<Pair, GemvNoPairs>;
-  static_assert(kM >= 1 && kM <= kGemvMaxRows, "gemv: 1 to 8 rows");
-  static_assert(kLanes >= 1 && kLanes <= kGemvNkThreads && (kLanes & (kLanes - 1)) == 0,
-                "lanes: a power of two, at most a block");
-  static_assert(kK >= 1 && kK % kPack == 0, "packs tile the rows");
-  constexpr int kColumns = kGemvNkThreads / kLanes;
-  const int sub = static_cast<int>(threadIdx.x) % kLanes;
-  const int64_t col = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x / kLanes;
-  const T* row = w + (col < n ? gemv_nk_row<kPairs>(col, n) : 0) * kK;
-  Pack<T, kPack> wv[kUnroll];
-  if (col < n) detail::gemv_nk_load_turn<T, kPack, kLanes, kUnroll>(wv, row, kK / kPack, sub);
-  prefetch_l2_share(next);
-  await_producers();
-  const detail::GemvNormStats<kM> stats =
-      detail::gemv_warp_norm_stats<T, kM, kPack, kK, kRms>(x, eps);
-  float acc[kM];
-#pragma unroll
-  for (int m = 0; m < kM; ++m) acc[m] = 0.0f;
-  if (col < n) {
-    detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(
-        acc, wv, row, kK, sub, [&](float(&a)[kM], const Pack<T, kPack>& wp, int64_t at) {
-          detail::gemv_dot_normalized<T, kM, kPack, kRms>(a, wp, x, weight, bias, stats, kK, at);
-        });
-  }
+  if (col < n) detail::gemv_nk_stream<T, kM, kPack, kLanes, kUnroll>(acc, wv, staged, row, kK, sub);
   detail::gemv_nk_finish<T, kM, kLanes>(acc, col, n, sub, out, epilogue, act, pair);
 }
 

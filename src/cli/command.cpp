@@ -237,8 +237,7 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 namespace {
 
 // Codegen's cross-node fusions, each on unless its variable is "0" (for comparisons):
-// INFERNO_LAUNCH_GROUPS (codegen/launch_groups.h), INFERNO_GEMV_PAIRS (codegen/gemv_pairs.h) and
-// INFERNO_GEMV_NORM_STREAMED (codegen/emit_gemv.cpp).
+// INFERNO_LAUNCH_GROUPS (codegen/launch_groups.h) and INFERNO_GEMV_PAIRS (codegen/gemv_pairs.h).
 bool enabled_in_environment(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr || std::string_view(value) != "0";
@@ -247,7 +246,6 @@ bool enabled_in_environment(const char* name) {
 void fusions_from_environment(codegen::CodegenOptions& options) {
   options.launch_groups = enabled_in_environment("INFERNO_LAUNCH_GROUPS");
   options.gemv_pairs = enabled_in_environment("INFERNO_GEMV_PAIRS");
-  options.gemv_norm_streamed = enabled_in_environment("INFERNO_GEMV_NORM_STREAMED");
 }
 
 }  // namespace

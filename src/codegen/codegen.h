@@ -49,10 +49,6 @@ struct CodegenOptions {
   /// GEMV pairs (gemv_pairs.h); false keeps a gated MLP's elementwise kernel (infernoc reads
   /// INFERNO_GEMV_PAIRS=0 from the environment, for comparisons).
   bool gemv_pairs = true;
-  /// A one-row GEMV's fused norm computed as the weight streams (gemv_nk_norm_streamed); false
-  /// stages the normalized row in shared memory first, as before (infernoc reads
-  /// INFERNO_GEMV_NORM_STREAMED=0 from the environment, for comparisons).
-  bool gemv_norm_streamed = true;
   /// The model's dynamic dims (model_dims.h); empty: the library exports no dims table.
   std::vector<ModelDim> dynamic_dims;
 };

@@ -172,13 +172,9 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
       (slots->full ? "full" : "nullptr") + ", " +
       float_literal(static_cast<float>(slots->full ? slots->full->coefficient : 1.0)) + "};");
   const std::string contiguous = p.right_is_nk ? k : n;  // W's contiguous run
-  // A one-row GEMV's norm is computed as the weight streams (gemv_nk_norm_streamed: no staging,
-  // so its columns may span warps too) unless turned off; more rows stage it (each column would
-  // normalize every row again).
-  const bool streamed = p.norm && p.m == 1 && ctx.options.gemv_norm_streamed;
-  // gemv_nk without a staged norm or pairs may give a long row's column several warps
+  // gemv_nk without a norm or pairs may give a long row's column several warps
   // (gemv_nk_split_lanes); its lanes, loads in flight and blocks then all say so.
-  const std::string nk_plan = p.right_is_nk && (!p.norm || streamed) && pairs < 0 ? "split_" : "";
+  const std::string nk_plan = p.right_is_nk && !p.norm && pairs < 0 ? "split_" : "";
   const std::string shape_args = "<" + type + ">(" + n + ", " + k + ")";
   const std::string lanes = nk_plan.empty()
                                 ? "inferno::kernels::gemv_nk_lanes<" + type + ">(" + k + ")"
@@ -194,12 +190,11 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
     INFERNO_RETURN_IF_ERROR(write_gemv_pair_functor(ctx, index, pairs, kernels));
     prefetch = (prefetch.empty() ? std::string(", {}") : prefetch) + ", pair";
   }
-  if (p.norm) {  // gemv_nk_norm(_streamed): K is a template argument
-    kernels.line(std::string("inferno::kernels::gemv_nk_norm") + (streamed ? "_streamed" : "") +
-                 "<" + type + ", " + m + ", " + pack + ", " + tiles + ", " + k + ", " +
-                 (p.norm->rms ? "true" : "false") + unroll + ">(x, w, " + n + ", norm_weight, " +
-                 (p.norm->bias != ir::kNoValue ? "norm_bias" : "nullptr") + ", " +
-                 float_literal(static_cast<float>(p.norm->eps)) + ", out, epilogue, " + act +
+  if (p.norm) {  // gemv_nk_norm: K is a template argument (the staged rows' size)
+    kernels.line("inferno::kernels::gemv_nk_norm<" + type + ", " + m + ", " + pack + ", " + tiles +
+                 ", " + k + ", " + (p.norm->rms ? "true" : "false") + unroll + ">(x, w, " + n +
+                 ", norm_weight, " + (p.norm->bias != ir::kNoValue ? "norm_bias" : "nullptr") +
+                 ", " + float_literal(static_cast<float>(p.norm->eps)) + ", out, epilogue, " + act +
                  prefetch + ");");
   } else {
     kernels.line(std::string("inferno::kernels::gemv_") + layout + "<" + type + ", " + m + ", " +

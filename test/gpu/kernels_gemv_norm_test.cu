@@ -1,9 +1,7 @@
-// gemv_nk_norm and gemv_nk_norm_streamed (kernels/gemv.cuh): a layer_norm or rms_norm of x's
-// rows fused into the [N, K] GEMV, the rows staged or normalized as multiplied (at a warp a
-// column, and streamed over 2 or 4 warps a column), against (1) a host computation in double
-// that rounds the normalized rows to T, as the unfused graph stores them, and (2) the unfused
-// path on the GPU: kernels/norm.cuh's layer_norm or rms_norm into a buffer, then gemv_nk. M = 1,
-// 2 and 8 (staged: where the rows fit the staging),
+// gemv_nk_norm (kernels/gemv.cuh): a layer_norm or rms_norm of x's rows fused into the [N, K]
+// GEMV, against (1) a host computation in double that rounds the normalized rows to T, as the
+// unfused graph stores them, and (2) the unfused path on the GPU: kernels/norm.cuh's layer_norm
+// or rms_norm into a buffer, then gemv_nk. M = 1, 2 and 8 (where the rows fit the staging),
 // f32, f16 and bf16, GPT-2's q/k/v (768 x 2304), TinyLlama's MLP (2048 x 5632) and an odd K
 // (100: packs of 4 f16 or bf16, a partial warp per column); rows around 3 (the norm's shift by
 // the row's first element matters) with and without the whole epilogue (alpha, bias, residual,
@@ -38,26 +36,13 @@ struct Silu {
   __device__ float operator()(float a) const { return on ? a / (1.0f + expf(-a)) : a; }
 };
 
-/// How the fused kernel runs: staged rows (gemv_nk_norm) at a warp a column, or normalized as
-/// multiplied (gemv_nk_norm_streamed) at kLanes lanes a column.
-template <bool kStreamed, int kLanes>
-struct Form {
-  static constexpr bool streamed = kStreamed;
-  static constexpr int lanes = kLanes;
-};
-
-template <typename T, int kM, int64_t kN, int64_t kK, bool kRms, typename F>
+template <typename T, int kM, int64_t kN, int64_t kK, bool kRms>
 __global__ void __launch_bounds__(kGemvNkThreads)
     fused_kernel(const T* x, const T* w, const T* gamma, const T* beta, T* out,
                  GemvEpilogue<T> epilogue, Silu act) {
-  constexpr int kUnroll = inferno::kernels::gemv_nk_lanes_unroll<T>(kN, kK, F::lanes);
-  if constexpr (F::streamed) {
-    inferno::kernels::gemv_nk_norm_streamed<T, kM, gemv_pack<T>(kK), F::lanes, kK, kRms, kUnroll>(
-        x, w, kN, gamma, beta, static_cast<float>(kEps), out, epilogue, act);
-  } else {
-    inferno::kernels::gemv_nk_norm<T, kM, gemv_pack<T>(kK), F::lanes, kK, kRms, kUnroll>(
-        x, w, kN, gamma, beta, static_cast<float>(kEps), out, epilogue, act);
-  }
+  inferno::kernels::gemv_nk_norm<T, kM, gemv_pack<T>(kK), gemv_nk_lanes<T>(kK), kK, kRms,
+                                 inferno::kernels::gemv_nk_unroll<T>(kN, kK)>(
+      x, w, kN, gamma, beta, static_cast<float>(kEps), out, epilogue, act);
 }
 
 template <typename T, int kM, int64_t kN, int64_t kK>
@@ -67,7 +52,7 @@ __global__ void __launch_bounds__(kGemvNkThreads)
                                                                            epilogue, act);
 }
 
-template <typename T, int kM, int64_t kN, int64_t kK, bool kRms, typename F>
+template <typename T, int kM, int64_t kN, int64_t kK, bool kRms>
 void norm_case(bool with_epilogue, std::mt19937_64& rng) {
   const std::vector<T> x = random_values<T>(kM * kK, 2, 4, rng);
   const std::vector<T> w = random_values<T>(kN * kK, -1, 1, rng);
@@ -138,16 +123,14 @@ void norm_case(bool with_epilogue, std::mt19937_64& rng) {
   const Silu act{with_epilogue};
   fused.poison();
   auto launch_fused = [&] {
-    fused_kernel<T, kM, kN, kK, kRms, F>
-        <<<inferno::kernels::gemv_nk_grid(kN, F::lanes), kGemvNkThreads, 0, g_stream>>>(
-            dx.get(), dw.get(), dgamma.get(), kRms ? nullptr : dbeta.get(), fused.get(), e, act);
+    fused_kernel<T, kM, kN, kK, kRms><<<gemv_nk_blocks<T>(kN, kK), kGemvNkThreads, 0, g_stream>>>(
+        dx.get(), dw.get(), dgamma.get(), kRms ? nullptr : dbeta.get(), fused.get(), e, act);
   };
   launch_fused();
   char what[160];
-  std::snprintf(what, sizeof what, "gemv_nk_norm%s %s %s M %d K %lld N %lld lanes %d%s",
-                F::streamed ? "_streamed" : "", kRms ? "rms_norm" : "layer_norm", dtype_name<T>(),
-                kM, static_cast<long long>(kK), static_cast<long long>(kN), F::lanes,
-                with_epilogue ? " with epilogue" : "");
+  std::snprintf(what, sizeof what, "gemv_nk_norm %s %s M %d K %lld N %lld%s",
+                kRms ? "rms_norm" : "layer_norm", dtype_name<T>(), kM, static_cast<long long>(kK),
+                static_cast<long long>(kN), with_epilogue ? " with epilogue" : "");
   if (!expect_launch(cudaGetLastError(), what)) return;
   const std::vector<T> got = fused.download();
   expect_close(what, got, want, tolerance<T>(), slack);
@@ -171,32 +154,20 @@ void norm_case(bool with_epilogue, std::mt19937_64& rng) {
     expect_bitwise_equal(std::string(what) + ": reproducible", fused.download(), got);
 }
 
-/// Both norms, with and without an epilogue, staged (where the rows fit) and streamed at a warp
-/// a column or less, and streamed at kSplitLanes (a column over several warps) where the rows
-/// have that many packs.
-template <typename T, int kM, int64_t kN, int64_t kK, int kSplitLanes = 64>
+template <typename T, int kM, int64_t kN, int64_t kK>
 void norm_shape(std::mt19937_64& rng) {
-  using Staged = Form<false, gemv_nk_lanes<T>(kK)>;
-  using Streamed = Form<true, gemv_nk_lanes<T>(kK)>;
-  using Split = Form<true, kSplitLanes>;
-  for (const bool epilogue : {false, true}) {
-    if constexpr (kM * kK * static_cast<int64_t>(sizeof(T)) <= kGemvNormStagedBytes) {
-      norm_case<T, kM, kN, kK, false, Staged>(epilogue, rng);
-      norm_case<T, kM, kN, kK, true, Staged>(epilogue, rng);
-    }
-    norm_case<T, kM, kN, kK, false, Streamed>(epilogue, rng);
-    norm_case<T, kM, kN, kK, true, Streamed>(epilogue, rng);
-    if constexpr (kK / gemv_pack<T>(kK) >= kSplitLanes && kSplitLanes > 32) {
-      norm_case<T, kM, kN, kK, false, Split>(epilogue, rng);
-      norm_case<T, kM, kN, kK, true, Split>(epilogue, rng);
-    }
+  if constexpr (kM * kK * static_cast<int64_t>(sizeof(T)) <= kGemvNormStagedBytes) {
+    norm_case<T, kM, kN, kK, false>(false, rng);
+    norm_case<T, kM, kN, kK, false>(true, rng);
+    norm_case<T, kM, kN, kK, true>(false, rng);
+    norm_case<T, kM, kN, kK, true>(true, rng);
   }
 }
 
 template <typename T, int kM>
 void norm_rows(std::mt19937_64& rng) {
   norm_shape<T, kM, 2304, 768>(rng);
-  norm_shape<T, kM, 5632, 2048, 128>(rng);
+  norm_shape<T, kM, 5632, 2048>(rng);
   norm_shape<T, kM, 768, 100>(rng);
   norm_shape<T, kM, 72, 4096>(rng);  // few blocks of long rows: 16 loads in flight a lane
 }

@@ -1,7 +1,6 @@
 // norm_gemm's lowering (emit_gemm.cpp, emit_gemv.h): one GEMV launch that normalizes x's rows
-// itself (gemv_nk_norm_streamed for one row, gemv_nk_norm's staged rows for more), with the norm's
-// parameters, eps and K as literals; what the GEMV cannot run is refused (fuse-norm-gemv never
-// makes it), not run unfused.
+// itself (gemv_nk_norm), with the norm's parameters, eps and K as literals; what the GEMV cannot
+// run is refused (fuse-norm-gemv never makes it), not run unfused.
 #include "codegen/kernel_cost.h"
 #include "codegen_test_helpers.h"
 #include "ir/parser.h"
@@ -38,13 +37,11 @@ graph(%x: f16[1,1,64], %w: f16[96,64], %g: f16[64], %r: f16[1,1,96]) {
               "__global__ void __launch_bounds__(inferno::kernels::kGemvNkThreads) "
               "k0_gemv_nk_rms_norm_f16_1x64x96(const __half* x, const __half* w, const "
               "__half* norm_weight, const __half* row, __half* out) {"));
-    // One row: normalized as the weight streams, on the plain GEMV's split plan.
     CHECK(has(cu,
-              "inferno::kernels::gemv_nk_norm_streamed<__half, 1, inferno::kernels::gemv_pack<"
-              "__half>(64), inferno::kernels::gemv_nk_split_lanes<__half>(96, 64), 64, true, "
-              "inferno::kernels::gemv_nk_split_unroll<__half>(96, 64)>(x, w, 96, "
+              "inferno::kernels::gemv_nk_norm<__half, 1, inferno::kernels::gemv_pack<__half>"
+              "(64), inferno::kernels::gemv_nk_lanes<__half>(64), 64, true, "
+              "inferno::kernels::gemv_nk_unroll<__half>(96, 64)>(x, w, 96, "
               "norm_weight, nullptr, 9.99999997e-07f, out, epilogue, "));
-    CHECK(has(cu, "inferno::kernels::gemv_nk_split_blocks<__half>(96, 64)"));
     // With one row the residual is a row vector: the bias slot takes it.
     CHECK(has(cu, "rms_norm(%x, %g, eps = 1e-06) @ %w^T + %r[n]"));
     CHECK(count(cu, "MODEL_LAUNCH(") == 1 + count(cu, "#define MODEL_LAUNCH("));
@@ -64,29 +61,11 @@ graph(%x: f32[4,32], %w: f32[8,32], %g: f32[32], %be: f32[32], %b: f32[8]) {
     CHECK(has(cu,
               "k0_gemv_nk_layer_norm_f32_4x32x8(const float* x, const float* w, const float* "
               "norm_weight, const float* norm_bias, const float* row, float* out)"));
-    // Several rows: staged (each column would normalize every row again).
     CHECK(has(cu,
-              "inferno::kernels::gemv_nk_norm<float, 4, inferno::kernels::gemv_pack<float>(32), "
-              "inferno::kernels::gemv_nk_lanes<float>(32), 32, false, "
-              "inferno::kernels::gemv_nk_unroll<float>(8, 32)>(x, w, 8, norm_weight, "
+              ", 32, false, inferno::kernels::gemv_nk_unroll<float>(8, 32)>(x, w, 8, norm_weight, "
               "norm_bias, 9.99999975e-06f, out, "));
     CHECK(has(cu, "GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};"));
   }
-}
-
-TEST_CASE("gemv_norm_streamed off stages a one-row GEMV's norm", "[codegen]") {
-  codegen::CodegenOptions options = test::fixed_codegen_options();
-  options.gemv_norm_streamed = false;
-  auto generated = codegen::generate(parse(R"(
-graph(%x: f16[1,64], %w: f16[96,64], %g: f16[64]) {
-  %y: f16[1,96] = norm_gemm(%x, %w, %g) {activation="none", alpha=1.0, beta=0.0, eps=1e-06, norm="rms_norm", trans_b=true}
-  return %y
-})"),
-                                     options);
-  REQUIRE(generated.has_value());
-  CHECK(has(generated->cuda_source, "inferno::kernels::gemv_nk_norm<__half, 1, "));
-  CHECK(has(generated->cuda_source, "inferno::kernels::gemv_nk_blocks<__half>(96, 64)"));
-  CHECK_FALSE(has(generated->cuda_source, "_streamed"));
 }
 
 TEST_CASE("a norm_gemm the GEMV cannot run is refused, not run unfused", "[codegen]") {

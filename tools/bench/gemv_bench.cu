@@ -1,21 +1,19 @@
 // Times the decode GEMVs of kernels/gemv.cuh on an LLM's shapes (one row of x, f16, weight
 // stored [N, K]): TinyLlama-1.1B's (q/k/v with the RMS norm, o, gate/up with the norm, down, the
-// LM head) and GPT-2 small's (q/k/v and fc with the layer norm), each with 2, 4, 8 and 16 weight
-// loads in flight per lane (the kUnroll the kernel is instantiated with; gemv_nk_unroll picks
-// one) and 32, 64 or 128 lanes a column (one warp, or a column split over 2 or 4 warps:
-// gemv_nk_split_lanes). A norm's GEMV is timed in both forms: rows staged in shared memory
-// (gemv_nk_norm) and normalized as they are multiplied (gemv_nk_norm_streamed). "vs now": each
-// variant's output (random values) against the kernel as generated code instantiates it (for a
-// norm, the staged form), the largest difference over the largest magnitude (summation order and
-// f16 rounding). Each figure is the time of one launch in a replayed CUDA graph of a chain of
-// launches, every launch reading another copy of the weight (the copies together are several
-// times the L2), as a decode step reads each layer's weights once: normal launches, and dependent
-// launches (kernels/dependent_launch.cuh), which overlap each launch with the one before. GB/s is
-// the weight's bytes over that time; the last column compares with a device-to-device copy
-// measured the same way.
+// LM head) and GPT-2 small's, each with 2, 4, 8 and 16 weight loads in flight per lane (the
+// kUnroll the kernel is instantiated with; gemv_nk_unroll picks one) and 32, 64 or 128 lanes a
+// column (one warp, or a column split over 2 or 4 warps: gemv_nk_split_lanes, for the GEMVs
+// without a norm). "vs now": each variant's output (random values) against the kernel as
+// generated code instantiates it, the largest difference over the largest magnitude (summation
+// order and f16 rounding). Each
+// figure is the time of one launch in a replayed CUDA graph of a chain of launches, every launch
+// reading another copy of the weight (the copies together are several times the L2), as a decode
+// step reads each layer's weights once: normal launches, and dependent launches
+// (kernels/dependent_launch.cuh), which overlap each launch with the one before. GB/s is the
+// weight's bytes over that time; the last column compares with a device-to-device copy measured the
+// same way.
 //
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I. -Itools/bench tools/bench/gemv_bench.cu -o gemv_bench
-//   ./gemv_bench
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I. tools/bench/gemv_bench.cu -o gemv_bench && ./gemv_bench
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -42,47 +40,11 @@ __global__ void __launch_bounds__(kGemvNkThreads)
       x, w, kN, kK, out, GemvEpilogue<__half>{}, GemvNoActivation{});
 }
 
-/// The GEMV's x: as it is, or normalized by the kernel (rms_norm, or layer_norm with a bias) with
-/// its rows staged in shared memory (gemv_nk_norm) or normalized as they are multiplied
-/// (gemv_nk_norm_streamed).
-enum class Form { kPlain, kRmsStaged, kRmsStreamed, kLayerStaged, kLayerStreamed };
-
-__host__ __device__ constexpr bool is_norm(Form f) { return f != Form::kPlain; }
-__host__ __device__ constexpr bool is_staged(Form f) {
-  return f == Form::kRmsStaged || f == Form::kLayerStaged;
-}
-__host__ __device__ constexpr bool is_rms(Form f) {
-  return f == Form::kRmsStaged || f == Form::kRmsStreamed;
-}
-const char* form_name(Form f) {
-  switch (f) {
-    case Form::kPlain:
-      return "-";
-    case Form::kRmsStaged:
-      return "rms staged";
-    case Form::kRmsStreamed:
-      return "rms streamed";
-    case Form::kLayerStaged:
-      return "layer staged";
-    case Form::kLayerStreamed:
-      return "layer streamed";
-  }
-  return "?";
-}
-
-template <int64_t kN, int64_t kK, Form kForm, int kUnroll, int kLanes>
+template <int64_t kN, int64_t kK, int kUnroll, int kLanes>
 __global__ void __launch_bounds__(kGemvNkThreads)
-    normed(const __half* x, const __half* w, const __half* norm_weight, const __half* norm_bias,
-           __half* out) {
-  constexpr bool kRms = is_rms(kForm);
-  const __half* bias = kRms ? nullptr : norm_bias;
-  if constexpr (is_staged(kForm)) {
-    gemv_nk_norm<__half, 1, gemv_pack<__half>(kK), kLanes, kK, kRms, kUnroll>(
-        x, w, kN, norm_weight, bias, 1e-6f, out, GemvEpilogue<__half>{}, GemvNoActivation{});
-  } else {
-    gemv_nk_norm_streamed<__half, 1, gemv_pack<__half>(kK), kLanes, kK, kRms, kUnroll>(
-        x, w, kN, norm_weight, bias, 1e-6f, out, GemvEpilogue<__half>{}, GemvNoActivation{});
-  }
+    normed(const __half* x, const __half* w, const __half* norm_weight, __half* out) {
+  gemv_nk_norm<__half, 1, gemv_pack<__half>(kK), kLanes, kK, true, kUnroll>(
+      x, w, kN, norm_weight, nullptr, 1e-6f, out, GemvEpilogue<__half>{}, GemvNoActivation{});
 }
 
 /// One launch's time in a graph of kChain launches, each `launch(i, stream)`.
@@ -93,7 +55,7 @@ float chain_us(cudaStream_t stream, Launch launch) {
 
 struct Buffers {
   std::vector<__half*> weights;
-  __half *x = nullptr, *out = nullptr, *norm_weight = nullptr, *norm_bias = nullptr;
+  __half *x = nullptr, *out = nullptr, *norm_weight = nullptr;
 };
 
 /// Values in [-1, 1) from a hash of the index: the check below needs sums that depend on the order.
@@ -122,8 +84,6 @@ Buffers make_buffers(int64_t n, int64_t k) {
   fill_random<<<64, 256>>>(b.x, k, 7777);
   CHECK(cudaMalloc(&b.norm_weight, static_cast<size_t>(k) * sizeof(__half)));
   fill_random<<<64, 256>>>(b.norm_weight, k, 8888);
-  CHECK(cudaMalloc(&b.norm_bias, static_cast<size_t>(k) * sizeof(__half)));
-  fill_random<<<64, 256>>>(b.norm_bias, k, 9999);
   CHECK(cudaMalloc(&b.out, static_cast<size_t>(n) * sizeof(__half)));
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
@@ -134,17 +94,16 @@ void free_buffers(Buffers& b) {
   for (__half* w : b.weights) CHECK(cudaFree(w));
   CHECK(cudaFree(b.x));
   CHECK(cudaFree(b.norm_weight));
-  CHECK(cudaFree(b.norm_bias));
   CHECK(cudaFree(b.out));
 }
 
 /// One launch of the variant on weight copy `w`, as the chains below launch it.
-template <int64_t kN, int64_t kK, Form kForm, int kUnroll, int kLanes>
+template <int64_t kN, int64_t kK, bool kNorm, int kUnroll, int kLanes>
 cudaError_t launch_variant(bool dependent, const Buffers& b, const __half* w, cudaStream_t s) {
   const dim3 grid(gemv_nk_grid(kN, kLanes)), block(kGemvNkThreads);
-  if constexpr (is_norm(kForm)) {
-    return launch_kernel(dependent, normed<kN, kK, kForm, kUnroll, kLanes>, grid, block, 0, s, b.x,
-                         w, b.norm_weight, b.norm_bias, b.out);
+  if constexpr (kNorm) {
+    return launch_kernel(dependent, normed<kN, kK, kUnroll, kLanes>, grid, block, 0, s, b.x, w,
+                         b.norm_weight, b.out);
   } else {
     return launch_kernel(dependent, plain<kN, kK, kUnroll, kLanes>, grid, block, 0, s, b.x, w,
                          b.out);
@@ -152,9 +111,9 @@ cudaError_t launch_variant(bool dependent, const Buffers& b, const __half* w, cu
 }
 
 /// The variant's output on weight copy 0, on the host.
-template <int64_t kN, int64_t kK, Form kForm, int kUnroll, int kLanes>
+template <int64_t kN, int64_t kK, bool kNorm, int kUnroll, int kLanes>
 std::vector<float> output_of(const Buffers& b, cudaStream_t stream) {
-  CHECK((launch_variant<kN, kK, kForm, kUnroll, kLanes>(false, b, b.weights[0], stream)));
+  CHECK((launch_variant<kN, kK, kNorm, kUnroll, kLanes>(false, b, b.weights[0], stream)));
   std::vector<__half> out(kN);
   CHECK(cudaMemcpyAsync(out.data(), b.out, kN * sizeof(__half), cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
@@ -171,76 +130,55 @@ float relative_difference(const std::vector<float>& got, const std::vector<float
   return top > 0 ? diff / top : diff;
 }
 
-/// The form, lanes a column and loads a lane generated code instantiates the kernel with: the
-/// staged norm or the plain GEMV's split plan.
-constexpr Form now_form(Form f) {
-  return f == Form::kRmsStreamed     ? Form::kRmsStaged
-         : f == Form::kLayerStreamed ? Form::kLayerStaged
-                                     : f;
-}
-template <int64_t kN, int64_t kK, Form kForm>
+/// The lanes a column and loads a lane generated code instantiates the kernel with.
+template <int64_t kN, int64_t kK, bool kNorm>
 constexpr int now_lanes() {
-  return is_norm(kForm) ? gemv_nk_lanes<__half>(kK) : gemv_nk_split_lanes<__half>(kN, kK);
+  return kNorm ? gemv_nk_lanes<__half>(kK) : gemv_nk_split_lanes<__half>(kN, kK);
 }
-template <int64_t kN, int64_t kK, Form kForm>
+template <int64_t kN, int64_t kK, bool kNorm>
 constexpr int now_unroll() {
-  return is_norm(kForm) ? gemv_nk_unroll<__half>(kN, kK) : gemv_nk_split_unroll<__half>(kN, kK);
+  return kNorm ? gemv_nk_unroll<__half>(kN, kK) : gemv_nk_split_unroll<__half>(kN, kK);
 }
 
-template <int64_t kN, int64_t kK, Form kForm, int kUnroll, int kLanes>
+template <int64_t kN, int64_t kK, bool kNorm, int kUnroll, int kLanes>
 void time_variant(const char* name, Buffers& b, cudaStream_t stream, float copy_gbs,
                   const std::vector<float>& reference) {
   if (kK / gemv_pack<__half>(kK) < kLanes) return;  // fewer packs than lanes
   const double gb = static_cast<double>(kN * kK) * sizeof(__half) / 1e9;
   const float diff =
-      relative_difference(output_of<kN, kK, kForm, kUnroll, kLanes>(b, stream), reference);
+      relative_difference(output_of<kN, kK, kNorm, kUnroll, kLanes>(b, stream), reference);
   float us[2];
   for (const bool dependent : {false, true}) {
     us[dependent] = chain_us(stream, [&](int i, cudaStream_t s) {
       const __half* w = b.weights[static_cast<size_t>(i) % b.weights.size()];
-      return launch_variant<kN, kK, kForm, kUnroll, kLanes>(dependent, b, w, s);
+      return launch_variant<kN, kK, kNorm, kUnroll, kLanes>(dependent, b, w, s);
     });
   }
-  const bool now = kForm == now_form(kForm) && kUnroll == now_unroll<kN, kK, kForm>() &&
-                   kLanes == now_lanes<kN, kK, kForm>();
+  const bool now = kUnroll == now_unroll<kN, kK, kNorm>() && kLanes == now_lanes<kN, kK, kNorm>();
   std::printf("| %s | %lld x %lld | %s | %d | %d%s | %.2f | %.0f | %.2f | %.0f | %.0f%% | %.1e |\n",
-              name, static_cast<long long>(kN), static_cast<long long>(kK), form_name(kForm),
+              name, static_cast<long long>(kN), static_cast<long long>(kK), kNorm ? "rms" : "-",
               kLanes, kUnroll, now ? " (now)" : "", us[0], gb / us[0] * 1e6, us[1],
               gb / us[1] * 1e6, 100.0 * gb / us[1] * 1e6 / copy_gbs, diff);
 }
 
-template <int64_t kN, int64_t kK, Form kForm, int kLanes>
+template <int64_t kN, int64_t kK, bool kNorm, int kLanes>
 void time_lanes(const char* name, Buffers& b, cudaStream_t stream, float copy_gbs,
                 const std::vector<float>& reference) {
-  time_variant<kN, kK, kForm, 2, kLanes>(name, b, stream, copy_gbs, reference);
-  time_variant<kN, kK, kForm, 4, kLanes>(name, b, stream, copy_gbs, reference);
-  time_variant<kN, kK, kForm, 8, kLanes>(name, b, stream, copy_gbs, reference);
-  time_variant<kN, kK, kForm, 16, kLanes>(name, b, stream, copy_gbs, reference);
+  time_variant<kN, kK, kNorm, 2, kLanes>(name, b, stream, copy_gbs, reference);
+  time_variant<kN, kK, kNorm, 4, kLanes>(name, b, stream, copy_gbs, reference);
+  time_variant<kN, kK, kNorm, 8, kLanes>(name, b, stream, copy_gbs, reference);
+  time_variant<kN, kK, kNorm, 16, kLanes>(name, b, stream, copy_gbs, reference);
 }
 
-/// Every lanes a column and loads a lane of kForm (the staged norm at a warp a column only: more
-/// warps lost on every shape, docs/benchmarks.md), against the form generated code uses now.
-template <int64_t kN, int64_t kK, Form kForm>
-void time_form(const char* name, Buffers& b, cudaStream_t stream, float copy_gbs,
-               const std::vector<float>& reference) {
-  time_lanes<kN, kK, kForm, 32>(name, b, stream, copy_gbs, reference);
-  if constexpr (!is_staged(kForm)) {
-    time_lanes<kN, kK, kForm, 64>(name, b, stream, copy_gbs, reference);
-    time_lanes<kN, kK, kForm, 128>(name, b, stream, copy_gbs, reference);
-  }
-}
-
-/// A shape's forms: the plain GEMV, or the norm (kForm: its staged form) staged and streamed.
-template <int64_t kN, int64_t kK, Form kForm>
+template <int64_t kN, int64_t kK, bool kNorm>
 void time_shape(const char* name, cudaStream_t stream, float copy_gbs) {
   Buffers b = make_buffers(kN, kK);
+  // The reference: the kernel as generated code instantiates it.
   const std::vector<float> reference =
-      output_of<kN, kK, kForm, now_unroll<kN, kK, kForm>(), now_lanes<kN, kK, kForm>()>(b, stream);
-  time_form<kN, kK, kForm>(name, b, stream, copy_gbs, reference);
-  if constexpr (kForm == Form::kRmsStaged)
-    time_form<kN, kK, Form::kRmsStreamed>(name, b, stream, copy_gbs, reference);
-  if constexpr (kForm == Form::kLayerStaged)
-    time_form<kN, kK, Form::kLayerStreamed>(name, b, stream, copy_gbs, reference);
+      output_of<kN, kK, kNorm, now_unroll<kN, kK, kNorm>(), now_lanes<kN, kK, kNorm>()>(b, stream);
+  time_lanes<kN, kK, kNorm, 32>(name, b, stream, copy_gbs, reference);
+  time_lanes<kN, kK, kNorm, 64>(name, b, stream, copy_gbs, reference);
+  time_lanes<kN, kK, kNorm, 128>(name, b, stream, copy_gbs, reference);
   free_buffers(b);
 }
 
@@ -270,19 +208,19 @@ int main() {
       "%s: f16 GEMV, 1 row, weight [N, K]; us per launch in a graph of %d; copy %.0f GB/s\n\n",
       prop.name, kChain, copy);
   std::printf(
-      "| shape | N x K | x | lanes a column | loads a lane | us | GB/s | us (PDL) | GB/s (PDL) "
+      "| shape | N x K | norm | lanes a column | loads a lane | us | GB/s | us (PDL) | GB/s (PDL) "
       "| "
       "of copy (PDL) | vs now |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-  time_shape<2560, 2048, Form::kRmsStaged>("TinyLlama qkv", stream, copy);
-  time_shape<2048, 2048, Form::kPlain>("TinyLlama o", stream, copy);
-  time_shape<11264, 2048, Form::kRmsStaged>("TinyLlama gate/up", stream, copy);
-  time_shape<2048, 5632, Form::kPlain>("TinyLlama down", stream, copy);
-  time_shape<32000, 2048, Form::kRmsStaged>("TinyLlama LM head", stream, copy);
-  time_shape<2304, 768, Form::kLayerStaged>("GPT-2 qkv", stream, copy);
-  time_shape<768, 768, Form::kPlain>("GPT-2 out", stream, copy);
-  time_shape<3072, 768, Form::kLayerStaged>("GPT-2 fc", stream, copy);
-  time_shape<768, 3072, Form::kPlain>("GPT-2 proj", stream, copy);
+  time_shape<2560, 2048, true>("TinyLlama qkv", stream, copy);
+  time_shape<2048, 2048, false>("TinyLlama o", stream, copy);
+  time_shape<11264, 2048, true>("TinyLlama gate/up", stream, copy);
+  time_shape<2048, 5632, false>("TinyLlama down", stream, copy);
+  time_shape<32000, 2048, true>("TinyLlama LM head", stream, copy);
+  time_shape<2304, 768, true>("GPT-2 qkv", stream, copy);
+  time_shape<768, 768, false>("GPT-2 out", stream, copy);
+  time_shape<3072, 768, true>("GPT-2 fc", stream, copy);
+  time_shape<768, 3072, false>("GPT-2 proj", stream, copy);
   CHECK(cudaStreamDestroy(stream));
   return 0;
 }
