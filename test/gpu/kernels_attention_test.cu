@@ -238,7 +238,7 @@ void check_attention(const Case& c, std::mt19937_64& rng, bool twice) {
   T* op = od.get() + ov.base;
   const k::AttentionDims dims{c.batch, c.heads, c.kv_heads, c.sq, c.skv, c.d, c.dv};
   // Odd query rows: the decode kernel as a dependent launch (it awaits the kernels before it
-  // first), where INFERNO_ATTENTION_DEPENDENT=1 allows one; other kernels ignore the setting.
+  // first), unless INFERNO_ATTENTION_DEPENDENT=0 forbids one; other kernels ignore the setting.
   const k::AttentionDecodeLaunch decode{c.sq % 2 == 1};
   std::vector<T> first;
   for (int run = 0; run < (twice ? 2 : 1); ++run) {
@@ -402,7 +402,8 @@ void graph_capture() {
 }  // namespace
 
 void run_attention_tests() {
-  // The decode kernel's dependent launch is opt-in (read once per process): these cases take it.
+  // The decode kernel's dependent launch is on unless the environment turns it off (read once
+  // per process): these cases take it, whatever the caller's environment says.
   setenv("INFERNO_ATTENTION_DEPENDENT", "1", 1);
   attention_cases<float>(true);
   attention_cases<__half>(true);

@@ -284,7 +284,7 @@ def main():
                         help="also torch.compile mode max-autotune (many minutes per model)")
     parser.add_argument("--skip-hf", action="store_true", help="infernoc only: no Hugging Face figures")
     parser.add_argument("--variants", nargs="*", metavar="VARIANT",
-                        default=["run:INFERNO_ATTENTION_DEPENDENT=1", "compile:INFERNO_GEMV_PAIRS=0",
+                        default=["run:INFERNO_ATTENTION_DEPENDENT=0", "compile:INFERNO_GEMV_PAIRS=0",
                                  "compile:INFERNO_LAUNCH_GROUPS=0"],
                         help="also time the decode step with inferno-run's environment ('run:NAME=V,...') "
                              "or a library built with infernoc's ('compile:NAME=V,...'): DIR/variants.md")
