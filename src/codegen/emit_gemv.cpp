@@ -182,7 +182,8 @@ Status emit_gemv(EmitContext& ctx, int32_t index, const GemvProduct& p) {
   const std::string tiles =
       p.right_is_nk ? lanes : "inferno::kernels::gemv_kn_tx<" + type + ">(" + n + "), " + threads;
   const std::string unroll =  // gemv_nk's and gemv_nk_norm's loads in flight
-      ", inferno::kernels::gemv_nk_" + nk_plan + "unroll" + shape_args;
+      ", inferno::kernels::gemv_nk_" + (p.norm ? std::string("norm_") : nk_plan) + "unroll" +
+      shape_args;
   const std::string pack = "inferno::kernels::gemv_pack<" + type + ">(" + contiguous + ")";
   const std::string act = "[](float a) { return " + activation + "; }";
   if (pairs >= 0) {  // the functor, then the call's last two arguments: the prefetch and it

@@ -40,7 +40,7 @@ graph(%x: f16[1,1,64], %w: f16[96,64], %g: f16[64], %r: f16[1,1,96]) {
     CHECK(has(cu,
               "inferno::kernels::gemv_nk_norm<__half, 1, inferno::kernels::gemv_pack<__half>"
               "(64), inferno::kernels::gemv_nk_lanes<__half>(64), 64, true, "
-              "inferno::kernels::gemv_nk_unroll<__half>(96, 64)>(x, w, 96, "
+              "inferno::kernels::gemv_nk_norm_unroll<__half>(96, 64)>(x, w, 96, "
               "norm_weight, nullptr, 9.99999997e-07f, out, epilogue, "));
     // With one row the residual is a row vector: the bias slot takes it.
     CHECK(has(cu, "rms_norm(%x, %g, eps = 1e-06) @ %w^T + %r[n]"));
@@ -61,9 +61,10 @@ graph(%x: f32[4,32], %w: f32[8,32], %g: f32[32], %be: f32[32], %b: f32[8]) {
     CHECK(has(cu,
               "k0_gemv_nk_layer_norm_f32_4x32x8(const float* x, const float* w, const float* "
               "norm_weight, const float* norm_bias, const float* row, float* out)"));
-    CHECK(has(cu,
-              ", 32, false, inferno::kernels::gemv_nk_unroll<float>(8, 32)>(x, w, 8, norm_weight, "
-              "norm_bias, 9.99999975e-06f, out, "));
+    CHECK(has(
+        cu,
+        ", 32, false, inferno::kernels::gemv_nk_norm_unroll<float>(8, 32)>(x, w, 8, norm_weight, "
+        "norm_bias, 9.99999975e-06f, out, "));
     CHECK(has(cu, "GemvEpilogue<float> epilogue{1.0f, row, 1.0f, nullptr, 1.0f};"));
   }
 }

@@ -137,7 +137,7 @@ constexpr int now_lanes() {
 }
 template <int64_t kN, int64_t kK, bool kNorm>
 constexpr int now_unroll() {
-  return kNorm ? gemv_nk_unroll<__half>(kN, kK) : gemv_nk_split_unroll<__half>(kN, kK);
+  return kNorm ? gemv_nk_norm_unroll<__half>(kN, kK) : gemv_nk_split_unroll<__half>(kN, kK);
 }
 
 template <int64_t kN, int64_t kK, bool kNorm, int kUnroll, int kLanes>
