@@ -127,8 +127,36 @@ Expected<Rewrite> lift_reshape_of_a(NodeRebuilder& rebuilder, ir::Node& node) {
   return redefine_node(graph, node, OpKind::kReshape, {product}, std::move(attrs));
 }
 
+/// gemm(a[..., M, 1], b[..., 1, N]) with nothing else (alpha 1, no addend, no activation) is the
+/// broadcast product mul(a, b): every output is one product. With trans_b, b[..., N, 1] is viewed
+/// as [..., 1, N] first (a reshape, merged with one that made b). transformers' rotary embedding
+/// computes its angles so (inv_freq[.., 1] @ positions[1, S]), which would otherwise be a GEMM
+/// library call of one multiply per output; as a mul it joins the cos and sin kernels.
+Expected<Rewrite> outer_product_to_mul(NodeRebuilder& rebuilder, ir::Node& node) {
+  const ir::Graph& graph = rebuilder.graph();
+  const ir::TensorType& a = graph.type(node.inputs[0]);
+  if (a.shape.back() != 1 || node.inputs.size() != 2 || node.attrs.get_float("alpha") != 1.0 ||
+      node.attrs.get_string("activation") != "none")
+    return Rewrite::kUnchanged;
+  ir::ValueId b = node.inputs[1];
+  if (node.attrs.get_bool("trans_b") && graph.type(b).shape[graph.type(b).rank() - 2] != 1) {
+    ir::Shape row = graph.type(b).shape;
+    std::swap(row[row.size() - 1], row[row.size() - 2]);
+    const ir::Node* inner = rebuilder.producer(b, OpKind::kReshape);
+    const ir::ValueId source = inner != nullptr ? inner->inputs[0] : b;
+    if (graph.type(source).shape == row) {
+      b = source;  // the reshape that made b undoes itself
+    } else {
+      INFERNO_ASSIGN_OR_RETURN(b, reshaped(rebuilder, source, row, node, "_row"));
+    }
+  }
+  return redefine_node(graph, node, OpKind::kMul, {node.inputs[0], b}, {});
+}
+
 Expected<Rewrite> canonical_gemm(NodeRebuilder& rebuilder, ir::Node& node) {
   INFERNO_ASSIGN_OR_RETURN(Rewrite result, absorb_transpose_of_b(rebuilder, node));
+  if (result != Rewrite::kUnchanged) return result;
+  INFERNO_ASSIGN_OR_RETURN(result, outer_product_to_mul(rebuilder, node));
   if (result != Rewrite::kUnchanged) return result;
   return lift_reshape_of_a(rebuilder, node);
 }

@@ -14,9 +14,12 @@
 //  - no transpose (it is a permute), no permute of a permute, no identity permute, no reshape of
 //    a reshape, no reshape or expand to its input's own shape.
 //  - no mul(x, sigmoid(x)) in either order: it is silu(x).
+//  - no gemm of K = 1 with alpha 1 and no addend or activation: it is mul(a, b) of the broadcast
+//    operands (b viewed as [..., 1, N] when trans_b), one product per output.
 // A rewritten node keeps its output value (name, uses) and location when its type stays; values
 // a rewrite stops reading (a weight's permute) are left for dce. Results are bit-identical on the
-// reference interpreter except for silu, which rounds once where mul(x, sigmoid(x)) rounded twice.
+// reference interpreter except for silu, which rounds once where mul(x, sigmoid(x)) rounded twice,
+// and a K = 1 gemm's zero products, which keep their sign (the gemm's sum from +0 made them +0).
 #pragma once
 
 #include "passes/node_rebuilder.h"

@@ -237,6 +237,37 @@ graph(%x: f32[4,8], %y: f32[4,8]) {
              test::kFp32);
 }
 
+TEST_CASE("canonicalize turns a gemm of K = 1 into the broadcast product") {
+  // transformers' rotary angles (inv_freq @ positions, a batch of one); a 2-D b read transposed;
+  // the same from a b that a reshape made ([6] -> [6, 1]: the view back is the vector itself);
+  // what stays a gemm: alpha, an addend, an activation, K = 2.
+  check_pass({"canonicalize", "dce"}, R"(
+graph(%f: f32[1,32,1], %p: f32[1,1,4], %a: f32[3,1], %w: f32[6,1], %v: f32[6], %c: f32[3,6], %k: f32[3,2], %u: f32[6,2]) {
+  %angles: f32[1,32,4] = matmul(%f, %p) loc("modeling_llama.py":122)
+  %t: f32[3,6] = gemm(%a, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %vc: f32[6,1] = reshape(%v) {shape=[6, 1]}
+  %tv: f32[3,6] = gemm(%a, %vc) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %scaled: f32[3,6] = gemm(%a, %w) {activation="none", alpha=2.0, beta=1.0, trans_b=true}
+  %added: f32[3,6] = gemm(%a, %w, %c) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %relu: f32[3,6] = gemm(%a, %w) {activation="relu", alpha=1.0, beta=1.0, trans_b=true}
+  %k2: f32[3,6] = gemm(%k, %u) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  return %angles, %t, %tv, %scaled, %added, %relu, %k2
+})",
+             R"(
+graph(%f: f32[1,32,1], %p: f32[1,1,4], %a: f32[3,1], %w: f32[6,1], %v: f32[6], %c: f32[3,6], %k: f32[3,2], %u: f32[6,2]) {
+  %angles: f32[1,32,4] = mul(%f, %p) loc("modeling_llama.py":122)
+  %t_row: f32[1,6] = reshape(%w) {shape=[1, 6]}
+  %t: f32[3,6] = mul(%a, %t_row)
+  %tv_row: f32[1,6] = reshape(%v) {shape=[1, 6]}
+  %tv: f32[3,6] = mul(%a, %tv_row)
+  %scaled: f32[3,6] = gemm(%a, %w) {activation="none", alpha=2.0, beta=1.0, trans_b=true}
+  %added: f32[3,6] = gemm(%a, %w, %c) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  %relu: f32[3,6] = gemm(%a, %w) {activation="relu", alpha=1.0, beta=1.0, trans_b=true}
+  %k2: f32[3,6] = gemm(%k, %u) {activation="none", alpha=1.0, beta=1.0, trans_b=true}
+  return %angles, %t, %tv, %scaled, %added, %relu, %k2
+})");
+}
+
 TEST_CASE("canonicalize leaves a graph in canonical form alone") {
   check_unchanged({"canonicalize"}, R"(
 graph(%x: f32[4,8], %w: f32[6,8]) {
