@@ -36,6 +36,27 @@ bool follows_wide(OpKind op) {
          op_has_trait(op, ir::kNormalization) || op == OpKind::kRotary;
 }
 
+bool is_trig(OpKind op) { return op == OpKind::kSin || op == OpKind::kCos; }
+
+/// Ops through which an angle reaches sin or cos: elementwise arithmetic and layout.
+bool carries_angle(OpKind op) {
+  return op_has_trait(op, ir::kElementwise) || op_has_trait(op, ir::kLayout);
+}
+
+/// By value: whether it reaches a sin or cos through carries_angle ops only (a backward walk over
+/// the graph's nodes, in order).
+std::vector<bool> values_feeding_trig(const std::vector<ir::Node>& nodes, int64_t num_values) {
+  std::vector<bool> feeds(static_cast<size_t>(num_values), false);
+  for (auto node = nodes.rbegin(); node != nodes.rend(); ++node) {
+    bool marks = is_trig(node->op);
+    for (ValueId out : node->outputs)
+      marks = marks || (carries_angle(node->op) && feeds[static_cast<size_t>(out)]);
+    if (!marks) continue;
+    for (ValueId in : node->inputs) feeds[static_cast<size_t>(in)] = true;
+  }
+  return feeds;
+}
+
 class Converter {
  public:
   Converter(ir::Graph& graph, DType low, const PassOptions& options)
@@ -45,6 +66,8 @@ class Converter {
     low_form_.assign(n, ir::kNoValue);
     wide_.assign(n, false);
     pinned_.assign(n, false);
+    angle_.assign(n, false);
+    feeds_trig_ = values_feeding_trig(rebuilder_.old_nodes(), graph.num_values());
     for (ValueId v : graph.inputs()) orig_[static_cast<size_t>(v)] = v;
     for (ValueId v : graph.constants()) orig_[static_cast<size_t>(v)] = v;
     is_output_.assign(n, false);
@@ -157,6 +180,8 @@ class Converter {
     low_form_.resize(n, ir::kNoValue);
     wide_.resize(n, false);
     pinned_.resize(n, false);
+    angle_.resize(n, false);
+    feeds_trig_.resize(n, false);
     is_output_.resize(n, false);
     was_f32_.resize(n, false);
   }
@@ -180,11 +205,20 @@ class Converter {
   }
 
   /// Whether the node runs in f32 (its operands' f32 forms, its results f32).
-  bool stays_f32(const ir::Node& node, bool& wide_result, bool& pinned_result) const {
+  bool stays_f32(const ir::Node& node, bool& wide_result, bool& pinned_result,
+                 bool& angle_result) const {
     wide_result = false;
     pinned_result = false;
+    angle_result = false;
     for (ValueId in : node.inputs) pinned_result = pinned_result || pinned_[at(in)];
     if (pinned_result) return true;
+    bool reads_angle = false;
+    for (ValueId in : node.inputs) reads_angle = reads_angle || angle_[at(in)];
+    if (reads_angle && is_trig(node.op)) return true;  // its result, in [-1, 1], goes to T
+    if (reads_angle && carries_angle(node.op)) {
+      for (ValueId out : node.outputs) angle_result = angle_result || feeds_trig_[at(out)];
+      if (angle_result) return true;
+    }
     if (op_has_trait(node.op, ir::kStaysF32) || node.op == OpKind::kFusedElementwise) return true;
     if (low_ != DType::kF16) return false;
     bool reads_wide = false;
@@ -215,6 +249,12 @@ class Converter {
         pinned_[at(out)] = true;
         return keep(std::move(node));
       }
+      if (ir::is_integral(from) && f32(out) && feeds_trig_[at(out)]) {
+        // Positions on their way to a sin or cos (a rotary or sinusoidal embedding's angles):
+        // exact in f32, and the angles computed from them stay f32 (see the header).
+        angle_[at(out)] = true;
+        return keep(std::move(node));
+      }
       if (!ir::is_floating(from) && f32(out)) {
         // An integer or bool (a mask, positions) converted straight to T: one rounding.
         node.attrs.set("dtype", low_);
@@ -240,10 +280,10 @@ class Converter {
       }
     }
 
-    bool wide = false, pinned = false;
+    bool wide = false, pinned = false, angle = false;
     if (node.op == OpKind::kFusedElementwise)
       note(node, "a fused body is converted before fusion (run convert-precision before it)");
-    if (!stays_f32(node, wide, pinned)) {
+    if (!stays_f32(node, wide, pinned, angle)) {
       Expected<bool> converted = try_low(node);
       if (!converted) return converted.status();
       if (*converted) return Status::ok();
@@ -252,6 +292,7 @@ class Converter {
       if (!f32(out)) continue;
       wide_[at(out)] = wide;
       pinned_[at(out)] = pinned;
+      angle_[at(out)] = angle;
     }
     return keep(std::move(node));
   }
@@ -331,6 +372,8 @@ class Converter {
   std::vector<ValueId> low_form_;  ///< f32 value -> its T form, or kNoValue
   std::vector<bool> wide_;         ///< f32 values that may exceed f16's range
   std::vector<bool> pinned_;       ///< f32 values the model computes in f32 on purpose
+  std::vector<bool> angle_;        ///< f32 angles computed from integer positions
+  std::vector<bool> feeds_trig_;   ///< values that reach a sin or cos (values_feeding_trig)
   std::vector<bool> is_output_;
   std::vector<bool> was_f32_;
 };

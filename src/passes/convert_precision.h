@@ -29,6 +29,12 @@
 //      * what the model itself computes in f32 on purpose: the result of an explicit cast from
 //        f16/bf16 to f32 and every node that reads it (transitively), up to the model's cast back
 //        down (kept as it is, reading the f32 value);
+//      * angles: an integer value (positions) cast to f32 on its way to a sin or cos (through
+//        elementwise and layout ops only: a rotary or sinusoidal embedding), and those
+//        elementwise and layout ops that read it and lead on to the sin or cos; the sin or cos
+//        itself computes in f32, and its result (in [-1, 1]) is read in T. Why: an angle of 1000
+//        in f16 is off by up to 0.25 (its spacing is 0.5), and an f16 inv_freq by 2.4e-4 of it;
+//        in f32 the rotary embedding stays accurate over thousands of positions;
 //      * fused_elementwise nodes (when the pass is run after fusion by --passes) and any node whose
 //        shape rule does not give the same types in T (mixed f16/bf16 operands, say).
 //  - Graph inputs and outputs keep the model's dtypes: an f32 input is cast to T where a T node
@@ -47,7 +53,8 @@
 //    range saturate to T's largest finite value (f16 65504, bf16 3.39e38) instead of becoming
 //    infinite (masks built from torch.finfo(torch.float32).min stay finite, so (1 - m) * min is
 //    never 0 * inf = NaN and a fully masked row is not all -inf).
-//  - A cast of an integer or bool value to f32 (a mask, positions) casts to T directly.
+//  - A cast of an integer or bool value to f32 (a mask, positions) casts to T directly, unless
+//    it starts an angle (above).
 //    Constants read by f32 islands stay f32.
 // Numerics: each stored T value is rounded to T once (f16: 11 significant bits, relative
 // rounding 4.9e-4; bf16: 8 bits, 3.9e-3); sums accumulate in f32. Not bit-exact with the f32

@@ -227,6 +227,62 @@ graph(%x: f32[2,4], %i: i64[2,4]) {
                 kBf16);
 }
 
+TEST_CASE("convert-precision computes a rotary embedding's angles from positions in f32") {
+  // transformers' rotary embedding: positions cast to f32, times inv_freq (the K = 1 matmul,
+  // canonicalized to a mul), repeated by cat, then cos and sin; the cos scales x. The angles stay
+  // f32 (inv_freq too), cos and sin compute in f32 and are read in f16. The mask's cast, which
+  // leads to no sin or cos, goes to f16 directly as before.
+  const std::string text = R"(
+graph(%x: f32[1,4,8], %pos: i64[1,1,4], %keep: i64[1,4,8]) {
+  %inv_freq: f32[1,4,1] = constant [1, 0.1, 0.01, 0.001]
+  %p: f32[1,1,4] = cast(%pos) {dtype=f32}
+  %freqs: f32[1,4,4] = mul(%inv_freq, %p)
+  %t: f32[1,4,4] = permute(%freqs) {dims=[0, 2, 1]}
+  %emb: f32[1,4,8] = cat(%t, %t) {dim=2}
+  %cos: f32[1,4,8] = cos(%emb)
+  %sin: f32[1,4,8] = sin(%emb)
+  %m: f32[1,4,8] = cast(%keep) {dtype=f32}
+  %xc: f32[1,4,8] = mul(%x, %cos)
+  %y: f32[1,4,8] = add(%xc, %sin)
+  %z: f32[1,4,8] = mul(%y, %m)
+  return %z
+})";
+  check_convert(Precision::kFp16, text, R"(
+graph(%x: f32[1,4,8], %pos: i64[1,1,4], %keep: i64[1,4,8]) {
+  %inv_freq: f32[1,4,1] = constant [1, 0.1, 0.01, 0.001]
+  %p: f32[1,1,4] = cast(%pos) {dtype=f32}
+  %freqs: f32[1,4,4] = mul(%inv_freq, %p)
+  %t: f32[1,4,4] = permute(%freqs) {dims=[0, 2, 1]}
+  %emb: f32[1,4,8] = cat(%t, %t) {dim=2}
+  %cos: f32[1,4,8] = cos(%emb)
+  %sin: f32[1,4,8] = sin(%emb)
+  %m: f16[1,4,8] = cast(%keep) {dtype=f16}
+  %x_f16: f16[1,4,8] = cast(%x) {dtype=f16}
+  %cos_f16: f16[1,4,8] = cast(%cos) {dtype=f16}
+  %xc: f16[1,4,8] = mul(%x_f16, %cos_f16)
+  %sin_f16: f16[1,4,8] = cast(%sin) {dtype=f16}
+  %y: f16[1,4,8] = add(%xc, %sin_f16)
+  %z_f16: f16[1,4,8] = mul(%y, %m)
+  %z: f32[1,4,8] = cast(%z_f16) {dtype=f32}
+  return %z
+})",
+                kF16);
+
+  // At position 1000 the f32 angles keep cos and sin within f16's rounding of the f32 graph's;
+  // angles computed in f16 (positions cast to f16 first) are off by up to 0.25 radians.
+  const ir::Graph before = test::parse(text);
+  const ir::Graph after = convert(text, Precision::kFp16);
+  ir::Tensor x = ir::Tensor::zeros({ir::DType::kF32, {1, 4, 8}});
+  ir::Tensor pos = ir::Tensor::zeros({ir::DType::kI64, {1, 1, 4}});
+  ir::Tensor keep = ir::Tensor::zeros({ir::DType::kI64, {1, 4, 8}});
+  for (int64_t i = 0; i < 32; ++i) {
+    x.set(i, 1.0);
+    keep.set(i, 1.0);
+  }
+  for (int64_t i = 0; i < 4; ++i) pos.set(i, static_cast<double>(997 + i));
+  test::check_same_outputs(before, after, {x, pos, keep}, {2e-3, 2e-3});
+}
+
 TEST_CASE("convert-precision keeps exp, pow, sum and what reads them in f32 for f16 only") {
   const std::string text = R"(
 graph(%x: f32[2,4]) {
