@@ -171,21 +171,20 @@ __host__ __device__ constexpr int gemv_nk_unroll(int64_t n, int64_t k) {
   return gemv_nk_lanes_unroll<T>(n, k, gemv_nk_lanes<T>(k));
 }
 
-/// gemv_nk_norm's loads in flight per lane: gemv_nk_unroll's, except for long rows whose columns
-/// fill less than two waves of blocks (2 * kGemvManyBlocks), which take kGemvSplitLoads. Why: a
-/// block's first turn of loads is all that is in flight while it normalizes x, and in a single
-/// wave no other block's stream covers that wait; eight loads put a 2048-element f16 row's whole
-/// share a lane in flight before the norm. Measured on an H100 (gemv_bench, f16, one row, share of
-/// copy bandwidth at 2 / 4 / 8 / 16 loads), TinyLlama's q/k/v with the RMS norm (2560 x 2048, 640
-/// blocks): 62 / 59 / 71 / 63% (and 62 / 59 / 72 / 64% on another H100); gate/up (11264 x 2048,
-/// 2816 blocks) 88 / 81 / 81 / 83% keeps 2.
+/// gemv_nk_norm's loads in flight per lane: gemv_nk_unroll's, except that its few loads
+/// (kGemvFewLoads, for long rows) become kGemvSplitLoads where the columns still fill less than
+/// two waves of blocks (2 * kGemvManyBlocks). Why: a block's first turn of loads is all that is
+/// in flight while it normalizes x, and with about one wave no other block's stream covers that
+/// wait; eight loads put a 2048-element f16 row's whole share a lane in flight before the norm.
+/// Measured on an H100 (gemv_bench, f16, one row, share of copy bandwidth at 2 / 4 / 8 / 16
+/// loads), TinyLlama's q/k/v with the RMS norm (2560 x 2048, 640 blocks): 62 / 59 / 71 / 63% (and
+/// 62 / 59 / 72 / 64% on another H100); gate/up (11264 x 2048, 2816 blocks) 88 / 81 / 81 / 83%
+/// keeps 2. Norm GEMVs of fewer blocks keep gemv_nk_unroll's many loads (not measured apart).
 template <typename T>
 __host__ __device__ constexpr int gemv_nk_norm_unroll(int64_t n, int64_t k) {
-  const int lanes = gemv_nk_lanes<T>(k);
-  const int64_t packs_per_lane = k / gemv_pack<T>(k) / lanes;
-  if (packs_per_lane > kGemvUnroll && gemv_nk_grid(n, lanes) < 2 * kGemvManyBlocks)
-    return kGemvSplitLoads;
-  return gemv_nk_unroll<T>(n, k);
+  const int unroll = gemv_nk_unroll<T>(n, k);
+  return unroll == kGemvFewLoads && gemv_nk_blocks<T>(n, k) < 2 * kGemvManyBlocks ? kGemvSplitLoads
+                                                                                  : unroll;
 }
 
 /// gemv_nk's lanes a column for an [n, k] weight without a fused norm or pairs: gemv_nk_lanes,

@@ -33,6 +33,7 @@ static_assert(inferno::kernels::gemv_nk_norm_unroll<__half>(2560, 2048) == 8, "q
 static_assert(inferno::kernels::gemv_nk_norm_unroll<__half>(11264, 2048) == 2, "gate/up");
 static_assert(inferno::kernels::gemv_nk_norm_unroll<__half>(32000, 2048) == 2, "LM head");
 static_assert(inferno::kernels::gemv_nk_norm_unroll<__half>(2304, 768) == 4, "GPT-2 q/k/v");
+static_assert(inferno::kernels::gemv_nk_norm_unroll<__half>(72, 4096) == 16, "few blocks");
 
 constexpr double kEps = 1e-5;
 constexpr double kAlpha = 0.5, kResidualCoefficient = -2.0;
@@ -175,7 +176,7 @@ void norm_rows(std::mt19937_64& rng) {
   norm_shape<T, kM, 2304, 768>(rng);
   norm_shape<T, kM, 5632, 2048>(rng);
   norm_shape<T, kM, 768, 100>(rng);
-  norm_shape<T, kM, 72, 4096>(rng);  // few blocks of long rows: 8 loads in flight a lane
+  norm_shape<T, kM, 72, 4096>(rng);  // few blocks of long rows: 16 loads in flight a lane
 }
 
 template <typename T>
