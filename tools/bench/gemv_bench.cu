@@ -5,15 +5,15 @@
 // column (one warp, or a column split over 2 or 4 warps: gemv_nk_split_lanes, for the GEMVs
 // without a norm). "vs now": each variant's output (random values) against the kernel as
 // generated code instantiates it, the largest difference over the largest magnitude (summation
-// order and f16 rounding). Each
-// figure is the time of one launch in a replayed CUDA graph of a chain of launches, every launch
-// reading another copy of the weight (the copies together are several times the L2), as a decode
-// step reads each layer's weights once: normal launches, and dependent launches
-// (kernels/dependent_launch.cuh), which overlap each launch with the one before. GB/s is the
-// weight's bytes over that time; the last column compares with a device-to-device copy measured the
-// same way.
+// order and f16 rounding). Each figure is the time of one launch in a replayed CUDA graph of a
+// chain of launches, every launch reading another copy of the weight (the copies together are
+// several times the L2), as a decode step reads each layer's weights once: normal launches, and
+// dependent launches (kernels/dependent_launch.cuh), which overlap each launch with the one
+// before. GB/s is the weight's bytes over that time; the last column compares with a
+// device-to-device copy measured the same way.
 //
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I. tools/bench/gemv_bench.cu -o gemv_bench && ./gemv_bench
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I. -Itools/bench tools/bench/gemv_bench.cu -o gemv_bench
+//   ./gemv_bench
 #include <cuda_fp16.h>
 
 #include <algorithm>
