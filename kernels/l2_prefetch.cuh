@@ -13,13 +13,13 @@
 // Only weights are prefetched (constants: the dependent-launch contract allows reading them before
 // await_producers, and a prefetch changes no value anyway). How many bytes: the next weight's,
 // capped at kL2PrefetchDefaultBytes, or at INFERNO_L2_PREFETCH_MB megabytes from the environment
-// (0 turns prefetching off, for comparisons); read once per process. Why 4 MB (H100, fp16 decode
-// steps, tools/bench/bench_llm.py, ms/token): a TinyLlama-shaped Llama took 1.184 / 1.177 without
-// prefetching, 1.169 at 1 MB, 1.152-1.161 at 2-8 MB, and 1.208, 1.260, 1.277 at 16, 32, 48 MB:
-// a large prefetch competes for the DRAM with the GEMV running beside it (its weight is streamed
-// right then) and with the next one's own loads. GPT-2 small's step (0.27-0.30 ms) moved by no
-// more than its run-to-run noise at any cap: its GEMVs (0.5-4.7 MB) are bound by launches and
-// their own latency, not by DRAM idling between them.
+// (0 turns prefetching off, for comparisons); read once per process. Why 1 MB (H100, fp16 decode
+// steps, tools/bench/bench_llm.py --variants, ms/token, median of 3, 2026-12-07, one machine):
+// GPT-2 small took 0.2519 without prefetching, 0.2398-0.2410 at 1 MB, 0.2454 at 2, 0.2579-0.2586 at
+// 4 and 0.2607 at 8; a TinyLlama-shaped Llama 1.0355, 1.0321-1.0328, 1.0321, 1.0354-1.0358 and
+// 1.0506. A cap above the small kernels' share of the gap competes for the DRAM with the GEMV
+// running beside it (its weight is streamed right then) and with the next one's own loads. (An
+// older library, before its GEMVs split long rows over several warps, measured best at 2-8 MB.)
 //
 // Measured and not kept (H100, 2026-12-07, docs/benchmarks.md): the decode step's attention kernel
 // asking for the next GEMVs' weights as well (16 MB: the step 2.3% slower for TinyLlama, 4.5% for
@@ -42,7 +42,7 @@ struct L2Prefetch {
 };
 
 /// The default cap of one prefetch (see the header comment).
-constexpr long long kL2PrefetchDefaultBytes = 4ll << 20;
+constexpr long long kL2PrefetchDefaultBytes = 1ll << 20;
 
 /// This thread's part of `next`: the bytes are split over the grid's warps in 16-byte units, and
 /// lane 0 of each warp asks for its warp's share with one bulk prefetch. A no-op before sm_90.
