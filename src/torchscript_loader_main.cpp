@@ -22,13 +22,15 @@ namespace {
 namespace protocol = inferno::frontend::torchscript_protocol;
 
 inferno::Status load(const std::string& model, const std::string& specs,
-                     std::vector<std::string>& notes, std::optional<inferno::ir::Graph>& graph) {
+                     std::vector<std::string>& notes, std::optional<inferno::ir::Graph>& graph,
+                     bool& reads_sizes) {
   inferno::Expected<std::vector<inferno::frontend::InputSpec>> inputs =
       protocol::decode_input_specs(specs);
   if (!inputs) return inputs.status();
   inferno::frontend::LoadOptions options;
   options.inputs = std::move(*inputs);
   options.note = [&notes](std::string_view note) { notes.emplace_back(note); };
+  options.reads_sizes = &reads_sizes;
   inferno::Expected<inferno::ir::Graph> loaded =
       inferno::frontend::load_torchscript_in_process(model, options);
   if (!loaded) return loaded.status();
@@ -47,9 +49,10 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> notes;
   std::optional<inferno::ir::Graph> graph;
-  const inferno::Status status = load(argv[1], argv[3], notes, graph);
+  bool reads_sizes = false;
+  const inferno::Status status = load(argv[1], argv[3], notes, graph, reads_sizes);
   const inferno::Status written = inferno::write_file_atomic(
-      argv[2], protocol::encode_result(status, notes, graph ? &*graph : nullptr));
+      argv[2], protocol::encode_result(status, notes, graph ? &*graph : nullptr, reads_sizes));
   const inferno::Status& reported = written.is_ok() ? status : written;
   if (!reported.is_ok()) {
     std::fprintf(stderr, "infernoc-torchscript: error: %s\n", reported.to_string().c_str());

@@ -102,6 +102,22 @@ Expected<frontend::LoadOptions> load_options(const CliOptions& options,
     data.push_back(std::move(tensor));
   }
   INFERNO_ASSIGN_OR_RETURN(load.dim_ranges, dim_ranges(options));
+  // Named dims of --input take their sizes from --data files where they are given.
+  for (size_t i = 0; i < load.inputs.size() && i < data.size(); ++i) {
+    const frontend::InputSpec& spec = load.inputs[i];
+    if (spec.dim_symbols.size() != data[i].type.shape.size()) continue;  // checked later
+    for (size_t axis = 0; axis < spec.dim_symbols.size(); ++axis) {
+      const std::string& symbol = spec.dim_symbols[axis];
+      if (symbol.empty()) continue;
+      const int64_t size = data[i].type.shape[axis];
+      const auto [at, added] = load.symbols.emplace(symbol, size);
+      if (!added && at->second != size) {
+        return invalid_input("--data files disagree on the size of dim '" + symbol +
+                             "': " + std::to_string(at->second) + " and " + std::to_string(size) +
+                             " (" + options.data_files[i] + ")");
+      }
+    }
+  }
   if (load.inputs.empty()) {
     for (size_t i = 0; i < data.size(); ++i)
       load.inputs.push_back({"", data[i].type, /*exact_dtype=*/false, options.data_files[i]});
@@ -326,8 +342,10 @@ Status run_command(const CliOptions& options) {
   load.dynamic_dims = &dynamic_dims;
   // What each load binds: the variant's sizes, and a dim --dim bounds at its smallest size
   // otherwise (the export's may lie outside the new range).
+  const Specialization data_symbols = load.symbols;  // named dims' sizes in --data files
   const auto symbols_for = [&](const Specialization& variant) {
     Specialization symbols = variant;
+    for (const auto& [symbol, size] : data_symbols) symbols.emplace(symbol, size);
     for (const auto& [symbol, range] : load.dim_ranges) symbols.emplace(symbol, range.first);
     return symbols;
   };
@@ -358,9 +376,12 @@ Status run_command(const CliOptions& options) {
     }));
     return LoadedAt{std::move(other), dims_at[symbol].row_indices};
   };
-  // Only a library splits runs, and only along dims whose sizes the command line left open.
+  // Only a library splits runs, and only along dims whose sizes the command line left open
+  // (named dims of --input are open unless --data gives their sizes).
   std::string split;
-  if (backend && load.inputs.empty()) {
+  const bool sizes_open =
+      load.inputs.empty() || (frontend::has_named_dims(load.inputs) && data.empty());
+  if (backend && sizes_open) {
     INFERNO_ASSIGN_OR_RETURN(split, row_split_dim(graph, bound, load_at));
   }
   if (variants.empty()) {

@@ -47,7 +47,8 @@ std::optional<ParsedCommandLine> parse_or_exit(CLI::App& app, int argc, char** a
 void add_input_options(CLI::App& app, CliOptions& o) {
   app.add_option("--input", o.input_specs,
                  "an input's shape and dtype, NAME:DIMS:DTYPE (e.g. x:1x512:f32); one per model "
-                 "input, in order")
+                 "input, in order. A TorchScript model's dims may be names (x:Bx3x224x224:f32), "
+                 "each with its range in --dim (B=1..64): dynamic dims, as a .pt2 exports them")
       ->take_all();
   app.add_option("--data", o.data_files,
                  "an input as a NumPy .npy file; one per model input, in order (a floating-point "
@@ -225,7 +226,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       ->take_all();
   app.add_option("--dim", o.dim_ranges,
                  "SYMBOL=LO..HI: the range of the model's dynamic dim SYMBOL (e.g. s77=1..64), "
-                 "within the one it was exported for: bounds a dim exported without an upper "
+                 "or of a dim --input names; within the one it was exported for: bounds a dim "
+                 "exported without an upper "
                  "bound (infernoc refuses those otherwise) and sets the sizes a split batch is "
                  "compiled for (see docs/runtime.md)")
       ->take_all();

@@ -38,7 +38,26 @@ Expected<ModelFormat> detect_format(const std::string& path) {
 Expected<ir::Graph> load_model(const std::string& path, const LoadOptions& options,
                                TorchScriptLoader torchscript) {
   INFERNO_ASSIGN_OR_RETURN(ModelFormat format, detect_format(path));
-  return format == ModelFormat::kPt2 ? load_pt2(path, options) : torchscript(path, options);
+  if (!has_named_dims(options.inputs)) {
+    return format == ModelFormat::kPt2 ? load_pt2(path, options) : torchscript(path, options);
+  }
+  if (format == ModelFormat::kPt2) {
+    return invalid_input(
+        "--input names a dim, which only a TorchScript model's inputs take: a .pt2 has its own "
+        "dynamic dims: name those in --dim SYMBOL=LO..HI or --specialize SYMBOL=V1,...");
+  }
+  // A TorchScript model with named dims (--input x:Bx16:f32): loaded at their bound sizes; a
+  // size the model computes with as a number is baked into the graph, as the .pt2 frontend's
+  // read_as_value says of its dims.
+  LoadOptions bound = options;
+  INFERNO_RETURN_IF_ERROR(bind_named_dims(bound));
+  bool reads_sizes = false;
+  bound.reads_sizes = &reads_sizes;
+  INFERNO_ASSIGN_OR_RETURN(ir::Graph graph, torchscript(path, bound));
+  if (options.dynamic_dims) {
+    for (auto& [symbol, dim] : *options.dynamic_dims) dim.read_as_value = reads_sizes;
+  }
+  return graph;
 }
 
 }  // namespace inferno::frontend

@@ -25,6 +25,19 @@ std::string_view strip_dot_number(std::string_view name) {
   return name.substr(0, dot);
 }
 
+// A named dim: a letter or '_', then letters, digits or '_' ('x' separates dims).
+bool is_dim_name(std::string_view field) {
+  if (field.empty() || field.size() > 64) return false;
+  const auto letter = [](char c) {
+    return (c >= 'a' && c <= 'z' && c != 'x') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (!letter(field.front())) return false;
+  for (char c : field) {
+    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
 std::string join(const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
@@ -57,13 +70,20 @@ Expected<InputSpec> parse_input_spec(std::string_view text) {
       const std::string_view field = dims.substr(pos, x - pos);
       int64_t d = -1;
       const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), d);
-      if (field.empty() || ec != std::errc() || end != field.data() + field.size() || d < 0) {
-        return fail("dim '" + std::string(field) + "' is not a non-negative integer");
+      if (is_dim_name(field)) {
+        spec.dim_symbols.resize(spec.type.shape.size());
+        spec.dim_symbols.emplace_back(field);
+        d = 0;  // bound later (bind_named_dims)
+      } else if (field.empty() || ec != std::errc() || end != field.data() + field.size() ||
+                 d < 0) {
+        return fail("dim '" + std::string(field) +
+                    "' is neither a non-negative integer nor a name");
       }
       if (d > kMaxDim) return fail("dim " + std::to_string(d) + " is larger than 2^31");
       if (spec.type.shape.size() == kMaxRank)
         return fail("more than " + std::to_string(kMaxRank) + " dims");
       spec.type.shape.push_back(d);
+      if (!spec.dim_symbols.empty()) spec.dim_symbols.resize(spec.type.shape.size());
       if (__builtin_mul_overflow(numel, d, &numel) || numel > kMaxElements) {
         return fail("more than 2^48 elements");
       }
@@ -81,6 +101,57 @@ Expected<InputSpec> parse_input_spec(std::string_view text) {
   }
   spec.type.dtype = *parsed;
   return spec;
+}
+
+bool has_named_dims(const std::vector<InputSpec>& specs) {
+  for (const InputSpec& spec : specs) {
+    if (!spec.dim_symbols.empty()) return true;
+  }
+  return false;
+}
+
+Status bind_named_dims(LoadOptions& options) {
+  if (options.dynamic_dims) {  // a map kept over several loads lists each use once
+    for (auto& [symbol, dim] : *options.dynamic_dims) dim.uses.clear();
+  }
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    InputSpec& spec = options.inputs[i];
+    for (size_t axis = 0; axis < spec.dim_symbols.size(); ++axis) {
+      const std::string& symbol = spec.dim_symbols[axis];
+      if (symbol.empty()) continue;
+      const std::string where = "--input " + std::to_string(i) + " names dim " +
+                                std::to_string(axis) + " '" + symbol + "'";
+      const auto range = options.dim_ranges.find(symbol);
+      if (range == options.dim_ranges.end()) {
+        return invalid_input(where + ", which has no range: give it one with --dim " + symbol +
+                             "=LO..HI");
+      }
+      const auto [lo, hi] = range->second;
+      const auto given = options.symbols.find(symbol);
+      const int64_t value = given == options.symbols.end() ? lo : given->second;
+      if (value < lo || value > hi) {
+        return invalid_input(where + " with the size " + std::to_string(value) +
+                             ", outside its range " + std::to_string(lo) + ".." +
+                             std::to_string(hi));
+      }
+      if (value > kMaxDim) return invalid_input(where + " with a size larger than 2^31");
+      spec.type.shape[axis] = value;
+      if (options.dynamic_dims) {
+        DynamicDim& dim = (*options.dynamic_dims)[symbol];
+        dim.min = lo;
+        dim.max = hi;
+        dim.value = value;
+        dim.uses.push_back({static_cast<int32_t>(i), static_cast<int32_t>(axis)});
+      }
+    }
+    spec.dim_symbols.clear();
+    int64_t numel = 1;
+    for (const int64_t d : spec.type.shape) {
+      if (__builtin_mul_overflow(numel, d, &numel) || numel > kMaxElements)
+        return invalid_input("--input " + std::to_string(i) + " has more than 2^48 elements");
+    }
+  }
+  return Status::ok();
 }
 
 Status check_input_specs(const std::vector<InputSpec>& specs,

@@ -26,11 +26,19 @@ struct InputSpec {
   bool exact_dtype = true;
   /// The --data file the spec was taken from, empty for --input: errors name what the user gave.
   std::string data_file = {};
+  /// A named dim's symbol per dim ("B" for x:Bx3x224x224:f32, "" for a fixed size); empty when
+  /// every dim is fixed. A named dim's size in `type` is 0 until bind_named_dims gives it one.
+  std::vector<std::string> dim_symbols = {};
 };
 
-/// Parses "x:1x512:f32". DIMS is 'x'-separated non-negative integers; "scalar" (or an empty
-/// DIMS field) means rank 0. DTYPE is an IR dtype name. Errors are invalid-input Statuses.
+/// Parses "x:1x512:f32". DIMS is 'x'-separated sizes: non-negative integers, or names (a letter
+/// or '_' first, then letters, digits and '_'; no 'x', the separator) that make the dim dynamic
+/// (TorchScript models: --dim NAME=LO..HI gives the range). "scalar" (or an empty DIMS field)
+/// means rank 0. DTYPE is an IR dtype name. Errors are invalid-input Statuses.
 Expected<InputSpec> parse_input_spec(std::string_view text);
+
+/// Whether some spec has a named dim.
+bool has_named_dims(const std::vector<InputSpec>& specs);
 
 /// Where a dynamic dim appears: dim `axis` of user input `input`.
 struct DimUse {
@@ -72,7 +80,18 @@ struct LoadOptions {
   /// Hears what the frontend decided for the user (which TorchScript value an output name was);
   /// may be empty.
   std::function<void(std::string_view)> note = {};
+  /// When set, the TorchScript frontend sets it to whether the model computes with a tensor's
+  /// size as a number (aten::size or aten::numel reaching anything but a view's shape): such a
+  /// size is a constant of the loaded graph, so its named dims must not be split.
+  bool* reads_sizes = nullptr;
 };
+
+/// Binds the named dims of `options.inputs` (--input x:Bx16:f32 for a TorchScript model): each
+/// takes `options.symbols`' value for its name, else the low end of its --dim range, which it
+/// must have; the specs become fixed-size. Records each name in `options.dynamic_dims` (when set)
+/// with its range, value and uses. Errors (a name without a range, a value outside it) are
+/// invalid-input Statuses.
+Status bind_named_dims(LoadOptions& options);
 
 /// Matches `specs` against the model's input names (`model_names`, in order): the counts must be
 /// equal and every named spec must match. TorchScript's ".N" suffixes are ignored on both sides.

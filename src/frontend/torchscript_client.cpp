@@ -77,6 +77,7 @@ Expected<ir::Graph> load_torchscript(const std::string& path, const LoadOptions&
     for (const std::string& note : result->notes) options.note(note);
   }
   if (!result->status.is_ok()) return result->status;
+  if (options.reads_sizes) *options.reads_sizes = result->reads_sizes;
   return std::move(result->graph);
 }
 

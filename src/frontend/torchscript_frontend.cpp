@@ -32,6 +32,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -294,6 +295,9 @@ class Walker {
     return Status::ok();
   }
 
+  /// Whether the model computes with a tensor's size as a number (LoadOptions::reads_sizes).
+  bool reads_sizes() const { return reads_sizes_; }
+
   /// The IR outputs, named output0, output1, ... or by a returned dict's keys (TorchScript's
   /// own names are numbers); `note` hears which value each name was.
   Status set_outputs(const std::function<void(std::string_view)>& note) {
@@ -486,6 +490,7 @@ class Walker {
       return invalid_input(kind + " of a value that is not a tensor", node_name(node),
                            location_of(node));
     const ir::Shape& shape = out_.type(*id).shape;
+    if (kind != "aten::dim" && used_as_number(node->output(), 0)) reads_sizes_ = true;
     if (kind == "aten::dim")
       return bind(node->output(), AtenArg(static_cast<int64_t>(shape.size())));
     if (kind == "aten::numel") return bind(node->output(), AtenArg(ir::shape_numel(shape)));
@@ -499,6 +504,33 @@ class Walker {
           node_name(node), location_of(node));
     }
     return bind(node->output(), AtenArg(shape[static_cast<size_t>(*dim < 0 ? *dim + rank : *dim)]));
+  }
+
+  /// Whether `value`, a size or a number computed from sizes, reaches anything but the shape
+  /// argument of a view, through lists, tuples, scalar casts and the arithmetic this file folds
+  /// (a traced `c // groups` is a floor_divide of a 0-dim tensor). Arithmetic with a real tensor
+  /// is followed too, so `x * x.size(0)` counts once its product is used. Deeper chains than
+  /// kMaxDepth count as a number.
+  static bool used_as_number(const jit::Value* value, int depth) {
+    constexpr int kMaxDepth = 32;
+    if (depth > kMaxDepth) return true;
+    static constexpr std::string_view kShapeUsers[] = {"aten::view", "aten::reshape",
+                                                       "aten::expand", "aten::_unsafe_view"};
+    static constexpr std::string_view kPassing[] = {
+        "prim::ListConstruct", "prim::ListUnpack", "prim::TupleConstruct", "prim::TupleUnpack",
+        "prim::NumToTensor",   "aten::Int",        "aten::ScalarImplicit"};
+    const auto listed = [](const auto& kinds, std::string_view kind) {
+      return std::find(std::begin(kinds), std::end(kinds), kind) != std::end(kinds);
+    };
+    for (const jit::Use& use : value->uses()) {
+      const std::string_view kind = use.user->kind().toQualString();
+      if (use.offset == 1 && listed(kShapeUsers, kind)) continue;
+      if (!listed(kPassing, kind) && !is_foldable_math(kind)) return true;
+      for (const jit::Value* output : use.user->outputs()) {
+        if (used_as_number(output, depth + 1)) return true;
+      }
+    }
+    return false;
   }
 
   /// prim::NumToTensor, aten::Int, aten::Float, aten::ScalarImplicit of compile-time scalars.
@@ -671,6 +703,7 @@ class Walker {
   const jit::Graph& graph_;
   ir::Graph& out_;
   std::unordered_map<const jit::Value*, Known> values_;
+  bool reads_sizes_ = false;
 };
 
 Expected<ir::Graph> load_frozen(const std::string& path, const LoadOptions& options) {
@@ -694,6 +727,7 @@ Expected<ir::Graph> load_frozen(const std::string& path, const LoadOptions& opti
   INFERNO_RETURN_IF_ERROR(walker.add_inputs(options.inputs));
   INFERNO_RETURN_IF_ERROR(walker.walk());
   INFERNO_RETURN_IF_ERROR(walker.set_outputs(options.note));
+  if (options.reads_sizes) *options.reads_sizes = walker.reads_sizes();
   return out;
 }
 

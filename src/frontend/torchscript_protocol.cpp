@@ -118,7 +118,7 @@ Expected<std::vector<InputSpec>> decode_input_specs(std::string_view text) {
 }
 
 std::string encode_result(const Status& status, const std::vector<std::string>& notes,
-                          const ir::Graph* graph) {
+                          const ir::Graph* graph, bool reads_sizes) {
   std::string out;
   put(out, kResultMagic);
   put(out, static_cast<int64_t>(status.code()));
@@ -128,6 +128,7 @@ std::string encode_result(const Status& status, const std::vector<std::string>& 
   put(out, status.location().line);
   put(out, static_cast<int64_t>(notes.size()));
   for (const std::string& note : notes) put(out, note);
+  put(out, int64_t{reads_sizes ? 1 : 0});
   if (!status.is_ok() || graph == nullptr) return out;
   // The weights as raw bytes: printing and parsing them as decimal text took seconds per 100 MB.
   INFERNO_CHECK(graph->num_states() == 0, "a TorchScript graph has no state");
@@ -154,9 +155,11 @@ Expected<Result> decode_result(std::string_view text) {
   for (int64_t i = 0; note_count && i < *note_count && !in.failed(); ++i) {
     if (std::optional<std::string_view> note = in.field()) result.notes.emplace_back(*note);
   }
-  if (in.failed()) return internal_error("its result's header is malformed");
+  const std::optional<int64_t> reads_sizes = in.number(0, 1);
+  if (in.failed() || !reads_sizes) return internal_error("its result's header is malformed");
   result.status = Status(static_cast<ErrorCode>(*code), std::string(*message), std::string(*node),
                          SourceLocation{std::string(*file), *line});
+  result.reads_sizes = *reads_sizes == 1;
   if (!result.status.is_ok()) return result;
   const std::optional<std::string_view> graph_text = in.field();
   if (!graph_text) return internal_error("it returned no graph");

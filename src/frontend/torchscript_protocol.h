@@ -24,14 +24,16 @@ std::string encode_input_specs(const std::vector<InputSpec>& specs);
 /// Inverse of encode_input_specs; a malformed argument is an invalid-input Status.
 Expected<std::vector<InputSpec>> decode_input_specs(std::string_view text);
 
-/// The result file's contents for a load that ended with `status` (and `graph` when it is ok).
+/// The result file's contents for a load that ended with `status` (and `graph` when it is ok);
+/// `reads_sizes` as LoadOptions::reads_sizes says.
 std::string encode_result(const Status& status, const std::vector<std::string>& notes,
-                          const ir::Graph* graph);
+                          const ir::Graph* graph, bool reads_sizes = false);
 
 struct Result {
   Status status;  ///< the load's outcome as the loader reported it
   std::vector<std::string> notes;
-  ir::Graph graph;  ///< empty unless status is ok
+  bool reads_sizes = false;  ///< LoadOptions::reads_sizes
+  ir::Graph graph;           ///< empty unless status is ok
 };
 /// Inverse of encode_result. A result file that does not parse is an internal-error Status
 /// describing what is wrong with it (the caller words it as a failure of the loader).

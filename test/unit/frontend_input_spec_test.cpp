@@ -21,6 +21,60 @@ TEST_CASE("input specs parse", "[frontend][input_spec]") {
   CHECK(parse_input_spec("x:1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1:f32").has_value());
 }
 
+TEST_CASE("input specs name dynamic dims", "[frontend][input_spec]") {
+  Expected<InputSpec> s = parse_input_spec("x:Bx3x224x224:f32");
+  REQUIRE(s.has_value());
+  CHECK(s->dim_symbols == std::vector<std::string>{"B", "", "", ""});
+  CHECK(s->type.to_string() == "f32[0,3,224,224]");  // B is sized when bound
+  s = parse_input_spec("ids:1xseq_len2:i64");
+  REQUIRE(s.has_value());
+  CHECK(s->dim_symbols == std::vector<std::string>{"", "seq_len2"});
+  CHECK(parse_input_spec("x:3x4:f32")->dim_symbols.empty());
+  CHECK(has_named_dims({*s}));
+  CHECK(!has_named_dims({*parse_input_spec("x:3x4:f32")}));
+  for (const char* bad : {"x:2*Bx3:f32", "x:B-1x3:f32", "x:maxx3:f32", "x:4Bx3:f32"}) {
+    INFO(bad);
+    CHECK(parse_input_spec(bad).status().message().find("neither a non-negative integer nor a "
+                                                        "name") != std::string::npos);
+  }
+}
+
+TEST_CASE("named dims bind to a value within their --dim range", "[frontend][input_spec]") {
+  std::map<std::string, DynamicDim, std::less<>> dims;
+  LoadOptions options;
+  options.inputs = {*parse_input_spec("a:Bx4:f32"), *parse_input_spec("b:3xB:f32")};
+  options.dim_ranges = {{"B", {2, 16}}};
+  options.dynamic_dims = &dims;
+  // The range's low end unless a value is given; every use recorded once per load.
+  for (int load = 0; load < 2; ++load) {
+    LoadOptions bound = options;
+    REQUIRE(bind_named_dims(bound).is_ok());
+    CHECK(bound.inputs[0].type.to_string() == "f32[2,4]");
+    CHECK(bound.inputs[1].type.to_string() == "f32[3,2]");
+    CHECK(!has_named_dims(bound.inputs));
+  }
+  REQUIRE(dims.count("B") == 1);
+  CHECK(dims["B"].min == 2);
+  CHECK(dims["B"].max == 16);
+  CHECK(dims["B"].value == 2);
+  REQUIRE(dims["B"].uses.size() == 2);
+  CHECK((dims["B"].uses[1].input == 1 && dims["B"].uses[1].axis == 1));
+  options.symbols = {{"B", 9}};
+  LoadOptions nine = options;
+  REQUIRE(bind_named_dims(nine).is_ok());
+  CHECK(nine.inputs[1].type.to_string() == "f32[3,9]");
+  CHECK(dims["B"].value == 9);
+
+  options.symbols = {{"B", 17}};
+  LoadOptions outside = options;
+  CHECK(bind_named_dims(outside).message() ==
+        "--input 0 names dim 0 'B' with the size 17, outside its range 2..16");
+  options.dim_ranges.clear();
+  LoadOptions unranged = options;
+  CHECK(bind_named_dims(unranged).message() ==
+        "--input 0 names dim 0 'B', which has no range: give it one with --dim B=LO..HI");
+}
+
 TEST_CASE("input specs reject bad text", "[frontend][input_spec]") {
   const std::pair<const char*, const char*> cases[] = {
       {"x:1x512", "three"},

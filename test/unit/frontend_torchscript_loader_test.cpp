@@ -196,6 +196,8 @@ TEST_CASE("TorchScript loader: input specs and results round-trip, malformed one
   CHECK(result->status.to_string() == error.to_string());
   CHECK(result->status.code() == error.code());
   CHECK(result->notes == std::vector<std::string>{"a note"});
+  CHECK(!result->reads_sizes);
+  CHECK(protocol::decode_result(protocol::encode_result(error, {}, nullptr, true))->reads_sizes);
   // A graph: its text, then its constants' bytes, which must be as long as their types say.
   Expected<ir::Graph> graph = ir::parse_graph(
       "graph(%x: f32[2]) {\n  %c: f32[2] = constant [1.5, -0]\n  %y: f32[2] = add(%x, %c)\n"

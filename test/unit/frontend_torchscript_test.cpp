@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frontend/torchscript_frontend.h"
@@ -153,6 +154,26 @@ TEST_CASE("TorchScript: a spec shape that does not fit the model is a Status",
   REQUIRE_FALSE(graph.has_value());
   CHECK(graph.status().code() != ErrorCode::kOk);
   CHECK(graph.status().code() != ErrorCode::kInternal);
+}
+
+TEST_CASE("TorchScript: a size read as a number is reported, a size shaping a view is not",
+          "[frontend][torchscript]") {
+  // cnn_block reads no size; cnn_ops reads one for a view's shape; cnn_norms_lists divides
+  // sizes (traced: floor_divide of 0-dim tensors) for views; transformer_llama hands one to arange
+  // (a number the graph keeps).
+  for (const auto& [name, input, reads] :
+       {std::tuple{"cnn_block", "x:2x3x32x32:f32", false},
+        std::tuple{"cnn_ops", "x:2x3x8x8:f32", false},
+        std::tuple{"cnn_norms_lists", "x:2x8x6x5:f32", false},
+        std::tuple{"transformer_llama", "x:1x19x32:f32", true}}) {
+    INFO(name);
+    LoadOptions options;
+    options.inputs = {*frontend::parse_input_spec(input)};
+    bool reads_sizes = !reads;
+    options.reads_sizes = &reads_sizes;
+    REQUIRE(load(std::string(name) + "/model.pt", options).has_value());
+    CHECK(reads_sizes == reads);
+  }
 }
 
 TEST_CASE("TorchScript: unreadable and malformed files are Statuses, not crashes",
