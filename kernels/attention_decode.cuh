@@ -28,9 +28,10 @@
 // takes all keys. Grouped-query attention reads kv head h / groups in place (no repeated K/V).
 //
 // In a generated model's decode step (AttentionDecodeLaunch) the kernel may be launched with
-// programmatic dependent launch (dependent_launch.cuh: it awaits the kernels before it first
-// thing), so that the GEMV after it (the output projection) launches while it runs and streams
-// its weight meanwhile. Off unless asked for (attention_decode_dependent_enabled says why).
+// programmatic dependent launch (dependent_launch.cuh: it awaits the kernels before it reads
+// what they write), so that the GEMV after it (the output projection) launches while it runs and
+// streams its weight meanwhile. On unless INFERNO_ATTENTION_DEPENDENT=0 (see
+// attention_decode_dependent_enabled).
 #pragma once
 
 #include "attention_params.cuh"

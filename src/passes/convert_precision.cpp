@@ -99,7 +99,11 @@ class Converter {
 
   Status run() {
     std::vector<ir::Node>& old_nodes = rebuilder_.old_nodes();
-    for (ir::Node& node : old_nodes) INFERNO_RETURN_IF_ERROR(visit(std::move(node)));
+    for (ir::Node& node : old_nodes) {
+      cast_loc_ = node.loc;
+      INFERNO_RETURN_IF_ERROR(visit(std::move(node)));
+    }
+    cast_loc_ = {};
     std::vector<ValueId> outputs;
     std::vector<bool> renamed(static_cast<size_t>(graph_.num_values()), false);
     for (size_t j = 0; j < graph_.outputs().size(); ++j) {
@@ -137,7 +141,7 @@ class Converter {
     ir::Attributes attrs;
     attrs.set("dtype", DType::kF32);
     INFERNO_ASSIGN_OR_RETURN(ValueId up, rebuilder_.build(OpKind::kCast, {low}, std::move(attrs),
-                                                          graph_.name(v) + "_f32", {}));
+                                                          graph_.name(v) + "_f32", cast_loc_));
     grow();
     orig_[at(v)] = up;
     return up;
@@ -164,8 +168,8 @@ class Converter {
     } else {
       ir::Attributes attrs;
       attrs.set("dtype", low_);
-      INFERNO_ASSIGN_OR_RETURN(low,
-                               rebuilder_.build(OpKind::kCast, {orig}, std::move(attrs), hint, {}));
+      INFERNO_ASSIGN_OR_RETURN(
+          low, rebuilder_.build(OpKind::kCast, {orig}, std::move(attrs), hint, cast_loc_));
     }
     grow();
     low_form_[at(v)] = low;
@@ -370,10 +374,13 @@ class Converter {
   bool io_compute_ = false;        ///< --io-precision compute: f32 inputs and outputs become T
   std::vector<ValueId> orig_;      ///< value -> the value of its original type, or kNoValue
   std::vector<ValueId> low_form_;  ///< f32 value -> its T form, or kNoValue
-  std::vector<bool> wide_;         ///< f32 values that may exceed f16's range
-  std::vector<bool> pinned_;       ///< f32 values the model computes in f32 on purpose
-  std::vector<bool> angle_;        ///< f32 angles computed from integer positions
-  std::vector<bool> feeds_trig_;   ///< values that reach a sin or cos (values_feeding_trig)
+  /// Where the casts the pass adds come from: the node that needs them (its model source line,
+  /// which profiles and errors then name), none for the outputs' casts.
+  SourceLocation cast_loc_;
+  std::vector<bool> wide_;        ///< f32 values that may exceed f16's range
+  std::vector<bool> pinned_;      ///< f32 values the model computes in f32 on purpose
+  std::vector<bool> angle_;       ///< f32 angles computed from integer positions
+  std::vector<bool> feeds_trig_;  ///< values that reach a sin or cos (values_feeding_trig)
   std::vector<bool> is_output_;
   std::vector<bool> was_f32_;
 };

@@ -283,6 +283,21 @@ graph(%x: f32[1,4,8], %pos: i64[1,1,4], %keep: i64[1,4,8]) {
   test::check_same_outputs(before, after, {x, pos, keep}, {2e-3, 2e-3});
 }
 
+TEST_CASE("convert-precision's casts keep the source line of the node that needs them") {
+  const ir::Graph graph = convert(R"(
+graph(%x: f32[2,4]) {
+  %w: f32[4,4] = constant [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+  %y: f32[2,4] = gemm(%x, %w) {activation="none", alpha=1.0, beta=1.0, trans_b=false} loc("m.py":3)
+  %s: f32[2,4] = softmax(%y) {dim=1} loc("m.py":4)
+  return %s
+})",
+                                  Precision::kFp16);
+  const std::string text = ir::print_graph(graph);
+  INFO(text);
+  CHECK(text.find("cast(%x) {dtype=f16} loc(\"m.py\":3)") != std::string::npos);
+  CHECK(text.find("cast(%y) {dtype=f32} loc(\"m.py\":4)") != std::string::npos);
+}
+
 TEST_CASE("convert-precision keeps exp, pow, sum and what reads them in f32 for f16 only") {
   const std::string text = R"(
 graph(%x: f32[2,4]) {

@@ -21,7 +21,7 @@ constexpr uint64_t kWorkspaceBytes = 0;
 
 // ---- Kernels, in node order ---------------------------------------------------------------------
 
-// %x_f16 = cast(%x) {dtype=f16}
+// %x_f16 = cast(%x) {dtype=f16} at linear.py:134
 __global__ void k0_cast_f16_f16_4x16(const float* in0, __half* out) {
   inferno::kernels::await_producers();
   for (int i = blockIdx.x * 256 + threadIdx.x; i < 64; i += gridDim.x * 256) {
@@ -90,7 +90,7 @@ int32_t run_steps(void* state_ptr, const inferno_model_run_args* args, inferno_p
   __half* const v_linear_1_f16 = reinterpret_cast<__half*>(arena + 0);  // arena [0, 64)
 
   MODEL_PROFILE_STEP(0, 0);
-  // %x_f16 = cast(%x) {dtype=f16}
+  // %x_f16 = cast(%x) {dtype=f16} at linear.py:134
   MODEL_LAUNCH(k0_cast_f16_f16_4x16, 1, 256, "%x_f16", /* in0 */ v_x, /* out */ v_x_f16);
   MODEL_PROFILE_STEP(0, 1);
 
@@ -143,7 +143,7 @@ const inferno_model kModel = {
 // What each step of run_steps() computes, where the model's source made it, and its
 // cost (infernoc's formulas: codegen/kernel_cost.h).
 const inferno_kernel_cost kSteps[] = {
-  {0, 1, "x_f16", "cast", "", "cast_f16_f16_4x16", INFERNO_DTYPE_F16, 0, 0.0, 256u, 128u},
+  {0, 1, "x_f16", "cast", "linear.py:134", "cast_f16_f16_4x16", INFERNO_DTYPE_F16, 0, 0.0, 256u, 128u},
   {1, 1, "relu", "gemm", "linear.py:134", "gemv_nk_f16_4x16x32 (weight-streaming GEMV, FMA)", INFERNO_DTYPE_F16, 0, 4352.0, 1216u, 256u},
   {2, 1, "linear_1_f16", "gemm", "linear.py:134", "gemv_nk_f16_4x32x8 (weight-streaming GEMV, FMA)", INFERNO_DTYPE_F16, 0, 2080.0, 784u, 64u},
   {3, 1, "linear_1", "cast", "linear.py:134", "cast_f32_f32_4x8", INFERNO_DTYPE_F32, 0, 0.0, 64u, 128u},
