@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli_test_helpers.h"
 #include "driver_test_helpers.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
@@ -23,10 +24,7 @@ using test::fixture_path;
 using test::ScopedEnvVar;
 using test::ScratchDir;
 
-test::ProcessResult infernoc(std::vector<std::string> args) {
-  args.insert(args.begin(), INFERNOC_EXE);
-  return test::run_process(args);
-}
+using test::infernoc;
 
 /// The .entry files of a cache directory.
 std::vector<fs::path> entries(const fs::path& cache) {

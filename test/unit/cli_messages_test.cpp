@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_helpers.h"
 #include "driver_test_helpers.h"
 #include "support/catch.h"
 #include "support/stored_zip.h"
@@ -17,10 +18,7 @@ namespace {
 
 using test::fixture_path;
 
-test::ProcessResult infernoc(std::vector<std::string> args) {
-  args.insert(args.begin(), INFERNOC_EXE);
-  return test::run_process(args);
-}
+using test::infernoc;
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -28,9 +26,7 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 const std::string kExportHint =
     "infernoc reads torch.export archives (.pt2: torch.export.export, then torch.export.save; "

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_helpers.h"
 #include "driver_test_helpers.h"
 #include "support/catch.h"
 #include "support/half.h"
@@ -21,10 +22,7 @@ namespace {
 
 using test::fixture_path;
 
-test::ProcessResult infernoc(std::vector<std::string> args) {
-  args.insert(args.begin(), INFERNOC_EXE);
-  return test::run_process(args);
-}
+using test::infernoc;
 
 /// A fresh, empty directory for one test's outputs. Directories are removed with
 /// driver::remove_tree: std::filesystem::remove_all crashes where the torch wheel is linked.
@@ -36,9 +34,7 @@ std::filesystem::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 TEST_CASE("version and help flags exit 0") {
   auto version = infernoc({"--version"});

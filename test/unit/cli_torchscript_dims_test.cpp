@@ -2,13 +2,10 @@
 // rows the model computes independently splits like a .pt2's dynamic batch (its powers of two
 // compiled as variants, the dims table naming the split); a model that computes with a size as
 // a number keeps the dim at its compiled sizes; --data files give the named dims their sizes.
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "driver/process.h"
+#include "cli_test_helpers.h"
 #include "support/catch.h"
 #include "support/npy.h"
 #include "support/subprocess.h"
@@ -17,14 +14,9 @@
 namespace inferno {
 namespace {
 
-test::ProcessResult infernoc(std::vector<std::string> args) {
-  args.insert(args.begin(), INFERNOC_EXE);
-  return test::run_process(args);
-}
+using test::infernoc;
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 const std::string kCnnBlock = test::fixture_path("cnn_block/model.pt");
 
@@ -58,10 +50,7 @@ TEST_CASE("a TorchScript model that computes with a size keeps its named dim's c
 }
 
 TEST_CASE("a --data file gives a named dim its size, and the reference matches PyTorch") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("infernoc_ts_dims_test_" + std::to_string(::getpid()));
-  driver::remove_tree(dir.string());
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir dir("torchscript_dims");
   // The fixture's two images, and its first one alone (its rows are independent: PyTorch's
   // first output row is that image's).
   Expected<NpyArray> input = read_npy(test::fixture_path("cnn_block/input0.npy"));
@@ -72,14 +61,13 @@ TEST_CASE("a --data file gives a named dim its size, and the reference matches P
     array->data.resize(array->data.size() / static_cast<size_t>(array->shape[0]));
     array->shape[0] = 1;
   }
-  REQUIRE(write_npy((dir / "x1.npy").string(), *input).is_ok());
-  REQUIRE(write_npy((dir / "y1.npy").string(), *output).is_ok());
-  for (const auto& [data, expected] :
-       {std::pair{test::fixture_path("cnn_block/input0.npy"),
-                  test::fixture_path("cnn_block/output0.npy")},
-        std::pair{(dir / "x1.npy").string(), (dir / "y1.npy").string()}}) {
+  REQUIRE(write_npy(dir / "x1.npy", *input).is_ok());
+  REQUIRE(write_npy(dir / "y1.npy", *output).is_ok());
+  for (const auto& [data, expected] : {std::pair{test::fixture_path("cnn_block/input0.npy"),
+                                                 test::fixture_path("cnn_block/output0.npy")},
+                                       std::pair{dir / "x1.npy", dir / "y1.npy"}}) {
     INFO(data);
-    const std::string out = (dir / "out").string();
+    const std::string out = dir / "out";
     driver::remove_tree(out);
     const test::ProcessResult r =
         infernoc({kCnnBlock, "--input", "x:Nx3x32x32:f32", "--dim", "N=1..16", "--reference",
@@ -87,18 +75,17 @@ TEST_CASE("a --data file gives a named dim its size, and the reference matches P
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const test::ProcessResult compare =
-        test::run_process({NPY_COMPARE_EXE, (dir / "out" / "out0.npy").string(), expected});
+        test::run_process({NPY_COMPARE_EXE, out + "/out0.npy", expected});
     INFO(compare.out << compare.err);
     CHECK(compare.exit_code == 0);
   }
   // A size outside the range.
   const test::ProcessResult outside = infernoc(
       {kCnnBlock, "--input", "x:Nx3x32x32:f32", "--dim", "N=4..16", "--reference", "--data",
-       test::fixture_path("cnn_block/input0.npy"), "--save-outputs", (dir / "out").string()});
+       test::fixture_path("cnn_block/input0.npy"), "--save-outputs", dir / "out"});
   CHECK(outside.exit_code == 3);
   CHECK(
       contains(outside.err, "--input 0 names dim 0 'N' with the size 2, outside its range 4..16"));
-  driver::remove_tree(dir.string());
 }
 
 TEST_CASE("named dims without a range, or on a .pt2, are exit 3 naming the fix") {

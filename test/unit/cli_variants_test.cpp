@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_helpers.h"
 #include "driver_test_helpers.h"
 #include "support/catch.h"
 #include "support/subprocess.h"
@@ -12,14 +13,9 @@
 namespace inferno {
 namespace {
 
-test::ProcessResult infernoc(std::vector<std::string> args) {
-  args.insert(args.begin(), INFERNOC_EXE);
-  return test::run_process(args);
-}
+using test::infernoc;
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 const std::string kDecoder = test::fixture_path("hf/llama/decoder.pt2");
 
