@@ -104,6 +104,35 @@ Outputs addmm(Ctx& c) {
                      attrs({{"alpha", c.a.get_float("alpha")}, {"beta", c.a.get_float("beta")}})));
 }
 
+// baddbmm = beta * self + alpha * (batch1 @ batch2) (Bloom's ALiBi attention scores): the batched
+// product, then its scale and addend as elementwise ops that fusion folds into one kernel. With
+// beta 0, self is not read (PyTorch ignores its values, NaN included).
+Outputs baddbmm(Ctx& c) {
+  const ValueId self = c.a.tensor("self"), b1 = c.a.tensor("batch1"), b2 = c.a.tensor("batch2");
+  const ir::TensorType &t1 = c.type(b1), &t2 = c.type(b2);
+  if (t1.rank() != 3 || t2.rank() != 3 || t1.shape[0] != t2.shape[0]) {
+    return c.invalid("expects two 3-D tensors of one batch size, got " + t1.to_string() + " and " +
+                     t2.to_string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(ValueId product, c.build(OpKind::kMatMul, {b1, b2}, {}, "product"));
+  const DType dtype = c.type(product).dtype;
+  const auto times = [&](ValueId x, double factor, std::string_view what) -> Expected<ValueId> {
+    if (factor == 1) return x;
+    const ValueId k = ir::add_scalar_constant(c.g, factor, dtype, c.name(std::string(what)));
+    return c.build(OpKind::kMul, {x, k}, {}, std::string(what) + "_times");
+  };
+  const Expected<ir::Shape> joint = ir::broadcast_shapes(c.type(self).shape, c.type(product).shape);
+  if (!joint || *joint != c.type(product).shape) {
+    return c.invalid("self " + c.type(self).to_string() + " does not broadcast to the product " +
+                     c.type(product).to_string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(product, times(product, number(c.a.get("alpha")), "alpha"));
+  const double beta = number(c.a.get("beta"));
+  if (beta == 0) return std::vector<ValueId>{product};
+  INFERNO_ASSIGN_OR_RETURN(const ValueId addend, times(self, beta, "beta"));
+  return one(c.build(OpKind::kAdd, {addend, product}));
+}
+
 // mm (rank 2 only), bmm (rank 3, equal batch) and matmul (any ranks) all become ir MatMul.
 Builder matmul(int64_t rank, std::string_view rhs) {
   return [rank, rhs](Ctx& c) -> Outputs {
@@ -347,6 +376,11 @@ std::vector<OpEntry> make_table() {
        {arg("self", T), arg("mat1", T), arg("mat2", T), arg("beta", Num, int64_t{1}),
         arg("alpha", Num, int64_t{1})},
        addmm},
+      {"aten::baddbmm",
+       "",
+       {arg("self", T), arg("batch1", T), arg("batch2", T), arg("beta", Num, int64_t{1}),
+        arg("alpha", Num, int64_t{1})},
+       baddbmm},
       {"aten::mm", "", {arg("self", T), arg("mat2", T)}, matmul(2, "mat2")},
       {"aten::bmm", "", {arg("self", T), arg("mat2", T)}, matmul(3, "mat2")},
       {"aten::matmul", "", {arg("self", T), arg("other", T)}, matmul(0, "other")},

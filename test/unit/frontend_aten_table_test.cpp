@@ -4,6 +4,7 @@
 
 #include "frontend/aten_table.h"
 #include "ir/verifier.h"
+#include "reference/interpreter.h"
 #include "support/catch.h"
 #include "support/test_support.h"
 
@@ -88,6 +89,27 @@ void check_unsupported(const Expected<std::vector<ValueId>>& out, const std::str
 
 }  // namespace
 
+TEST_CASE("aten baddbmm computes beta * self + alpha * batch1 @ batch2", "[frontend][aten]") {
+  G t;
+  const ValueId self = t.in({1, 1, 2}), b1 = t.in({2, 1, 3}), b2 = t.in({2, 3, 2});
+  t.g.set_outputs({t.one("aten::baddbmm", {self, b1, b2}, {{"beta", 0.5}, {"alpha", i64(2)}})});
+  const auto tensor = [](ir::Shape shape, std::vector<double> v) {
+    ir::Tensor x = ir::Tensor::zeros({DType::kF32, std::move(shape)});
+    for (size_t k = 0; k < v.size(); ++k) x.set(static_cast<int64_t>(k), v[k]);
+    return x;
+  };
+  // Batch 0: [1 2 3] @ [[1 0] [0 1] [1 1]] = [4 5]; batch 1: [0 1 -1] @ [[2 1] [1 2] [3 0]] =
+  // [-2 2]. Times 2, plus 0.5 * [10 -4].
+  auto out =
+      reference::evaluate(t.g, {tensor({1, 1, 2}, {10, -4}), tensor({2, 1, 3}, {1, 2, 3, 0, 1, -1}),
+                                tensor({2, 3, 2}, {1, 0, 0, 1, 1, 1, 2, 1, 1, 2, 3, 0})});
+  INFO((out ? std::string() : out.status().to_string()));
+  REQUIRE(out.has_value());
+  REQUIRE(out->at(0).type.to_string() == "f32[2,1,2]");
+  const double want[] = {13, 8, 1, 2};
+  for (int64_t k = 0; k < 4; ++k) CHECK(out->at(0).get(k) == want[k]);
+}
+
 TEST_CASE("aten gemms", "[frontend][aten]") {
   G t;
   const ValueId x = t.in({4, 16}), w = t.in({32, 16}), b = t.in({32});
@@ -118,6 +140,27 @@ TEST_CASE("aten gemms", "[frontend][aten]") {
   CHECK(t.op_of(y) == OpKind::kMatMul);
   CHECK(t.type(t.one("aten::matmul", {a3, t.in({8, 5})})) == "f32[2,4,5]");
   CHECK(t.type(t.one("aten::matmul", {t.in({8}), t.in({8})})) == "f32[]");
+
+  // baddbmm: the batched product, alpha's and beta's multiplies, then the sum; beta 0 drops self.
+  const ValueId s3 = t.in({1, 4, 6});
+  y = t.one("aten::baddbmm", {s3, a3, b3}, {{"beta", 0.5}, {"alpha", 0.25}});
+  CHECK(t.type(y) == "f32[2,4,6]");
+  CHECK(t.op_of(y) == OpKind::kAdd);
+  CHECK(constant_operand(t, t.node_of(y).inputs[0], 1) == 0.5);
+  CHECK(constant_operand(t, t.node_of(y).inputs[1], 1) == 0.25);
+  CHECK(t.op_of(t.node_of(t.node_of(y).inputs[1]).inputs[0]) == OpKind::kMatMul);
+  y = t.one("aten::baddbmm", {s3, a3, b3});
+  CHECK(t.op_of(t.node_of(y).inputs[1]) == OpKind::kMatMul);  // alpha 1: no multiply
+  CHECK(t.node_of(y).inputs[0] == s3);                        // beta 1: self as it is
+  y = t.one("aten::baddbmm", {s3, a3, b3}, {{"beta", i64(0)}});
+  CHECK(t.op_of(y) == OpKind::kMatMul);
+  for (const ValueId self : {t.in({3, 4, 6}), t.in({2, 5, 4, 6})}) {
+    auto wrong = t.lower("aten::baddbmm", {self, a3, b3});
+    REQUIRE(!wrong);
+    CHECK(wrong.status().message().find("does not broadcast to the product") != std::string::npos);
+  }
+  CHECK(!t.lower("aten::baddbmm", {s3, a3, c3}));  // batch sizes differ
+  t.verify();
 
   auto bad = t.lower("aten::mm", {a3, m2});
   REQUIRE(!bad);
