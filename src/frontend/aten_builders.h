@@ -62,6 +62,10 @@ struct OpEntry {
 ir::Attributes attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list);
 Outputs one(Expected<ir::ValueId> v);
 
+/// Python's bounds of x[start:end] in a dim of `size`: negative ones count from the end, then
+/// both clamp to [0, size], and end to no less than start.
+std::pair<int64_t, int64_t> slice_bounds(int64_t size, int64_t start, int64_t end);
+
 /// `x` converted to `to` (no node when it already is).
 Expected<ir::ValueId> cast(const Ctx& c, ir::ValueId x, ir::DType to, std::string_view suffix = "");
 /// A Python number (int, float or bool argument) as a double.

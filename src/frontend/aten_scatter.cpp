@@ -1,8 +1,11 @@
 // Writes into a tensor, as functional IR: copy (the whole tensor from a broadcast source),
-// index_copy (slices along a dim at an index) and index_put with one index tensor (the same, in
-// the core-ATen spelling that run_decompositions() gives index_copy_). The in-place variants
+// index_copy (slices along a dim at an index), index_put with one index tensor (the same, in
+// the core-ATen spelling that run_decompositions() gives index_copy_), and slice_scatter and
+// select_scatter (the same at constant positions; also how the TorchScript frontend writes an
+// in-place op on a slice back into its base). The in-place variants
 // (`copy_`, `index_copy_`, `index_put_`) share these entries; the .pt2 frontend rebinds the
 // written name to the result, and a written buffer becomes graph state (pt2_frontend.cpp).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,9 @@ using ir::OpKind;
 using ir::ValueId;
 
 constexpr ArgKind T = ArgKind::kTensor, Int = ArgKind::kInt, Any = ArgKind::kAny;
+
+// A write into more positions than this (slice_scatter's constant index) is refused (exit 2).
+constexpr int64_t kMaxWrittenPositions = int64_t{1} << 24;
 
 // `src` cast to `like`'s dtype and broadcast to its shape (leading dims of 1 added first).
 Expected<ValueId> broadcast_like(const Ctx& c, ValueId src, const ir::TensorType& like,
@@ -72,6 +78,64 @@ Outputs index_copy(Ctx& c) {
   return write_slices(c, x, dim, c.a.tensor("index"), c.a.tensor("source"));
 }
 
+// The i64 constant start, start + step, ... below end: the positions a slice writes.
+Expected<ValueId> positions(const Ctx& c, int64_t start, int64_t end, int64_t step) {
+  const int64_t count = (end - start + step - 1) / step;
+  if (count > kMaxWrittenPositions) {
+    return c.unsupported_arg("writes " + std::to_string(count) + " slices (at most " +
+                             std::to_string(kMaxWrittenPositions) + " are supported)");
+  }
+  ir::Tensor index = ir::Tensor::zeros({ir::DType::kI64, {count}});
+  for (int64_t i = 0; i < count; ++i) index.set(i, static_cast<double>(start + i * step));
+  return c.g.add_constant(c.name("positions"), std::move(index));
+}
+
+// slice_scatter(self, src, dim=0, start=None, end=None, step=1): self with src written over
+// self[start:end:step] along dim (Python's bounds).
+Outputs slice_scatter(Ctx& c) {
+  const ValueId x = c.a.tensor("self");
+  if (c.type(x).rank() < 1) return c.invalid("cannot be applied to a 0-dim tensor");
+  INFERNO_ASSIGN_OR_RETURN(const int64_t dim, c.dim(c.a.get_int("dim"), c.type(x).rank()));
+  const int64_t step = c.a.get_int("step");
+  if (step < 1) return c.invalid("slice step must be positive, got " + std::to_string(step));
+  const auto [start, end] = slice_bounds(
+      c.type(x).shape[static_cast<size_t>(dim)], c.a.is_none("start") ? 0 : c.a.get_int("start"),
+      c.a.is_none("end") ? std::numeric_limits<int64_t>::max() : c.a.get_int("end"));
+  const ValueId src = c.a.tensor("src");
+  if (start == end) return std::vector<ValueId>{x};  // an empty slice writes nothing
+  INFERNO_ASSIGN_OR_RETURN(const ValueId index, positions(c, start, end, step));
+  return write_slices(c, x, dim, index, src);
+}
+
+// select_scatter(self, src, dim, index): self with src (self's shape without dim) written at
+// position index of dim.
+Outputs select_scatter(Ctx& c) {
+  const ValueId x = c.a.tensor("self");
+  const ir::TensorType xt = c.type(x);
+  if (xt.rank() < 1) return c.invalid("cannot be applied to a 0-dim tensor");
+  INFERNO_ASSIGN_OR_RETURN(const int64_t dim, c.dim(c.a.get_int("dim"), xt.rank()));
+  const int64_t size = xt.shape[static_cast<size_t>(dim)];
+  int64_t at = c.a.get_int("index");
+  if (at < -size || at >= size) {
+    return c.invalid("index " + std::to_string(at) + " is out of range for dim " +
+                     std::to_string(dim) + " of size " + std::to_string(size));
+  }
+  if (at < 0) at += size;
+  ValueId src = c.a.tensor("src");
+  ir::Shape row = xt.shape;
+  row[static_cast<size_t>(dim)] = 1;
+  ir::Shape expected = xt.shape;
+  expected.erase(expected.begin() + dim);
+  if (c.type(src).shape != expected) {
+    return c.invalid("src " + c.type(src).to_string() + " is not self's shape without dim " +
+                     std::to_string(dim) + ", " + ir::shape_to_string(expected));
+  }
+  INFERNO_ASSIGN_OR_RETURN(
+      src, c.build(OpKind::kReshape, {src}, attrs({{"shape", std::move(row)}}), "row"));
+  INFERNO_ASSIGN_OR_RETURN(const ValueId index, positions(c, at, at + 1, 1));
+  return write_slices(c, x, dim, index, src);
+}
+
 // index_put(self, indices, values, accumulate): with one index tensor, at position d, and None
 // elsewhere (x[:, :, idx] = v), it is index_copy along d. Several index tensors, a bool mask or
 // accumulate=True are not supported.
@@ -101,6 +165,15 @@ void add_scatter_entries(std::vector<OpEntry>& table) {
        "",
        {arg("self", T), arg("dim", Int), arg("index", T), arg("source", T)},
        index_copy},
+      {"aten::slice_scatter",
+       "",
+       {arg("self", T), arg("src", T), arg("dim", Int, int64_t{0}), opt("start", Int),
+        opt("end", Int), arg("step", Int, int64_t{1})},
+       slice_scatter},
+      {"aten::select_scatter",
+       "",
+       {arg("self", T), arg("src", T), arg("dim", Int), arg("index", Int)},
+       select_scatter},
       {"aten::index_put",
        "",
        {arg("self", T), arg("indices", ArgKind::kTensorList), arg("values", T),

@@ -78,12 +78,9 @@ Outputs slice(Ctx& c) {
   const int64_t size = c.type(x).shape[static_cast<size_t>(dim)];
   const int64_t step = c.a.get_int("step");
   if (step < 1) return c.invalid("slice step must be positive, got " + std::to_string(step));
-  int64_t start = c.a.is_none("start") ? 0 : c.a.get_int("start");
-  int64_t end = c.a.is_none("end") ? std::numeric_limits<int64_t>::max() : c.a.get_int("end");
-  if (start < 0) start += size;  // no overflow: size >= 0 and start < 0
-  if (end < 0) end += size;
-  start = start < 0 ? 0 : start > size ? size : start;
-  end = end < start ? start : end > size ? size : end;
+  const auto [start, end] =
+      slice_bounds(size, c.a.is_none("start") ? 0 : c.a.get_int("start"),
+                   c.a.is_none("end") ? std::numeric_limits<int64_t>::max() : c.a.get_int("end"));
   return one(slice_dim(c, x, dim, start, end, step, ""));
 }
 
@@ -188,6 +185,14 @@ Outputs unbind(Ctx& c) {
 }
 
 }  // namespace
+
+std::pair<int64_t, int64_t> slice_bounds(int64_t size, int64_t start, int64_t end) {
+  if (start < 0) start += size;  // no overflow: size >= 0 and start < 0
+  if (end < 0) end += size;
+  start = start < 0 ? 0 : start > size ? size : start;
+  end = end < start ? start : end > size ? size : end;
+  return {start, end};
+}
 
 void add_slice_entries(std::vector<OpEntry>& table) {
   const Schema slice_schema = {arg("self", T), arg("dim", Int, int64_t{0}), opt("start", Int),

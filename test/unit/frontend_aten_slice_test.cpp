@@ -168,6 +168,36 @@ TEST_CASE("an empty dim: chunk gives `chunks` empty pieces, split one", "[fronte
   CHECK(t.ok("aten::split", {i64(0), i64(1)}).size() == 1);
 }
 
+TEST_CASE("aten slice_scatter and select_scatter write a slice back", "[frontend][aten]") {
+  G t({3, 4});
+  // src holds -1, -2, ...: x[:, 1::2] = src[3, 2], and x[-1] = src[4].
+  const auto negatives = [&](ir::Shape shape) {
+    ir::Tensor v = ir::Tensor::zeros({DType::kF32, std::move(shape)});
+    for (int64_t k = 0; k < v.numel(); ++k) v.set(k, -1.0 - static_cast<double>(k));
+    return t.g.add_constant("src" + std::to_string(v.numel()), std::move(v));
+  };
+  const ValueId columns =
+      t.ok("aten::slice_scatter", {negatives({3, 2}), i64(1), i64(1), kNone, i64(2)}).at(0);
+  const ValueId row = t.ok("aten::select_scatter", {negatives({4}), i64(0), i64(-1)}).at(0);
+  const ValueId empty = t.ok("aten::slice_scatter", {negatives({3, 0}), i64(1), i64(5)}).at(0);
+  CHECK(empty == t.x);  // start 5 clamps to 4: nothing is written
+  const std::vector<ir::Tensor> out = t.run({columns, row});
+  const std::vector<double> want_columns = {0, -1, 2, -2, 4, -3, 6, -4, 8, -5, 10, -6};
+  const std::vector<double> want_row = {0, 1, 2, 3, 4, 5, 6, 7, -1, -2, -3, -4};
+  for (int64_t k = 0; k < 12; ++k) {
+    INFO(k);
+    CHECK(out[0].get(k) == want_columns[static_cast<size_t>(k)]);
+    CHECK(out[1].get(k) == want_row[static_cast<size_t>(k)]);
+  }
+  auto wrong = t.lower("aten::select_scatter", {negatives({3}), i64(0), i64(3)});
+  REQUIRE(!wrong);
+  CHECK(wrong.status().message().find("index 3 is out of range for dim 0 of size 3") !=
+        std::string::npos);
+  wrong = t.lower("aten::select_scatter", {negatives({3}), i64(0), i64(0)});
+  REQUIRE(!wrong);
+  CHECK(wrong.status().message().find("is not self's shape without dim 0") != std::string::npos);
+}
+
 TEST_CASE("slicing refusals name the op and the node", "[frontend][aten]") {
   G t({4, 5});
   const ErrorCode invalid = ErrorCode::kInvalidInput;
