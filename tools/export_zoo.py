@@ -70,6 +70,43 @@ class SmallVgg(nn.Module):
         return self.classifier(torch.flatten(self.pool(self.features(x)), 1))
 
 
+class InPlaceViews(nn.Module):
+    """Writes through slices and selects, as traced models hold them (Swin's shifted-window mask,
+    `x[i] = ...`): copy_ into a select, fill_ and relu_ into slices, zero_ into a slice of a
+    select; each must reach the tensor sliced. A roll and an in-place op on a transpose whose
+    base is not read again complete it."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * 2.0
+        y[1] = x[0]
+        y[:, 1:3] = 7.0
+        y[2, :, 1:5:2].zero_()
+        y[:, :, 4:].relu_()
+        z = torch.roll(y, shifts=(1, -3), dims=(0, 2)).transpose(1, 2)
+        z.sigmoid_()
+        return z
+
+
+class StaleView(nn.Module):
+    """A view taken before an in-place write and read after it: refused (it would keep the old
+    values)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * 2.0
+        v = y[:, :2]
+        y.relu_()
+        return v + 1.0
+
+
+class WriteThroughTranspose(nn.Module):
+    """An in-place write through a transpose into a tensor read afterwards: refused."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * 2.0
+        y.transpose(1, 2).relu_()
+        return y
+
+
 def tv(name: str, **kwargs) -> Callable[[], nn.Module]:
     """A torchvision model by builder name, untrained (weights=None)."""
     return lambda: getattr(torchvision.models, name)(weights=None, **kwargs)
@@ -115,6 +152,10 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "squeezenet1_1": (tv("squeezenet1_1"), image(64)),
     "vgg_small": (SmallVgg, image(64)),
     "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"), image(64)),
+    "swin_t": (tv("swin_t"), image(64)),
+    "inplace_views": (InPlaceViews, hidden(3, 4, 8)),
+    "stale_view": (StaleView, hidden(3, 4, 8)),
+    "write_through_transpose": (WriteThroughTranspose, hidden(3, 4, 8)),
     "gpt2": (transformer_models.Gpt2, tokens(1, 40)),
     "bert": (transformer_models.Bert, tokens(2, 24, with_mask=True)),
     "llama_block": (transformer_models.LlamaBlock, hidden(2, 33, 64)),

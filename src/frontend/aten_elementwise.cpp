@@ -296,6 +296,26 @@ Builder fill(std::optional<double> value) {
   };
 }
 
+/// fill.Scalar / .Tensor (TorchScript's `fill_`: `mask[a:b] = k`): self's shape and dtype, every
+/// element the value (a number or a 0-d tensor).
+Outputs fill_self(Ctx& c) {
+  const ir::TensorType xt = c.type(c.a.tensor("self"));
+  const AtenArg& v = c.a.get("value");
+  const auto* t = std::get_if<ValueId>(&v);
+  if (t == nullptr) return filled(c, xt.shape, number(v), xt.dtype);
+  if (c.type(*t).rank() != 0)
+    return c.invalid("the value must be a number or a 0-d tensor, got " + c.type(*t).to_string());
+  INFERNO_ASSIGN_OR_RETURN(const ValueId value, cast(c, *t, xt.dtype, "value"));
+  if (xt.shape.empty()) return std::vector<ValueId>{value};
+  return one(c.build(OpKind::kExpand, {value}, attrs({{"shape", xt.shape}})));
+}
+
+/// zero (TorchScript's `zero_`): zeros of self's shape and dtype.
+Outputs zero_self(Ctx& c) {
+  const ir::TensorType xt = c.type(c.a.tensor("self"));
+  return filled(c, xt.shape, 0, xt.dtype);
+}
+
 Outputs scalar_tensor(Ctx& c) {
   return filled(c, {}, number(c.a.get("s")), c.a.opt_dtype("dtype").value_or(DType::kF32));
 }
@@ -452,6 +472,8 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
       {"aten::full_like", "", with({arg("self", T), arg("fill_value", Num)}, like_options),
        fill(std::nullopt)},
       {"aten::zeros_like", "", with({arg("self", T)}, like_options), fill(0)},
+      {"aten::fill", "", {arg("self", T), arg("value", TorNum)}, fill_self},
+      {"aten::zero", "", {arg("self", T)}, zero_self},
       {"aten::ones_like", "", with({arg("self", T)}, like_options), fill(1)},
       {"aten::new_full", "",
        with({arg("self", T), arg("size", Ints), arg("fill_value", Num)}, tensor_options),

@@ -1,4 +1,5 @@
-// Slicing in the ATen table: slice, narrow and select take one piece of a tensor; chunk, split,
+// Slicing in the ATen table: slice, narrow and select take one piece of a tensor (roll joins two
+// pieces per dim in the other order); chunk, split,
 // split_with_sizes and unbind cut it into a list of pieces (TorchScript's Tensor[] results, which
 // prim::ListUnpack takes apart, and the .pt2 `as_tensors` outputs). Each piece is one IR slice
 // (select and unbind then drop the dim with a reshape), with PyTorch's bounds resolved here:
@@ -13,6 +14,7 @@
 namespace inferno::frontend::aten {
 namespace {
 
+using ir::IntList;
 using ir::OpKind;
 using ir::ValueId;
 
@@ -184,6 +186,43 @@ Outputs unbind(Ctx& c) {
   return out;
 }
 
+// roll(self, shifts, dims=[]): each dim's elements moved `shift` places on, wrapping around: the
+// dim's last `shift` (mod its size) elements, then the rest, joined. No dims: x flattened,
+// rolled, and shaped back.
+Outputs roll(Ctx& c) {
+  ValueId x = c.a.tensor("self");
+  const ir::Shape shape = c.type(x).shape;
+  const IntList shifts = c.a.get_ints("shifts");
+  IntList dims = c.a.get_ints("dims");
+  if (dims.empty()) {
+    if (shifts.size() != 1) return c.invalid("without dims, shifts must hold one shift");
+    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kReshape, {x},
+                                        attrs({{"shape", ir::Shape{c.type(x).numel()}}}), "flat"));
+    dims = {0};
+  }
+  if (shifts.size() != dims.size()) {
+    return c.invalid("shifts " + ir::shape_to_string(shifts) + " and dims " +
+                     ir::shape_to_string(dims) + " differ in length");
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    INFERNO_ASSIGN_OR_RETURN(const int64_t dim, slicing_dim(c, x, dims[i]));
+    const int64_t size = c.type(x).shape[static_cast<size_t>(dim)];
+    const int64_t shift = size == 0 ? 0 : ((shifts[i] % size) + size) % size;
+    if (shift == 0) continue;
+    const std::string part = std::to_string(i);
+    INFERNO_ASSIGN_OR_RETURN(const ValueId tail,
+                             slice_dim(c, x, dim, size - shift, size, 1, "tail" + part));
+    INFERNO_ASSIGN_OR_RETURN(const ValueId head,
+                             slice_dim(c, x, dim, 0, size - shift, 1, "head" + part));
+    INFERNO_ASSIGN_OR_RETURN(
+        x, c.build(OpKind::kCat, {tail, head}, attrs({{"dim", dim}}), "rolled" + part));
+  }
+  if (c.type(x).shape != shape) {
+    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kReshape, {x}, attrs({{"shape", shape}})));
+  }
+  return std::vector<ValueId>{x};
+}
+
 }  // namespace
 
 std::pair<int64_t, int64_t> slice_bounds(int64_t size, int64_t start, int64_t end) {
@@ -215,6 +254,10 @@ void add_slice_entries(std::vector<OpEntry>& table) {
     table.push_back({name, "", narrow_schema, narrow});
   for (std::string_view name : {"aten::select", "aten::select_copy"})
     table.push_back({name, "", select_schema, select});
+  table.push_back({"aten::roll",
+                   "",
+                   {arg("self", T), arg("shifts", Ints), arg("dims", Ints, IntList{})},
+                   roll});
   // split(int) first: with no overload named, an int list does not bind it and falls to .sizes.
   for (std::string_view name : {"aten::split", "aten::unsafe_split", "aten::split_copy"}) {
     table.push_back({name, "", split_schema, split});

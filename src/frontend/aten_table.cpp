@@ -83,7 +83,9 @@ Builder identity(std::string_view arg) {
 
 Outputs dropout(Ctx& c) {
   const std::optional<bool> train = c.a.opt_bool("train");
-  if (!train || *train) return c.unsupported_arg("dropout in training mode is not supported");
+  // p = 0 drops nothing even in training mode (torchvision's Swin calls F.dropout(attn, p=0.0)).
+  if ((!train || *train) && c.a.get_float("p") != 0)
+    return c.unsupported_arg("dropout in training mode is not supported");
   const ValueId x = c.a.tensor("input");
   if (c.call.op != "aten::native_dropout") return std::vector<ValueId>{x};
   // native_dropout also returns the keep-mask: all true at inference.

@@ -82,8 +82,8 @@ bool is_decoded_here(std::string_view kind) {
 /// Arithmetic folded here when every operand is a compile-time number (static size math).
 bool is_foldable_math(std::string_view kind) {
   static constexpr std::string_view kKinds[] = {
-      "aten::add",      "aten::sub",          "aten::mul",       "aten::div",
-      "aten::floordiv", "aten::floor_divide", "aten::remainder", "aten::neg"};
+      "aten::add",          "aten::sub",       "aten::mul", "aten::div",  "aten::floordiv",
+      "aten::floor_divide", "aten::remainder", "aten::neg", "aten::rsub", "aten::pow"};
   for (std::string_view k : kKinds) {
     if (k == kind) return true;
   }
@@ -548,8 +548,10 @@ class Walker {
 
   /// Folds add/sub/mul/div/floordiv/neg/remainder whose operands are all compile-time numbers,
   /// with Python's semantics: ints stay exact ints, `/` gives a float, `//` and % floor.
-  static std::optional<AtenArg> fold_scalar_math(const std::string& kind,
-                                                 const std::vector<AtenArg>& args) {
+  static std::optional<AtenArg> fold_scalar_math(const std::string& op, std::vector<AtenArg> args) {
+    // rsub(self, other, alpha) = sub(other, self, alpha): a traced `7 - size`.
+    const std::string kind = op == "aten::rsub" ? "aten::sub" : op;
+    if (op == "aten::rsub" && args.size() >= 2) std::swap(args[0], args[1]);
     const size_t arity = kind == "aten::neg" ? 1 : 2;
     if (!is_foldable_math(kind) || args.size() < arity || !is_number(args[0]) ||
         (arity == 2 && !is_number(args[1]))) {
@@ -562,6 +564,14 @@ class Walker {
       rhs = is_integer(rhs) && is_integer(args[2])
                 ? AtenArg(as_int(rhs) * as_int(args[2]))
                 : AtenArg(as_double(rhs) * as_double(args[2]));  // alpha
+    }
+    if (kind == "aten::pow") {  // Python's: an int to a non-negative int power stays an int
+      const double power = std::pow(as_double(args[0]), as_double(rhs));
+      if (is_integer(args[0]) && is_integer(rhs) && as_int(rhs) >= 0 &&
+          std::fabs(power) <= 9007199254740992.0) {
+        return AtenArg(static_cast<int64_t>(power));
+      }
+      return AtenArg(power);
     }
     std::string rounding;
     if (kind == "aten::floordiv" || kind == "aten::floor_divide") rounding = "floor";
@@ -638,13 +648,105 @@ class Walker {
       INFERNO_RETURN_IF_ERROR(results[i] == ir::kNoValue ? bind(outputs[i], NotComputed{kind})
                                                          : bind(outputs[i], AtenArg(results[i])));
     }
+    if (results.size() == 1) note_view(node, kind);
     // An in-place op (`h.clamp_(0, 1)`, `x.masked_fill_(m, 0)`) mutates its first input, which
-    // later nodes read under the same TorchScript value: from here on it holds the result. (Views
-    // of the mutated tensor taken before the op are not updated.)
+    // later nodes read under the same TorchScript value: from here on it holds the result, and
+    // so do the tensors it is a slice of (write_back).
     if (is_in_place(kind) && results.size() == 1 && !node->inputs().empty() &&
         std::holds_alternative<ir::ValueId>(call.positional[0])) {
-      INFERNO_RETURN_IF_ERROR(bind(node->inputs()[0], AtenArg(results[0])));
+      return write_back(node, kind, results[0]);
     }
+    return Status::ok();
+  }
+
+  /// Records that `node`'s output views its first input: a slice or select is written back into
+  /// it by an in-place op on the view (write_back); other views (reshapes, transposes, ...) are
+  /// not, so an in-place op through one is refused when the viewed tensor is read afterwards.
+  void note_view(const jit::Node* node, std::string_view kind) {
+    static constexpr std::string_view kOtherViews[] = {
+        "aten::view",      "aten::reshape",    "aten::transpose", "aten::permute",
+        "aten::unsqueeze", "aten::squeeze",    "aten::expand",    "aten::expand_as",
+        "aten::t",         "aten::as_strided", "aten::flatten",   "aten::unflatten",
+        "aten::view_as",   "aten::reshape_as", "aten::narrow",    "aten::diagonal",
+        "aten::unfold",    "aten::movedim",    "aten::swapaxes",  "aten::alias",
+        "aten::detach",    "aten::contiguous"};
+    const bool writable = kind == "aten::slice" || kind == "aten::select";
+    if (!writable &&
+        std::find(std::begin(kOtherViews), std::end(kOtherViews), kind) == std::end(kOtherViews)) {
+      return;
+    }
+    if (!node->inputs().empty()) views_[node->output()] = {node->inputs()[0], node, writable};
+  }
+
+  /// The value `view` is a view of, through any number of views, or `view` itself.
+  const jit::Value* root_of(const jit::Value* view) const {
+    for (auto it = views_.find(view); it != views_.end(); it = views_.find(view))
+      view = it->second.base;
+    return view;
+  }
+
+  /// Whether some view of `root` (or `root`) other than those in `rebound` is read after `node`:
+  /// it would still hold the values from before the write.
+  bool stale_view_read(const jit::Value* root, const jit::Node* node,
+                       const std::vector<const jit::Value*>& rebound) const {
+    const auto read_after = [&](const jit::Value* v) {
+      if (std::find(rebound.begin(), rebound.end(), v) != rebound.end()) return false;
+      for (const jit::Use& use : v->uses()) {
+        if (use.user->isAfter(node)) return true;
+      }
+      return false;
+    };
+    if (read_after(root)) return true;
+    for (const auto& [view, link] : views_) {
+      if (root_of(view) == root && read_after(view)) return true;
+    }
+    return false;
+  }
+
+  /// Binds the value in-place op `node` wrote (its first input) to `result`, and writes it back
+  /// through the slices and selects it views, up to the tensor they were taken from: each base
+  /// becomes a slice_scatter / select_scatter of its slice's new value. Refused (unsupported)
+  /// where a view that is read after the write would keep the old values: a view other than a
+  /// slice or select between the written value and a tensor read later, or another view of the
+  /// same tensor taken before the write and read after it.
+  Status write_back(const jit::Node* node, const std::string& kind, ir::ValueId result) {
+    std::vector<const jit::Value*> rebound = {node->inputs()[0]};
+    std::vector<ir::ValueId> values = {result};
+    for (auto it = views_.find(rebound.back()); it != views_.end();
+         it = views_.find(rebound.back())) {
+      const ViewLink& link = it->second;
+      if (!link.writable) break;  // stale_view_read refuses if its base is read later
+      AtenCall call;
+      call.op = link.node->kind() == c10::Symbol::fromQualString("aten::select")
+                    ? "aten::select_scatter"
+                    : "aten::slice_scatter";
+      call.node_name = node_name(node) + "_write_back";
+      call.loc = location_of(node);
+      INFERNO_ASSIGN_OR_RETURN(AtenArg base, arg(link.base, node));
+      call.positional = {base, values.back()};
+      const auto link_inputs = link.node->inputs();
+      for (size_t i = 1; i < link_inputs.size(); ++i) {  // dim, start, end, step / dim, index
+        INFERNO_ASSIGN_OR_RETURN(AtenArg a, arg(link_inputs[i], link.node));
+        call.positional.push_back(std::move(a));
+      }
+      INFERNO_ASSIGN_OR_RETURN(std::vector<ir::ValueId> written, lower_aten_call(out_, call));
+      rebound.push_back(link.base);
+      values.push_back(written.at(0));
+    }
+    if (stale_view_read(root_of(rebound.back()), node, rebound)) {
+      const auto through = views_.find(rebound.back());
+      return unsupported(
+          through != views_.end()
+              ? kind + " writes through " + through->second.node->kind().toQualString() +
+                    " into a tensor that is read after the write: only writes through slices "
+                    "and selects (x[a:b] = ..., x[i].relu_()) reach the tensor they view"
+              : kind +
+                    " writes into a tensor that a view taken before the write reads after "
+                    "it (the view would keep the old values)",
+          node_name(node), location_of(node));
+    }
+    for (size_t i = 0; i < rebound.size(); ++i)
+      INFERNO_RETURN_IF_ERROR(bind(rebound[i], AtenArg(values[i])));
     return Status::ok();
   }
 
@@ -704,6 +806,13 @@ class Walker {
   ir::Graph& out_;
   std::unordered_map<const jit::Value*, Known> values_;
   bool reads_sizes_ = false;
+  /// How a view was taken: from `base` by `node` (note_view).
+  struct ViewLink {
+    const jit::Value* base;
+    const jit::Node* node;
+    bool writable;  ///< a slice or select: write_back writes through it
+  };
+  std::unordered_map<const jit::Value*, ViewLink> views_;
 };
 
 Expected<ir::Graph> load_frozen(const std::string& path, const LoadOptions& options) {

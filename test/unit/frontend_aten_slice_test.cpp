@@ -198,6 +198,24 @@ TEST_CASE("aten slice_scatter and select_scatter write a slice back", "[frontend
   CHECK(wrong.status().message().find("is not self's shape without dim 0") != std::string::npos);
 }
 
+TEST_CASE("aten roll wraps each dim around, or the flattened tensor", "[frontend][aten]") {
+  G t({2, 3});
+  const ValueId both = t.ok("aten::roll", {ints({1, -1}), ints({0, 1})}).at(0);
+  const ValueId flat = t.ok("aten::roll", {ints({2}), ints({})}).at(0);
+  const ValueId none = t.ok("aten::roll", {ints({6}), ints({1})}).at(0);
+  CHECK(none == t.x);  // a whole turn
+  const std::vector<ir::Tensor> out = t.run({both, flat});
+  // torch.roll(arange(6).view(2, 3), (1, -1), (0, 1)) and torch.roll(..., 2).
+  const std::vector<double> want_both = {4, 5, 3, 1, 2, 0}, want_flat = {4, 5, 0, 1, 2, 3};
+  for (int64_t k = 0; k < 6; ++k) {
+    INFO(k);
+    CHECK(out[0].get(k) == want_both[static_cast<size_t>(k)]);
+    CHECK(out[1].get(k) == want_flat[static_cast<size_t>(k)]);
+  }
+  CHECK(!t.lower("aten::roll", {ints({1, 2}), ints({0})}));
+  CHECK(!t.lower("aten::roll", {ints({1, 2}), ints({})}));
+}
+
 TEST_CASE("slicing refusals name the op and the node", "[frontend][aten]") {
   G t({4, 5});
   const ErrorCode invalid = ErrorCode::kInvalidInput;

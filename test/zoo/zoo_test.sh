@@ -19,6 +19,9 @@
 #       which rounds every stored value to its 16-bit dtype, and compares every output with
 #       PyTorch's f32 one: relative L2 error <= BOUND, no inf or NaN (npy_compare fails on NaN,
 #       and an inf gives an infinite error);
+#   zoo_test.sh refused INFERNOC ZOO_DIR NAME MESSAGE
+#       checks that lowering the model is refused as unsupported (exit 2) with MESSAGE in the
+#       error;
 #   zoo_test.sh build INFERNOC ZOO_DIR NAME
 #       compiles the model to a .so with nvcc (no GPU needed) and prints how long that took;
 #   zoo_test.sh verify INFERNOC ZOO_DIR NAME
@@ -104,6 +107,18 @@ structure)
   echo "zoo: $3 has $attention attention nodes (want $want_attention), $gemm gemms (want $want_gemm)"
   [[ $attention == "$want_attention" && $gemm == "$want_gemm" ]]
   ;;
+refused)
+  infernoc=$1 dir=$2/$3 message=$4
+  if [[ ! -f $dir/stamp ]]; then
+    echo "zoo: $dir was not exported (see the 'zoo: export' test)"
+    exit 77
+  fi
+  inputs=("$dir"/input*.npy)
+  status=0
+  error=$("$infernoc" "$dir/model.pt" --data "${inputs[@]}" --emit ir -o /dev/null 2>&1) || status=$?
+  echo "$error"
+  [[ $status == 2 && $error == *"$message"* ]]
+  ;;
 build)
   infernoc=$1 dir=$2/$3
   if [[ ! -f $dir/stamp ]]; then
@@ -139,7 +154,7 @@ verify)
   exit "$rc"
   ;;
 *)
-  echo "usage: zoo_test.sh export|check|precision|structure|build|verify ..." >&2
+  echo "usage: zoo_test.sh export|check|precision|structure|refused|build|verify ..." >&2
   exit 2
   ;;
 esac
