@@ -134,9 +134,9 @@ def hidden(batch: int, seq: int, width: int) -> Callable[[], tuple[torch.Tensor,
     return lambda: (torch.randn(batch, seq, width),)
 
 
-# name -> (builder, inputs). Images are 64x64 to keep the CPU reference fast (resnet18 also at
-# 224); the transformers are small (width 64, 2 layers) with sequences that are no multiple of
-# the attention kernel's tiles.
+# name -> (builder, inputs). Images are 64x64 to keep the CPU reference fast (resnet18 and
+# MaxViT, whose windows need it, at 224); the transformers are small (width 64, 2 layers) with
+# sequences that are no multiple of the attention kernel's tiles.
 MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
     "resnet18": (tv("resnet18"), image(64)),
     "resnet18_224": (tv("resnet18"), image(224)),
@@ -153,6 +153,7 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "vgg_small": (SmallVgg, image(64)),
     "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"), image(64)),
     "swin_t": (tv("swin_t"), image(64)),
+    "maxvit_t": (tv("maxvit_t"), image(224)),
     "inplace_views": (InPlaceViews, hidden(3, 4, 8)),
     "stale_view": (StaleView, hidden(3, 4, 8)),
     "write_through_transpose": (WriteThroughTranspose, hidden(3, 4, 8)),

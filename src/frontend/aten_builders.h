@@ -107,7 +107,9 @@ void add_attention_entries(std::vector<OpEntry>& table);
 void add_extrema_entries(std::vector<OpEntry>& table);
 /// Appends cumsum and diff (aten_scan.cpp).
 void add_scan_entries(std::vector<OpEntry>& table);
-/// Appends slice, narrow, select, chunk, split, split_with_sizes and unbind (aten_slice.cpp).
+/// Appends slice, narrow, select, chunk, split, split_with_sizes, unbind and roll (aten_slice.cpp).
 void add_slice_entries(std::vector<OpEntry>& table);
+/// Appends einsum of one or two operands (aten_einsum.cpp).
+void add_einsum_entries(std::vector<OpEntry>& table);
 
 }  // namespace inferno::frontend::aten

@@ -494,6 +494,7 @@ std::vector<OpEntry> make_table() {
   add_resize_entries(table);
   add_norm_entries(table);
   add_slice_entries(table);
+  add_einsum_entries(table);
   add_range_entries(table);
   add_repeat_entries(table);
   add_index_entries(table);
