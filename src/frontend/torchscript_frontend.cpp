@@ -13,7 +13,9 @@
 //     a tuple of jit::Values. aten::* nodes become AtenCalls with every argument positional
 //     (TorchScript passes defaults explicitly); ScalarType arguments, which arrive as ints, are
 //     decoded to ir::DType. Arithmetic whose operands are all compile-time scalars (the size
-//     math of traced reshapes) is folded here instead of lowered.
+//     math of traced reshapes) is folded here instead of lowered. An in-place op rebinds the
+//     value it writes; written through slices and selects, its result is also scattered back
+//     into the tensors they view (write_back), and a write another view would miss is refused.
 //  5. The graph outputs become IR outputs; a returned tuple is flattened, and so is a returned
 //     dict of string keys (its values, in insertion order).
 //
@@ -712,6 +714,13 @@ class Walker {
   Status write_back(const jit::Node* node, const std::string& kind, ir::ValueId result) {
     std::vector<const jit::Value*> rebound = {node->inputs()[0]};
     std::vector<ir::ValueId> values = {result};
+    INFERNO_ASSIGN_OR_RETURN(const AtenArg before, arg(rebound[0], node));
+    if (out_.type(std::get<ir::ValueId>(before)).shape != out_.type(result).shape) {
+      // unsqueeze_, t_, ...: the same values in another shape, nothing to write back; a write
+      // through the reshaped view later is one through a view other than a slice.
+      if (auto it = views_.find(rebound[0]); it != views_.end()) it->second.writable = false;
+      return bind(rebound[0], AtenArg(result));
+    }
     for (auto it = views_.find(rebound.back()); it != views_.end();
          it = views_.find(rebound.back())) {
       const ViewLink& link = it->second;
