@@ -73,8 +73,8 @@ class SmallVgg(nn.Module):
 class InPlaceViews(nn.Module):
     """Writes through slices and selects, as traced models hold them (Swin's shifted-window mask,
     `x[i] = ...`): copy_ into a select, fill_ and relu_ into slices, zero_ into a slice of a
-    select; each must reach the tensor sliced. A roll and an in-place op on a transpose whose
-    base is not read again complete it."""
+    select; each must reach the tensor sliced. A roll, an in-place op on a transpose whose base
+    is not read again and one on a chunk's piece read beside the other piece complete it."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = x * 2.0
@@ -84,7 +84,9 @@ class InPlaceViews(nn.Module):
         y[:, :, 4:].relu_()
         z = torch.roll(y, shifts=(1, -3), dims=(0, 2)).transpose(1, 2)
         z.sigmoid_()
-        return z
+        p, q = z.chunk(2, dim=1)
+        p.mul_(3.0)  # the other piece, q, is not written
+        return p + q
 
 
 class StaleView(nn.Module):

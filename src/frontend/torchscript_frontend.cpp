@@ -450,6 +450,17 @@ class Walker {
       INFERNO_RETURN_IF_ERROR(
           bind(node->outputs()[i], ints ? AtenArg((*ints)[i]) : AtenArg((*tensors)[i])));
     }
+    // The pieces of split, chunk, unbind, ... view the tensor cut (note_view).
+    const jit::Node* cut = node->input()->node();
+    static constexpr std::string_view kCuts[] = {
+        "aten::split", "aten::unsafe_split", "aten::split_with_sizes",
+        "aten::chunk", "aten::unsafe_chunk", "aten::unbind"};
+    const std::string_view cut_kind = cut->kind().toQualString();
+    if (tensors && !cut->inputs().empty() &&
+        std::find(std::begin(kCuts), std::end(kCuts), cut_kind) != std::end(kCuts)) {
+      for (const jit::Value* piece : node->outputs())
+        views_[piece] = {cut->inputs()[0], cut, false};
+    }
     return Status::ok();
   }
 
@@ -548,8 +559,8 @@ class Walker {
     return bind(node->output(), value);
   }
 
-  /// Folds add/sub/mul/div/floordiv/neg/remainder whose operands are all compile-time numbers,
-  /// with Python's semantics: ints stay exact ints, `/` gives a float, `//` and % floor.
+  /// Folds add/sub/rsub/mul/div/floordiv/neg/remainder/pow whose operands are all compile-time
+  /// numbers, with Python's semantics: ints stay exact ints, `/` gives a float, `//` and % floor.
   static std::optional<AtenArg> fold_scalar_math(const std::string& op, std::vector<AtenArg> args) {
     // rsub(self, other, alpha) = sub(other, self, alpha): a traced `7 - size`.
     const std::string kind = op == "aten::rsub" ? "aten::sub" : op;
@@ -687,12 +698,29 @@ class Walker {
     return view;
   }
 
+  /// Whether `view` is, or views, a piece of the cut (split, chunk, unbind) that made `piece`
+  /// other than `piece` itself: the pieces do not overlap.
+  bool other_piece(const jit::Value* view, const jit::Value* piece) const {
+    const auto cut = views_.find(piece);
+    if (cut == views_.end() || cut->second.node->outputs().size() != 1 ||
+        cut->second.node->output()->type()->kind() != c10::TypeKind::ListType) {
+      return false;
+    }
+    for (auto it = views_.find(view); it != views_.end(); it = views_.find(view)) {
+      if (it->second.node == cut->second.node) return view != piece;
+      view = it->second.base;
+    }
+    return false;
+  }
+
   /// Whether some view of `root` (or `root`) other than those in `rebound` is read after `node`:
-  /// it would still hold the values from before the write.
+  /// it would still hold the values from before the write. The other pieces of a cut whose piece
+  /// was written do not count.
   bool stale_view_read(const jit::Value* root, const jit::Node* node,
                        const std::vector<const jit::Value*>& rebound) const {
     const auto read_after = [&](const jit::Value* v) {
       if (std::find(rebound.begin(), rebound.end(), v) != rebound.end()) return false;
+      if (other_piece(v, rebound.back())) return false;
       for (const jit::Use& use : v->uses()) {
         if (use.user->isAfter(node)) return true;
       }
