@@ -19,8 +19,6 @@ namespace {
 using ir::OpKind;
 using ir::ValueId;
 
-constexpr ArgKind T = ArgKind::kTensor;
-
 // An operand: its value and the letter of each of its dims.
 struct Term {
   ValueId value;
