@@ -423,6 +423,49 @@ inline cudaError_t attn_launch(void (*kernel)(AttentionParams<T>), dim3 grid, in
 
 inline bool attn_fits_int(int64_t v) { return v >= 0 && v <= 0x7fffffff; }
 
+/// The checks both entry points below make, and the kernel parameters: cudaErrorInvalidValue for
+/// sizes the kernels cannot take (attention's comment), cudaSuccess with `empty` set when there
+/// is nothing to compute.
+template <typename T, int kHead>
+inline cudaError_t attention_params(const T* q, const T* k, const T* v, T* out,
+                                    const AttentionDims& n, AttentionLayout q_layout,
+                                    AttentionLayout k_layout, AttentionLayout v_layout,
+                                    AttentionLayout out_layout, AttentionMask mask, double scale,
+                                    bool causal, AttentionParams<T>& p, bool& empty) {
+  static_assert(is_float_type_v<T>, "attention: float, double, __half or __nv_bfloat16");
+  static_assert(kHead == 32 || kHead == 64 || kHead == 128 || kHead == 256,
+                "attention: kHead is 32, 64, 128 or 256");
+  empty = false;
+  if (n.batch < 0 || n.heads < 0 || n.kv_heads < 0 || n.sq < 0 || n.skv < 0 || n.d < 0 ||
+      n.dv < 0 || n.d > kHead || n.dv > kHead || n.batch > 65535 || n.heads > 65535 ||
+      !attn_fits_int(n.sq) || !attn_fits_int(n.skv) || mask.kind < 0 || mask.kind > 2)
+    return cudaErrorInvalidValue;
+  empty = n.batch == 0 || n.heads == 0 || n.sq == 0 || n.dv == 0;
+  if (empty) return cudaSuccess;
+  if (n.kv_heads < 1 || n.heads % n.kv_heads != 0) return cudaErrorInvalidValue;
+  if (q == nullptr || k == nullptr || v == nullptr || out == nullptr ||
+      (mask.kind != 0 && mask.data == nullptr))
+    return cudaErrorInvalidValue;
+  p = AttentionParams<T>{q,
+                         k,
+                         v,
+                         out,
+                         q_layout,
+                         k_layout,
+                         v_layout,
+                         out_layout,
+                         mask,
+                         static_cast<int>(n.sq),
+                         static_cast<int>(n.skv),
+                         static_cast<int>(n.d),
+                         static_cast<int>(n.dv),
+                         static_cast<int>(n.heads / n.kv_heads),
+                         static_cast<acc_t<T>>(scale * kAttentionLog2e),
+                         causal,
+                         false};
+  return cudaSuccess;
+}
+
 }  // namespace detail
 
 /// attention of q, k and v (layouts in elements, last dims contiguous) into out, for head dims
@@ -438,38 +481,13 @@ inline cudaError_t attention(const T* q, const T* k, const T* v, T* out, Attenti
                              AttentionLayout v_layout, AttentionLayout out_layout,
                              AttentionMask mask, double scale, bool causal, cudaStream_t stream,
                              const AttentionDecodeLaunch& decode = {}) {
-  static_assert(is_float_type_v<T>, "attention: float, double, __half or __nv_bfloat16");
-  static_assert(kHead == 32 || kHead == 64 || kHead == 128 || kHead == 256,
-                "attention: kHead is 32, 64, 128 or 256");
   using namespace detail;
   const AttentionDims& n = dims;
-  if (n.batch < 0 || n.heads < 0 || n.kv_heads < 0 || n.sq < 0 || n.skv < 0 || n.d < 0 ||
-      n.dv < 0 || n.d > kHead || n.dv > kHead || n.batch > 65535 || n.heads > 65535 ||
-      !attn_fits_int(n.sq) || !attn_fits_int(n.skv) || mask.kind < 0 || mask.kind > 2)
-    return cudaErrorInvalidValue;
-  if (n.batch == 0 || n.heads == 0 || n.sq == 0 || n.dv == 0) return cudaSuccess;
-  if (n.kv_heads < 1 || n.heads % n.kv_heads != 0) return cudaErrorInvalidValue;
-  if (q == nullptr || k == nullptr || v == nullptr || out == nullptr ||
-      (mask.kind != 0 && mask.data == nullptr))
-    return cudaErrorInvalidValue;
-
-  AttentionParams<T> p{q,
-                       k,
-                       v,
-                       out,
-                       q_layout,
-                       k_layout,
-                       v_layout,
-                       out_layout,
-                       mask,
-                       static_cast<int>(n.sq),
-                       static_cast<int>(n.skv),
-                       static_cast<int>(n.d),
-                       static_cast<int>(n.dv),
-                       static_cast<int>(n.heads / n.kv_heads),
-                       static_cast<acc_t<T>>(scale * kAttentionLog2e),
-                       causal,
-                       false};
+  AttentionParams<T> p{};
+  bool empty = false;
+  const cudaError_t checked = attention_params<T, kHead>(
+      q, k, v, out, n, q_layout, k_layout, v_layout, out_layout, mask, scale, causal, p, empty);
+  if (checked != cudaSuccess || empty) return checked;
   if (n.sq <= kAttentionDecodeMaxRows && n.batch * n.sq <= 65535)
     return attention_decode<T, kHead>(p, n.batch, n.heads, stream, decode);
   if constexpr (sizeof(T) == 2) {
@@ -498,6 +516,36 @@ inline cudaError_t attention(const T* q, const T* k, const T* v, T* out, Attenti
                   static_cast<unsigned>(n.heads), static_cast<unsigned>(n.batch));
   return attn_launch<T>(attention_simt_kernel<T, kHead>, grid, Tile::kThreads, Tile::kSmemBytes, p,
                         stream);
+}
+
+/// A decode step's attention with its update (AttentionDecodeUpdate, attention_decode.cuh): q
+/// (one row per batch and head, before its rotary), the caches k_cache and v_cache (written at
+/// update.position, then attended to), the rest as attention's. One launch of the decode kernel.
+/// cudaErrorInvalidValue as attention's, and for sq != 1, a missing position or new row, rotary
+/// dims that are odd or above d, or a rotary without its cosine and sine.
+template <typename T, int kHead>
+inline cudaError_t attention_step(const T* q, T* k_cache, T* v_cache, T* out, AttentionDims dims,
+                                  AttentionLayout q_layout, AttentionLayout k_layout,
+                                  AttentionLayout v_layout, AttentionLayout out_layout,
+                                  AttentionMask mask, double scale,
+                                  const AttentionDecodeUpdate<T>& update, cudaStream_t stream,
+                                  const AttentionDecodeLaunch& decode) {
+  using namespace detail;
+  const AttentionDims& n = dims;
+  AttentionParams<T> p{};
+  bool empty = false;
+  const cudaError_t checked =
+      attention_params<T, kHead>(q, k_cache, v_cache, out, n, q_layout, k_layout, v_layout,
+                                 out_layout, mask, scale, false, p, empty);
+  if (checked != cudaSuccess) return checked;
+  const auto rotary_ok = [&](int r) { return r >= 0 && r % 2 == 0 && r <= n.d; };
+  if (n.sq != 1 || update.position == nullptr || update.k_new == nullptr ||
+      update.v_new == nullptr || !rotary_ok(update.q_rotary) || !rotary_ok(update.k_rotary) ||
+      ((update.q_rotary > 0 || update.k_rotary > 0) &&
+       (update.cosine == nullptr || update.sine == nullptr)))
+    return cudaErrorInvalidValue;
+  if (empty) return cudaSuccess;
+  return attention_decode<T, kHead>(p, n.batch, n.heads, stream, decode, update);
 }
 
 }  // namespace inferno::kernels

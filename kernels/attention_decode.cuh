@@ -27,6 +27,14 @@
 // workspace, the same result for every run. Before sm_90 (or a binary not built for it) one block
 // takes all keys. Grouped-query attention reads kv head h / groups in place (no repeated K/V).
 //
+// The step's own rows (AttentionDecodeUpdate, attention_step in attention.cuh): a decoder layer's
+// rotary of q and of the new key, and the writes of the new key and value rows into the KV cache,
+// may happen in this kernel's prologue instead of a launch of their own before it. Each block
+// rotates q and the new key into shared memory (rounded to T, as the rotary kernel stores them),
+// and reads the new row from there wherever its keys reach the new position; one block of each
+// kv head (split 0 of its first query head) writes the rows into the caches for later steps. So
+// no block reads a cache row another block of this launch writes.
+//
 // In a generated model's decode step (AttentionDecodeLaunch) the kernel may be launched with
 // programmatic dependent launch (dependent_launch.cuh: it awaits the kernels before it reads
 // what they write), so that the GEMV after it (the output projection) launches while it runs and
@@ -44,6 +52,26 @@ namespace inferno::kernels {
 /// kernels ignore it.
 struct AttentionDecodeLaunch {
   bool dependent = false;
+};
+
+/// The decode step's new key and value rows (one query row per batch, sq = 1) and the rotary
+/// of q and of the key, done by the decode kernel before it attends (see the file comment). The
+/// caches are the attention's k and v; position[0] is the new rows' place in them (negative
+/// counts from the end, as index_copy's index; outside the cache: no row is written or
+/// substituted). cosine and sine hold one row of rotary values per batch (batch stride
+/// rotary_batch_stride, 0 when shared), for q and the key alike; q_rotary and k_rotary are the
+/// rotated leading elements of each (0: none), halves rotated as rotate_half does.
+template <typename T>
+struct AttentionDecodeUpdate {
+  const T* k_new = nullptr;
+  AttentionLayout k_new_layout{};
+  const T* v_new = nullptr;
+  AttentionLayout v_new_layout{};
+  const int64_t* position = nullptr;  ///< nullptr: no update, the kernel only attends
+  const T* cosine = nullptr;
+  const T* sine = nullptr;
+  int64_t rotary_batch_stride = 0;
+  int q_rotary = 0, k_rotary = 0;
 };
 
 /// Whether the decode kernel takes a dependent launch where the model allows one: yes unless
@@ -123,21 +151,36 @@ __device__ __forceinline__ acc_t<T> attn_decode_dot(const acc_t<T>* qs, const T*
   return s;
 }
 
+/// Element e of row x after a rotary of its first r elements (r = 0: none) by one row of cosine
+/// and sine, rounded to T: what the rotary kernel (codegen/emit_rotary.cpp) stores, computed the
+/// same way (the partner of the first half negated).
+template <typename T>
+__device__ __forceinline__ T attn_decode_rotated(const T* x, int e, int r, const T* cosine,
+                                                 const T* sine) {
+  if (e >= r) return x[e];
+  using A = acc_t<T>;
+  const int h = r / 2;
+  const A partner = e < h ? -to_acc(x[e + h]) : to_acc(x[e - h]);
+  const A value = to_acc(x[e]) * to_acc(cosine[e]) + partner * to_acc(sine[e]);
+  return from_acc<T>(value);
+}
+
 /// Loads `Rows::kBatch` of a group's V chunks from load r0 on: load r reads row
 /// r * kRowsPerLoad + lane / kChunks of the group (starting at `rows`), chunk lane % kChunks,
-/// only where `live` has the row's bit (a dead row's memory may lie past the cache).
+/// only where `live` has the row's bit (a dead row's memory may lie past the cache). Row
+/// `new_row` of the group (if any) is read from `new_v` (shared memory) instead.
 template <typename T, int kHead>
 __device__ __forceinline__ void attn_decode_load_v(
     uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch], const T* rows, int64_t stride, int r0,
-    unsigned live, int lane, int dv) {
+    unsigned live, int lane, int dv, int new_row, const T* new_v) {
   using Rows = AttentionDecodeRows<T, kHead>;
   const int sub = lane / Rows::kChunks, chunk = lane % Rows::kChunks;
 #pragma unroll
   for (int r = 0; r < Rows::kBatch; ++r) {
     const int row = (r0 + r) * Rows::kRowsPerLoad + sub;
     const bool read = r0 + r < Rows::kLoads && ((live >> row) & 1u) != 0 && chunk * Rows::kPer < dv;
-    raw[r] = read ? *reinterpret_cast<const uint4*>(rows + row * stride + chunk * Rows::kPer)
-                  : make_uint4(0, 0, 0, 0);
+    const T* at = (row == new_row ? new_v : rows + row * stride) + chunk * Rows::kPer;
+    raw[r] = read ? *reinterpret_cast<const uint4*>(at) : make_uint4(0, 0, 0, 0);
   }
 }
 
@@ -170,7 +213,8 @@ struct AttentionDecodePartial {
 
 template <typename T, int kHead>
 __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
-    attention_decode_kernel(const AttentionParams<T> p, bool vec_k, bool vec_v, bool dependent) {
+    attention_decode_kernel(const AttentionParams<T> p, const AttentionDecodeUpdate<T> u,
+                            bool vec_k, bool vec_v, bool dependent) {
   using A = acc_t<T>;
   using Tile = AttentionDecodeTile;
   using Rows = AttentionDecodeRows<T, kHead>;
@@ -178,6 +222,8 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
   __shared__ A qs[kHead];
   __shared__ AttentionDecodePartial<A, kHead> warps[Tile::kWarps];
   __shared__ AttentionDecodePartial<A, kHead> block;  // read by the cluster's block 0
+  __shared__ __align__(16) T new_k[kHead];            // the update's rows (AttentionDecodeUpdate)
+  __shared__ __align__(16) T new_v[kHead];
 
   const int h = static_cast<int>(blockIdx.y), hk = h / p.kv_groups;
   const int b = static_cast<int>(blockIdx.z) / p.sq, i = static_cast<int>(blockIdx.z) % p.sq;
@@ -189,9 +235,34 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
   // wait lets the kernel after it launch. Launched normally it must not: that kernel would then
   // launch early all the same (the trigger is this kernel's, whatever its own launch).
   if (dependent) await_producers();
+  // The update (sq = 1): q and the new key rotated, the new rows staged in shared memory, and the
+  // row they replace (-1: none).
+  int new_row = -1;
+  const T* cosine = u.cosine + b * u.rotary_batch_stride;
+  const T* sine = u.sine + b * u.rotary_batch_stride;
+  if (u.position != nullptr) {
+    int64_t row = u.position[0];
+    if (row < 0) row += p.skv;
+    new_row = row >= 0 && row < p.skv ? static_cast<int>(row) : -1;
+    const T* k_new = u.k_new + b * u.k_new_layout.batch + hk * u.k_new_layout.head;
+    const T* v_new = u.v_new + b * u.v_new_layout.batch + hk * u.v_new_layout.head;
+    for (int e = threadIdx.x; e < kHead; e += Tile::kThreads) {
+      new_k[e] = e < p.d ? attn_decode_rotated(k_new, e, u.k_rotary, cosine, sine) : from_acc<T>(0);
+      new_v[e] = e < p.dv ? v_new[e] : from_acc<T>(0);
+    }
+  }
   for (int e = threadIdx.x; e < kHead; e += Tile::kThreads)
-    qs[e] = e < p.d ? to_acc(q[e]) * p.scale_log2 : A(0);
+    qs[e] =
+        e < p.d ? to_acc(attn_decode_rotated(q, e, u.q_rotary, cosine, sine)) * p.scale_log2 : A(0);
   __syncthreads();
+  if (new_row >= 0 && blockIdx.x == 0 && h % p.kv_groups == 0) {
+    // This kv head's writer: the rows go into the caches for the steps after this one. No block
+    // of this launch reads them there (each reads new_k and new_v instead).
+    T* k_row = const_cast<T*>(k) + static_cast<int64_t>(new_row) * p.kl.seq;
+    T* v_row = const_cast<T*>(v) + static_cast<int64_t>(new_row) * p.vl.seq;
+    for (int e = threadIdx.x; e < p.d; e += Tile::kThreads) k_row[e] = new_k[e];
+    for (int e = threadIdx.x; e < p.dv; e += Tile::kThreads) v_row[e] = new_v[e];
+  }
 
   // This block's groups of 32 keys: split gridDim.x of them, in order.
   const int keys = p.causal ? min(p.skv, i + 1) : p.skv;
@@ -221,14 +292,17 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
     const unsigned live_bits = __ballot_sync(0xffffffffu, live);
     if (live_bits == 0) continue;  // no live key: K and V are not read
     const T* group_v = v + static_cast<int64_t>(g) * Tile::kGroup * p.vl.seq;
+    const int group_new = new_row - g * Tile::kGroup;  // the new row's place in the group
     uint4 raw_v[Rows::kBatch];
     if constexpr (Rows::kEarlyV) {
       if (chunked_v)
-        attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, live_bits, lane, p.dv);
+        attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, live_bits, lane, p.dv, group_new,
+                                     new_v);
     }
     A s = -acc_infinity<A>();
     if (live) {
-      s = attn_decode_dot<T, kHead>(qs, k + static_cast<int64_t>(j) * p.kl.seq, p.d, vec_k);
+      const T* key = j == new_row ? new_k : k + static_cast<int64_t>(j) * p.kl.seq;
+      s = attn_decode_dot<T, kHead>(qs, key, p.d, vec_k);
       if (p.mask.kind == 2)
         s += to_acc(static_cast<const T*>(p.mask.data)[mask_at]) * static_cast<A>(kAttentionLog2e);
     }
@@ -247,7 +321,8 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
       } else {
 #pragma unroll
         for (int r0 = 0; r0 < Rows::kLoads; r0 += Rows::kBatch) {
-          attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, r0, live_bits, lane, p.dv);
+          attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, r0, live_bits, lane, p.dv,
+                                       group_new, new_v);
           attn_decode_add_v<T, kHead>(ov, raw_v, r0, e, lane);
         }
       }
@@ -259,7 +334,7 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
 #pragma unroll 8
     for (int jj = 0; jj < Tile::kGroup; ++jj) {
       const A w = __shfl_sync(0xffffffffu, e, jj);
-      const T* row = group_v + static_cast<int64_t>(jj) * p.vl.seq;
+      const T* row = jj == group_new ? new_v : group_v + static_cast<int64_t>(jj) * p.vl.seq;
 #pragma unroll
       for (int c = 0; c < kCols; ++c) {
         const int col = lane + 32 * c;
@@ -366,10 +441,12 @@ inline int attention_decode_splits(int64_t rows, int skv, int binary_version) {
   return splits >= 2 ? splits : 1;
 }
 
-/// Launches the decode kernel for p (p.sq <= kAttentionDecodeMaxRows rows, batch * sq <= 65535).
+/// Launches the decode kernel for p (p.sq <= kAttentionDecodeMaxRows rows, batch * sq <= 65535)
+/// and the update u (p.sq = 1 when it has a position).
 template <typename T, int kHead>
 inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, int64_t heads,
-                                    cudaStream_t stream, const AttentionDecodeLaunch& launch) {
+                                    cudaStream_t stream, const AttentionDecodeLaunch& launch,
+                                    const AttentionDecodeUpdate<T>& u = {}) {
   constexpr auto kernel = attention_decode_kernel<T, kHead>;
   // 16-byte rows: the base and every row start aligned, the width a whole number of chunks.
   constexpr int kPer = AttentionDecodeRows<T, kHead>::kPer;
@@ -402,7 +479,7 @@ inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, 
   }
   config.attrs = attributes;
   config.numAttrs = count;
-  return cudaLaunchKernelEx(&config, kernel, p, vec_k, vec_v, dependent);
+  return cudaLaunchKernelEx(&config, kernel, p, u, vec_k, vec_v, dependent);
 }
 
 }  // namespace detail

@@ -253,7 +253,8 @@ Expected<BackendPlan> plan_backend(const CliOptions& options) {
 namespace {
 
 // Codegen's cross-node fusions, each on unless its variable is "0" (for comparisons):
-// INFERNO_LAUNCH_GROUPS (codegen/launch_groups.h) and INFERNO_GEMV_PAIRS (codegen/gemv_pairs.h).
+// INFERNO_LAUNCH_GROUPS (codegen/launch_groups.h), INFERNO_GEMV_PAIRS (codegen/gemv_pairs.h) and
+// INFERNO_ATTENTION_STEP (codegen/attention_step.h).
 bool enabled_in_environment(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr || std::string_view(value) != "0";
@@ -262,6 +263,7 @@ bool enabled_in_environment(const char* name) {
 void fusions_from_environment(codegen::CodegenOptions& options) {
   options.launch_groups = enabled_in_environment("INFERNO_LAUNCH_GROUPS");
   options.gemv_pairs = enabled_in_environment("INFERNO_GEMV_PAIRS");
+  options.attention_steps = enabled_in_environment("INFERNO_ATTENTION_STEP");
 }
 
 }  // namespace

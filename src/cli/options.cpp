@@ -204,8 +204,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
       "PATH locate nvcc (see --nvcc); INFERNO_KERNELS_DIR overrides where the CUDA kernels are; "
       "TMPDIR\n"
       "holds the temporary build directory; INFERNO_LAUNCH_GROUPS=0 launches every kernel on "
-      "its own\n(no launch groups) and INFERNO_GEMV_PAIRS=0 keeps a gated MLP's elementwise "
-      "kernel, for\ncomparisons. Without --arch, the GPUs the CUDA driver reports set the\n"
+      "its own\n(no launch groups), INFERNO_GEMV_PAIRS=0 keeps a gated MLP's elementwise "
+      "kernel and\nINFERNO_ATTENTION_STEP=0 keeps a decode step's rotary and cache writes out of "
+      "its\nattention kernel, for comparisons. Without --arch, the GPUs the CUDA driver reports "
+      "set the\n"
       "target (CUDA_VISIBLE_DEVICES applies); with no GPU or driver the target is sm_90.\n"
       "'infernoc verify MODEL --data X.npy ...' checks every kernel of the compiled model on the "
       "GPU\nagainst the CPU reference (see 'infernoc verify --help').");

@@ -2,6 +2,9 @@
 // section by section (emit_abi.h has the host side, emit_*.h the per-node code).
 #include "codegen/codegen.h"
 
+#include <algorithm>
+
+#include "codegen/attention_step.h"
 #include "codegen/emit_abi.h"
 #include "codegen/emit_attention.h"
 #include "codegen/emit_context.h"
@@ -105,6 +108,14 @@ namespace {
 // is one).
 Status emit_node(EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
+  if (const int32_t owner = ctx.attention_step_owner_of(index); owner >= 0) {
+    ctx.out.run.line("// " + ctx.describe(node));
+    ctx.out.run.line(
+        "// (done by the attention kernel of %" +
+        comment_text(ctx.graph.name(ctx.graph.nodes()[static_cast<size_t>(owner)].outputs[0]), 60) +
+        ", codegen/attention_step.h)");
+    return Status::ok();
+  }
   return lowering_table()[node.op].lower(ctx, index);
 }
 
@@ -245,12 +256,25 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
                                        int32_t first_part, const std::string& ns) {
   VariantCode code;
   const ViewPlan views = plan_views(graph);
-  code.plan = plan_memory(graph, plan_options(graph, views));
+  MemoryPlanOptions plan_with = plan_options(graph, views);
+  code.plan = plan_memory(graph, plan_with);
+  // Attention steps read their rotaries' and cache writes' operands at the attention: planned
+  // again with those kept alive until then, and checked again on that plan.
+  std::vector<AttentionStep> attention_steps =
+      plan_attention_steps(graph, views, code.plan, options.attention_steps);
+  if (std::any_of(attention_steps.begin(), attention_steps.end(),
+                  [](const AttentionStep& s) { return s.k_write >= 0; })) {
+    plan_with.extra_reads = attention_step_reads(graph, attention_steps);
+    code.plan = plan_memory(graph, plan_with);
+    attention_steps = plan_attention_steps(graph, views, code.plan, options.attention_steps);
+  }
   MemoryPlan& plan = code.plan;
   ModelSections& sections = code.sections;
   EmitContext ctx(graph, plan, views, weights, options, sections);
   ctx.num_variants = num_variants;
   ctx.gemv_prefetch = plan_gemv_prefetches(graph, weights);
+  ctx.attention_step_owner = attention_step_owners(attention_steps);
+  ctx.attention_steps = std::move(attention_steps);
   int32_t corrupted = -1;
   if (!options.corrupt_node.empty()) {
     INFERNO_ASSIGN_OR_RETURN(corrupted, find_corrupted_node(graph, views, options.corrupt_node));

@@ -49,6 +49,9 @@ struct CodegenOptions {
   /// GEMV pairs (gemv_pairs.h); false keeps a gated MLP's elementwise kernel (infernoc reads
   /// INFERNO_GEMV_PAIRS=0 from the environment, for comparisons).
   bool gemv_pairs = true;
+  /// Attention steps (attention_step.h); false keeps a decode step's rotary and cache writes in
+  /// kernels of their own (infernoc reads INFERNO_ATTENTION_STEP=0 from the environment).
+  bool attention_steps = true;
   /// The model's dynamic dims (model_dims.h); empty: the library exports no dims table.
   std::vector<ModelDim> dynamic_dims;
 };

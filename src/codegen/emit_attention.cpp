@@ -31,6 +31,57 @@ int64_t head_tile(int64_t d, int64_t dv) {
   return h <= 32 ? 32 : h <= 64 ? 64 : h <= 128 ? 128 : 256;
 }
 
+// The decode step's form (attention_step.h): q before its rotary, the caches written in place,
+// and the update's operands; `args` as the plain call has them.
+Status emit_attention_step(EmitContext& ctx, int32_t index, NamedArgs args, std::string_view type,
+                           int64_t tile, const std::string& decode) {
+  const ir::Graph& graph = ctx.graph;
+  const ir::Node& node = graph.nodes()[static_cast<size_t>(index)];
+  const AttentionStep& step = ctx.attention_steps[static_cast<size_t>(index)];
+  const ir::Node& k_copy = graph.nodes()[static_cast<size_t>(step.k_write)];
+  const ir::Node& v_copy = graph.nodes()[static_cast<size_t>(step.v_write)];
+  const ir::Node* q_rotary =
+      step.q_rotary >= 0 ? &graph.nodes()[static_cast<size_t>(step.q_rotary)] : nullptr;
+  const ir::Node* k_rotary =
+      step.k_rotary >= 0 ? &graph.nodes()[static_cast<size_t>(step.k_rotary)] : nullptr;
+  const ir::Node* rotary = q_rotary != nullptr ? q_rotary : k_rotary;
+  auto view_of = [&](ir::ValueId v) { return resolve_view(graph, ctx.views, v); };
+  const ValueView q_rows = view_of(q_rotary != nullptr ? q_rotary->inputs[0] : node.inputs[0]);
+  const ValueView k_rows = view_of(k_rotary != nullptr ? k_rotary->inputs[0] : k_copy.inputs[2]);
+  const ValueView v_rows = view_of(v_copy.inputs[2]);
+  std::string cosine = "nullptr", sine = "nullptr", batch_stride = "0";
+  if (rotary != nullptr) {
+    ir::Shape rotated = graph.type(rotary->outputs[0]).shape;
+    rotated.back() = rotary->attrs.get_int("rotary_dim");
+    const ValueView c = view_of(rotary->inputs[1]), s = view_of(rotary->inputs[2]);
+    cosine = ctx.view_pointer(c);
+    sine = ctx.view_pointer(s);
+    const StridedView cv = broadcast_view(c.view, rotated), sv = broadcast_view(s.view, rotated);
+    INFERNO_CHECK(cv.strides[0] == sv.strides[0], "attention step: cosine and sine differ");
+    batch_stride = decimal(rotated[0] == 1 ? 0 : cv.strides[0]);
+  }
+  auto rotary_dim = [](const ir::Node* r) {
+    return r == nullptr ? std::string("0") : decimal(r->attrs.get_int("rotary_dim"));
+  };
+  const std::string t(type);
+  args[0] = {"q", ctx.view_pointer(q_rows)};
+  args[1] = {"k_cache", ctx.pointer(k_copy.outputs[0])};
+  args[2] = {"v_cache", ctx.pointer(v_copy.outputs[0])};
+  args[5] = {"q_layout", layout(q_rows.view)};
+  args.erase(args.end() - 1);  // causal: never (attention_step.h)
+  args.push_back({"update", "inferno::kernels::AttentionDecodeUpdate<" + t + ">{" +
+                                ctx.view_pointer(k_rows) + ", " + layout(k_rows.view) + ", " +
+                                ctx.view_pointer(v_rows) + ", " + layout(v_rows.view) + ", " +
+                                ctx.view_pointer(view_of(k_copy.inputs[1])) + ", " + cosine + ", " +
+                                sine + ", " + batch_stride + ", " + rotary_dim(q_rotary) + ", " +
+                                rotary_dim(k_rotary) + "}"});
+  ctx.out.run.line("// (with the rotary and cache writes of the step: codegen/attention_step.h)");
+  ctx.out.run.line("MODEL_CHECK_CUDA((inferno::kernels::attention_step<" + t + ", " +
+                   decimal(tile) + ">(" + named_args(args) + ", stream" + decode + ")), " +
+                   ctx.label(node) + ");");
+  return Status::ok();
+}
+
 }  // namespace
 
 Status emit_attention(EmitContext& ctx, int32_t index) {
@@ -110,6 +161,10 @@ Status emit_attention(EmitContext& ctx, int32_t index) {
   const std::string decode = sq <= limits.decode_max_rows && batch * sq <= limits.max_grid
                                  ? ", inferno::kernels::AttentionDecodeLaunch{dependent_launch}"
                                  : "";
+  if (static_cast<size_t>(index) < ctx.attention_steps.size() &&
+      ctx.attention_steps[static_cast<size_t>(index)].k_write >= 0) {
+    return emit_attention_step(ctx, index, args, storage_type(q.dtype), head_tile(d, dv), decode);
+  }
   // Parenthesized: the template arguments and braced sizes hold commas the macro would split at.
   run.line("MODEL_CHECK_CUDA((inferno::kernels::attention<" + std::string(storage_type(q.dtype)) +
            ", " + decimal(head_tile(d, dv)) + ">(" + named_args(args) + ", stream" + decode +

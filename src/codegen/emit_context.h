@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/attention_step.h"
 #include "codegen/codegen.h"
 #include "codegen/grid_kernel.h"
 #include "codegen/memory_plan.h"
@@ -46,6 +47,11 @@ class EmitContext {
   /// By node: the weight its GEMV prefetches into L2 for the next GEMV (plan_gemv_prefetches,
   /// emit_gemm.h), or kNoValue; empty: none anywhere.
   std::vector<ir::ValueId> gemv_prefetch;
+  /// By node: the attention node whose kernel does its work (attention_step.h), or -1; empty:
+  /// none.
+  std::vector<int32_t> attention_step_owner;
+  /// By node: what an attention node's kernel takes over (attention_step.h); empty: nothing.
+  std::vector<AttentionStep> attention_steps;
   /// By node: the last node of its launch group (plan_launch_groups, launch_groups.h), or -1;
   /// empty: no groups.
   std::vector<int32_t> launch_group_end;
@@ -53,6 +59,13 @@ class EmitContext {
   int32_t current_node = -1;
   /// The current launch group's grid kernels so far, each with its node, held for one launch.
   std::vector<std::pair<int32_t, GridKernel>> grouped;
+
+  /// The attention node whose kernel does node's work (attention_step.h), or -1.
+  int32_t attention_step_owner_of(int32_t node) const {
+    return static_cast<size_t>(node) < attention_step_owner.size()
+               ? attention_step_owner[static_cast<size_t>(node)]
+               : -1;
+  }
 
   /// Whether the node being lowered is in a launch group.
   bool in_launch_group() const {

@@ -84,12 +84,14 @@ bool any_overlap(const std::vector<Bytes>& a, const std::vector<Bytes>& b) {
   return false;
 }
 
-// A node that launches nothing: a view, an empty output, a cache write its rotary does, a gated
-// MLP's step its GEMV computes (gemv_pairs.h).
+// A node that launches nothing: a view, an empty output, a step its attention does
+// (attention_step.h), a cache write its rotary does, a gated MLP's step its GEMV computes
+// (gemv_pairs.h).
 bool transparent(const EmitContext& ctx, int32_t index) {
   const ir::Node& node = ctx.graph.nodes()[static_cast<size_t>(index)];
   if (ctx.views.aliases_input(index)) return true;
   if (ctx.graph.type(node.outputs[0]).numel() == 0) return true;
+  if (ctx.attention_step_owner_of(index) >= 0) return true;
   if (node.op == ir::OpKind::kIndexCopy) return rows_written_by_rotary(ctx, index);
   return gemv_pair_source(ctx, index) >= 0;
 }

@@ -142,6 +142,10 @@ MemoryPlan plan_memory(const ir::Graph& graph, const MemoryPlanOptions& options)
       last_use[root[out]] = std::max(last_use[root[out]], n);
     for (const ir::ValueId in : graph.nodes()[n].inputs)
       last_use[root[in]] = std::max(last_use[root[in]], n);
+    if (static_cast<size_t>(n) < options.extra_reads.size()) {
+      for (const ir::ValueId in : options.extra_reads[static_cast<size_t>(n)])
+        last_use[root[in]] = std::max(last_use[root[in]], n);
+    }
   }
   for (const OutputCopy& copy : plan.output_copies) last_use[root[copy.value]] = num_nodes;
 

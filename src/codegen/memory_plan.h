@@ -108,6 +108,9 @@ struct MemoryPlanOptions {
   /// By node index: the node's output shares input 0's bytes (joins its alias group) and gets no
   /// buffer. Empty: reshapes only.
   std::vector<bool> aliases_input;
+  /// By node index: values the node's kernel reads besides its inputs (it does the work of nodes
+  /// before it: codegen/attention_step.h), live until it. Empty: none.
+  std::vector<std::vector<ir::ValueId>> extra_reads;
 };
 
 /// The inputs of an elementwise or fused_elementwise node with the output's shape (the generated

@@ -187,6 +187,8 @@ std::string kernel_choice(const std::vector<std::string>& kernels, ir::DType dty
       text += " (weight-streaming GEMV, FMA, norm fused)";
     } else if (starts_with(kernel, "gemv_")) {
       text += " (weight-streaming GEMV, FMA)";
+    } else if (starts_with(kernel, "attention_step<")) {
+      text += " (decode, split keys, with the step's rotary and cache writes)";
     } else if (starts_with(kernel, "attention<")) {
       text += decode_attention                          ? " (decode, split keys)"
               : is_tensor_core_dtype(dtype) && all_sm80 ? " (flash, mma tensor cores)"

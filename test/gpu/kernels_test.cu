@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
       {"conv", run_conv_tests},
       {"norm", run_norm_tests},
       {"attention", run_attention_tests},
+      {"attention_step", run_attention_step_tests},
       {"gemv", run_gemv_tests},
       {"gemv_norm", run_gemv_norm_tests},
       {"gemv_pairs", run_gemv_pairs_tests},

@@ -195,6 +195,7 @@ void run_norm_tests();
 void run_elementwise_tests();
 void run_conv_tests();
 void run_attention_tests();
+void run_attention_step_tests();
 void run_gemv_tests();
 void run_gemv_norm_tests();
 void run_gemv_pairs_tests();
