@@ -126,7 +126,9 @@ TEST_CASE("infernoc --dim narrows a dim's range, which sets the sizes a split ba
 }
 
 }  // namespace
-TEST_CASE("INFERNO_LAUNCH_GROUPS=0 and INFERNO_GEMV_PAIRS=0 each turn their fusion off") {
+TEST_CASE(
+    "INFERNO_LAUNCH_GROUPS=0, INFERNO_GEMV_PAIRS=0 and INFERNO_ATTENTION_STEP=0 each turn their "
+    "fusion off") {
   const std::vector<std::string> args = {kDecoder, "--emit",      "profile-plan", "--specialize",
                                          "s11=1",  "--precision", "fp16"};
   // Each variable, what the decode step's plan shows with its fusion, and only without it.
@@ -134,8 +136,9 @@ TEST_CASE("INFERNO_LAUNCH_GROUPS=0 and INFERNO_GEMV_PAIRS=0 each turn their fusi
     const char* variable;
     const char* fused;
     const char* unfused;
-  } switches[] = {{"INFERNO_LAUNCH_GROUPS", "launch group", "rotary_f16_1x2x1x16"},
-                  {"INFERNO_GEMV_PAIRS", "_pairs", "fused_silu_mul"}};
+  } switches[] = {{"INFERNO_LAUNCH_GROUPS", "launch group", "fused_cos_cast_f16"},
+                  {"INFERNO_GEMV_PAIRS", "_pairs", "fused_silu_mul"},
+                  {"INFERNO_ATTENTION_STEP", "attention_step<", "rotary_f16_1x2x1x16"}};
   const test::ProcessResult on = infernoc(args);
   REQUIRE(on.exit_code == 0);
   for (const auto& s : switches) {
