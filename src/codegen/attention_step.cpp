@@ -156,7 +156,7 @@ std::vector<std::vector<ir::ValueId>> attention_step_reads(
     }
     const ir::Node& k_copy = nodes[static_cast<size_t>(step.k_write)];
     const ir::Node& v_copy = nodes[static_cast<size_t>(step.v_write)];
-    reads[n].push_back(k_copy.inputs[1]);                        // the index
+    reads[n].push_back(k_copy.inputs[1]);                         // the index
     if (step.k_rotary < 0) reads[n].push_back(k_copy.inputs[2]);  // else the rotary's input
     reads[n].push_back(v_copy.inputs[2]);
   }

@@ -22,8 +22,8 @@ namespace k = inferno::kernels;
 struct StepCase {
   int64_t batch, heads, kv_heads, skv, d;
   int q_rotary, k_rotary;
-  int64_t position;    // as the model passes it (negative: from the end)
-  int64_t live_keys;   // the bool mask keeps keys [0, live_keys); -1: no mask
+  int64_t position;   // as the model passes it (negative: from the end)
+  int64_t live_keys;  // the bool mask keeps keys [0, live_keys); -1: no mask
 };
 
 // Element e of row x rotated over its first r elements, in float (double for f64), rounded to T.
@@ -32,7 +32,8 @@ T rotated(const T* x, int e, int r, const T* cosine, const T* sine) {
   if (e >= r) return x[e];
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
   const int h = r / 2;
-  const A partner = e < h ? -static_cast<A>(to_double(x[e + h])) : static_cast<A>(to_double(x[e - h]));
+  const A partner =
+      e < h ? -static_cast<A>(to_double(x[e + h])) : static_cast<A>(to_double(x[e - h]));
   const A value = static_cast<A>(to_double(x[e])) * static_cast<A>(to_double(cosine[e])) +
                   partner * static_cast<A>(to_double(sine[e]));
   return from_double<T>(static_cast<double>(value));
@@ -87,21 +88,19 @@ void check_step(const StepCase& c, std::mt19937_64& rng) {
   std::vector<uint8_t> mask_bytes(static_cast<size_t>(s));
   for (int64_t j = 0; j < s; ++j) mask_bytes[static_cast<size_t>(j)] = j < c.live_keys ? 1 : 0;
   DeviceBuffer<uint8_t> mask_d(mask_bytes);
-  const k::AttentionMask mask = c.live_keys < 0
-                                    ? k::AttentionMask{nullptr, 0, {0, 0, 0, 0}}
-                                    : k::AttentionMask{mask_d.get(), 1, {0, 0, 0, 1}};
+  const k::AttentionMask mask = c.live_keys < 0 ? k::AttentionMask{nullptr, 0, {0, 0, 0, 0}}
+                                                : k::AttentionMask{mask_d.get(), 1, {0, 0, 0, 1}};
   const std::vector<int64_t> position = {c.position};
   DeviceBuffer<T> q_d(q), q_rot_d(q_rot), k_new_d(k_new), v_new_d(v_new), k_d(k_cache),
-      v_d(v_cache), k_want_d(k_want), v_want_d(v_want), cos_d(cosine), sin_d(sine),
-      got_d(q.size()), want_d(q.size());
+      v_d(v_cache), k_want_d(k_want), v_want_d(v_want), cos_d(cosine), sin_d(sine), got_d(q.size()),
+      want_d(q.size());
   DeviceBuffer<int64_t> position_d(position);
   const k::AttentionDims dims{b, hq, hk, 1, s, d, d};
   const k::AttentionLayout ql{hq * d, d, d}, cl{hk * s * d, s * d, d}, nl{hk * d, d, d};
   const double scale = 1 / std::sqrt(static_cast<double>(d));
-  const k::AttentionDecodeUpdate<T> update{k_new_d.get(), nl,        v_new_d.get(),
-                                           nl,            position_d.get(), cos_d.get(),
-                                           sin_d.get(),   d,         c.q_rotary,
-                                           c.k_rotary};
+  const k::AttentionDecodeUpdate<T> update{k_new_d.get(),    nl,          v_new_d.get(), nl,
+                                           position_d.get(), cos_d.get(), sin_d.get(),   d,
+                                           c.q_rotary,       c.k_rotary};
   got_d.poison();
   want_d.poison();
   if (!expect_launch(k::attention_step<T, kHead>(q_d.get(), k_d.get(), v_d.get(), got_d.get(), dims,
@@ -109,10 +108,10 @@ void check_step(const StepCase& c, std::mt19937_64& rng) {
                                                  k::AttentionDecodeLaunch{true}),
                      name))
     return;
-  if (!expect_launch(k::attention<T, kHead>(q_rot_d.get(), k_want_d.get(), v_want_d.get(),
-                                            want_d.get(), dims, ql, cl, cl, ql, mask, scale, false,
-                                            g_stream),
-                     name + " (apart)"))
+  if (!expect_launch(
+          k::attention<T, kHead>(q_rot_d.get(), k_want_d.get(), v_want_d.get(), want_d.get(), dims,
+                                 ql, cl, cl, ql, mask, scale, false, g_stream),
+          name + " (apart)"))
     return;
   // The output: the same kernel over the same values but for q's and the new key's rotation
   // (host against device rounding of one multiply-add): T's tolerance on top of |v| <= 1.
@@ -174,8 +173,8 @@ void run_attention_step_tests() {
   // TinyLlama's layer: 32 query heads on 4 kv heads, 256 positions, the new row at 150.
   check_step<__half, 64>({1, 32, 4, 256, 64, 64, 64, 150, 151}, rng);
   check_step<__nv_bfloat16, 64>({1, 32, 4, 256, 64, 64, 64, 31, 32}, rng);
-  check_step<float, 64>({2, 4, 2, 100, 64, 32, 32, -3, -1}, rng);    // partial rotary, from the end
-  check_step<__half, 64>({1, 12, 12, 256, 64, 0, 0, 0, 1}, rng);     // GPT-2: no rotary
+  check_step<float, 64>({2, 4, 2, 100, 64, 32, 32, -3, -1}, rng);  // partial rotary, from the end
+  check_step<__half, 64>({1, 12, 12, 256, 64, 0, 0, 0, 1}, rng);   // GPT-2: no rotary
   check_step<__half, 64>({1, 8, 2, 256, 64, 64, 64, 256, 200}, rng);  // outside: nothing written
   check_step<float, 32>({2, 4, 1, 70, 20, 20, 10, 69, 70}, rng);      // d = 20: element loads
   check_step<double, 64>({1, 4, 2, 64, 48, 48, 48, 5, 6}, rng);

@@ -29,31 +29,45 @@ std::string layer(int rows, const std::string& extra = "", const std::string& ou
          R"ir(], %m: bool[1,1,)ir" + r + R"ir(,8]) {
   state %kc: f16[1,1,8,16] = zeros
   state %vc: f16[1,1,8,16] = zeros
-  %qkv: f16[1,)ir" + r + R"ir(,64] = relu(%x)
-  %qs: f16[1,)ir" + r + R"ir(,32] = slice(%qkv) {starts=[0, 0, 0], ends=[1, )ir" + r +
+  %qkv: f16[1,)ir" +
+         r + R"ir(,64] = relu(%x)
+  %qs: f16[1,)ir" +
+         r + R"ir(,32] = slice(%qkv) {starts=[0, 0, 0], ends=[1, )ir" + r +
          R"ir(, 32], steps=[1, 1, 1]}
-  %qr: f16[1,)ir" + r + R"ir(,2,16] = reshape(%qs) {shape=[1, )ir" + r + R"ir(, 2, 16]}
-  %q: f16[1,2,)ir" + r + R"ir(,16] = permute(%qr) {dims=[0, 2, 1, 3]}
-  %ks: f16[1,)ir" + r + R"ir(,16] = slice(%qkv) {starts=[0, 0, 32], ends=[1, )ir" + r +
+  %qr: f16[1,)ir" +
+         r + R"ir(,2,16] = reshape(%qs) {shape=[1, )ir" + r + R"ir(, 2, 16]}
+  %q: f16[1,2,)ir" +
+         r + R"ir(,16] = permute(%qr) {dims=[0, 2, 1, 3]}
+  %ks: f16[1,)ir" +
+         r + R"ir(,16] = slice(%qkv) {starts=[0, 0, 32], ends=[1, )ir" + r +
          R"ir(, 48], steps=[1, 1, 1]}
-  %kr: f16[1,)ir" + r + R"ir(,1,16] = reshape(%ks) {shape=[1, )ir" + r + R"ir(, 1, 16]}
-  %k: f16[1,1,)ir" + r + R"ir(,16] = permute(%kr) {dims=[0, 2, 1, 3]}
-  %vs: f16[1,)ir" + r + R"ir(,16] = slice(%qkv) {starts=[0, 0, 48], ends=[1, )ir" + r +
+  %kr: f16[1,)ir" +
+         r + R"ir(,1,16] = reshape(%ks) {shape=[1, )ir" + r + R"ir(, 1, 16]}
+  %k: f16[1,1,)ir" +
+         r + R"ir(,16] = permute(%kr) {dims=[0, 2, 1, 3]}
+  %vs: f16[1,)ir" +
+         r + R"ir(,16] = slice(%qkv) {starts=[0, 0, 48], ends=[1, )ir" + r +
          R"ir(, 64], steps=[1, 1, 1]}
-  %vr: f16[1,)ir" + r + R"ir(,1,16] = reshape(%vs) {shape=[1, )ir" + r + R"ir(, 1, 16]}
-  %v: f16[1,1,)ir" + r + R"ir(,16] = permute(%vr) {dims=[0, 2, 1, 3]}
-  %qe: f16[1,2,)ir" + r + R"ir(,16] = rotary(%q, %cos, %sin) {rotary_dim=16}
-  %ke: f16[1,1,)ir" + r + R"ir(,16] = rotary(%k, %cos, %sin) {rotary_dim=16}
+  %vr: f16[1,)ir" +
+         r + R"ir(,1,16] = reshape(%vs) {shape=[1, )ir" + r + R"ir(, 1, 16]}
+  %v: f16[1,1,)ir" +
+         r + R"ir(,16] = permute(%vr) {dims=[0, 2, 1, 3]}
+  %qe: f16[1,2,)ir" +
+         r + R"ir(,16] = rotary(%q, %cos, %sin) {rotary_dim=16}
+  %ke: f16[1,1,)ir" +
+         r + R"ir(,16] = rotary(%k, %cos, %sin) {rotary_dim=16}
   %nk: f16[1,1,8,16] = index_copy(%kc, %pos, %ke) {dim=2}
   %nv: f16[1,1,8,16] = index_copy(%vc, %pos, %v) {dim=2}
-  %o: f16[1,2,)ir" + r + R"ir(,16] = attention(%qe, %nk, %nv, %m) {causal=false, kv_groups=2, mask="bool", scale=0.25}
-)ir" + extra + "  return " + outputs + " updates %nk, %nv\n}";
+  %o: f16[1,2,)ir" +
+         r +
+         R"ir(,16] = attention(%qe, %nk, %nv, %m) {causal=false, kv_groups=2, mask="bool", scale=0.25}
+)ir" + extra +
+         "  return " + outputs + " updates %nk, %nv\n}";
 }
 
 }  // namespace
 
-TEST_CASE("a decode step's rotaries and cache writes happen in its attention kernel",
-          "[codegen]") {
+TEST_CASE("a decode step's rotaries and cache writes happen in its attention kernel", "[codegen]") {
   const std::string cu = generate_cu(parse(layer(1)));
   // relu, then the attention: the rotaries and index_copies launch nothing.
   CHECK(count_occurrences(cu, "MODEL_LAUNCH(") == 1);
@@ -63,14 +77,17 @@ TEST_CASE("a decode step's rotaries and cache writes happen in its attention ker
   CHECK_FALSE(has(cu, "index_copy_f16"));
   // q and the new rows read in place from the projection (k at 32, v at 48), the caches are
   // the states, the rotary's cosine and sine shared by both (16 dims each, one row).
-  CHECK(has(cu, "inferno::kernels::attention_step<__half, 32>(/* q */ v_qkv, /* k_cache */ v_nk, "
-                "/* v_cache */ v_nv, /* out */ v_o, "));
-  CHECK(has(cu, "/* update */ inferno::kernels::AttentionDecodeUpdate<__half>{(v_qkv + 32), "
-                "inferno::kernels::AttentionLayout{16, 16, 16}, (v_qkv + 48), "
-                "inferno::kernels::AttentionLayout{16, 16, 16}, v_pos, v_cos, v_sin, 0, 16, 16}, "
-                "stream, inferno::kernels::AttentionDecodeLaunch{dependent_launch})"));
-  CHECK(has(cu, "\"attention_step<__half, 32> (decode, split keys, with the step's rotary and "
-                "cache writes)\""));
+  CHECK(has(cu,
+            "inferno::kernels::attention_step<__half, 32>(/* q */ v_qkv, /* k_cache */ v_nk, "
+            "/* v_cache */ v_nv, /* out */ v_o, "));
+  CHECK(has(cu,
+            "/* update */ inferno::kernels::AttentionDecodeUpdate<__half>{(v_qkv + 32), "
+            "inferno::kernels::AttentionLayout{16, 16, 16}, (v_qkv + 48), "
+            "inferno::kernels::AttentionLayout{16, 16, 16}, v_pos, v_cos, v_sin, 0, 16, 16}, "
+            "stream, inferno::kernels::AttentionDecodeLaunch{dependent_launch})"));
+  CHECK(has(cu,
+            "\"attention_step<__half, 32> (decode, split keys, with the step's rotary and "
+            "cache writes)\""));
 }
 
 TEST_CASE("the projection an attention step reads stays alive until it", "[codegen]") {
@@ -83,16 +100,15 @@ TEST_CASE("the projection an attention step reads stays alive until it", "[codeg
   CHECK(has(plan, "nodes 0..14, %qkv"));
 }
 
-TEST_CASE("a decode step keeps its own kernels where the attention cannot do them",
-          "[codegen]") {
+TEST_CASE("a decode step keeps its own kernels where the attention cannot do them", "[codegen]") {
   SECTION("several query rows (the prompt)") {
     const std::string cu = generate_cu(parse(layer(2)));
     CHECK_FALSE(has(cu, "attention_step<"));
     CHECK(has(cu, "rotary_f16"));
   }
   SECTION("another reader of the updated cache") {
-    const std::string cu = generate_cu(parse(
-        layer(1, "  %kk: f16[1,1,8,16] = neg(%nk)\n", "%o, %kk")));
+    const std::string cu =
+        generate_cu(parse(layer(1, "  %kk: f16[1,1,8,16] = neg(%nk)\n", "%o, %kk")));
     CHECK_FALSE(has(cu, "attention_step<"));
     CHECK(has(cu, "inferno::kernels::attention<__half, 32>("));
   }
