@@ -52,6 +52,10 @@ namespace inferno::kernels {
 /// kernels ignore it.
 struct AttentionDecodeLaunch {
   bool dependent = false;
+  /// The key splits (cluster size) to take instead of attention_decode_splits' choice, 0: that
+  /// choice. For benchmarks (tools/bench/attention_decode_bench.cu); honoured up to 8, and only
+  /// where clusters are (sm_90 code on an sm_90 device), else one block takes all keys.
+  int splits = 0;
 };
 
 /// The decode step's new key and value rows (one query row per batch, sq = 1) and the rotary
@@ -427,12 +431,15 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
 
 /// Splits of the key range for `rows` blocks of `skv` keys: enough to give each SM a block when
 /// the rows alone leave most idle, at most a cluster of 8, each split at least one group per warp;
-/// 1 before sm_90 or when the kernel's binary was not built for it.
-inline int attention_decode_splits(int64_t rows, int skv, int binary_version) {
+/// `forced` (> 0) instead where clusters are; 1 before sm_90 or when the kernel's binary was not
+/// built for it.
+inline int attention_decode_splits(int64_t rows, int skv, int binary_version, int forced = 0) {
   using Tile = AttentionDecodeTile;
   int sms = 0, major = 0;
   if (!current_device_sms(sms, major)) return 1;
-  if (major < 9 || binary_version < 90 || 2 * rows > sms) return 1;
+  if (major < 9 || binary_version < 90) return 1;
+  if (forced > 0) return forced < Tile::kMaxSplits ? forced : Tile::kMaxSplits;
+  if (2 * rows > sms) return 1;
   const int groups = (skv + Tile::kGroup - 1) / Tile::kGroup;
   int splits = static_cast<int>(sms / rows);
   splits = splits < Tile::kMaxSplits ? splits : Tile::kMaxSplits;
@@ -456,7 +463,7 @@ inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, 
   };
   const bool vec_k = chunked(p.k, p.kl, p.d), vec_v = chunked(p.v, p.vl, p.dv);
   const int64_t rows = batch * heads * p.sq;
-  const int splits = attention_decode_splits(rows, p.skv, binary_version<kernel>());
+  const int splits = attention_decode_splits(rows, p.skv, binary_version<kernel>(), launch.splits);
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(splits), static_cast<unsigned>(heads),
                         static_cast<unsigned>(batch * p.sq));

@@ -7,7 +7,8 @@
 // multiply-add the host does not). Cases: TinyLlama's shape (GQA 8, 256 positions: the keys
 // split over a cluster) with its rotary, a partial rotary on q and k, a negative position, no
 // rotary (GPT-2's), a position outside the cache (nothing written), head dims that are not
-// multiples of 8 (the element-wise loads), batch 2, and the argument checks.
+// multiples of 8 (the element-wise loads), batch 2, forced key splits (AttentionDecodeLaunch's
+// benchmark knob: more splits than groups of keys, and one), and the argument checks.
 #include <algorithm>
 #include <cmath>
 
@@ -24,6 +25,7 @@ struct StepCase {
   int q_rotary, k_rotary;
   int64_t position;   // as the model passes it (negative: from the end)
   int64_t live_keys;  // the bool mask keeps keys [0, live_keys); -1: no mask
+  int splits = 0;     // AttentionDecodeLaunch::splits (0: the kernel's choice)
 };
 
 // Element e of row x rotated over its first r elements, in float (double for f64), rounded to T.
@@ -105,7 +107,7 @@ void check_step(const StepCase& c, std::mt19937_64& rng) {
   want_d.poison();
   if (!expect_launch(k::attention_step<T, kHead>(q_d.get(), k_d.get(), v_d.get(), got_d.get(), dims,
                                                  ql, cl, cl, ql, mask, scale, update, g_stream,
-                                                 k::AttentionDecodeLaunch{true}),
+                                                 k::AttentionDecodeLaunch{true, c.splits}),
                      name))
     return;
   if (!expect_launch(
@@ -178,6 +180,9 @@ void run_attention_step_tests() {
   check_step<__half, 64>({1, 8, 2, 256, 64, 64, 64, 256, 200}, rng);  // outside: nothing written
   check_step<float, 32>({2, 4, 1, 70, 20, 20, 10, 69, 70}, rng);      // d = 20: element loads
   check_step<double, 64>({1, 4, 2, 64, 48, 48, 48, 5, 6}, rng);
+  // Forced key splits (the benchmark's knob): 8 over 3 groups of keys (some splits get none), 1.
+  check_step<__half, 64>({1, 8, 2, 90, 64, 64, 64, 80, 81, 8}, rng);
+  check_step<__half, 64>({1, 32, 4, 256, 64, 64, 64, 150, 151, 1}, rng);
   argument_checks();
 }
 

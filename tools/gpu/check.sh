@@ -41,7 +41,9 @@ echo "libcupti: ${INFERNO_CUPTI_LIB:-none found}" >>"$out/environment.log"
 # gpu-tests: build + the gpu-labelled tests only; runtime-gpu: the runtime's GPU tests only;
 # python: build + tools/bench/bench_python.py (inferno.compile, the call path's overhead) and
 # tools/bench/compile_times.py on the zoo; llm-bench: build infernoc and the runtime only +
-# bench_llm.py with its ncu and --profile decode-step profiles (LLM_MODELS names the models);
+# tools/bench/launch_gap_bench.cu, tools/bench/attention_decode_bench.cu (the decode attention's
+# key splits) and bench_llm.py with its ncu and --profile decode-step profiles (LLM_MODELS names
+# the models);
 # llm-check: the same build + tools/gpu/llm_check.py (greedy tokens against transformers);
 # compile-times: the same build + tools/bench/compile_times.py on the zoo (python runs it too);
 # dynamic-bench: the same build + tools/bench/bench_dynamic.py (DYNAMIC_MODELS names the models);
@@ -182,6 +184,9 @@ if has llm-bench; then
   step "launch gap bench" launch_gap.log bash -c "nvcc -O2 -std=c++17 -arch=sm_90 -I'$root' '$root/tools/bench/launch_gap_bench.cu' \
     -o /tmp/launch_gap && /tmp/launch_gap"
   cat "$out/launch_gap.log"
+  step "attention decode bench" attention_decode.md bash -c "nvcc -O3 -std=c++17 -arch=sm_90 -I'$root' \
+    -I'$root/tools/bench' '$root/tools/bench/attention_decode_bench.cu' -o /tmp/attention_decode && /tmp/attention_decode"
+  cat "$out/attention_decode.md"
   ncu_flag=--ncu
   [[ ${LLM_NCU:-1} == 0 ]] && ncu_flag=
   step "bench llm" bench_llm.log "${llm_env[@]}" python3 "$root/tools/bench/bench_llm.py" $ncu_flag \
