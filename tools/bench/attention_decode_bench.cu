@@ -9,15 +9,18 @@
 // launches, every launch on another layer's cache (the caches together are larger than the L2,
 // as a decode step's GEMVs leave it), so a launch pays what it pays in a step: its wait for the
 // launch before, its first loads, DRAM for K and V. "hop": a one-block kernel that only waits
-// for the one before, the floor of any launch in such a chain.
+// for the one before, the floor of any launch in such a chain. "max diff": layer 0's output
+// against the kernel's own split (f16 outputs of |v| <= 1; another split sums in another order).
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I. -Itools/bench tools/bench/attention_decode_bench.cu \
 //     -o attention_decode_bench && ./attention_decode_bench
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bench_cuda_check.h"
@@ -113,11 +116,25 @@ void run_shape(const Shape& s, cudaStream_t stream) {
                                            bool_mask, scale, update, st, launch);
     });
   };
+  // Layer 0's output after a chain, on the host.
+  auto output = [&] {
+    std::vector<__half> host(static_cast<size_t>(hq * kHead));
+    CHECK(cudaMemcpy(host.data(), layers[0].out, host.size() * sizeof(__half),
+                     cudaMemcpyDeviceToHost));
+    return std::vector<float>(host.begin(), host.end());
+  };
   for (const bool step : {false, true}) {
+    std::vector<float> reference;
     for (const int splits : {0, 1, 2, 4, 8}) {
       const float normal = run(step, splits, false), dependent = run(step, splits, true);
-      std::printf("| %s | %s | %s | %.2f | %.2f |\n", s.name, step ? "attention step" : "attention",
-                  splits == 0 ? "auto" : std::to_string(splits).c_str(), normal, dependent);
+      const std::vector<float> got = output();
+      if (splits == 0) reference = got;
+      float diff = 0;
+      for (size_t i = 0; i < got.size(); ++i)
+        diff = std::max(diff, std::fabs(got[i] - reference[i]));
+      std::printf("| %s | %s | %s | %.2f | %.2f | %.1e |\n", s.name,
+                  step ? "attention step" : "attention",
+                  splits == 0 ? "auto" : std::to_string(splits).c_str(), normal, dependent, diff);
     }
   }
   for (Layer& l : layers) {
@@ -145,8 +162,11 @@ int main() {
       stream, kChain, kReplays, [&](int, cudaStream_t s) { return launch_hop(false, counter, s); });
   const float hop_dependent = captured_chain_us(
       stream, kChain, kReplays, [&](int, cudaStream_t s) { return launch_hop(true, counter, s); });
-  std::printf("| shape | kernel | splits | us | us, dependent launch |\n|---|---|---|---|---|\n");
-  std::printf("| - | hop (one block, waits only) | - | %.2f | %.2f |\n", hop_normal, hop_dependent);
+  std::printf(
+      "| shape | kernel | splits | us | us, dependent launch | max diff vs auto |\n"
+      "|---|---|---|---|---|---|\n");
+  std::printf("| - | hop (one block, waits only) | - | %.2f | %.2f | - |\n", hop_normal,
+              hop_dependent);
   for (const Shape& s : {Shape{"TinyLlama (32 on 4 heads, 160 live keys)", 32, 4, 160},
                          Shape{"GPT-2 small (12 heads, 160 live keys)", 12, 12, 160}})
     run_shape(s, stream);
