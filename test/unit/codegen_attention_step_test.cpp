@@ -3,6 +3,7 @@
 // launch nothing; where the pattern does not hold (another reader of a cache, several query rows,
 // the fusion turned off) the nodes keep their own kernels.
 #include <string>
+#include <tuple>
 
 #include "codegen/codegen.h"
 #include "codegen_test_helpers.h"
@@ -23,46 +24,32 @@ using test::parse;
 // attention over the caches with a bool mask. `extra` adds lines before the return, `outputs`
 // names what it returns.
 std::string layer(int rows, const std::string& extra = "", const std::string& outputs = "%o") {
-  const std::string r = std::to_string(rows);
-  return R"ir(graph(%x: f16[1,)ir" + r + R"ir(,64], %cos: f16[1,1,)ir" + r +
-         R"ir(,16], %sin: f16[1,1,)ir" + r + R"ir(,16], %pos: i64[)ir" + r +
-         R"ir(], %m: bool[1,1,)ir" + r + R"ir(,8]) {
+  std::string ir =
+      R"ir(graph(%x: f16[1,{R},64], %cos: f16[1,1,{R},16], %sin: f16[1,1,{R},16], %pos: i64[{R}], %m: bool[1,1,{R},8]) {
   state %kc: f16[1,1,8,16] = zeros
   state %vc: f16[1,1,8,16] = zeros
-  %qkv: f16[1,)ir" +
-         r + R"ir(,64] = relu(%x)
-  %qs: f16[1,)ir" +
-         r + R"ir(,32] = slice(%qkv) {starts=[0, 0, 0], ends=[1, )ir" + r +
-         R"ir(, 32], steps=[1, 1, 1]}
-  %qr: f16[1,)ir" +
-         r + R"ir(,2,16] = reshape(%qs) {shape=[1, )ir" + r + R"ir(, 2, 16]}
-  %q: f16[1,2,)ir" +
-         r + R"ir(,16] = permute(%qr) {dims=[0, 2, 1, 3]}
-  %ks: f16[1,)ir" +
-         r + R"ir(,16] = slice(%qkv) {starts=[0, 0, 32], ends=[1, )ir" + r +
-         R"ir(, 48], steps=[1, 1, 1]}
-  %kr: f16[1,)ir" +
-         r + R"ir(,1,16] = reshape(%ks) {shape=[1, )ir" + r + R"ir(, 1, 16]}
-  %k: f16[1,1,)ir" +
-         r + R"ir(,16] = permute(%kr) {dims=[0, 2, 1, 3]}
-  %vs: f16[1,)ir" +
-         r + R"ir(,16] = slice(%qkv) {starts=[0, 0, 48], ends=[1, )ir" + r +
-         R"ir(, 64], steps=[1, 1, 1]}
-  %vr: f16[1,)ir" +
-         r + R"ir(,1,16] = reshape(%vs) {shape=[1, )ir" + r + R"ir(, 1, 16]}
-  %v: f16[1,1,)ir" +
-         r + R"ir(,16] = permute(%vr) {dims=[0, 2, 1, 3]}
-  %qe: f16[1,2,)ir" +
-         r + R"ir(,16] = rotary(%q, %cos, %sin) {rotary_dim=16}
-  %ke: f16[1,1,)ir" +
-         r + R"ir(,16] = rotary(%k, %cos, %sin) {rotary_dim=16}
+  %qkv: f16[1,{R},64] = relu(%x)
+)ir";
+  // q (2 heads), k and v (1 each): slices of the projection viewed as [1, heads, rows, 16].
+  for (const auto& [name, begin, heads] : {std::tuple{"q", 0, 2}, {"k", 32, 1}, {"v", 48, 1}}) {
+    const std::string n(name), h = std::to_string(heads), end = std::to_string(begin + 16 * heads);
+    ir += "  %" + n + "s: f16[1,{R}," + std::to_string(16 * heads) +
+          "] = slice(%qkv) {starts=[0, 0, " + std::to_string(begin) + "], ends=[1, {R}, " + end +
+          "], steps=[1, 1, 1]}\n";
+    ir += "  %" + n + "r: f16[1,{R}," + h + ",16] = reshape(%" + n + "s) {shape=[1, {R}, " + h +
+          ", 16]}\n";
+    ir += "  %" + n + ": f16[1," + h + ",{R},16] = permute(%" + n + "r) {dims=[0, 2, 1, 3]}\n";
+  }
+  ir += R"ir(  %qe: f16[1,2,{R},16] = rotary(%q, %cos, %sin) {rotary_dim=16}
+  %ke: f16[1,1,{R},16] = rotary(%k, %cos, %sin) {rotary_dim=16}
   %nk: f16[1,1,8,16] = index_copy(%kc, %pos, %ke) {dim=2}
   %nv: f16[1,1,8,16] = index_copy(%vc, %pos, %v) {dim=2}
-  %o: f16[1,2,)ir" +
-         r +
-         R"ir(,16] = attention(%qe, %nk, %nv, %m) {causal=false, kv_groups=2, mask="bool", scale=0.25}
+  %o: f16[1,2,{R},16] = attention(%qe, %nk, %nv, %m) {causal=false, kv_groups=2, mask="bool", scale=0.25}
 )ir" + extra +
-         "  return " + outputs + " updates %nk, %nv\n}";
+        "  return " + outputs + " updates %nk, %nv\n}";
+  for (size_t at = ir.find("{R}"); at != std::string::npos; at = ir.find("{R}"))
+    ir.replace(at, 3, std::to_string(rows));
+  return ir;
 }
 
 }  // namespace
