@@ -120,8 +120,16 @@ def segmentation(name: str) -> Callable[[], nn.Module]:
     )
 
 
+def video(name: str) -> Callable[[], nn.Module]:
+    return lambda: getattr(torchvision.models.video, name)(weights=None)
+
+
 def image(size: int) -> Callable[[], tuple[torch.Tensor, ...]]:
     return lambda: (torch.randn(1, 3, size, size),)
+
+
+def clip(frames: int, size: int) -> Callable[[], tuple[torch.Tensor, ...]]:
+    return lambda: (torch.randn(1, 3, frames, size, size),)
 
 
 def tokens(batch: int, seq: int, with_mask: bool = False) -> Callable[[], tuple[torch.Tensor, ...]]:
@@ -137,7 +145,7 @@ def hidden(batch: int, seq: int, width: int) -> Callable[[], tuple[torch.Tensor,
 
 
 # name -> (builder, inputs). Images are 64x64 to keep the CPU reference fast (resnet18 and
-# MaxViT, whose windows need it, at 224); the transformers are small (width 64, 2 layers) with
+# MaxViT, whose windows need it, at 224), the video clip 4 frames of 32x32; the transformers are small (width 64, 2 layers) with
 # sequences that are no multiple of the attention kernel's tiles.
 MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
     "resnet18": (tv("resnet18"), image(64)),
@@ -156,6 +164,7 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "lraspp_mobilenet_v3_large": (segmentation("lraspp_mobilenet_v3_large"), image(64)),
     "swin_t": (tv("swin_t"), image(64)),
     "maxvit_t": (tv("maxvit_t"), image(224)),
+    "r3d_18": (video("r3d_18"), clip(4, 32)),
     "inplace_views": (InPlaceViews, hidden(3, 4, 8)),
     "stale_view": (StaleView, hidden(3, 4, 8)),
     "write_through_transpose": (WriteThroughTranspose, hidden(3, 4, 8)),

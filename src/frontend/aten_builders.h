@@ -65,6 +65,10 @@ Outputs one(Expected<ir::ValueId> v);
 /// Python's bounds of x[start:end] in a dim of `size`: negative ones count from the end, then
 /// both clamp to [0, size], and end to no less than start.
 std::pair<int64_t, int64_t> slice_bounds(int64_t size, int64_t start, int64_t end);
+/// x[start : end : step] along `dim` (bounds already normalized), or x itself when that is all
+/// of it (aten_slice.cpp).
+Expected<ir::ValueId> slice_dim(const Ctx& c, ir::ValueId x, int64_t dim, int64_t start,
+                                int64_t end, int64_t step, const std::string& suffix);
 
 /// `x` converted to `to` (no node when it already is).
 Expected<ir::ValueId> cast(const Ctx& c, ir::ValueId x, ir::DType to, std::string_view suffix = "");

@@ -1,10 +1,11 @@
 // The convolution entries of the ATen table: TorchScript's aten::_convolution (and
 // _convolution_mode, its trace of a string padding), core ATen's aten::convolution, and
-// aten::conv2d / aten::conv1d (int and string padding overloads), aten::conv_transpose2d /
+// aten::conv3d / conv2d / conv1d (int and string padding overloads), aten::conv_transpose2d /
 // conv_transpose1d. All become one IR conv2d or conv_transpose2d: a 1-D convolution runs over
 // [N, C, 1, L] (input, weight and output reshaped around it) and an unbatched input gets a batch
-// dim of 1. Padding "same" puts the odd pixel after, as PyTorch does. 3-D convolutions are
-// unsupported (exit 2).
+// dim of 1. Padding "same" puts the odd pixel after, as PyTorch does. A 3-D convolution (video
+// models: r3d, mc3, r2plus1d) becomes one conv2d per temporal tap over the frames folded into the
+// batch, summed (build_conv3d); 3-D transposed convolutions are unsupported (exit 2).
 #include <optional>
 #include <string>
 #include <variant>
@@ -42,48 +43,149 @@ struct ConvArgs {
   IntList output_padding = {0};  ///< transposed only
 };
 
-/// Reshapes to 4-D where needed, builds the conv2d and reshapes its result back.
-Outputs build_conv(Ctx& c, const ConvArgs& a) {
-  // Copies: building nodes below grows the graph and may move its values.
-  const ir::TensorType xt = c.type(a.x), wt = c.type(a.w);
-  if (wt.rank() == 5) return c.unsupported_arg("3-D convolutions are not supported");
-  if (wt.rank() != 3 && wt.rank() != 4) {
-    return c.invalid("expects a 3-D (conv1d) or 4-D (conv2d) weight, got " + wt.to_string());
-  }
-  const auto dims = static_cast<size_t>(wt.rank() - 2);
-  const bool batched = xt.rank() == wt.rank();
-  if (!batched && xt.rank() != wt.rank() - 1) {
-    return c.invalid("input " + xt.to_string() + " does not match weight " + wt.to_string());
-  }
-  INFERNO_ASSIGN_OR_RETURN(IntList stride, per_dim(c, "stride", a.stride, dims));
-  INFERNO_ASSIGN_OR_RETURN(IntList dilation, per_dim(c, "dilation", a.dilation, dims));
-  INFERNO_ASSIGN_OR_RETURN(IntList output_padding,
-                           per_dim(c, "output_padding", a.output_padding, dims));
-  IntList before(dims, 0), after(dims, 0);
+/// Stride, dilation, output padding and padding (before and after) per spatial dim.
+struct ConvDims {
+  IntList stride, dilation, output_padding, before, after;
+};
+
+Expected<ConvDims> conv_dims(const Ctx& c, const ConvArgs& a, const ir::TensorType& wt,
+                             size_t dims) {
+  ConvDims r;
+  INFERNO_ASSIGN_OR_RETURN(r.stride, per_dim(c, "stride", a.stride, dims));
+  INFERNO_ASSIGN_OR_RETURN(r.dilation, per_dim(c, "dilation", a.dilation, dims));
+  INFERNO_ASSIGN_OR_RETURN(r.output_padding, per_dim(c, "output_padding", a.output_padding, dims));
+  r.before.assign(dims, 0);
+  r.after.assign(dims, 0);
   if (a.transposed && std::holds_alternative<std::string>(a.padding)) {
     return c.invalid("a transposed convolution takes integer padding only");
   }
   if (const auto* mode = std::get_if<std::string>(&a.padding)) {
     if (*mode == "same") {
       for (size_t i = 0; i < dims; ++i) {
-        if (stride[i] != 1) return c.invalid("padding='same' needs stride 1");
+        if (r.stride[i] != 1) return c.invalid("padding='same' needs stride 1");
         // dilation and kernel are bounded by the shape rule later; this product fits int64
         // for any values below 2^31, and larger ones are refused there
-        const int64_t k = wt.shape[2 + i], d = dilation[i];
+        const int64_t k = wt.shape[2 + i], d = r.dilation[i];
         if (k < 1 || d < 1 || k > (int64_t{1} << 31) || d > (int64_t{1} << 31)) {
           return c.invalid("kernel " + wt.to_string() + " or dilation out of range");
         }
         const int64_t total = d * (k - 1);
-        before[i] = total / 2;
-        after[i] = total - before[i];
+        r.before[i] = total / 2;
+        r.after[i] = total - r.before[i];
       }
     } else if (*mode != "valid") {
       return c.invalid("padding must be 'same', 'valid' or integers, got '" + *mode + "'");
     }
   } else {
-    INFERNO_ASSIGN_OR_RETURN(before, per_dim(c, "padding", std::get<IntList>(a.padding), dims));
-    after = before;
+    INFERNO_ASSIGN_OR_RETURN(r.before, per_dim(c, "padding", std::get<IntList>(a.padding), dims));
+    r.after = r.before;
   }
+  return r;
+}
+
+/// A 3-D convolution of x [N, C, T, H, W] (or unbatched [C, T, H, W]) by w [Co, C/g, KT, KH, KW]:
+/// the frames go into the batch ([N T', C, H, W], padded along T first), and each temporal tap
+/// k is a conv2d of the frames k * dt, k * dt + st, ... by w[:, :, k]; the taps' outputs are
+/// summed (the bias added by the first) and the result put back as [N, Co, T', H', W'].
+Outputs build_conv3d(Ctx& c, const ConvArgs& a, const ir::TensorType& xt,
+                     const ir::TensorType& wt) {
+  if (a.transposed) return c.unsupported_arg("3-D transposed convolutions are not supported");
+  const bool batched = xt.rank() == 5;
+  if (!batched && xt.rank() != 4) {
+    return c.invalid("input " + xt.to_string() + " does not match weight " + wt.to_string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(const ConvDims r, conv_dims(c, a, wt, 3));
+  ir::Shape x5 = xt.shape;
+  if (!batched) x5.insert(x5.begin(), 1);
+  const int64_t n = x5[0], channels = x5[1], frames = x5[2], taps = wt.shape[2];
+  const int64_t st = r.stride[0], dt = r.dilation[0];
+  if (st < 1 || dt < 1 || taps < 1 || r.before[0] < 0 || r.after[0] < 0) {
+    return c.invalid("stride, dilation, kernel and padding of the time dim must be positive");
+  }
+  const int64_t span = dt * (taps - 1) + 1, padded = frames + r.before[0] + r.after[0];
+  if (padded < span) {
+    return c.invalid("the input's " + std::to_string(padded) +
+                     " frames (padded) are fewer than the kernel spans (" + std::to_string(span) +
+                     ")");
+  }
+  const int64_t out_frames = (padded - span) / st + 1;
+  ValueId x = a.x;
+  if (!batched) {
+    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kReshape, {x}, attrs({{"shape", x5}}), "input5d"));
+  }
+  INFERNO_ASSIGN_OR_RETURN(
+      x, c.build(OpKind::kPermute, {x}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}}), "frames"));
+  if (r.before[0] > 0 || r.after[0] > 0) {
+    const ValueId zero = ir::add_scalar_constant(c.g, 0.0, xt.dtype, c.name("zero"));
+    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kConstantPad, {x, zero},
+                                        attrs({{"before", IntList{0, r.before[0], 0, 0, 0}},
+                                               {"after", IntList{0, r.after[0], 0, 0, 0}}}),
+                                        "frames_padded"));
+  }
+  const ir::Attributes conv_attrs =
+      attrs({{"stride", IntList{r.stride[1], r.stride[2]}},
+             {"dilation", IntList{r.dilation[1], r.dilation[2]}},
+             {"groups", a.groups},
+             {"padding", IntList{r.before[1], r.before[2], r.after[1], r.after[2]}}});
+  std::optional<ValueId> sum;
+  for (int64_t k = 0; k < taps; ++k) {
+    const std::string tap = "tap" + std::to_string(k);
+    INFERNO_ASSIGN_OR_RETURN(
+        ValueId frames_k,
+        slice_dim(c, x, 1, k * dt, k * dt + (out_frames - 1) * st + 1, st, tap + "_frames"));
+    INFERNO_ASSIGN_OR_RETURN(
+        frames_k, c.build(OpKind::kReshape, {frames_k},
+                          attrs({{"shape", ir::Shape{n * out_frames, channels, x5[3], x5[4]}}}),
+                          tap + "_batch"));
+    INFERNO_ASSIGN_OR_RETURN(ValueId w_k, slice_dim(c, a.w, 2, k, k + 1, 1, tap + "_weight"));
+    INFERNO_ASSIGN_OR_RETURN(
+        w_k,
+        c.build(OpKind::kReshape, {w_k},
+                attrs({{"shape", ir::Shape{wt.shape[0], wt.shape[1], wt.shape[3], wt.shape[4]}}}),
+                tap + "_weight2d"));
+    std::vector<ValueId> in = {frames_k, w_k};
+    if (k == 0 && a.bias) in.push_back(*a.bias);
+    INFERNO_ASSIGN_OR_RETURN(const ValueId y,
+                             c.build(OpKind::kConv2d, std::move(in), conv_attrs, tap + "_conv2d"));
+    if (sum) {
+      INFERNO_ASSIGN_OR_RETURN(sum, c.build(OpKind::kAdd, {*sum, y}, {}, tap + "_sum"));
+    } else {
+      sum = y;
+    }
+  }
+  const ir::Shape planes = c.type(*sum).shape;  // [N T', Co, H', W']
+  INFERNO_ASSIGN_OR_RETURN(
+      ValueId y,
+      c.build(OpKind::kReshape, {*sum},
+              attrs({{"shape", ir::Shape{n, out_frames, planes[1], planes[2], planes[3]}}}),
+              "output_frames"));
+  if (!batched) {
+    INFERNO_ASSIGN_OR_RETURN(
+        y, c.build(OpKind::kPermute, {y}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}}), "output5d"));
+    return one(c.build(OpKind::kReshape, {y},
+                       attrs({{"shape", ir::Shape{planes[1], out_frames, planes[2], planes[3]}}})));
+  }
+  return one(c.build(OpKind::kPermute, {y}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}})));
+}
+
+/// Reshapes to 4-D where needed, builds the conv2d and reshapes its result back.
+Outputs build_conv(Ctx& c, const ConvArgs& a) {
+  // Copies: building nodes below grows the graph and may move its values.
+  const ir::TensorType xt = c.type(a.x), wt = c.type(a.w);
+  if (wt.rank() == 5) return build_conv3d(c, a, xt, wt);
+  if (wt.rank() != 3 && wt.rank() != 4) {
+    return c.invalid("expects a 3-D (conv1d), 4-D (conv2d) or 5-D (conv3d) weight, got " +
+                     wt.to_string());
+  }
+  const auto dims = static_cast<size_t>(wt.rank() - 2);
+  const bool batched = xt.rank() == wt.rank();
+  if (!batched && xt.rank() != wt.rank() - 1) {
+    return c.invalid("input " + xt.to_string() + " does not match weight " + wt.to_string());
+  }
+  INFERNO_ASSIGN_OR_RETURN(ConvDims r, conv_dims(c, a, wt, dims));
+  IntList stride = std::move(r.stride), dilation = std::move(r.dilation),
+          output_padding = std::move(r.output_padding), before = std::move(r.before),
+          after = std::move(r.after);
   // To 4-D: conv1d gets an H of 1 (kernel 1, stride 1, no padding, dilation 1).
   if (dims == 1) {
     stride.insert(stride.begin(), 1);
@@ -143,7 +245,7 @@ ConvArgs common_args(const Ctx& c) {
   return a;
 }
 
-// aten::conv2d / aten::conv1d: `rank` is the weight's (4 or 3).
+// aten::conv3d / aten::conv2d / aten::conv1d: `rank` is the weight's (5, 4 or 3).
 Builder conv_nd(int64_t rank) {
   return [rank](Ctx& c) -> Outputs {
     const ConvArgs a = common_args(c);
@@ -205,6 +307,8 @@ void add_conv_entries(std::vector<OpEntry>& table) {
                    {"aten::conv2d", "padding", string_padding, conv_nd(4)},
                    {"aten::conv2d", "", ints_padding, conv_nd(4)},
                    {"aten::conv1d", "padding", string_padding, conv_nd(3)},
+                   {"aten::conv3d", "padding", string_padding, conv_nd(5)},
+                   {"aten::conv3d", "", ints_padding, conv_nd(5)},
                    {"aten::conv1d", "", ints_padding, conv_nd(3)},
                    {"aten::_convolution_mode", "", string_padding, convolution_mode},
                    {"aten::conv_transpose2d", "", transpose_schema, conv_transpose_nd(4)},

@@ -1,7 +1,8 @@
 // The pooling entries of the ATen table: max_pool2d (and _with_indices), avg_pool2d,
-// adaptive_avg_pool2d (and the core _adaptive_avg_pool2d) and adaptive_max_pool2d, onto the IR's
-// pooling ops (ir/ops.def). Integer lists are normalized as PyTorch does (one value serves both
-// dims, an empty stride is the kernel); the shape rules then refuse what PyTorch refuses. Index
+// adaptive_avg_pool2d (and the core _adaptive_avg_pool2d), adaptive_max_pool2d and
+// adaptive_avg_pool3d to one value (a mean), onto the IR's pooling ops (ir/ops.def). Integer
+// lists are normalized as PyTorch does (one value serves both dims, an empty stride is the
+// kernel); the shape rules then refuse what PyTorch refuses. Index
 // outputs are not computed: they are ir::kNoValue, which the frontends refuse where a model uses
 // them. A 1x1 adaptive average is a mean over the last two dims (the reduction kernel).
 #include <string>
@@ -85,6 +86,27 @@ Builder adaptive(OpKind op) {
   };
 }
 
+// adaptive_avg_pool3d to one value per channel (the video classifiers' head): a mean over the
+// last three dims. Other output sizes are unsupported (exit 2).
+Outputs adaptive_avg_pool3d(Ctx& c) {
+  const ValueId x = c.a.tensor("self");
+  ir::IntList size = c.a.get_ints("output_size");
+  if (size.size() == 1) size.assign(3, size[0]);
+  const ir::TensorType t = c.type(x);
+  if (t.rank() != 4 && t.rank() != 5) {
+    return c.invalid("expects a 4-D or 5-D input, got " + t.to_string());
+  }
+  if (size != ir::IntList{1, 1, 1} || !ir::is_floating(t.dtype)) {
+    return c.unsupported_arg(
+        "only an output size of 1 (1, 1, 1) over floating-point input is "
+        "supported, got " +
+        ir::shape_to_string(size) + " over " + t.to_string());
+  }
+  return one(c.build(
+      OpKind::kMean, {x},
+      attrs({{"dims", ir::IntList{t.rank() - 3, t.rank() - 2, t.rank() - 1}}, {"keepdim", true}})));
+}
+
 }  // namespace
 
 void add_pool_entries(std::vector<OpEntry>& table) {
@@ -107,6 +129,8 @@ void add_pool_entries(std::vector<OpEntry>& table) {
       {"aten::adaptive_avg_pool2d", "", adaptive_schema, adaptive(OpKind::kAdaptiveAvgPool2d)},
       {"aten::_adaptive_avg_pool2d", "", adaptive_schema, adaptive(OpKind::kAdaptiveAvgPool2d)},
       {"aten::adaptive_max_pool2d", "", adaptive_schema, adaptive(OpKind::kAdaptiveMaxPool2d)},
+      {"aten::adaptive_avg_pool3d", "", adaptive_schema, adaptive_avg_pool3d},
+      {"aten::_adaptive_avg_pool3d", "", adaptive_schema, adaptive_avg_pool3d},
   };
   table.insert(table.end(), rows.begin(), rows.end());
 }

@@ -29,22 +29,6 @@ Expected<int64_t> slicing_dim(const Ctx& c, ValueId x, int64_t dim) {
   return c.dim(dim, c.type(x).rank());
 }
 
-/// x[start : end : step] along `dim` (normalized bounds), or x itself when that is all of it.
-Expected<ValueId> slice_dim(const Ctx& c, ValueId x, int64_t dim, int64_t start, int64_t end,
-                            int64_t step, const std::string& suffix) {
-  const ir::Shape& shape = c.type(x).shape;
-  if (start == 0 && end == shape[static_cast<size_t>(dim)] && step == 1) return x;
-  ir::IntList starts(shape.size(), 0), ends = shape, steps(shape.size(), 1);
-  starts[static_cast<size_t>(dim)] = start;
-  ends[static_cast<size_t>(dim)] = end;
-  steps[static_cast<size_t>(dim)] = step;
-  return c.build(
-      OpKind::kSlice, {x},
-      attrs(
-          {{"starts", std::move(starts)}, {"ends", std::move(ends)}, {"steps", std::move(steps)}}),
-      suffix);
-}
-
 /// The refusal of a list of `count` pieces, checked before the list is made.
 Status too_many_pieces(const Ctx& c, int64_t count) {
   return c.unsupported_arg("cuts a tensor into " + std::to_string(count) + " pieces (at most " +
@@ -224,6 +208,21 @@ Outputs roll(Ctx& c) {
 }
 
 }  // namespace
+
+Expected<ir::ValueId> slice_dim(const Ctx& c, ir::ValueId x, int64_t dim, int64_t start,
+                                int64_t end, int64_t step, const std::string& suffix) {
+  const ir::Shape& shape = c.type(x).shape;
+  if (start == 0 && end == shape[static_cast<size_t>(dim)] && step == 1) return x;
+  ir::IntList starts(shape.size(), 0), ends = shape, steps(shape.size(), 1);
+  starts[static_cast<size_t>(dim)] = start;
+  ends[static_cast<size_t>(dim)] = end;
+  steps[static_cast<size_t>(dim)] = step;
+  return c.build(
+      ir::OpKind::kSlice, {x},
+      attrs(
+          {{"starts", std::move(starts)}, {"ends", std::move(ends)}, {"steps", std::move(steps)}}),
+      suffix);
+}
 
 std::pair<int64_t, int64_t> slice_bounds(int64_t size, int64_t start, int64_t end) {
   if (start < 0) start += size;  // no overflow: size >= 0 and start < 0
