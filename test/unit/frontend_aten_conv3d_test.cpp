@@ -1,8 +1,8 @@
 // 3-D convolutions in the ATen table (aten::conv3d, and aten::_convolution with a 5-D weight):
 // lowered to one conv2d per temporal tap and run on the reference, against a direct 3-D
 // convolution written here (seven nested loops in double), for strides, paddings (integers and
-// "same"), dilations, groups, a bias, an unbatched input and a kernel of one frame; and
-// adaptive_avg_pool3d to one value per channel. What stays unsupported says so.
+// "same"), dilations, groups, a bias, an unbatched input and a kernel of one frame. What stays
+// unsupported says so.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -175,35 +175,6 @@ TEST_CASE("aten conv3d: what it refuses says why", "[frontend][aten]") {
   CHECK(refused.status().code() == ErrorCode::kUnsupported);
   CHECK(refused.status().message().find("3-D transposed convolutions are not supported") !=
         std::string::npos);
-}
-
-TEST_CASE("aten adaptive_avg_pool3d to one value is a mean over frames and pixels",
-          "[frontend][aten]") {
-  ir::Graph g;
-  ir::Tensor t = ir::Tensor::zeros({DType::kF32, {1, 2, 2, 2, 3}});
-  for (int64_t k = 0; k < t.numel(); ++k) t.set(k, static_cast<double>(k));
-  const ValueId x = g.add_input("x", t.type);
-  auto out = lower_aten_call(g, {"aten::adaptive_avg_pool3d",
-                                 "",
-                                 {x, std::vector<int64_t>{1, 1, 1}},
-                                 {},
-                                 "pool",
-                                 {"m.py", 4}});
-  REQUIRE(out.has_value());
-  g.set_outputs(*out);
-  auto result = reference::evaluate(g, {t});
-  REQUIRE(result.has_value());
-  CHECK(result->at(0).type.to_string() == "f32[1,2,1,1,1]");
-  CHECK(result->at(0).get(0) == 5.5);   // the mean of 0..11
-  CHECK(result->at(0).get(1) == 17.5);  // of 12..23
-  auto other = lower_aten_call(g, {"aten::adaptive_avg_pool3d",
-                                   "",
-                                   {x, std::vector<int64_t>{1, 2, 2}},
-                                   {},
-                                   "pool2",
-                                   {"m.py", 5}});
-  REQUIRE_FALSE(other.has_value());
-  CHECK(other.status().code() == ErrorCode::kUnsupported);
 }
 
 }  // namespace inferno::frontend
