@@ -9,8 +9,9 @@ them, so they are scripted, not traced: torch.jit.script compiles the call witho
 * ``negative_padding.pt``: conv2d with padding -1;
 * ``conv5x5.pt``: a valid 5x5 conv without padding, which the test feeds a 3x3 input (a kernel
   larger than the padded input);
-* ``conv3d.pt``: a traced nn.Conv3d (aten::_convolution over a 5-D input);
-* ``conv3d_scripted.pt``: F.conv3d scripted (aten::conv3d).
+* ``conv3d.pt``: a traced nn.Conv3d (aten::_convolution over a 5-D input), and
+* ``conv3d_scripted.pt``: F.conv3d scripted (aten::conv3d): both compile, and the test feeds the
+  first an input of fewer frames than its kernel.
 
 The weights are tiny and seeded; debug records are dropped (torch 1.13 writes absolute paths in
 them), and every file is checked for absolute paths.

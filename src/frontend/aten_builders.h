@@ -88,8 +88,10 @@ void add_elementwise_entries(std::vector<OpEntry>& table);
 void add_conv_entries(std::vector<OpEntry>& table);
 /// Appends the pooling entries (aten_pool.cpp).
 void add_pool_entries(std::vector<OpEntry>& table);
-/// Appends max_pool3d and avg_pool3d (aten_pool3d.cpp).
-void add_pool3d_entries(std::vector<OpEntry>& table);
+/// max_pool3d (and _with_indices) and avg_pool3d (aten_pool3d.cpp), which add_pool_entries lists
+/// with the 2-D pools' schemas.
+Outputs max_pool3d(Ctx& c);
+Outputs avg_pool3d(Ctx& c);
 /// Appends batch_norm and its 3-output forms (aten_batch_norm.cpp).
 void add_batch_norm_entries(std::vector<OpEntry>& table);
 /// Appends cat and the constant paddings (aten_join.cpp).

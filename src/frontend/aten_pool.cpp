@@ -116,16 +116,22 @@ void add_pool_entries(std::vector<OpEntry>& table) {
                                   arg("padding", Ints, std::vector<int64_t>{0}),
                                   arg("dilation", Ints, std::vector<int64_t>{1}),
                                   arg("ceil_mode", Bool, false)};
+  const Schema avg_pool_schema = {arg("self", T),
+                                  arg("kernel_size", Ints),
+                                  arg("stride", Ints, std::vector<int64_t>{}),
+                                  arg("padding", Ints, std::vector<int64_t>{0}),
+                                  arg("ceil_mode", Bool, false),
+                                  arg("count_include_pad", Bool, true),
+                                  opt("divisor_override", Int)};
   const Schema adaptive_schema = {arg("self", T), arg("output_size", Ints)};
+  // The 3-D pools take the same arguments, three values a list (aten_pool3d.cpp).
   const std::vector<OpEntry> rows = {
       {"aten::max_pool2d", "", max_pool_schema, max_pool},
       {"aten::max_pool2d_with_indices", "", max_pool_schema, max_pool},
-      {"aten::avg_pool2d",
-       "",
-       {arg("self", T), arg("kernel_size", Ints), arg("stride", Ints, std::vector<int64_t>{}),
-        arg("padding", Ints, std::vector<int64_t>{0}), arg("ceil_mode", Bool, false),
-        arg("count_include_pad", Bool, true), opt("divisor_override", Int)},
-       avg_pool},
+      {"aten::max_pool3d", "", max_pool_schema, max_pool3d},
+      {"aten::max_pool3d_with_indices", "", max_pool_schema, max_pool3d},
+      {"aten::avg_pool2d", "", avg_pool_schema, avg_pool},
+      {"aten::avg_pool3d", "", avg_pool_schema, avg_pool3d},
       {"aten::adaptive_avg_pool2d", "", adaptive_schema, adaptive(OpKind::kAdaptiveAvgPool2d)},
       {"aten::_adaptive_avg_pool2d", "", adaptive_schema, adaptive(OpKind::kAdaptiveAvgPool2d)},
       {"aten::adaptive_max_pool2d", "", adaptive_schema, adaptive(OpKind::kAdaptiveMaxPool2d)},

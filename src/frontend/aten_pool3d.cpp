@@ -23,9 +23,6 @@ using ir::IntList;
 using ir::OpKind;
 using ir::ValueId;
 
-constexpr ArgKind T = ArgKind::kTensor, Ints = ArgKind::kInts, Bool = ArgKind::kBool,
-                  Int = ArgKind::kInt;
-
 /// A size/stride/padding/dilation argument as three values (T, H, W); `fallback` for an empty
 /// list.
 Expected<IntList> three(const Ctx& c, std::string_view name, const IntList& fallback = {}) {
@@ -113,6 +110,8 @@ Expected<ValueId> combine_taps(const Ctx& c, ValueId pooled, int64_t taps, int64
   }
   return *acc;
 }
+
+}  // namespace
 
 Outputs max_pool3d(Ctx& c) {
   INFERNO_ASSIGN_OR_RETURN(const IntList kernel, three(c, "kernel_size"));
@@ -202,29 +201,6 @@ Outputs avg_pool3d(Ctx& c) {
     INFERNO_ASSIGN_OR_RETURN(y, c.build(OpKind::kMul, {y, scale}, {}, "mean"));
   }
   return frames_last(c, y, f.batched);
-}
-
-}  // namespace
-
-void add_pool3d_entries(std::vector<OpEntry>& table) {
-  const Schema max_schema = {arg("self", T),
-                             arg("kernel_size", Ints),
-                             arg("stride", Ints, std::vector<int64_t>{}),
-                             arg("padding", Ints, std::vector<int64_t>{0}),
-                             arg("dilation", Ints, std::vector<int64_t>{1}),
-                             arg("ceil_mode", Bool, false)};
-  table.insert(
-      table.end(),
-      {
-          {"aten::max_pool3d", "", max_schema, max_pool3d},
-          {"aten::max_pool3d_with_indices", "", max_schema, max_pool3d},
-          {"aten::avg_pool3d",
-           "",
-           {arg("self", T), arg("kernel_size", Ints), arg("stride", Ints, std::vector<int64_t>{}),
-            arg("padding", Ints, std::vector<int64_t>{0}), arg("ceil_mode", Bool, false),
-            arg("count_include_pad", Bool, true), opt("divisor_override", Int)},
-           avg_pool3d},
-      });
 }
 
 }  // namespace inferno::frontend::aten

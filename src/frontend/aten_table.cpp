@@ -489,7 +489,6 @@ std::vector<OpEntry> make_table() {
   add_elementwise_entries(table);
   add_conv_entries(table);
   add_pool_entries(table);
-  add_pool3d_entries(table);
   add_batch_norm_entries(table);
   add_join_entries(table);
   add_resize_entries(table);

@@ -149,10 +149,10 @@ TEST_CASE("aten conv2d, conv1d and convolution", "[frontend][aten]") {
     CHECK(bad_output_padding.status().node() == "node");
     auto conv3d =
         t.lower("aten::convolution", {t.in({1, 4, 6, 6, 6}), t.in({4, 4, 3, 3, 3}), kNone,
-                                      ints({1}), ints({0}), ints({1}), false, ints({0}), i64(1)});
+                                      ints({1}), ints({0}), ints({1}), true, ints({0}), i64(1)});
     REQUIRE_FALSE(conv3d.has_value());
     CHECK(conv3d.status().code() == ErrorCode::kUnsupported);
-    CHECK(conv3d.status().message().find("3-D") != std::string::npos);
+    CHECK(conv3d.status().message().find("3-D transposed") != std::string::npos);
     auto strided_same =
         t.lower("aten::conv2d", {x, w, kNone, ints({2}), std::string("same"), ints({1}), i64(1)},
                 "padding");

@@ -213,11 +213,11 @@ TEST_CASE("aten pooling errors name the node", "[frontend][aten]") {
       ErrorCode::kInvalidInput, "divisor_override must not be zero");
   check_error(t.lower("aten::adaptive_avg_pool2d", {t.in({2, 3, 4, 4}, DType::kI64), ints({1})}),
               ErrorCode::kUnsupported, "floating-point");
-  // 3-D pooling is not an op infernoc knows.
-  auto out = t.lower("aten::max_pool3d", {t.in({1, 1, 4, 4, 4}), ints({2})});
+  // 3-D unpooling is not an op infernoc knows.
+  auto out = t.lower("aten::max_unpool3d", {t.in({1, 1, 4, 4, 4}), ints({2})});
   REQUIRE(!out);
   CHECK(out.status().code() == ErrorCode::kUnsupported);
-  CHECK(out.status().message().find("aten::max_pool3d (node 'node' at model.py:7)") !=
+  CHECK(out.status().message().find("aten::max_unpool3d (node 'node' at model.py:7)") !=
         std::string::npos);
 }
 
