@@ -55,14 +55,17 @@ int32_t rotary_feeding(const ir::Graph& graph, const ViewPlan& views, ir::ValueI
   const int64_t r = rotary.attrs.get_int("rotary_dim");
   if (r <= 0 || r % 2 != 0 || r > out.shape.back() || !head_rows(graph, views, rotary.inputs[0]))
     return -1;
+  // One row of r contiguous values for every head, cosine and sine a batch apart alike.
   ir::Shape rotated = out.shape;
   rotated.back() = r;
-  for (const size_t k : {size_t{1}, size_t{2}}) {
-    const StridedView view =
-        broadcast_view(resolve_view(graph, views, rotary.inputs[k]).view, rotated);
-    if (view.strides[1] != 0 && rotated[1] != 1) return -1;  // one row for every head
-    if (view.strides[3] != 1 && r != 1) return -1;
+  const StridedView cosine =
+      broadcast_view(resolve_view(graph, views, rotary.inputs[1]).view, rotated);
+  const StridedView sine =
+      broadcast_view(resolve_view(graph, views, rotary.inputs[2]).view, rotated);
+  for (const StridedView& view : {cosine, sine}) {
+    if ((view.strides[1] != 0 && rotated[1] != 1) || view.strides[3] != 1) return -1;
   }
+  if (rotated[0] != 1 && cosine.strides[0] != sine.strides[0]) return -1;
   return producer;
 }
 
