@@ -88,6 +88,16 @@ void add_elementwise_entries(std::vector<OpEntry>& table);
 void add_conv_entries(std::vector<OpEntry>& table);
 /// Appends the pooling entries (aten_pool.cpp).
 void add_pool_entries(std::vector<OpEntry>& table);
+/// A video op's input [N, C, T, H, W] (or unbatched [C, T, H, W], given N = 1) as [N, T, C, H, W]:
+/// the frames beside the batch, for 2-D ops over [N T, C, H, W] (aten_frames.cpp; conv3d and
+/// the 3-D pools). frames_last puts a result [N, T', C', H', W'] back into the input's layout.
+struct Frames {
+  ir::ValueId x;
+  bool batched;
+};
+Expected<Frames> frames_first(const Ctx& c, ir::ValueId x);
+Outputs frames_last(const Ctx& c, ir::ValueId y, bool batched);
+
 /// max_pool3d (and _with_indices) and avg_pool3d (aten_pool3d.cpp), which add_pool_entries lists
 /// with the 2-D pools' schemas.
 Outputs max_pool3d(Ctx& c);

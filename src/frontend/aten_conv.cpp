@@ -90,13 +90,12 @@ Expected<ConvDims> conv_dims(const Ctx& c, const ConvArgs& a, const ir::TensorTy
 Outputs build_conv3d(Ctx& c, const ConvArgs& a, const ir::TensorType& xt,
                      const ir::TensorType& wt) {
   if (a.transposed) return c.unsupported_arg("3-D transposed convolutions are not supported");
-  const bool batched = xt.rank() == 5;
-  if (!batched && xt.rank() != 4) {
+  if (xt.rank() != 5 && xt.rank() != 4) {
     return c.invalid("input " + xt.to_string() + " does not match weight " + wt.to_string());
   }
   INFERNO_ASSIGN_OR_RETURN(const ConvDims r, conv_dims(c, a, wt, 3));
   ir::Shape x5 = xt.shape;
-  if (!batched) x5.insert(x5.begin(), 1);
+  if (xt.rank() == 4) x5.insert(x5.begin(), 1);
   const int64_t n = x5[0], channels = x5[1], frames = x5[2], taps = wt.shape[2];
   const int64_t st = r.stride[0], dt = r.dilation[0];
   if (st < 1 || dt < 1 || taps < 1 || r.before[0] < 0 || r.after[0] < 0) {
@@ -109,12 +108,8 @@ Outputs build_conv3d(Ctx& c, const ConvArgs& a, const ir::TensorType& xt,
                      ")");
   }
   const int64_t out_frames = (padded - span) / st + 1;
-  ValueId x = a.x;
-  if (!batched) {
-    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kReshape, {x}, attrs({{"shape", x5}}), "input5d"));
-  }
-  INFERNO_ASSIGN_OR_RETURN(
-      x, c.build(OpKind::kPermute, {x}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}}), "frames"));
+  INFERNO_ASSIGN_OR_RETURN(const Frames f, frames_first(c, a.x));
+  ValueId x = f.x;
   if (r.before[0] > 0 || r.after[0] > 0) {
     const ValueId zero = ir::add_scalar_constant(c.g, 0.0, xt.dtype, c.name("zero"));
     INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kConstantPad, {x, zero},
@@ -155,17 +150,11 @@ Outputs build_conv3d(Ctx& c, const ConvArgs& a, const ir::TensorType& xt,
   }
   const ir::Shape planes = c.type(*sum).shape;  // [N T', Co, H', W']
   INFERNO_ASSIGN_OR_RETURN(
-      ValueId y,
+      const ValueId y,
       c.build(OpKind::kReshape, {*sum},
               attrs({{"shape", ir::Shape{n, out_frames, planes[1], planes[2], planes[3]}}}),
               "output_frames"));
-  if (!batched) {
-    INFERNO_ASSIGN_OR_RETURN(
-        y, c.build(OpKind::kPermute, {y}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}}), "output5d"));
-    return one(c.build(OpKind::kReshape, {y},
-                       attrs({{"shape", ir::Shape{planes[1], out_frames, planes[2], planes[3]}}})));
-  }
-  return one(c.build(OpKind::kPermute, {y}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}})));
+  return frames_last(c, y, f.batched);
 }
 
 /// Reshapes to 4-D where needed, builds the conv2d and reshapes its result back.

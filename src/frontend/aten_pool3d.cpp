@@ -46,40 +46,6 @@ int64_t pooled_frames(int64_t frames, int64_t pad, int64_t span, int64_t stride,
   return out;
 }
 
-/// What both pools share: x as [N, T, C, H, W] (unbatched inputs get N = 1), and how to put a
-/// pooled [N, T', C, H', W'] back into the input's layout.
-struct Frames {
-  ValueId x;
-  bool batched;
-};
-
-Expected<Frames> frames_first(const Ctx& c, ValueId x) {
-  const ir::TensorType t = c.type(x);
-  if ((t.rank() != 4 && t.rank() != 5) || !ir::is_floating(t.dtype)) {
-    return c.invalid("expects a floating-point [N, C, T, H, W] or [C, T, H, W] input, got " +
-                     t.to_string());
-  }
-  const bool batched = t.rank() == 5;
-  if (!batched) {
-    ir::Shape s = t.shape;
-    s.insert(s.begin(), 1);
-    INFERNO_ASSIGN_OR_RETURN(x, c.build(OpKind::kReshape, {x}, attrs({{"shape", s}}), "input5d"));
-  }
-  INFERNO_ASSIGN_OR_RETURN(
-      x, c.build(OpKind::kPermute, {x}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}}), "frames"));
-  return Frames{x, batched};
-}
-
-Outputs frames_last(const Ctx& c, ValueId y, bool batched) {
-  INFERNO_ASSIGN_OR_RETURN(y,
-                           c.build(OpKind::kPermute, {y}, attrs({{"dims", IntList{0, 2, 1, 3, 4}}}),
-                                   batched ? "" : "output5d"));
-  if (batched) return std::vector<ValueId>{y};
-  ir::Shape s = c.type(y).shape;
-  s.erase(s.begin());
-  return one(c.build(OpKind::kReshape, {y}, attrs({{"shape", s}})));
-}
-
 /// Each frame of f ([N, Tp, C, H, W]) pooled by `pool2d` (an IR 2-D pool with `pool_attrs`) as
 /// one batch, back as [N, Tp, C, H', W'].
 Expected<ValueId> pool_frames(const Ctx& c, ValueId f, OpKind pool2d, ir::Attributes pool_attrs) {
