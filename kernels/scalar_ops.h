@@ -57,6 +57,16 @@ INFERNO_HD constexpr T max(T a, T b) {
 }
 
 INFERNO_HD Int abs(Int x) { return x < Int(0) ? -x : x; }
+// Integers are integral already: rounding leaves them.
+INFERNO_HD constexpr Int floor(Int x) { return x; }
+INFERNO_HD constexpr Int ceil(Int x) { return x; }
+INFERNO_HD constexpr Int rint(Int x) { return x; }
+INFERNO_HD constexpr Int trunc(Int x) { return x; }
+/// -1, 0 or 1; 0 for NaN (both comparisons false), as PyTorch's sign.
+template <typename T>
+INFERNO_HD constexpr T sign(T x) {
+  return T(static_cast<int>(T(0) < x) - static_cast<int>(x < T(0)));
+}
 
 // Float and double math: CUDA's device functions on the GPU, <cmath> on the host.
 #if defined(__CUDA_ARCH__)
@@ -85,6 +95,8 @@ INFERNO_EW_MATH1(tanh, tanhf, ::tanh)
 INFERNO_EW_MATH1(sin, sinf, ::sin)
 INFERNO_EW_MATH1(cos, cosf, ::cos)
 INFERNO_EW_MATH1(floor, floorf, ::floor)
+INFERNO_EW_MATH1(ceil, ceilf, ::ceil)
+INFERNO_EW_MATH1(rint, rintf, ::rint)  // to nearest, ties to even (the default rounding mode)
 INFERNO_EW_MATH1(trunc, truncf, ::trunc)
 INFERNO_EW_MATH2(pow, powf, ::pow)
 INFERNO_EW_MATH2(fmod, fmodf, ::fmod)

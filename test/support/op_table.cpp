@@ -153,6 +153,16 @@ const std::vector<OpRow>& rows() {
       {OpKind::kSin, {R::kValue}, [](const double* x) { return std::sin(x[0]); }, {}},
       {OpKind::kAbs, {R::kValue}, [](const double* x) { return std::fabs(x[0]); }, {}},
       {OpKind::kNeg, {R::kValue}, [](const double* x) { return -x[0]; }, {}},
+      {OpKind::kFloor, {R::kValue}, [](const double* x) { return std::floor(x[0]); }, {}},
+      {OpKind::kCeil, {R::kValue}, [](const double* x) { return std::ceil(x[0]); }, {}},
+      // round: ties to even (torch.round), as nearbyint in the default rounding mode.
+      {OpKind::kRound, {R::kValue}, [](const double* x) { return std::nearbyint(x[0]); }, {}},
+      {OpKind::kTrunc, {R::kValue}, [](const double* x) { return std::trunc(x[0]); }, {}},
+      // sign: -1, 0 or 1; 0 for NaN (PyTorch's (0 < x) - (x < 0)).
+      {OpKind::kSign,
+       {R::kValue},
+       [](const double* x) { return truth(0 < x[0]) - truth(x[0] < 0); },
+       {}},
       // cast: the value itself; the conversion is round_result's, to the `dtype` attribute.
       {OpKind::kCast, {R::kValue}, [](const double* x) { return x[0]; }, {}},
       {OpKind::kAdd, {R::kValue, R::kValue}, [](const double* x) { return x[0] + x[1]; }, {}},

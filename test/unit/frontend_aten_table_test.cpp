@@ -561,6 +561,19 @@ TEST_CASE("aten math ops and pow", "[frontend][aten]") {
   y = t.one("aten::expm1", {n});
   CHECK(t.op_of(y) == OpKind::kExpm1);
   CHECK(t.type(y) == "f32[4]");
+  // Rounding (DeBERTa's relative positions use sign and ceil): integers keep their dtype.
+  for (const auto& [name, op] :
+       std::initializer_list<std::pair<const char*, OpKind>>{{"aten::floor", OpKind::kFloor},
+                                                             {"aten::ceil", OpKind::kCeil},
+                                                             {"aten::round", OpKind::kRound},
+                                                             {"aten::trunc", OpKind::kTrunc},
+                                                             {"aten::fix", OpKind::kTrunc},
+                                                             {"aten::sign", OpKind::kSign}}) {
+    CHECK(t.op_of(t.one(name, {x})) == op);
+    y = t.one(name, {n});
+    CHECK(t.op_of(y) == op);
+    CHECK(t.type(y) == "i64[4]");
+  }
   t.verify();
 }
 
