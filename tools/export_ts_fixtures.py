@@ -152,6 +152,41 @@ class Norms(nn.Module):
         return a, b, c, d, e, f, g, h, i, j
 
 
+class Statistics(nn.Module):
+    """Statistics composed of reductions (var, std and their _mean forms, vector norms, logsumexp,
+    one_hot), instance and batch-statistics normalization, and rounding."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.instance = randomized_affine(nn.InstanceNorm2d(3, affine=True))
+        self.instance_plain = nn.InstanceNorm1d(3)
+
+    def forward(self, x: torch.Tensor, ids: torch.Tensor):  # x: [2, 3, 5, 6], ids: [2, 7] i64
+        y = x * 3 + 10  # far from zero: a one-pass variance would cancel
+        v = torch.var(y, dim=(2, 3), keepdim=True)
+        s = torch.std(y, dim=1, unbiased=False)
+        vm = torch.var_mean(y, dim=[1, 3])
+        sm = torch.std_mean(y)
+        n2 = torch.linalg.vector_norm(x, dim=-1)
+        n1 = torch.linalg.vector_norm(x, ord=1, dim=(1, 2), keepdim=True)
+        ninf = torch.linalg.vector_norm(x, ord=float("inf"))
+        nminf = torch.linalg.vector_norm(x, ord=float("-inf"), dim=0)
+        n0 = torch.linalg.vector_norm(torch.relu(x), ord=0, dim=3)
+        n3 = torch.norm(x, p=3, dim=1)
+        unit = F.normalize(x, dim=1)
+        masked = x.masked_fill(x < -1, float("-inf"))
+        lse = torch.logsumexp(masked, dim=-1)
+        lse_all = torch.logsumexp(torch.full((2, 3), float("-inf")), dim=1, keepdim=True)
+        hot = F.one_hot(ids, num_classes=9)
+        inst = self.instance(x)
+        inst1 = self.instance_plain(x.flatten(2))
+        batch_stats = F.batch_norm(x, None, None, training=True, eps=1e-3)
+        rounded = torch.stack([torch.floor(y), torch.ceil(y), torch.round(x * 2.5), torch.trunc(-y),
+                               torch.sign(x)])
+        return (v, s, vm[0], vm[1], sm[0], sm[1], n2, n1, ninf, nminf, n0, n3, unit, lse, lse_all,
+                hot, inst, inst1, batch_stats, rounded, torch.sign(ids - 40))
+
+
 class SegmentHead(nn.Module):
     """A segmentation model's shape: a dict output, sizes computed from x.shape in the trace."""
 
@@ -252,6 +287,10 @@ class Encoder(nn.Module):
 REQUIRED_KINDS = {
     "mha_fastpath": ["aten::_native_multi_head_attention"],
     "encoder_fastpath": ["aten::_transformer_encoder_layer_fwd"],
+    "statistics": ["aten::var", "aten::std", "aten::var_mean", "aten::std_mean",
+                   "aten::linalg_vector_norm", "aten::norm", "aten::logsumexp", "aten::one_hot",
+                   "aten::instance_norm", "aten::batch_norm", "aten::floor", "aten::ceil",
+                   "aten::round", "aten::trunc", "aten::sign"],
 }
 
 
@@ -262,6 +301,7 @@ MODELS = {
     "slicing": (Slicing, lambda: [torch.randn(2, 6, 5, 7)]),
     "norms": (Norms, lambda: [torch.randn(2, 8, 5, 6)]),
     "dict_out": (SegmentHead, lambda: [torch.randn(1, 3, 6, 8)]),
+    "statistics": (Statistics, lambda: [torch.randn(2, 3, 5, 6), torch.randint(0, 9, (2, 7))]),
     "mha_fastpath": (Attention, lambda: [torch.randn(2, 6, 16)]),
     "encoder_fastpath": (Encoder, lambda: [torch.randn(2, 6, 16)]),
 }

@@ -82,6 +82,18 @@ ir::DType operand_dtype(const AtenArg& v, ir::DType peer);
 /// operand_dtype(v, peer).
 ir::ValueId operand(const Ctx& c, const AtenArg& v, ir::DType peer, std::string_view suffix);
 
+/// The mean of x over `dims` (sorted, unique), kept at x's rank, and the variance: the sum of
+/// squared deviations over N - correction (N the elements reduced; a divisor <= 0 gives inf or
+/// NaN, as PyTorch), kept at x's rank when `keepdim` (aten_statistics.cpp).
+struct MeanVariance {
+  ir::ValueId mean, variance;
+};
+Expected<MeanVariance> mean_and_variance(const Ctx& c, ir::ValueId x, const ir::IntList& dims,
+                                         double correction, bool keepdim);
+/// Appends var, std, var_mean, std_mean, linalg_vector_norm, norm, logsumexp and one_hot
+/// (aten_statistics.cpp).
+void add_statistics_entries(std::vector<OpEntry>& table);
+
 /// Appends the elementwise families' entries (aten_elementwise.cpp) to the table.
 void add_elementwise_entries(std::vector<OpEntry>& table);
 /// Appends the convolution entries (aten_conv.cpp).

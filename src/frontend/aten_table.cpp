@@ -183,10 +183,17 @@ Outputs permute(Ctx& c) {
 }
 
 // view/reshape: resolves one -1 against the input's element count.
+// The target shape of a view or expand: argument `size_arg` (ints), or for "other" the shape of
+// that tensor (view_as, reshape_as, expand_as).
+ir::Shape target_shape(const Ctx& c, std::string_view size_arg) {
+  if (size_arg == "other") return c.type(c.a.tensor("other")).shape;
+  return c.a.get_ints(size_arg);
+}
+
 Builder view(std::string_view size_arg) {
   return [size_arg](Ctx& c) -> Outputs {
     const ValueId x = c.a.tensor("self");
-    ir::Shape shape = c.a.get_ints(size_arg);
+    ir::Shape shape = target_shape(c, size_arg);
     const int64_t numel = c.type(x).numel();
     int64_t known = 1, infer = -1;
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -254,10 +261,9 @@ Outputs squeeze(Ctx& c) {
   return one(reshape(c, x, std::move(out)));
 }
 
-Outputs expand(Ctx& c) {
+Outputs expand_to(Ctx& c, ir::Shape shape) {
   const ValueId x = c.a.tensor("self");
   const ir::Shape& in = c.type(x).shape;
-  ir::Shape shape = c.a.get_ints("size");
   if (shape.size() < in.size())
     return c.invalid("cannot expand " + c.type(x).to_string() + " to fewer dims");
   const size_t lead = shape.size() - in.size();
@@ -269,6 +275,10 @@ Outputs expand(Ctx& c) {
   }
   if (shape == in) return std::vector<ValueId>{x};
   return one(c.build(OpKind::kExpand, {x}, attrs({{"shape", std::move(shape)}})));
+}
+
+Builder expand(std::string_view size_arg) {
+  return [size_arg](Ctx& c) -> Outputs { return expand_to(c, target_shape(c, size_arg)); };
 }
 
 // sum/mean: a dtype argument casts first; dims normalized, sorted, deduplicated; none = all.
@@ -404,7 +414,10 @@ std::vector<OpEntry> make_table() {
       {"aten::expand",
        "",
        {arg("self", T), arg("size", Ints), arg("implicit", Bool, false)},
-       expand},
+       expand("size")},
+      {"aten::expand_as", "", {arg("self", T), arg("other", T)}, expand("other")},
+      {"aten::view_as", "", {arg("self", T), arg("other", T)}, view("other")},
+      {"aten::reshape_as", "", {arg("self", T), arg("other", T)}, view("other")},
       // identities at inference
       {"aten::contiguous", "", {arg("self", T), opt("memory_format", Any)}, identity("self")},
       {"aten::clone", "", {arg("self", T), opt("memory_format", Any)}, identity("self")},
@@ -502,6 +515,7 @@ std::vector<OpEntry> make_table() {
   add_scan_entries(table);
   add_extrema_entries(table);
   add_attention_entries(table);
+  add_statistics_entries(table);
   return table;
 }
 

@@ -49,6 +49,15 @@ TEST_CASE("the TorchScript norms fixture matches PyTorch on the reference interp
   check_fixture("norms", 10);
 }
 
+// var, std, var_mean and std_mean (dims, unbiased, keepdim), vector norms of orders 0, 1, 2, 3
+// and +-inf (linalg_vector_norm, norm, F.normalize), logsumexp (with -inf rows), one_hot,
+// InstanceNorm (affine, and plain on [N, C, L]), batch_norm with batch statistics, and floor,
+// ceil, round (ties to even), trunc and sign (of floats and integers), against PyTorch.
+TEST_CASE("the TorchScript statistics fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
+  test::check_torchscript_fixture("statistics", 21, 1.3e-6, 1e-5, nullptr);
+}
+
 // select, slice, narrow, unbind, chunk and split (list results through prim::ListUnpack) and
 // ShuffleNet's channel shuffle: copies, so the outputs are PyTorch's exactly.
 TEST_CASE("the TorchScript slicing fixture matches PyTorch on the reference interpreter",
