@@ -182,7 +182,8 @@ class Statistics(nn.Module):
         inst1 = self.instance_plain(x.flatten(2))
         batch_stats = F.batch_norm(x, None, None, training=True, eps=1e-3)
         rounded = torch.stack([torch.floor(y), torch.ceil(y), torch.round(x * 2.5), torch.trunc(-y),
-                               torch.sign(x)])
+                               torch.sign(x), torch.round(y, decimals=2),
+                               torch.round(y * 30, decimals=-1)])
         return (v, s, vm[0], vm[1], sm[0], sm[1], n2, n1, ninf, nminf, n0, n3, unit, lse, lse_all,
                 hot, inst, inst1, batch_stats, rounded, torch.sign(ids - 40))
 

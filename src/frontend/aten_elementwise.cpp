@@ -7,6 +7,7 @@
 // scalar parameters included (leaky_relu's slope, elu's alpha, softplus's beta). Ops of the
 // kFloat class get floating operands: integer and bool tensors are converted first, to the
 // promoted dtype or f32, as PyTorch computes sqrt of an integer tensor in the default dtype.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -24,7 +25,7 @@ using ir::ValueId;
 
 constexpr ArgKind T = ArgKind::kTensor, Ints = ArgKind::kInts, Str = ArgKind::kString,
                   DTy = ArgKind::kDType, Num = ArgKind::kScalar, TorNum = ArgKind::kTensorOrScalar,
-                  Any = ArgKind::kAny;
+                  Any = ArgKind::kAny, Int = ArgKind::kInt;
 
 /// The dtype PyTorch gives a Python number on its own: float -> f32 (the default dtype), int ->
 /// i64, bool -> bool.
@@ -200,6 +201,24 @@ Builder clamp(std::string_view lo, std::string_view hi) {
   };
 }
 
+// round(x, decimals): to `decimals` digits after the point (before it when negative), as
+// PyTorch: round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d.
+Outputs round_decimals(Ctx& c) {
+  const ValueId x = c.a.tensor("self");
+  const int64_t decimals = c.a.get_int("decimals");
+  if (!ir::is_floating(c.type(x).dtype))
+    return c.unsupported_arg("round with decimals expects a floating-point tensor");
+  if (decimals == 0) return one(c.build(OpKind::kRound, {x}));
+  const ValueId scale = ir::add_scalar_constant(
+      c.g, std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals)),
+      c.type(x).dtype, c.name("scale"));
+  const OpKind in = decimals > 0 ? OpKind::kMul : OpKind::kDiv;
+  const OpKind out = decimals > 0 ? OpKind::kDiv : OpKind::kMul;
+  INFERNO_ASSIGN_OR_RETURN(ValueId scaled, c.build(in, {x, scale}, {}, "scaled"));
+  INFERNO_ASSIGN_OR_RETURN(ValueId rounded, c.build(OpKind::kRound, {scaled}, {}, "rounded"));
+  return one(c.build(out, {rounded, scale}));
+}
+
 Outputs relu6(Ctx& c) { return one(c.build(OpKind::kRelu6, {c.a.tensor("self")})); }
 
 // ---- bitwise ops ---------------------------------------------------------------------------
@@ -367,6 +386,8 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
        }) {
     table.push_back({name, "", self_only, ew(op, {"self"})});
   }
+  table.push_back(
+      {"aten::round", "decimals", {arg("self", T), arg("decimals", Int)}, round_decimals});
   // Binary ops without alpha: comparisons (.Tensor and .Scalar), minimum/maximum, logic.
   for (const auto& [name, op] : std::initializer_list<std::pair<std::string_view, OpKind>>{
            {"aten::eq", OpKind::kEq},
