@@ -132,14 +132,20 @@ TEST_CASE("batch_norm: f16 input with f32 statistics keeps f16", "[frontend][ate
   CHECK(t.g.type(out->front()).to_string() == "f16[2,3,4]");
 }
 
-TEST_CASE("batch_norm refuses training and malformed parameters", "[frontend][aten]") {
+TEST_CASE("batch_norm takes batch statistics in training mode, refuses malformed parameters",
+          "[frontend][aten]") {
   G t;
   const ValueId x = t.in({2, 3, 4, 4});
   const ValueId c3 = t.constant({3}, 1), c4 = t.constant({4}, 2);
-  check_error(t.lower("aten::batch_norm", {x, c3, c3, c3, c3, true, 0.1, 1e-5, true}),
-              ErrorCode::kUnsupported, "training mode");
-  check_error(t.lower("aten::native_batch_norm", {x, c3, c3, c3, c3, true, 0.1, 1e-5}),
-              ErrorCode::kUnsupported, "training mode");
+  // Training mode: x's own statistics (frontend_aten_statistics_test checks the values); the
+  // 3-output form keeps no saved statistics.
+  auto trained = t.lower("aten::batch_norm", {x, c3, c3, c3, c3, true, 0.1, 1e-5, true});
+  REQUIRE(trained.has_value());
+  CHECK(t.g.type(trained->front()).to_string() == "f32[2,3,4,4]");
+  trained = t.lower("aten::native_batch_norm", {x, c3, c3, c3, c3, true, 0.1, 1e-5});
+  REQUIRE(trained.has_value());
+  REQUIRE(trained->size() == 3);
+  CHECK((*trained)[1] == ir::kNoValue);
   check_error(t.lower("aten::batch_norm", {x, c3, c3, kNone, kNone, false, 0.1, 1e-5, true}),
               ErrorCode::kInvalidInput, "running_mean and running_var");
   check_error(t.lower("aten::batch_norm", {x, c4, c3, c3, c3, false, 0.1, 1e-5, true}),
