@@ -188,6 +188,18 @@ class Statistics(nn.Module):
                 hot, inst, inst1, batch_stats, rounded, torch.sign(ids - 40))
 
 
+class UnaryMath(nn.Module):
+    """The unary math ops beyond the activations: logs and exponentials of other bases, the
+    trigonometric and hyperbolic functions, each over its domain."""
+
+    def forward(self, x: torch.Tensor):  # x: [2, 3, 5, 6], values of randn
+        positive = x.abs() + 0.05
+        inside = torch.tanh(x)  # in (-1, 1): asin's and acos's domain
+        return (torch.log2(positive), torch.log10(positive), torch.exp2(x * 3), torch.tan(x),
+                torch.asin(inside), torch.acos(inside), torch.atan(x * 4), torch.sinh(x * 2),
+                torch.cosh(x * 2))
+
+
 class SegmentHead(nn.Module):
     """A segmentation model's shape: a dict output, sizes computed from x.shape in the trace."""
 
@@ -288,6 +300,8 @@ class Encoder(nn.Module):
 REQUIRED_KINDS = {
     "mha_fastpath": ["aten::_native_multi_head_attention"],
     "encoder_fastpath": ["aten::_transformer_encoder_layer_fwd"],
+    "unary_math": ["aten::log2", "aten::log10", "aten::exp2", "aten::tan", "aten::asin", "aten::acos",
+                   "aten::atan", "aten::sinh", "aten::cosh"],
     "statistics": ["aten::var", "aten::std", "aten::var_mean", "aten::std_mean",
                    "aten::linalg_vector_norm", "aten::norm", "aten::logsumexp", "aten::one_hot",
                    "aten::instance_norm", "aten::batch_norm", "aten::floor", "aten::ceil",
@@ -303,6 +317,7 @@ MODELS = {
     "norms": (Norms, lambda: [torch.randn(2, 8, 5, 6)]),
     "dict_out": (SegmentHead, lambda: [torch.randn(1, 3, 6, 8)]),
     "statistics": (Statistics, lambda: [torch.randn(2, 3, 5, 6), torch.randint(0, 9, (2, 7))]),
+    "unary_math": (UnaryMath, lambda: [torch.randn(2, 3, 5, 6)]),
     "mha_fastpath": (Attention, lambda: [torch.randn(2, 6, 16)]),
     "encoder_fastpath": (Encoder, lambda: [torch.randn(2, 6, 16)]),
 }

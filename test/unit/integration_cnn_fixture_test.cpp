@@ -58,6 +58,12 @@ TEST_CASE("the TorchScript statistics fixture matches PyTorch on the reference i
   test::check_torchscript_fixture("statistics", 21, 1.3e-6, 1e-5, nullptr);
 }
 
+// log2, log10, exp2, tan, asin, acos, atan, sinh and cosh, each over its domain, against PyTorch.
+TEST_CASE("the TorchScript unary-math fixture matches PyTorch on the reference interpreter",
+          "[torchscript]") {
+  test::check_torchscript_fixture("unary_math", 9, 1.3e-6, 1e-5, nullptr);
+}
+
 // select, slice, narrow, unbind, chunk and split (list results through prim::ListUnpack) and
 // ShuffleNet's channel shuffle: copies, so the outputs are PyTorch's exactly.
 TEST_CASE("the TorchScript slicing fixture matches PyTorch on the reference interpreter",
