@@ -219,6 +219,15 @@ Outputs round_decimals(Ctx& c) {
   return one(c.build(out, {rounded, scale}));
 }
 
+// square(x) = x * x (PyTorch's pow(x, 2); bool promotes to i64).
+Outputs square(Ctx& c) {
+  ValueId x = c.a.tensor("self");
+  if (c.type(x).dtype == DType::kBool) {
+    INFERNO_ASSIGN_OR_RETURN(x, cast(c, x, DType::kI64));
+  }
+  return one(c.build(OpKind::kMul, {x, x}));
+}
+
 Outputs relu6(Ctx& c) { return one(c.build(OpKind::kRelu6, {c.a.tensor("self")})); }
 
 // ---- bitwise ops ---------------------------------------------------------------------------
@@ -401,6 +410,7 @@ void add_elementwise_entries(std::vector<OpEntry>& table) {
   }
   table.push_back(
       {"aten::round", "decimals", {arg("self", T), arg("decimals", Int)}, round_decimals});
+  table.push_back({"aten::square", "", self_only, square});
   // Binary ops without alpha: comparisons (.Tensor and .Scalar), minimum/maximum, logic.
   for (const auto& [name, op] : std::initializer_list<std::pair<std::string_view, OpKind>>{
            {"aten::eq", OpKind::kEq},

@@ -561,6 +561,11 @@ TEST_CASE("aten math ops and pow", "[frontend][aten]") {
   y = t.one("aten::expm1", {n});
   CHECK(t.op_of(y) == OpKind::kExpm1);
   CHECK(t.type(y) == "f32[4]");
+  // square: x * x, bool promoted to i64.
+  y = t.one("aten::square", {x});
+  CHECK(t.op_of(y) == OpKind::kMul);
+  CHECK(t.node_of(y).inputs[0] == t.node_of(y).inputs[1]);
+  CHECK(t.type(t.one("aten::square", {t.in({4}, DType::kBool)})) == "i64[4]");
   // Rounding (DeBERTa's relative positions use sign and ceil): integers keep their dtype.
   for (const auto& [name, op] :
        std::initializer_list<std::pair<const char*, OpKind>>{{"aten::floor", OpKind::kFloor},
