@@ -18,10 +18,7 @@
 // Latency, not bandwidth, bounds a decode step's attention (a few hundred keys of 128 bytes per
 // head): every load of a group, K's rows and V's chunks alike, is issued before the first is
 // used, so a group costs about three DRAM round trips (mask, K and V, the softmax's shuffles),
-// not one per key or per chunk. A warp's first group is read before the prologue (q's loads and
-// rotary), so that their round trips overlap; in a decode step whose mask the launch just before
-// did not write, even before the kernel's wait (AttentionDecodeUpdate::early), while the GEMV
-// that produces q still runs.
+// not one per key or per chunk.
 //
 // Splits: on sm_90 the key range is split over a cluster of up to 8 blocks when (rows x heads x
 // batch) alone would leave most SMs idle (flash-decoding). Each block reduces its 4 warps'
@@ -34,15 +31,15 @@
 // rotary of q and of the new key, and the writes of the new key and value rows into the KV cache,
 // may happen in this kernel's prologue instead of a launch of their own before it. Each block
 // rotates q and the new key into shared memory (rounded to T, as the rotary kernel stores them),
-// and takes the new row from there wherever its keys reach the new position (what it read of
-// that row from the cache is replaced); one block of each kv head (split 0 of its first query
-// head) writes the rows into the caches for later steps.
+// and reads the new row from there wherever its keys reach the new position; one block of each
+// kv head (split 0 of its first query head) writes the rows into the caches for later steps. So
+// no block reads a cache row another block of this launch writes.
 //
 // In a generated model's decode step (AttentionDecodeLaunch) the kernel may be launched with
 // programmatic dependent launch (dependent_launch.cuh: it awaits the kernels before it reads
 // what they write), so that the GEMV after it (the output projection) launches while it runs and
 // streams its weight meanwhile. On unless INFERNO_ATTENTION_DEPENDENT=0 (see
-// attention_decode_dependent_enabled); the early reads are on unless INFERNO_ATTENTION_EARLY=0.
+// attention_decode_dependent_enabled).
 #pragma once
 
 #include "attention_params.cuh"
@@ -79,12 +76,6 @@ struct AttentionDecodeUpdate {
   const T* sine = nullptr;
   int64_t rotary_batch_stride = 0;
   int q_rotary = 0, k_rotary = 0;
-  /// The launch just before this one writes neither the mask nor the caches (only the update
-  /// writes them): a dependent launch then reads the mask and its first keys' K and V rows
-  /// before its wait, while that launch still runs. Safe because a dependent launch starts only
-  /// once the launch before it has passed its own wait (dependent_launch.cuh), so every launch
-  /// before that one has completed. The code generator sets it where it proved that.
-  bool early = false;
 };
 
 /// Whether the decode kernel takes a dependent launch where the model allows one: yes unless
@@ -95,16 +86,6 @@ struct AttentionDecodeUpdate {
 inline bool attention_decode_dependent_enabled() {
   static const bool enabled = [] {
     const char* setting = std::getenv("INFERNO_ATTENTION_DEPENDENT");
-    return setting == nullptr || std::strcmp(setting, "0") != 0;
-  }();
-  return enabled;
-}
-
-/// Whether the decode kernel takes AttentionDecodeUpdate::early where the model allows it: yes
-/// unless INFERNO_ATTENTION_EARLY=0 is in the environment (read once), for comparisons.
-inline bool attention_decode_early_enabled() {
-  static const bool enabled = [] {
-    const char* setting = std::getenv("INFERNO_ATTENTION_EARLY");
     return setting == nullptr || std::strcmp(setting, "0") != 0;
   }();
   return enabled;
@@ -136,20 +117,7 @@ struct AttentionDecodeRows {
   static constexpr int kBatch = 16;
   /// V's loads go out with K's, before the softmax needs them, when one batch holds them all.
   static constexpr bool kEarlyV = kLoads <= kBatch;
-  /// A group's K row (one batch) and V chunks are loaded into registers before its scores are
-  /// taken (AttentionDecodeGroup), so that the first group's loads can go out with the prologue's.
-  static constexpr bool kHoist = kVectorV && kEarlyV && kChunks <= kBatch;
 };
-
-/// s += q . (chunk c of a key row), q in shared memory (0 past d).
-template <typename T, int kHead>
-__device__ __forceinline__ void attn_decode_dot_chunk(acc_t<T>& s, const acc_t<T>* qs,
-                                                      const uint4& raw, int c) {
-  constexpr int kPer = AttentionDecodeRows<T, kHead>::kPer;
-  const T* x = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-  for (int u = 0; u < kPer; ++u) s += qs[c * kPer + u] * to_acc(x[u]);
-}
 
 /// The dot product of q (shared, already scaled into the log2 domain) and key row `key` (d
 /// elements). Every chunk's load of a batch is issued before the first FMA, so a lane waits for
@@ -172,8 +140,13 @@ __device__ __forceinline__ acc_t<T> attn_decode_dot(const acc_t<T>* qs, const T*
                                                  : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
-      for (int c = 0; c < Rows::kBatch; ++c)
-        if (c0 + c < Rows::kChunks) attn_decode_dot_chunk<T, kHead>(s, qs, raw[c], c0 + c);
+      for (int c = 0; c < Rows::kBatch; ++c) {
+        const T* x = reinterpret_cast<const T*>(&raw[c]);
+        const int e = (c0 + c) * kPer;
+#pragma unroll
+        for (int u = 0; u < kPer; ++u)
+          if (c0 + c < Rows::kChunks) s += qs[e + u] * to_acc(x[u]);  // qs is 0 past d
+      }
     }
   } else {
 #pragma unroll 8
@@ -198,37 +171,20 @@ __device__ __forceinline__ T attn_decode_rotated(const T* x, int e, int r, const
 
 /// Loads `Rows::kBatch` of a group's V chunks from load r0 on: load r reads row
 /// r * kRowsPerLoad + lane / kChunks of the group (starting at `rows`), chunk lane % kChunks,
-/// only where `live` has the row's bit (a dead row's memory may lie past the cache). Through L2
-/// only (ld.global.cg): the rows may be read before the kernel's wait (AttentionDecodeUpdate::
-/// early), where an SM's L1 must not answer.
+/// only where `live` has the row's bit (a dead row's memory may lie past the cache). Row
+/// `new_row` of the group (if any) is read from `new_v` (shared memory) instead.
 template <typename T, int kHead>
 __device__ __forceinline__ void attn_decode_load_v(
     uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch], const T* rows, int64_t stride, int r0,
-    unsigned live, int lane, int dv) {
+    unsigned live, int lane, int dv, int new_row, const T* new_v) {
   using Rows = AttentionDecodeRows<T, kHead>;
   const int sub = lane / Rows::kChunks, chunk = lane % Rows::kChunks;
 #pragma unroll
   for (int r = 0; r < Rows::kBatch; ++r) {
     const int row = (r0 + r) * Rows::kRowsPerLoad + sub;
     const bool read = r0 + r < Rows::kLoads && ((live >> row) & 1u) != 0 && chunk * Rows::kPer < dv;
-    raw[r] = read ? __ldcg(reinterpret_cast<const uint4*>(rows + row * stride + chunk * Rows::kPer))
-                  : make_uint4(0, 0, 0, 0);
-  }
-}
-
-/// Replaces what attn_decode_load_v read of row `new_row` of the group (if any) by the step's
-/// new row, `new_v` in shared memory: the cache holds it only after this launch.
-template <typename T, int kHead>
-__device__ __forceinline__ void attn_decode_patch_v(
-    uint4 (&raw)[AttentionDecodeRows<T, kHead>::kBatch], int r0, int lane, int new_row,
-    const T* new_v) {
-  using Rows = AttentionDecodeRows<T, kHead>;
-  if (new_row < 0 || new_row >= AttentionDecodeTile::kGroup) return;
-  const int sub = lane / Rows::kChunks, chunk = lane % Rows::kChunks;
-#pragma unroll
-  for (int r = 0; r < Rows::kBatch; ++r) {
-    if ((r0 + r) * Rows::kRowsPerLoad + sub == new_row && r0 + r < Rows::kLoads)
-      raw[r] = *reinterpret_cast<const uint4*>(new_v + chunk * Rows::kPer);  // 0 past dv
+    const T* at = (row == new_row ? new_v : rows + row * stride) + chunk * Rows::kPer;
+    raw[r] = read ? *reinterpret_cast<const uint4*>(at) : make_uint4(0, 0, 0, 0);
   }
 }
 
@@ -248,56 +204,6 @@ __device__ __forceinline__ void attn_decode_add_v(
     const T* x = reinterpret_cast<const T*>(&raw[r]);
 #pragma unroll
     for (int u = 0; u < Rows::kPer; ++u) ov[u] += w != A(0) ? w * to_acc(x[u]) : A(0);
-  }
-}
-
-/// One warp's group of 32 keys as far as it is read before its scores: which keys are live (one
-/// per lane, the lane's bit), the lane's additive mask (kind 2, log2 domain), and where
-/// Rows::kHoist holds and the rows are 16-byte chunks, the lane's key row and the group's V
-/// chunks (attn_decode_load_v's layout). The new row of an update is read from the cache like the
-/// others and replaced later (attn_decode_patch_v): it may be read before the prologue has it.
-template <typename T, int kHead>
-struct AttentionDecodeGroup {
-  using Rows = AttentionDecodeRows<T, kHead>;
-  unsigned live_bits = 0;
-  bool live = false;
-  acc_t<T> bias = 0;
-  uint4 k[Rows::kHoist ? Rows::kChunks : 1];
-  uint4 v[Rows::kHoist ? Rows::kBatch : 1];
-};
-
-/// Reads group g of the keys (row `mask_row` of the mask; k and v at the head's first row) into
-/// `group`: the mask first, then (`hoist`) the live keys' K and V chunks, every load through L2
-/// only (see attn_decode_load_v).
-template <typename T, int kHead>
-__device__ __forceinline__ void attn_decode_load_group(AttentionDecodeGroup<T, kHead>& group,
-                                                       const AttentionParams<T>& p, int g, int keys,
-                                                       int64_t mask_row, const T* k, const T* v,
-                                                       int lane, bool hoist) {
-  using A = acc_t<T>;
-  using Rows = AttentionDecodeRows<T, kHead>;
-  const int j = g * AttentionDecodeTile::kGroup + lane;
-  bool live = j < keys;
-  const int64_t mask_at = mask_row + static_cast<int64_t>(j) * p.mask.strides[3];
-  if (live && p.mask.kind == 1)
-    live = __ldcg(static_cast<const unsigned char*>(p.mask.data) + mask_at) != 0;
-  group.bias = live && p.mask.kind == 2
-                   ? to_acc(__ldcg(static_cast<const T*>(p.mask.data) + mask_at)) *
-                         static_cast<A>(kAttentionLog2e)
-                   : A(0);
-  group.live = live;
-  group.live_bits = __ballot_sync(0xffffffffu, live);
-  if constexpr (Rows::kHoist) {
-    if (!hoist || group.live_bits == 0) return;
-    const T* key = k + static_cast<int64_t>(j) * p.kl.seq;
-#pragma unroll
-    for (int c = 0; c < Rows::kChunks; ++c)
-      group.k[c] = live && c * Rows::kPer < p.d
-                       ? __ldcg(reinterpret_cast<const uint4*>(key + c * Rows::kPer))
-                       : make_uint4(0, 0, 0, 0);
-    attn_decode_load_v<T, kHead>(
-        group.v, v + static_cast<int64_t>(g) * AttentionDecodeTile::kGroup * p.vl.seq, p.vl.seq, 0,
-        group.live_bits, lane, p.dv);
   }
 }
 
@@ -329,33 +235,10 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
   const T* q = p.q + b * p.ql.batch + h * p.ql.head + static_cast<int64_t>(i) * p.ql.seq;
   const T* k = p.k + b * p.kl.batch + hk * p.kl.head;
   const T* v = p.v + b * p.vl.batch + hk * p.vl.head;
-
-  // This block's groups of 32 keys: split gridDim.x of them, in order; warp w takes g0 + w,
-  // g0 + w + kWarps, ...
-  const int keys = p.causal ? min(p.skv, i + 1) : p.skv;
-  const int groups = (keys + Tile::kGroup - 1) / Tile::kGroup;
-  const int splits = static_cast<int>(gridDim.x);
-  const int per_split = (groups + splits - 1) / splits;
-  const int g0 = static_cast<int>(blockIdx.x) * per_split, g1 = min(groups, g0 + per_split);
-  const int64_t mask_row = p.mask.kind == 0 ? 0
-                                            : b * p.mask.strides[0] + h * p.mask.strides[1] +
-                                                  static_cast<int64_t>(i) * p.mask.strides[2];
-  const bool chunked_v = Rows::kVectorV && vec_v;
-  const bool hoist = Rows::kHoist && vec_k && chunked_v;
-  // The warp's first group is read before the prologue needs its round trip: before the wait
-  // when the update allows it (the launch just before writes neither the mask nor the caches),
-  // else right after it.
-  AttentionDecodeGroup<T, kHead> group;
-  const int first = g0 + warp;
-  const bool early = dependent && u.position != nullptr && u.early;
-  if (early && first < g1)
-    attn_decode_load_group<T, kHead>(group, p, first, keys, mask_row, k, v, lane, hoist);
   // A dependent launch waits for the kernels before (q, k, v and the mask are theirs), and its
   // wait lets the kernel after it launch. Launched normally it must not: that kernel would then
   // launch early all the same (the trigger is this kernel's, whatever its own launch).
   if (dependent) await_producers();
-  if (!early && first < g1)
-    attn_decode_load_group<T, kHead>(group, p, first, keys, mask_row, k, v, lane, hoist);
   // The update (sq = 1): q and the new key rotated, the new rows staged in shared memory, and the
   // row they replace (-1: none).
   int new_row = -1;
@@ -378,56 +261,54 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
   __syncthreads();
   if (new_row >= 0 && blockIdx.x == 0 && h % p.kv_groups == 0) {
     // This kv head's writer: the rows go into the caches for the steps after this one. No block
-    // of this launch reads them there (each takes new_k and new_v instead).
+    // of this launch reads them there (each reads new_k and new_v instead).
     T* k_row = const_cast<T*>(k) + static_cast<int64_t>(new_row) * p.kl.seq;
     T* v_row = const_cast<T*>(v) + static_cast<int64_t>(new_row) * p.vl.seq;
     for (int e = threadIdx.x; e < p.d; e += Tile::kThreads) k_row[e] = new_k[e];
     for (int e = threadIdx.x; e < p.dv; e += Tile::kThreads) v_row[e] = new_v[e];
   }
 
+  // This block's groups of 32 keys: split gridDim.x of them, in order.
+  const int keys = p.causal ? min(p.skv, i + 1) : p.skv;
+  const int groups = (keys + Tile::kGroup - 1) / Tile::kGroup;
+  const int splits = static_cast<int>(gridDim.x);
+  const int per_split = (groups + splits - 1) / splits;
+  const int g0 = static_cast<int>(blockIdx.x) * per_split, g1 = min(groups, g0 + per_split);
+
   // The running softmax state, and the output two ways: o (column lane + 32 c) when V's rows
   // are read a column per lane, ov (a partial sum over the lane's rows of its chunk's columns)
   // when they are read in 16-byte chunks.
+  const bool chunked_v = Rows::kVectorV && vec_v;
   A m = -acc_infinity<A>(), l = 0, o[kCols], ov[Rows::kPer];
 #pragma unroll
   for (int c = 0; c < kCols; ++c) o[c] = 0;
 #pragma unroll
   for (int u = 0; u < Rows::kPer; ++u) ov[u] = 0;
-  for (int g = first; g < g1; g += Tile::kWarps) {
-    if (g != first)
-      attn_decode_load_group<T, kHead>(group, p, g, keys, mask_row, k, v, lane, hoist);
-    if (group.live_bits == 0) continue;  // no live key: K and V are not read
+  const int64_t mask_row = p.mask.kind == 0 ? 0
+                                            : b * p.mask.strides[0] + h * p.mask.strides[1] +
+                                                  static_cast<int64_t>(i) * p.mask.strides[2];
+  for (int g = g0 + warp; g < g1; g += Tile::kWarps) {
     const int j = g * Tile::kGroup + lane;
+    bool live = j < keys;
+    const int64_t mask_at = mask_row + static_cast<int64_t>(j) * p.mask.strides[3];
+    if (live && p.mask.kind == 1)
+      live = static_cast<const unsigned char*>(p.mask.data)[mask_at] != 0;
+    const unsigned live_bits = __ballot_sync(0xffffffffu, live);
+    if (live_bits == 0) continue;  // no live key: K and V are not read
     const T* group_v = v + static_cast<int64_t>(g) * Tile::kGroup * p.vl.seq;
     const int group_new = new_row - g * Tile::kGroup;  // the new row's place in the group
     uint4 raw_v[Rows::kBatch];
     if constexpr (Rows::kEarlyV) {
-      bool loaded = false;
-      if constexpr (Rows::kHoist) {
-        if (hoist) {
-#pragma unroll
-          for (int r = 0; r < Rows::kBatch; ++r) raw_v[r] = group.v[r];
-          loaded = true;
-        }
-      }
-      if (chunked_v && !loaded)
-        attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, group.live_bits, lane, p.dv);
-      if (chunked_v) attn_decode_patch_v<T, kHead>(raw_v, 0, lane, group_new, new_v);
+      if (chunked_v)
+        attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, 0, live_bits, lane, p.dv, group_new,
+                                     new_v);
     }
     A s = -acc_infinity<A>();
-    if (group.live) {
-      if (hoist) {
-        s = 0;
-#pragma unroll
-        for (int c = 0; c < (Rows::kHoist ? Rows::kChunks : 0); ++c) {
-          const uint4 chunk = j == new_row ? reinterpret_cast<const uint4*>(new_k)[c] : group.k[c];
-          attn_decode_dot_chunk<T, kHead>(s, qs, chunk, c);
-        }
-      } else {
-        const T* key = j == new_row ? new_k : k + static_cast<int64_t>(j) * p.kl.seq;
-        s = attn_decode_dot<T, kHead>(qs, key, p.d, vec_k);
-      }
-      s += group.bias;
+    if (live) {
+      const T* key = j == new_row ? new_k : k + static_cast<int64_t>(j) * p.kl.seq;
+      s = attn_decode_dot<T, kHead>(qs, key, p.d, vec_k);
+      if (p.mask.kind == 2)
+        s += to_acc(static_cast<const T*>(p.mask.data)[mask_at]) * static_cast<A>(kAttentionLog2e);
     }
     const A group_max = warp_reduce<32>(s, [](A x, A y) { return x > y ? x : y; });
     const A new_max = m > group_max ? m : group_max;
@@ -444,8 +325,8 @@ __global__ void __launch_bounds__(AttentionDecodeTile::kThreads)
       } else {
 #pragma unroll
         for (int r0 = 0; r0 < Rows::kLoads; r0 += Rows::kBatch) {
-          attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, r0, group.live_bits, lane, p.dv);
-          attn_decode_patch_v<T, kHead>(raw_v, r0, lane, group_new, new_v);
+          attn_decode_load_v<T, kHead>(raw_v, group_v, p.vl.seq, r0, live_bits, lane, p.dv,
+                                       group_new, new_v);
           attn_decode_add_v<T, kHead>(ov, raw_v, r0, e, lane);
         }
       }
@@ -605,9 +486,7 @@ inline cudaError_t attention_decode(const AttentionParams<T>& p, int64_t batch, 
   }
   config.attrs = attributes;
   config.numAttrs = count;
-  AttentionDecodeUpdate<T> update = u;
-  update.early = u.early && attention_decode_early_enabled();
-  return cudaLaunchKernelEx(&config, kernel, p, update, vec_k, vec_v, dependent);
+  return cudaLaunchKernelEx(&config, kernel, p, u, vec_k, vec_v, dependent);
 }
 
 }  // namespace detail

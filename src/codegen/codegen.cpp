@@ -215,20 +215,6 @@ void add_step(VariantCode& code, const ir::Graph& graph, int32_t node, size_t be
   code.profile.push_back(std::move(*step));
 }
 
-// Step `step` (just added at node `node`) did the work of the node, of its launch group's
-// `members` and of the nodes its attention step took over (EmitContext::launch_step).
-void record_launch_step(EmitContext& ctx, int32_t node,
-                        const std::vector<std::pair<int32_t, std::string>>& members, int32_t step) {
-  ctx.launch_step[static_cast<size_t>(node)] = step;
-  for (const auto& member : members) ctx.launch_step[static_cast<size_t>(member.first)] = step;
-  if (static_cast<size_t>(node) < ctx.attention_steps.size()) {
-    const AttentionStep& taken = ctx.attention_steps[static_cast<size_t>(node)];
-    for (const int32_t done : {taken.q_rotary, taken.k_rotary, taken.k_write, taken.v_write})
-      if (done >= 0) ctx.launch_step[static_cast<size_t>(done)] = step;
-  }
-  ctx.steps_emitted = step + 1;
-}
-
 // A node's kernel text and the step that launches it (-1: none).
 struct KernelChunk {
   size_t begin = 0, end = 0;
@@ -303,7 +289,6 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
   };
   ctx.launch_group_end = options.launch_groups ? plan_launch_groups(ctx, corrupted)
                                                : std::vector<int32_t>(graph.nodes().size(), -1);
-  ctx.launch_step.assign(graph.nodes().size(), -1);
   for (int32_t i = 0; i < static_cast<int32_t>(graph.nodes().size()); ++i) {
     if (i > 0) sections.run.line("");
     const KernelChunk chunk{sections.kernels.text().size(), 0, -1, false};
@@ -315,10 +300,7 @@ Expected<VariantCode> generate_variant(const ir::Graph& graph, const WeightsLayo
     std::vector<std::pair<int32_t, std::string>> grouped;  // a launch group's members, if any
     if (ctx.launch_group_end[static_cast<size_t>(i)] == i) grouped = emit_launch_group(ctx, i);
     add_step(code, graph, i, begin, options);
-    if (code.profile.size() != steps) {
-      describe_launch_group(code.profile.back(), graph, grouped);
-      record_launch_step(ctx, i, grouped, static_cast<int32_t>(steps));
-    }
+    if (code.profile.size() != steps) describe_launch_group(code.profile.back(), graph, grouped);
     if (i == corrupted) emit_corruption(ctx, i);
     finish(chunk, functors, steps);
   }

@@ -63,9 +63,6 @@ Status emit_attention_step(EmitContext& ctx, int32_t index, NamedArgs args, std:
     return r == nullptr ? std::string("0") : decimal(r->attrs.get_int("rotary_dim"));
   };
   const std::string t(type);
-  // The caches are written by this kernel alone (attention_step.h): its dependent launch may
-  // read them, and the mask, before its wait unless the launch just before writes the mask.
-  const bool early = node.inputs.size() < 4 || ctx.written_before_last_launch(node.inputs[3]);
   args[0] = {"q", ctx.view_pointer(q_rows)};
   args[1] = {"k_cache", ctx.pointer(k_copy.outputs[0])};
   args[2] = {"v_cache", ctx.pointer(v_copy.outputs[0])};
@@ -76,7 +73,7 @@ Status emit_attention_step(EmitContext& ctx, int32_t index, NamedArgs args, std:
                                 ctx.view_pointer(v_rows) + ", " + layout(v_rows.view) + ", " +
                                 ctx.view_pointer(view_of(k_copy.inputs[1])) + ", " + cosine + ", " +
                                 sine + ", " + batch_stride + ", " + rotary_dim(q_rotary) + ", " +
-                                rotary_dim(k_rotary) + ", " + (early ? "true" : "false") + "}"});
+                                rotary_dim(k_rotary) + "}"});
   ctx.out.run.line("// (with the rotary and cache writes of the step: codegen/attention_step.h)");
   ctx.out.run.line("MODEL_CHECK_CUDA((inferno::kernels::attention_step<" + t + ", " +
                    decimal(tile) + ">(" + named_args(args) + ", stream" + decode + ")), " +

@@ -27,19 +27,6 @@ std::string EmitContext::view_pointer(const ValueView& view) const {
   return view.offset == 0 ? base : "(" + base + " + " + decimal(view.offset) + ")";
 }
 
-bool EmitContext::written_before_last_launch(ir::ValueId value) const {
-  int32_t writer = views.producer.at(static_cast<size_t>(value));
-  while (writer >= 0 && views.aliases_input(writer)) {  // a view: its input's writer
-    value = graph.nodes()[static_cast<size_t>(writer)].inputs[0];
-    writer = views.producer.at(static_cast<size_t>(value));
-  }
-  if (writer < 0) return true;
-  const int32_t step = static_cast<size_t>(writer) < launch_step.size()
-                           ? launch_step[static_cast<size_t>(writer)]
-                           : -1;
-  return step >= 0 && step < steps_emitted - 1;
-}
-
 std::string EmitContext::describe(const ir::Node& node) const {
   std::string text;
   for (size_t i = 0; i < node.outputs.size(); ++i)

@@ -55,11 +55,6 @@ class EmitContext {
   /// By node: the last node of its launch group (plan_launch_groups, launch_groups.h), or -1;
   /// empty: no groups.
   std::vector<int32_t> launch_group_end;
-  /// By node: the launch step (codegen.cpp's add_step: the launches emitted for one node) that
-  /// did the node's work, -1 until then or where no step of its own or of its launch group or
-  /// attention step did it; and how many steps are emitted so far. Codegen.cpp keeps both.
-  std::vector<int32_t> launch_step;
-  int32_t steps_emitted = 0;
   /// The node being lowered (codegen.cpp sets it).
   int32_t current_node = -1;
   /// The current launch group's grid kernels so far, each with its node, held for one launch.
@@ -71,12 +66,6 @@ class EmitContext {
                ? attention_step_owner[static_cast<size_t>(node)]
                : -1;
   }
-
-  /// Whether the bytes of `value` (a view's: those it views) are written by no launch of the run
-  /// (an input, a weight, a state's value at the start) or by a launch step before the last one
-  /// emitted so far. A dependent launch emitted next may then read them before its wait
-  /// (kernels/dependent_launch.cuh): it starts only after the launch before it passed its wait.
-  bool written_before_last_launch(ir::ValueId value) const;
 
   /// Whether the node being lowered is in a launch group.
   bool in_launch_group() const {

@@ -8,8 +8,7 @@
 // split over a cluster) with its rotary, a partial rotary on q and k, a negative position, no
 // rotary (GPT-2's), a position outside the cache (nothing written), head dims that are not
 // multiples of 8 (the element-wise loads), batch 2, forced key splits (AttentionDecodeLaunch's
-// benchmark knob: more splits than groups of keys, and one), head dim 128, and the argument
-// checks; every case with and without early reads (AttentionDecodeUpdate::early).
+// benchmark knob: more splits than groups of keys, and one), and the argument checks.
 #include <algorithm>
 #include <cmath>
 
@@ -24,10 +23,9 @@ namespace k = inferno::kernels;
 struct StepCase {
   int64_t batch, heads, kv_heads, skv, d;
   int q_rotary, k_rotary;
-  int64_t position;    // as the model passes it (negative: from the end)
-  int64_t live_keys;   // the bool mask keeps keys [0, live_keys); -1: no mask
-  int splits = 0;      // AttentionDecodeLaunch::splits (0: the kernel's choice)
-  bool early = false;  // AttentionDecodeUpdate::early: the mask and first rows read before the wait
+  int64_t position;   // as the model passes it (negative: from the end)
+  int64_t live_keys;  // the bool mask keeps keys [0, live_keys); -1: no mask
+  int splits = 0;     // AttentionDecodeLaunch::splits (0: the kernel's choice)
 };
 
 // Element e of row x rotated over its first r elements, in float (double for f64), rounded to T.
@@ -47,11 +45,11 @@ template <typename T, int kHead>
 void check_step(const StepCase& c, std::mt19937_64& rng) {
   char text[200];
   std::snprintf(text, sizeof text,
-                "attention_step %s B %lld Hq %lld Hkv %lld Skv %lld d %lld rotary %d/%d at %lld%s",
+                "attention_step %s B %lld Hq %lld Hkv %lld Skv %lld d %lld rotary %d/%d at %lld",
                 dtype_name<T>(), static_cast<long long>(c.batch), static_cast<long long>(c.heads),
                 static_cast<long long>(c.kv_heads), static_cast<long long>(c.skv),
                 static_cast<long long>(c.d), c.q_rotary, c.k_rotary,
-                static_cast<long long>(c.position), c.early ? " early" : "");
+                static_cast<long long>(c.position));
   const std::string name = text;
   const int64_t b = c.batch, hq = c.heads, hk = c.kv_heads, s = c.skv, d = c.d;
   // q [B, Hq, 1, d], the new rows [B, Hkv, 1, d], the caches [B, Hkv, S, d], contiguous;
@@ -104,7 +102,7 @@ void check_step(const StepCase& c, std::mt19937_64& rng) {
   const double scale = 1 / std::sqrt(static_cast<double>(d));
   const k::AttentionDecodeUpdate<T> update{k_new_d.get(),    nl,          v_new_d.get(), nl,
                                            position_d.get(), cos_d.get(), sin_d.get(),   d,
-                                           c.q_rotary,       c.k_rotary,  c.early};
+                                           c.q_rotary,       c.k_rotary};
   got_d.poison();
   want_d.poison();
   if (!expect_launch(k::attention_step<T, kHead>(q_d.get(), k_d.get(), v_d.get(), got_d.get(), dims,
@@ -172,34 +170,19 @@ void argument_checks() {
 
 }  // namespace
 
-// Each case twice: reading everything after the wait, and with early reads (the launch is a
-// dependent one, so the mask and the first rows are read before its wait).
-template <typename T, int kHead>
-void check_step_both(StepCase c, std::mt19937_64& rng) {
-  for (const bool early : {false, true}) {
-    c.early = early;
-    check_step_both<T, kHead>(c, rng);
-  }
-}
-
 void run_attention_step_tests() {
   std::mt19937_64 rng(41);
   // TinyLlama's layer: 32 query heads on 4 kv heads, 256 positions, the new row at 150.
-  check_step_both<__half, 64>({1, 32, 4, 256, 64, 64, 64, 150, 151}, rng);
-  check_step_both<__nv_bfloat16, 64>({1, 32, 4, 256, 64, 64, 64, 31, 32}, rng);
-  check_step_both<float, 64>({2, 4, 2, 100, 64, 32, 32, -3, -1},
-                             rng);  // partial rotary, from the end
-  check_step_both<__half, 64>({1, 12, 12, 256, 64, 0, 0, 0, 1}, rng);  // GPT-2: no rotary
-  check_step_both<__half, 64>({1, 8, 2, 256, 64, 64, 64, 256, 200},
-                              rng);                                    // outside: nothing written
-  check_step_both<float, 32>({2, 4, 1, 70, 20, 20, 10, 69, 70}, rng);  // d = 20: element loads
-  check_step_both<double, 64>({1, 4, 2, 64, 48, 48, 48, 5, 6}, rng);
+  check_step<__half, 64>({1, 32, 4, 256, 64, 64, 64, 150, 151}, rng);
+  check_step<__nv_bfloat16, 64>({1, 32, 4, 256, 64, 64, 64, 31, 32}, rng);
+  check_step<float, 64>({2, 4, 2, 100, 64, 32, 32, -3, -1}, rng);  // partial rotary, from the end
+  check_step<__half, 64>({1, 12, 12, 256, 64, 0, 0, 0, 1}, rng);   // GPT-2: no rotary
+  check_step<__half, 64>({1, 8, 2, 256, 64, 64, 64, 256, 200}, rng);  // outside: nothing written
+  check_step<float, 32>({2, 4, 1, 70, 20, 20, 10, 69, 70}, rng);      // d = 20: element loads
+  check_step<double, 64>({1, 4, 2, 64, 48, 48, 48, 5, 6}, rng);
   // Forced key splits (the benchmark's knob): 8 over 3 groups of keys (some splits get none), 1.
-  check_step_both<__half, 64>({1, 8, 2, 90, 64, 64, 64, 80, 81, 8}, rng);
-  check_step_both<__half, 64>({1, 32, 4, 256, 64, 64, 64, 150, 151, 1}, rng);
-  // Head dim 128: 16 chunks a row in 16-bit types (K and V loaded ahead), 32 in f32 (not).
-  check_step_both<__half, 128>({1, 32, 8, 300, 128, 128, 128, 299, 300}, rng);
-  check_step_both<float, 128>({1, 4, 2, 64, 128, 64, 64, 40, 41}, rng);
+  check_step<__half, 64>({1, 8, 2, 90, 64, 64, 64, 80, 81, 8}, rng);
+  check_step<__half, 64>({1, 32, 4, 256, 64, 64, 64, 150, 151, 1}, rng);
   argument_checks();
 }
 

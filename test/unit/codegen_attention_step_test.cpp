@@ -70,7 +70,7 @@ TEST_CASE("a decode step's rotaries and cache writes happen in its attention ker
   CHECK(has(cu,
             "/* update */ inferno::kernels::AttentionDecodeUpdate<__half>{(v_qkv + 32), "
             "inferno::kernels::AttentionLayout{16, 16, 16}, (v_qkv + 48), "
-            "inferno::kernels::AttentionLayout{16, 16, 16}, v_pos, v_cos, v_sin, 0, 16, 16, true}, "
+            "inferno::kernels::AttentionLayout{16, 16, 16}, v_pos, v_cos, v_sin, 0, 16, 16}, "
             "stream, inferno::kernels::AttentionDecodeLaunch{dependent_launch})"));
   CHECK(has(cu,
             "\"attention_step<__half, 32> (decode, split keys, with the step's rotary and "
@@ -85,23 +85,6 @@ TEST_CASE("the projection an attention step reads stays alive until it", "[codeg
   REQUIRE(has(cu, "attention_step<"));
   // %qkv: live from node 0 to the attention (node 14), where the kernel reads it.
   CHECK(has(plan, "nodes 0..14, %qkv"));
-}
-
-TEST_CASE("an attention step reads the mask early unless the launch before writes it",
-          "[codegen]") {
-  // The mask an input: written by no launch, read before the kernel's wait (`early`, true).
-  CHECK(has(generate_cu(parse(layer(1))), "v_pos, v_cos, v_sin, 0, 16, 16, true}"));
-  // The mask computed by the launch just before the attention: read after the wait.
-  std::string ir = layer(1);
-  const std::string attention = "  %o: f16[1,2,1,16] = attention(%qe, %nk, %nv, %m)";
-  const size_t at = ir.find(attention);
-  REQUIRE(at != std::string::npos);
-  ir.replace(at, attention.size(),
-             "  %mn: bool[1,1,1,8] = logical_not(%m)\n"
-             "  %o: f16[1,2,1,16] = attention(%qe, %nk, %nv, %mn)");
-  const std::string cu = generate_cu(parse(ir));
-  REQUIRE(has(cu, "attention_step<"));
-  CHECK(has(cu, "v_pos, v_cos, v_sin, 0, 16, 16, false}"));
 }
 
 TEST_CASE("a decode step keeps its own kernels where the attention cannot do them", "[codegen]") {
@@ -123,7 +106,7 @@ TEST_CASE("a decode step keeps its own kernels where the attention cannot do the
     CHECK(has(cu, "attention_step<"));
     CHECK(has(cu, "rotary_f16_1x2x1x16"));
     CHECK(has(cu, "/* q */ v_qe, "));
-    CHECK(has(cu, "v_pos, v_cos, v_sin, 0, 0, 16, true}"));  // q is rotated already
+    CHECK(has(cu, "v_pos, v_cos, v_sin, 0, 0, 16}"));  // no rotary of q: it is rotated already
   }
   SECTION("turned off") {
     codegen::CodegenOptions options = test::fixed_codegen_options();

@@ -5,14 +5,12 @@
 // attention step (attention_step: the rotary of q and the new key and the cache writes in the
 // kernel), each with the kernel's own key split and with 1, 2, 4 and 8 splits forced
 // (AttentionDecodeLaunch::splits: the cluster size), each launched normally and as a dependent
-// launch; and the attention step with early reads (AttentionDecodeUpdate::early: the mask and the
-// first keys' rows read before the wait, which only a dependent launch has). Each figure is one
-// launch's time in a replayed CUDA graph of a chain of kChain launches, every launch on another
-// layer's cache (the caches together are larger than the L2, as a decode step's GEMVs leave it), so
-// a launch pays what it pays in a step: its wait for the launch before, its first loads, DRAM for K
-// and V. "hop": a one-block kernel that only waits for the one before, the floor of any launch in
-// such a chain. "max diff": layer 0's output against the kernel's own split (f16 outputs of |v| <=
-// 1; another split sums in another order).
+// launch. Each figure is one launch's time in a replayed CUDA graph of a chain of kChain
+// launches, every launch on another layer's cache (the caches together are larger than the L2,
+// as a decode step's GEMVs leave it), so a launch pays what it pays in a step: its wait for the
+// launch before, its first loads, DRAM for K and V. "hop": a one-block kernel that only waits
+// for the one before, the floor of any launch in such a chain. "max diff": layer 0's output
+// against the kernel's own split (f16 outputs of |v| <= 1; another split sums in another order).
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I. -Itools/bench tools/bench/attention_decode_bench.cu \
 //     -o attention_decode_bench && ./attention_decode_bench
@@ -105,17 +103,15 @@ void run_shape(const Shape& s, cudaStream_t stream) {
       cl{hk * kCache * kHead, kCache * kHead, kHead}, nl{hk * kHead, kHead, kHead};
   const AttentionMask bool_mask{mask, 1, {0, 0, 0, 1}};
   const double scale = 0.125;
-  // kind 0: the plain attention, 1: the attention step, 2: the step with early reads.
-  auto run = [&](int kind, int splits, bool dependent) {
+  auto run = [&](bool step, int splits, bool dependent) {
     return captured_chain_us(stream, kChain, kReplays, [&](int i, cudaStream_t st) {
       const Layer& l = layers[static_cast<size_t>(i)];
       const AttentionDecodeLaunch launch{dependent, splits};
-      if (kind == 0)
+      if (!step)
         return attention<__half, kHead>(l.q, l.k_cache, l.v_cache, l.out, dims, ql, cl, cl, ql,
                                         bool_mask, scale, false, st, launch);
-      // The mask and the caches are written by no launch of the chain but the update itself.
-      const AttentionDecodeUpdate<__half> update{l.k_new, nl, l.v_new, nl,    position, cosine,
-                                                 sine,    0,  kHead,   kHead, kind == 2};
+      const AttentionDecodeUpdate<__half> update{l.k_new, nl,   l.v_new, nl,    position,
+                                                 cosine,  sine, 0,       kHead, kHead};
       return attention_step<__half, kHead>(l.q, l.k_cache, l.v_cache, l.out, dims, ql, cl, cl, ql,
                                            bool_mask, scale, update, st, launch);
     });
@@ -127,18 +123,17 @@ void run_shape(const Shape& s, cudaStream_t stream) {
                      cudaMemcpyDeviceToHost));
     return std::vector<float>(host.begin(), host.end());
   };
-  static const char* const kKinds[] = {"attention", "attention step",
-                                       "attention step, early reads"};
-  for (const int kind : {0, 1, 2}) {
+  for (const bool step : {false, true}) {
     std::vector<float> reference;
     for (const int splits : {0, 1, 2, 4, 8}) {
-      const float normal = run(kind, splits, false), dependent = run(kind, splits, true);
+      const float normal = run(step, splits, false), dependent = run(step, splits, true);
       const std::vector<float> got = output();
       if (splits == 0) reference = got;
       float diff = 0;
       for (size_t i = 0; i < got.size(); ++i)
         diff = std::max(diff, std::fabs(got[i] - reference[i]));
-      std::printf("| %s | %s | %s | %.2f | %.2f | %.1e |\n", s.name, kKinds[kind],
+      std::printf("| %s | %s | %s | %.2f | %.2f | %.1e |\n", s.name,
+                  step ? "attention step" : "attention",
                   splits == 0 ? "auto" : std::to_string(splits).c_str(), normal, dependent, diff);
     }
   }
