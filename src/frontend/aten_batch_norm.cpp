@@ -22,6 +22,12 @@ using ir::ValueId;
 
 constexpr ArgKind T = ArgKind::kTensor, Bool = ArgKind::kBool, Float = ArgKind::kFloat;
 
+// Tensor argument `name`, or nullopt where it is None or the overload has none (no_stats has no
+// running statistics).
+std::optional<ValueId> given(const Ctx& c, const char* name) {
+  return c.a.has(name) ? c.a.opt_tensor(name) : std::nullopt;
+}
+
 // The result as the op returns it: one tensor or three (the saved statistics not kept).
 Outputs result(const Ctx& c, ValueId y) {
   if (c.call.op == "aten::batch_norm" || c.call.op == "aten::instance_norm")
@@ -65,7 +71,7 @@ Outputs batch_norm(Ctx& c) {
     return c.invalid("expects an input with a channel dim (rank >= 2), got " + xt.to_string());
   const int64_t channels = xt.shape[1];
   for (const char* name : {"weight", "bias", "running_mean", "running_var"}) {
-    const std::optional<ValueId> p = c.a.has(name) ? c.a.opt_tensor(name) : std::nullopt;
+    const std::optional<ValueId> p = given(c, name);
     if (p && c.type(*p).shape != ir::Shape{channels}) {
       return c.invalid(std::string(name) + " must be [" + std::to_string(channels) + "], got " +
                        c.type(*p).to_string());
@@ -74,10 +80,7 @@ Outputs batch_norm(Ctx& c) {
   if (c.a.has("use_input_stats") ? c.a.get_bool("use_input_stats")
                                  : c.a.has("training") && c.a.get_bool("training"))
     return normalize_by_statistics(c, x, c.call.op == "aten::instance_norm");
-  const std::optional<ValueId> mean = c.a.has("running_mean") ? c.a.opt_tensor("running_mean")
-                                                              : std::nullopt,
-                               var = c.a.has("running_var") ? c.a.opt_tensor("running_var")
-                                                            : std::nullopt;
+  const std::optional<ValueId> mean = given(c, "running_mean"), var = given(c, "running_var");
   if (!mean || !var) return c.invalid("running_mean and running_var are needed at inference");
   const ValueId eps =
       ir::add_scalar_constant(c.g, c.a.get_float("eps"), c.type(*var).dtype, c.name("eps"));

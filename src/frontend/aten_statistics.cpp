@@ -3,7 +3,6 @@
 // and elementwise nodes, which fuse and reduce like the model's own.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 

@@ -182,7 +182,6 @@ Outputs permute(Ctx& c) {
   return one(c.build(OpKind::kPermute, {x}, attrs({{"dims", std::move(dims)}})));
 }
 
-// view/reshape: resolves one -1 against the input's element count.
 // The target shape of a view or expand: argument `size_arg` (ints), or for "other" the shape of
 // that tensor (view_as, reshape_as, expand_as).
 ir::Shape target_shape(const Ctx& c, std::string_view size_arg) {
@@ -190,6 +189,7 @@ ir::Shape target_shape(const Ctx& c, std::string_view size_arg) {
   return c.a.get_ints(size_arg);
 }
 
+// view/reshape: resolves one -1 against the input's element count.
 Builder view(std::string_view size_arg) {
   return [size_arg](Ctx& c) -> Outputs {
     const ValueId x = c.a.tensor("self");
